@@ -1,0 +1,114 @@
+"""Every cap and location the tools use, in one place.
+
+The server's traitlets, the kernel magic and ``Workspace(**settings)`` all take these names, so a
+cap means the same thing on every surface. Values are validated once, when a ``Settings`` is
+built; an invalid value is refused with a message that names the setting, never later in the
+middle of a tool call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Settings", "SettingsError", "SETTING_DOCS"]
+
+
+class SettingsError(ValueError):
+    """A setting has a value the tools cannot work with."""
+
+
+# name -> (why the cap exists); rendered into the README table and the server's traitlet help.
+SETTING_DOCS: dict[str, str] = {
+    "list_max_entries": "Entries one `list` page shows; the footer always states the complete count.",
+    "glob_max_results": "Paths one `glob` page shows; a larger result is sampled across top-level "
+    "entries and saved whole to the spill store.",
+    "grep_max_matches": "Matches one `grep` page shows; a larger result is saved whole to the spill store.",
+    "grep_max_line_bytes": "Bytes kept of each matching line's preview (cut at a UTF-8 boundary).",
+    "raw_output_max_bytes": "Raw ripgrep stdout read before a search is stopped as too broad.",
+    "search_timeout_ms": "Milliseconds a search may run before ripgrep's process group is killed.",
+    "read_limit": "Default and largest number of lines one `read` returns.",
+    "read_max_line_length": "Characters kept of one line in a `read` window.",
+    "read_max_bytes": "Bytes of text one `read` window may hold before it stops early.",
+    "read_stream_min_size": "Files this size or larger are streamed, never loaded whole.",
+    "list_dir_max_entries": "Entries a recursive `list_dir` collects before it stops.",
+    "glob_sample_over_cap": "Sample an over-cap glob page across top-level entries (false keeps "
+    "the oldest-first head, the old behaviour, for comparison).",
+    "state_path": "SQLite state file shared by the server and its kernels (default: DSH_STATE_PATH, "
+    "else a per-user file).",
+    "spill_root": "Folder for saved full search results (default: beside the state file, outside "
+    "the workspace).",
+    "rg_path": "The ripgrep binary (default: the one installed with the package, else PATH).",
+}
+
+_POSITIVE_INTS = (
+    "list_max_entries",
+    "glob_max_results",
+    "grep_max_matches",
+    "grep_max_line_bytes",
+    "raw_output_max_bytes",
+    "search_timeout_ms",
+    "read_limit",
+    "read_max_line_length",
+    "read_max_bytes",
+    "read_stream_min_size",
+    "list_dir_max_entries",
+)
+_OPTIONAL_PATHS = ("state_path", "spill_root", "rg_path")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The validated settings; build with ``Settings(**kwargs)`` or ``Settings.from_mapping``."""
+
+    list_max_entries: int = 200
+    glob_max_results: int = 100
+    grep_max_matches: int = 250
+    grep_max_line_bytes: int = 2000
+    raw_output_max_bytes: int = 20_000_000
+    search_timeout_ms: int = 30_000
+    read_limit: int = 2000
+    read_max_line_length: int = 2000
+    read_max_bytes: int = 51_200
+    read_stream_min_size: int = 10_485_760
+    list_dir_max_entries: int = 10_000
+    glob_sample_over_cap: bool = True
+    state_path: str | None = None
+    spill_root: str | None = None
+    rg_path: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in _POSITIVE_INTS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise SettingsError(f"setting {name} must be an integer, got {value!r}")
+            if value < 1:
+                raise SettingsError(f"setting {name} must be at least 1, got {value}")
+        if not isinstance(self.glob_sample_over_cap, bool):
+            raise SettingsError(
+                f"setting glob_sample_over_cap must be true or false, got {self.glob_sample_over_cap!r}"
+            )
+        for name in _OPTIONAL_PATHS:
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value or "\0" in value):
+                raise SettingsError(f"setting {name} must be a non-empty path, got {value!r}")
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any]) -> "Settings":
+        """Build from keyword values, refusing unknown names (a typo must not pass silently)."""
+        known = set(cls.names())
+        unknown = sorted(k for k in values if k not in known)
+        if unknown:
+            raise SettingsError(f"unknown setting {unknown[0]!r}; known settings: {', '.join(sorted(known))}")
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> "Settings":
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.names()}
