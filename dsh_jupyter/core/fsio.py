@@ -1,0 +1,121 @@
+"""The filesystem seam: directory listing, file versions and atomic replacement.
+
+Tools reach the disk only through here and ``textread``. The functions take *real* paths that
+``paths.Resolver`` has already confined; they never decide what is allowed.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat as statmod
+from dataclasses import dataclass
+
+__all__ = ["DirEntry", "scan_directory", "entry_details", "file_version", "atomic_write", "kind_of"]
+
+
+def file_version(st: os.stat_result) -> str:
+    """A version that changes whenever the content changes, without reading the file.
+
+    Size and mtime alone miss a same-size rewrite whose mtime was set back (``touch -d``);
+    ctime cannot be set from user space and moves on every write, and the inode moves on every
+    atomic replace, so together they catch it.
+    """
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+def kind_of(mode: int) -> str:
+    if statmod.S_ISDIR(mode):
+        return "directory"
+    if statmod.S_ISREG(mode):
+        return "file"
+    return "other"
+
+
+@dataclass(frozen=True, slots=True)
+class DirEntry:
+    name: str
+    type: str  # "directory" | "file" | "other"
+
+
+_TYPE_RANK = {"directory": 0, "file": 1, "other": 2}
+
+
+def scan_directory(real: str) -> list[DirEntry]:
+    """Direct children of ``real``: directories, then files, then other, each by code point.
+
+    Symlinks are "other" and never followed: the type comes from the entry itself. One
+    ``scandir`` pass and one sort -- no per-entry stat (``d_type`` answers the type).
+    """
+    entries: list[DirEntry] = []
+    with os.scandir(real) as it:
+        for e in it:
+            if e.is_symlink():
+                kind = "other"
+            elif e.is_dir(follow_symlinks=False):
+                kind = "directory"
+            elif e.is_file(follow_symlinks=False):
+                kind = "file"
+            else:
+                kind = "other"
+            entries.append(DirEntry(e.name, kind))
+    entries.sort(key=lambda d: (_TYPE_RANK[d.type], d.name))
+    return entries
+
+
+def entry_details(real_dir: str, name: str) -> dict:
+    """Size, mtime and link target of one entry, for widgets (never for model text)."""
+    full = os.path.join(real_dir, name)
+    try:
+        st = os.lstat(full)
+    except OSError:
+        return {}
+    out = {"size": st.st_size, "mtime": st.st_mtime}
+    if statmod.S_ISLNK(st.st_mode):
+        try:
+            out["target"] = os.readlink(full)
+        except OSError:
+            pass
+    return out
+
+
+def atomic_write(real: str, data: bytes, mode: int | None) -> None:
+    """Replace ``real`` with ``data`` so a crash or full disk leaves the old content whole.
+
+    A temporary file in the same directory (same filesystem, so the rename is atomic) is
+    written, flushed and fsynced, given the old mode, then renamed over the target; the
+    directory is fsynced so the rename itself survives a crash. On any failure the temporary
+    file is removed and the target is untouched.
+    """
+    directory, base = os.path.split(real)
+    tmp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.dsh-tmp")
+    # 0o666 through O_CREAT lets the process umask decide a new file's mode, as any editor does.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            if mode is not None:
+                os.fchmod(fd, statmod.S_IMODE(mode))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, real)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)

@@ -1,0 +1,124 @@
+"""Path resolution and confinement: the only place a tool argument becomes a filesystem path.
+
+Every path is resolved against the session cwd, then its *real* path (symlinks resolved) must lie
+inside the root -- or, for reading only, inside the spill root. Comparing real paths rather than
+strings is what stops ``..``, absolute paths, prefix siblings (``/srv/root-evil`` next to
+``/srv/root``) and symlinks that point out. Nothing here opens a file; it only stats.
+
+Display paths (what a model sees) are relative to the session cwd when inside it, else absolute.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from dataclasses import dataclass
+
+from .errors import Codes, ToolError
+
+__all__ = ["Resolved", "Resolver", "display_path", "is_within"]
+
+
+def is_within(path: str, top: str) -> bool:
+    """True when ``path`` is ``top`` or below it (both absolute and normalised)."""
+    if path == top:
+        return True
+    prefix = top if top.endswith(os.sep) else top + os.sep
+    return path.startswith(prefix)
+
+
+def display_path(lexical: str, cwd: str) -> str:
+    """Relative to ``cwd`` when inside it (``.`` for cwd itself), else the absolute path."""
+    if lexical == cwd:
+        return "."
+    if is_within(lexical, cwd):
+        return lexical[len(cwd.rstrip(os.sep)) + 1 :]
+    return lexical
+
+
+def printable(path: str) -> str:
+    """Text for a path that may hold undecodable bytes (surrogate escapes) -> U+FFFD."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    lexical: str  # absolute, normalised, symlinks kept: what the user named
+    real: str  # absolute, symlinks resolved (for a missing path: as far as it exists)
+    display: str  # what the model sees
+    exists: bool
+    in_spill: bool  # inside the spill root (read-only) rather than the workspace
+
+
+class Resolver:
+    """Resolves tool paths for one root (and optional read-only spill root)."""
+
+    def __init__(self, root: str, spill_root: str | None = None) -> None:
+        self.root = os.path.realpath(root)
+        self.spill_root = os.path.realpath(spill_root) if spill_root else None
+
+    def resolve(self, cwd: str, path: str | None, *, verb: str, allow_spill: bool = False) -> Resolved:
+        """Resolve ``path`` (default: ``cwd``) or raise ``ToolError``.
+
+        ``verb`` names the action in error messages (``cannot list "P": …``).
+        """
+        raw = "." if path is None else path
+        if "\0" in raw:
+            raise ToolError(Codes.ARGUMENT_INVALID, "path must not contain a NUL character")
+        lexical = os.path.normpath(os.path.join(cwd, raw))
+        if lexical.startswith("//"):
+            lexical = "/" + lexical.lstrip("/")
+        shown = printable(display_path(lexical, cwd))
+        real, exists = self._realpath(lexical, verb, shown)
+        in_root = is_within(real, self.root)
+        in_spill = (
+            not in_root
+            and allow_spill
+            and self.spill_root is not None
+            and is_within(real, self.spill_root)
+        )
+        if not in_root and not in_spill:
+            # Name the path as the caller wrote it: never reveal where the root lies.
+            raise ToolError(
+                Codes.FS_OUTSIDE_ROOT,
+                f'cannot {verb} "{printable(raw)}": path is outside the workspace',
+            )
+        return Resolved(lexical=lexical, real=real, display=shown, exists=exists, in_spill=in_spill)
+
+    @staticmethod
+    def _realpath(lexical: str, verb: str, shown: str) -> tuple[str, bool]:
+        try:
+            return os.path.realpath(lexical, strict=True), True
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} "{shown}": symbolic link loop') from None
+            raise ToolError(Codes.FS_ERROR, f'cannot {verb} "{shown}": {exc.strerror or exc}') from None
+        # Missing (or under a file): resolve as far as the path exists, following dangling
+        # links textually so a link that points out is still judged by where it points.
+        real = os.path.realpath(lexical, strict=False)
+        probe = real
+        while True:
+            try:
+                os.lstat(probe)
+                break
+            except FileNotFoundError:
+                parent = os.path.dirname(probe)
+                if parent == probe:
+                    break
+                probe = parent
+            except NotADirectoryError:
+                break
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} "{shown}": symbolic link loop') from None
+                break
+        if os.path.islink(probe):
+            # Non-strict realpath stops at a link it cannot resolve (a loop).
+            raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} "{shown}": symbolic link loop')
+        return real, False

@@ -1,0 +1,84 @@
+"""The observation policy: a write needs this session's read of the file's current version.
+
+Reads record what they saw; ``write`` over an existing file and ``edit`` check it. The check and
+the rename happen inside the state store's write gate, a lock that holds across processes, so of
+two sessions racing on one observed version exactly one wins. A listing records nothing: seeing
+a name is not reading a file.
+
+The store failing never makes a read fail (its observation is simply not recorded), but a write
+that cannot check or record fails closed with ``STATE_UNAVAILABLE``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator
+
+from .errors import Codes, ToolError
+from .fsio import file_version
+
+__all__ = ["record_read", "gated", "check_observed"]
+
+log = logging.getLogger(__name__)
+
+
+def record_read(store, session: str, real: str, version: str) -> bool:
+    """Best effort: remember that ``session`` read ``real`` at ``version``."""
+    if store is None:
+        return False
+    try:
+        store.record_observation(session, real, version)
+        return True
+    except Exception as exc:  # the store is not allowed to break a read
+        log.warning("could not record an observation of %s: %s", real, exc)
+        return False
+
+
+@contextlib.contextmanager
+def gated(store, verb: str, display: str) -> Iterator[object]:
+    """Hold the cross-process write gate, or fail closed with STATE_UNAVAILABLE."""
+    unavailable = ToolError(Codes.STATE_UNAVAILABLE, f'cannot {verb} "{display}": the session state is unavailable')
+    if store is None:
+        raise unavailable
+    try:
+        cm = store.write_gate()
+        gate = cm.__enter__()
+    except Exception as exc:
+        log.warning("write gate unavailable: %s", exc)
+        raise unavailable from None
+    finished = False
+    try:
+        yield gate
+        finished = True
+    finally:
+        if not finished:  # roll back, and let the original exception through
+            with contextlib.suppress(Exception):
+                cm.__exit__(*sys.exc_info())
+    try:
+        cm.__exit__(None, None, None)
+    except Exception as exc:
+        log.warning("could not commit the write gate: %s", exc)
+        raise ToolError(
+            Codes.STATE_UNAVAILABLE,
+            f'cannot {verb} "{display}": the file was written but the session state could not record it',
+        ) from None
+
+
+def check_observed(gate, session: str, real: str, st: os.stat_result, verb: str, display: str) -> None:
+    """Raise FS_NOT_OBSERVED unless ``session`` observed exactly this version of ``real``."""
+    try:
+        seen = gate.observed_version(session, real)
+    except Exception:
+        raise ToolError(
+            Codes.STATE_UNAVAILABLE, f'cannot {verb} "{display}": the session state is unavailable'
+        ) from None
+    if seen is None:
+        raise ToolError(Codes.FS_NOT_OBSERVED, f'cannot {verb} "{display}": read it first in this session')
+    if seen != file_version(st):
+        raise ToolError(
+            Codes.FS_NOT_OBSERVED,
+            f'cannot {verb} "{display}": it changed since this session last read it; read it again',
+        )

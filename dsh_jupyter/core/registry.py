@@ -1,0 +1,186 @@
+"""The tool registry: each tool's name, description, argument schema, guidance and functions.
+
+One table, read by every surface: the REST ``GET /tools``, the magic's ``%dsh tools`` and
+``Workspace.run``. ``glob`` and ``grep`` are offered only when a ripgrep binary was found when
+the registry was built: a schema shown to a model is a promise that the tool can run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .render.listing import render_list, render_list_dir
+from .render.reading import render_edit, render_read, render_write
+from .tools.listing import execute_list, execute_list_dir
+from .tools.mutation import execute_edit, execute_write
+from .tools.reading import execute_read
+
+__all__ = ["ToolSpec", "build_registry"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: dict
+    guidance: str
+    execute: Callable[..., dict]
+    render: Callable[[dict], str]
+    writes: bool = False  # needs contents:write on the server
+    rows_key: str | None = None  # the value's list that to_frame() turns into rows
+
+    def definition(self) -> dict:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "guidance": self.guidance,
+        }
+
+
+def _obj(props: dict, required: tuple[str, ...] = ()) -> dict:
+    return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
+
+
+_PATH = {"type": "string", "minLength": 1}
+_OFFSET = {"type": "integer", "minimum": 1}
+
+LIST = ToolSpec(
+    name="list",
+    description=(
+        "List the direct children of one directory (default: the session working directory), "
+        "directories first, then files, then other entries, each alphabetical. One page holds at "
+        "most a fixed number of entries; the footer always gives the complete count and the offset "
+        "of the next page."
+    ),
+    input_schema=_obj(
+        {
+            "path": {**_PATH, "description": "Directory to list, relative to the working directory."},
+            "offset": {**_OFFSET, "description": "1-based entry to start the page at (default 1)."},
+        }
+    ),
+    guidance=(
+        "Start here when you need to know what a directory holds: list shows every entry with its "
+        "type, empty directories included, and says how many there are in total. Page with the "
+        "offset the footer gives. Use glob or grep once you know the file pattern or the text."
+    ),
+    execute=execute_list,
+    render=render_list,
+    rows_key="entries",
+)
+
+READ = ToolSpec(
+    name="read",
+    description=(
+        "Read a UTF-8 text file as numbered lines. offset is the 1-based first line, limit the "
+        "number of lines (default and maximum 2000). The footer says which lines were shown and "
+        "the offset to continue from. Saved full search results can be read the same way."
+    ),
+    input_schema=_obj(
+        {
+            "file_path": {**_PATH, "description": "File to read, relative to the working directory."},
+            "offset": {**_OFFSET, "description": "1-based line to start at (default 1)."},
+            "limit": {"type": "integer", "minimum": 1, "description": "Lines to return (default 2000)."},
+        },
+        ("file_path",),
+    ),
+    guidance=(
+        "Use read to look inside a text file; results carry line numbers. Large files come in "
+        "windows: continue with the offset the footer names. Reading a file is also what allows "
+        "this session to write or edit it afterwards."
+    ),
+    execute=execute_read,
+    render=render_read,
+    rows_key="lines",
+)
+
+WRITE = ToolSpec(
+    name="write",
+    description=(
+        "Create a file (and missing parent directories) or replace a whole file. Replacing an "
+        "existing file requires that this session has read its current version."
+    ),
+    input_schema=_obj(
+        {
+            "file_path": {**_PATH, "description": "File to write, relative to the working directory."},
+            "content": {"type": "string", "x-allow-nul": True, "description": "The complete new content."},
+        },
+        ("file_path", "content"),
+    ),
+    guidance=(
+        "Use write to create a file or replace one completely. Read an existing file first: a "
+        "write over a file this session has not read, or that changed since, is refused. Prefer "
+        "edit for a targeted change."
+    ),
+    execute=execute_write,
+    render=render_write,
+    writes=True,
+)
+
+EDIT = ToolSpec(
+    name="edit",
+    description=(
+        "Replace the literal text old_string with new_string in a file. old_string must occur "
+        "exactly once unless replace_all is true. Requires that this session has read the file's "
+        "current version."
+    ),
+    input_schema=_obj(
+        {
+            "file_path": {**_PATH, "description": "File to edit, relative to the working directory."},
+            "old_string": {"type": "string", "minLength": 1, "x-allow-nul": True, "description": "Exact text to replace."},
+            "new_string": {"type": "string", "x-allow-nul": True, "description": "Replacement text, inserted literally."},
+            "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+        },
+        ("file_path", "old_string", "new_string"),
+    ),
+    guidance=(
+        "Use edit for targeted changes: give enough surrounding text in old_string to make it "
+        "unique, or set replace_all. Read the file first in this session; after your own write or "
+        "edit no new read is needed."
+    ),
+    execute=execute_edit,
+    render=render_edit,
+    writes=True,
+)
+
+LIST_DIR = ToolSpec(
+    name="list_dir",
+    description=(
+        "Compatibility listing: the names in a directory as JSON {\"entries\": [...]}, or, with "
+        "recursive, every relative path below it in pre-order (bounded; a capped walk says "
+        "\"truncated\": true)."
+    ),
+    input_schema=_obj(
+        {
+            "path": {**_PATH, "description": "Directory to list."},
+            "recursive": {"type": "boolean", "description": "List all descendants (default false)."},
+        },
+        ("path",),
+    ),
+    guidance=(
+        "list_dir exists for clients written against the older JSON listing; prefer list, which "
+        "pages and states the complete count."
+    ),
+    execute=execute_list_dir,
+    render=render_list_dir,
+    rows_key="entries",
+)
+
+
+def build_registry(rg: str | None) -> dict[str, ToolSpec]:
+    """The tools on offer, in the order a model should meet them."""
+    tools = [LIST, READ, WRITE, EDIT, LIST_DIR]
+    if rg is not None:
+        try:
+            from .tools.search import GLOB, GREP
+        except ImportError:  # pragma: no cover - search tools ship with the package
+            GLOB = GREP = None
+        if GLOB is not None:
+            tools[1:1] = [GLOB, GREP]
+    else:
+        log.warning("no ripgrep binary found: the glob and grep tools are not offered")
+    return {t.name: t for t in tools}

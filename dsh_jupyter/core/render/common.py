@@ -1,0 +1,20 @@
+"""Small shared pieces of model text: counted nouns and the path/type/content envelope."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .quoting import quote_name
+
+__all__ = ["count", "envelope"]
+
+
+def count(n: int, singular: str, plural: str | None = None) -> str:
+    """``1 entry``, ``2 entries``: the singular only when the count is exactly one."""
+    return f"{n} {singular if n == 1 else (plural or singular + 's')}"
+
+
+def envelope(display: str, kind: str, lines: Iterable[str], footer: str) -> str:
+    """``<path>P</path>``, ``<type>K</type>``, the lines, a blank line, the footer, ``</content>``."""
+    body = "".join(f"{line}\n" for line in lines)
+    return f"<path>{quote_name(display)}</path>\n<type>{kind}</type>\n<content>\n{body}\n{footer}\n</content>"

@@ -1,0 +1,46 @@
+"""Model text for ``list`` and ``list_dir``.
+
+The footer of a listing always states the complete count and composition, so a page of a large
+directory can never read as the whole of it; the next offset is spelled out until the last page.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .common import count, envelope
+from .quoting import quote_name
+
+__all__ = ["render_list", "render_list_dir", "list_footer"]
+
+_MARK = {"directory": "/", "file": "", "other": "@"}
+
+
+def _composition(counts: dict) -> str:
+    text = f"{count(counts['directories'], 'directory', 'directories')}, {count(counts['files'], 'file')}"
+    if counts.get("other", 0) > 0:
+        text += f", {counts['other']} other"
+    return text
+
+
+def list_footer(offset: int, shown: int, total: int, counts: dict) -> str:
+    if total == 0:
+        return "(Empty directory)"
+    if offset == 1 and shown == total:
+        return f"({count(total, 'entry', 'entries')}: {_composition(counts)})"
+    last = offset + shown - 1
+    order = "Directories first, then files, then other, each alphabetical."
+    tail = "End of listing." if last >= total else f"Use offset={last + 1} to continue."
+    return f"(Showing entries {offset}-{last} of {total}: {_composition(counts)}. {order} {tail})"
+
+
+def render_list(value: dict) -> str:
+    """``value`` is the canonical ``list`` value (path, offset, entries, totalEntries, counts)."""
+    lines = [quote_name(e["name"]) + _MARK[e["type"]] for e in value["entries"]]
+    footer = list_footer(value["offset"], len(lines), value["totalEntries"], value["counts"])
+    return envelope(value["path"], "directory", lines, footer)
+
+
+def render_list_dir(value: dict) -> str:
+    """``list_dir`` answers with its JSON value as text, as the system it mirrors does."""
+    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")

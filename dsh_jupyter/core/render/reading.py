@@ -1,0 +1,43 @@
+"""Model text for ``read``, ``write`` and ``edit``.
+
+A read window's footer tells which lines were shown and how to continue; a window that stops at
+the byte cap says so rather than passing for the end of the file.
+"""
+
+from __future__ import annotations
+
+from .common import count, envelope
+from .quoting import quote_name
+
+__all__ = ["render_read", "read_footer", "render_write", "render_edit"]
+
+
+def read_footer(first: int, last: int, total: int | None, capped: bool) -> str:
+    if total is not None and last >= total:
+        return f"(End of file - total {count(total, 'line')})"
+    if capped:
+        return f"(Output capped. Showing lines {first}-{last}. Use offset={last + 1} to continue.)"
+    if total is None:
+        return f"(Showing lines {first}-{last}. Use offset={last + 1} to continue.)"
+    return f"(Showing lines {first}-{last} of {total}. Use offset={last + 1} to continue.)"
+
+
+def render_read(value: dict) -> str:
+    """``value``: path, offset, lines [{number, text}], totalLines (int|None), capped."""
+    lines = [f"{line['number']}: {line['text']}" for line in value["lines"]]
+    first = value["offset"]
+    last = first + len(lines) - 1
+    footer = read_footer(first, last, value["totalLines"], value["capped"])
+    return envelope(value["path"], "file", lines, footer)
+
+
+def render_write(value: dict) -> str:
+    status = "Created file" if value["operation"] == "create" else "Updated file"
+    return f"<path>{quote_name(value['path'])}</path>\n<type>file</type>\n<content>\n{status}\n</content>"
+
+
+def render_edit(value: dict) -> str:
+    path = quote_name(value["path"])
+    if value.get("replaceAll"):
+        return f"The file {path} has been updated. All occurrences were successfully replaced."
+    return f"The file {path} has been updated successfully."

@@ -1,0 +1,161 @@
+"""Model-visible text for glob and grep: canonical value in, exact text out.
+
+Why this exists: glob and grep results are often too big to show whole, and a bounded page that
+reads like the complete answer leads an agent to wrong conclusions about a workspace. These
+functions are the one place that decides how a page, its counts and its footer read, so every
+capped page says how much it shows, of how many, how it was chosen, and where the full result is
+(or that it could not be saved). The spill functions format the full result that footer points
+to.
+
+What they must never do: touch the filesystem or a process, print a path except through
+``quote_name``, omit the footer from a page that is not the whole result, or build text by
+repeated string concatenation (grep pages with tens of thousands of matches are joined once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from dsh_jupyter.core.render.quoting import quote_name
+
+__all__ = [
+    "render_glob",
+    "render_glob_spill",
+    "render_grep",
+    "render_grep_spill",
+    "truncate_line",
+]
+
+_READ_HINT = "Use read with offset/limit, or grep this path to search within it."
+_NOT_SAVED = "The full result could not be saved."
+
+
+def _plural(count: int, singular: str, plural: str) -> str:
+    return f"{count} {singular if count == 1 else plural}"
+
+
+# --------------------------------------------------------------------------------------- glob
+
+
+def _glob_footer(value: dict, shown: int, total: int) -> str:
+    head = f"Showing {shown} of {total} paths"
+    if value.get("sampled"):
+        groups_shown = value["groupsShown"]
+        groups_total = value["groupsTotal"]
+        entries = "entry" if groups_total == 1 else "entries"
+        head += (
+            f", sampled across {groups_shown} of the {groups_total} top-level {entries} this pattern"
+            " matched instead of taken in modification-time order"
+        )
+        if groups_shown < groups_total:
+            head += "; narrow path to see the others"
+    spill = value.get("spill")
+    if spill is None:
+        return f"({head}. {_NOT_SAVED})"
+    return f"({head}. Full sorted result stored at: {spill}. {_READ_HINT})"
+
+
+def render_glob(value: dict) -> str:
+    """Render a glob page: the shown paths, and a footer whenever the page is not the whole result."""
+    total = value["totalPaths"]
+    if total == 0:
+        return "No files found"
+    paths = value["paths"]
+    lines = [quote_name(path) for path in paths]
+    # A page that is shorter than the total is capped whatever the flag says.
+    if value.get("capped") or total > len(paths):
+        lines.append("")
+        lines.append(_glob_footer(value, len(paths), total))
+    return "\n".join(lines)
+
+
+def render_glob_spill(display_paths: Sequence[str]) -> str:
+    """The complete glob result for the spill file: one quoted path per line, newline-terminated."""
+    if not display_paths:
+        return ""
+    return "\n".join([quote_name(path) for path in display_paths]) + "\n"
+
+
+# --------------------------------------------------------------------------------------- grep
+
+_TRUNCATED = "... (line truncated to {} bytes)"
+
+
+def truncate_line(text: str, max_bytes: int) -> str:
+    """Strip rg's line terminator and cap the UTF-8 size at ``max_bytes``, on a character boundary."""
+    if text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    # Each character is at most 4 UTF-8 bytes: short text needs no encoding at all.
+    if len(text) * 4 <= max_bytes:
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= max_bytes:
+        return text
+    cut = max(max_bytes, 0)
+    # Back off over continuation bytes (10xxxxxx) so the cut never splits a character.
+    while cut > 0 and (data[cut] & 0xC0) == 0x80:
+        cut -= 1
+    return data[:cut].decode("utf-8", "surrogatepass") + _TRUNCATED.format(max_bytes)
+
+
+def _match_lines(matches: Iterable[dict]) -> list[str]:
+    """Per-file blocks: the quoted path, then ``Line L: TEXT`` lines; a blank line between files.
+
+    Files appear in order of first appearance; a file's matches stay together even if the input
+    interleaved them (rg emits each file's matches contiguously, so normally nothing moves).
+    """
+    by_path: dict[str, list[str]] = {}
+    for match in matches:
+        rows = by_path.get(match["path"])
+        if rows is None:
+            rows = by_path[match["path"]] = []
+        rows.append(f"Line {match['line']}: {match['text']}")
+    out: list[str] = []
+    for path, rows in by_path.items():
+        if out:
+            out.append("")
+        out.append(quote_name(path))
+        out.extend(rows)
+    return out
+
+
+def _found(shown: int, total: int) -> str:
+    noun = "match" if total == 1 else "matches"
+    if shown >= total:
+        return f"Found {total} {noun}"
+    return f"Found {shown} of {total} {noun}"
+
+
+def render_grep(value: dict) -> str:
+    """Render a grep page: header with counts, matches grouped by file, then any notes/footer."""
+    matches = value["matches"]
+    total = value["totalMatches"]
+    unreadable = value.get("unreadable", 0)
+    shown = len(matches)
+
+    if total == 0 and not matches:
+        lines = ["No matches found"]
+    else:
+        lines = [_found(shown, total), ""]
+        lines.extend(_match_lines(matches))
+    if unreadable > 0:
+        verb = "was" if unreadable == 1 else "were"
+        lines.append("")
+        lines.append(f"({_plural(unreadable, 'file', 'files')} could not be read and {verb} skipped.)")
+    if shown < total:
+        spill = value.get("spill")
+        lines.append("")
+        if spill is None:
+            lines.append(f"({_NOT_SAVED})")
+        else:
+            lines.append(f"(Full grep result stored at: {spill}. {_READ_HINT})")
+    return "\n".join(lines)
+
+
+def render_grep_spill(matches: Sequence[dict], total: int) -> str:
+    """The complete grep result for the spill file: header and every match, newline-terminated."""
+    if total == 0 and not matches:
+        return "No matches found\n"
+    lines = [_found(total, total), ""]
+    lines.extend(_match_lines(matches))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,104 @@
+"""Executors for ``list`` (paged, direct children) and ``list_dir`` (compatibility)."""
+
+from __future__ import annotations
+
+import os
+
+from ..context import CallContext
+from ..errors import Codes, ToolError
+from ..fsio import entry_details, scan_directory
+from ..paths import printable
+
+__all__ = ["execute_list", "execute_list_dir"]
+
+
+def _scan(ctx: CallContext, path: str | None, verb: str):
+    target = ctx.resolver.resolve(ctx.cwd, path, verb=verb)
+    if not target.exists:
+        raise ToolError(Codes.FS_NOT_FOUND, f'cannot {verb} "{target.display}": not found')
+    if not os.path.isdir(target.real):
+        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot {verb} "{target.display}": not a directory')
+    try:
+        return target, scan_directory(target.real)
+    except NotADirectoryError:
+        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot {verb} "{target.display}": not a directory') from None
+    except OSError as exc:
+        raise ToolError(Codes.FS_ERROR, f'cannot {verb} "{target.display}": {exc.strerror or exc}') from None
+
+
+def execute_list(ctx: CallContext, args: dict) -> dict:
+    """One page of one directory. Records no observation: seeing a name is not reading a file."""
+    offset = args.get("offset", 1)
+    target, entries = _scan(ctx, args.get("path"), "list")
+    total = len(entries)
+    if offset > max(total, 1):
+        raise ToolError(
+            Codes.ARGUMENT_INVALID,
+            f'offset {offset} is out of range for "{target.display}" ({total} {"entry" if total == 1 else "entries"})',
+        )
+    counts = {"directories": 0, "files": 0, "other": 0}
+    for e in entries:
+        counts["directories" if e.type == "directory" else "files" if e.type == "file" else "other"] += 1
+    page = entries[offset - 1 : offset - 1 + ctx.settings.list_max_entries]
+    rows = []
+    for e in page:
+        row = {"name": printable(e.name), "type": e.type}
+        row.update(entry_details(target.real, e.name))
+        rows.append(row)
+    return {
+        "path": target.display,
+        "offset": offset,
+        "entries": rows,
+        "totalEntries": total,
+        "counts": counts,
+    }
+
+
+def execute_list_dir(ctx: CallContext, args: dict) -> dict:
+    """Names (flat) or relative paths in pre-order (recursive), bounded by list_dir_max_entries."""
+    verb = "list"
+    try:
+        target = ctx.resolver.resolve(ctx.cwd, args["path"], verb=verb)
+    except ToolError as exc:
+        if exc.code == Codes.FS_OUTSIDE_ROOT:
+            raise
+        raise ToolError(Codes.LIST_DIR_FS_ERROR, exc.message) from None
+    if not target.exists:
+        raise ToolError(Codes.LIST_DIR_NOT_FOUND, f'cannot list "{target.display}": not found')
+    if not os.path.isdir(target.real):
+        raise ToolError(Codes.LIST_DIR_NOT_A_DIR, f'cannot list "{target.display}": not a directory')
+    limit = ctx.settings.list_dir_max_entries
+    out: list[str] = []
+
+    def names(real: str) -> list[tuple[str, bool]]:
+        with os.scandir(real) as it:
+            found = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+        found.sort()
+        return found
+
+    try:
+        if not args.get("recursive"):
+            return {"entries": [printable(n) for n, _ in names(target.real)]}
+        # Pre-order walk with an explicit stack of child iterators (no recursion limit);
+        # symlinked directories are listed, never entered.
+        stack = [iter([(target.real, "", n, d) for n, d in names(target.real)])]
+        while stack:
+            item = next(stack[-1], None)
+            if item is None:
+                stack.pop()
+                continue
+            real, prefix, name, is_dir = item
+            if len(out) >= limit:
+                return {"entries": out, "truncated": True, "totalEntries": None}
+            rel = prefix + name
+            out.append(printable(rel))
+            if is_dir:
+                child = os.path.join(real, name)
+                try:
+                    grandchildren = names(child)
+                except OSError:
+                    grandchildren = []  # an unreadable subdirectory is listed but not entered
+                stack.append(iter([(child, rel + "/", n, d) for n, d in grandchildren]))
+    except OSError as exc:
+        raise ToolError(Codes.LIST_DIR_FS_ERROR, f'cannot list "{target.display}": {exc.strerror or exc}') from None
+    return {"entries": out}
