@@ -1,0 +1,115 @@
+"""Parse ``rg --json`` output into match records, quickly.
+
+Why this exists: grep runs ripgrep with ``--json`` so that file names and line text that are not
+valid UTF-8 survive (rg sends them as base64 ``bytes``) and so that a path containing ``:`` or a
+newline cannot be confused with the line number or the next record. Output can run to tens of
+megabytes, so only ``match`` records are parsed: every other record is recognised by its prefix
+and skipped without decoding.
+
+What it must never do: run rg, touch the filesystem, or silently drop or guess at a record it
+cannot read. A match record with a missing or broken field, a line that is not JSON, or a
+record cut off mid-line raises ``ValueError`` starting with ``malformed rg --json output:``
+(callers map it to ``SEARCH_FAILED``), so a damaged stream is not reported as a short but
+complete result.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+
+import orjson
+
+__all__ = ["RgMatch", "parse_matches"]
+
+
+@dataclass(frozen=True, slots=True)
+class RgMatch:
+    """One matching line: rg's path as printed, its 1-based line number (0 if rg gave none), its text."""
+
+    path: str
+    line: int
+    text: str
+
+
+# rg serialises begin/match/context/end records with "type" first, exactly like this; the final
+# summary record is written by a different serialiser and starts with {"data": instead.
+_MATCH = b'{"type":"match"'
+_SKIP = (b'{"type":"begin"', b'{"type":"end"', b'{"type":"context"')
+
+
+def _malformed(line_no: int, why: str) -> ValueError:
+    return ValueError(f"malformed rg --json output: line {line_no}: {why}")
+
+
+def _data_text(obj: object, field: str, line_no: int) -> str:
+    """Decode rg's ``{"text": str}`` or ``{"bytes": base64}`` (non-UTF-8 bytes become U+FFFD)."""
+    if isinstance(obj, dict):
+        text = obj.get("text")
+        if isinstance(text, str):
+            return text
+        encoded = obj.get("bytes")
+        if isinstance(encoded, str):
+            try:
+                raw = base64.b64decode(encoded, validate=True)
+            except (binascii.Error, ValueError) as exc:
+                raise _malformed(line_no, f"{field} bytes are not base64") from exc
+            return raw.decode("utf-8", "replace")
+    raise _malformed(line_no, f"match record has no {field} text or bytes")
+
+
+def _load(line: bytes, line_no: int) -> dict:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise _malformed(line_no, "not valid JSON") from exc
+    if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+        raise _malformed(line_no, "record has no type")
+    return record
+
+
+def _match(record: dict, line_no: int) -> RgMatch:
+    data = record.get("data")
+    if not isinstance(data, dict):
+        raise _malformed(line_no, "match record has no data object")
+    if "line_number" not in data:
+        raise _malformed(line_no, "match record has no line_number")
+    number = data["line_number"]
+    if number is None:
+        number = 0
+    elif not isinstance(number, int) or isinstance(number, bool) or number < 0:
+        raise _malformed(line_no, "match record has an invalid line_number")
+    return RgMatch(
+        path=_data_text(data.get("path"), "path", line_no),
+        line=number,
+        text=_data_text(data.get("lines"), "lines", line_no),
+    )
+
+
+def parse_matches(stdout: bytes) -> list[RgMatch]:
+    """Every ``match`` record in ``stdout``, in rg's output order.
+
+    Non-match records that start with rg's own prefix are skipped after a cheap framing check
+    (the line must end in ``}``, which catches a stream cut off mid-record) and are not otherwise
+    validated: parsing them would cost most of the time on context-heavy output and they carry
+    nothing we keep. Any other line is parsed in full, so garbage cannot hide.
+    """
+    matches: list[RgMatch] = []
+    append = matches.append
+    for line_no, line in enumerate(stdout.split(b"\n"), start=1):
+        if not line:
+            continue
+        if line.startswith(_MATCH):
+            record = _load(line, line_no)
+            if record["type"] != "match":
+                raise _malformed(line_no, "duplicate type key")
+            append(_match(record, line_no))
+        elif line.startswith(_SKIP) and line.endswith(b"}"):
+            continue
+        else:
+            # Not framed like rg's own records (e.g. the summary, or garbage): parse in full.
+            record = _load(line, line_no)
+            if record["type"] == "match":
+                append(_match(record, line_no))
+    return matches
