@@ -200,3 +200,91 @@ class Workspace:
         locators = self.store.delete_session(session)
         self.spills.delete(locators)
         return existed
+
+    def _require_store(self) -> StateStore:
+        if self.store is None:
+            raise ToolError(Codes.STATE_UNAVAILABLE, "the session state is unavailable")
+        return self.store
+
+    def session_info(self, session: str | None = None) -> dict | None:
+        """``{id, cwd, observations, spills, calls, created}`` with cwd as a display path, or None."""
+        info = self._require_store().get_session(check_session_id(session or self.session))
+        return None if info is None else self._session_dict(info)
+
+    def sessions(self) -> list[dict]:
+        return [self._session_dict(i) for i in self._require_store().list_sessions()]
+
+    def create_session(self, session: str, cwd: str | None = None) -> dict:
+        """Create (or move) a session; ``cwd`` is a directory path resolved against the root."""
+        store = self._require_store()
+        check_session_id(session)
+        real = self.root
+        if cwd is not None:
+            target = self.resolver.resolve(self.root, cwd, verb="use")
+            if not target.exists or not os.path.isdir(target.real) or target.in_spill:
+                raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot use "{target.display}" as the cwd: not a directory')
+            real = target.real
+        store.ensure_session(session, real)
+        if cwd is not None:
+            store.set_cwd(session, real)
+        return self.session_info(session)
+
+    def _session_dict(self, info) -> dict:
+        cwd = info.cwd if is_within(info.cwd, self.root) else self.root
+        rel = os.path.relpath(cwd, self.root)
+        return {
+            "id": info.id,
+            "cwd": "." if rel == "." else rel,
+            "created": info.created,
+            "observations": info.observations,
+            "spills": info.spills,
+            "calls": info.calls,
+        }
+
+    def calls(self, session: str | None = None, offset: int = 0, limit: int = 100) -> dict:
+        """One page of the session's call log, newest last."""
+        store = self._require_store()
+        session = check_session_id(session or self.session)
+        records = store.list_calls(session, offset, limit)
+        return {
+            "session": session,
+            "offset": offset,
+            "total": store.count_calls(session),
+            "calls": [
+                {
+                    "callId": r.call_id,
+                    "tool": r.tool,
+                    "args": r.args,
+                    "text": r.text,
+                    "isError": r.is_error,
+                    "surface": r.surface,
+                    "started": r.started,
+                    "durationMs": r.duration_ms,
+                }
+                for r in records
+            ],
+        }
+
+    def spill_list(self, session: str | None = None) -> list[dict]:
+        store = self._require_store()
+        session = check_session_id(session or self.session)
+        return [
+            {"locator": s.locator, "tool": s.tool, "size": s.size, "created": s.created}
+            for s in store.list_spills(session)
+        ]
+
+    def spill_page(self, locator: str, session: str | None = None, offset: int = 1, limit: int | None = None,
+                   surface: str | None = None) -> Result:
+        """One page of a saved full result, rendered exactly as ``read`` renders it.
+
+        Only the session that owns a spill may page it through this call.
+        """
+        session = session or self.session
+        owner = self.store.spill_owner(locator) if self.store is not None else None
+        if owner != session:
+            message = f'no saved result "{locator}" in session "{session}"'
+            return Result("read", f"Error: {message}", ToolError(Codes.FS_NOT_FOUND, message).as_value(), True, session)
+        args = {"file_path": locator, "offset": offset}
+        if limit is not None:
+            args["limit"] = limit
+        return self.call("read", args, session=session, surface=surface)

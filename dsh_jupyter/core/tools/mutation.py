@@ -13,6 +13,7 @@ import stat as statmod
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..fsio import atomic_write, file_version
+from ..paths import is_within
 from ..policy import check_observed, gated
 from ..textread import BINARY_SNIFF_BYTES
 
@@ -20,9 +21,9 @@ __all__ = ["execute_write", "execute_edit"]
 
 
 def _target(ctx: CallContext, path: str, verb: str):
-    target = ctx.resolver.resolve(ctx.cwd, path, verb=verb)
+    target = ctx.resolver.resolve(ctx.cwd, path, verb=verb, allow_spill=True)
     spill_root = ctx.resolver.spill_root
-    if spill_root and (target.real == spill_root or target.real.startswith(spill_root.rstrip(os.sep) + os.sep)):
+    if target.in_spill or (spill_root and is_within(target.real, spill_root)):
         raise ToolError(Codes.FS_READ_ONLY, f'cannot {verb} "{target.display}": saved search results are read-only')
     return target
 
@@ -113,14 +114,15 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
         old = _stat(target.real, "edit", shown)
         if old is None:
             raise ToolError(Codes.FS_NOT_FOUND, f'cannot edit "{shown}": not found')
-        check_observed(gate, ctx.session, target.real, old, "edit", shown)
         try:
             with open(target.real, "rb") as f:
                 raw = f.read()
         except OSError as exc:
             raise ToolError(Codes.FS_ERROR, f'cannot edit "{shown}": {exc.strerror or exc}') from None
+        # Before the gate check: "read it first" would send the model to a read that must fail.
         if b"\0" in raw[:BINARY_SNIFF_BYTES]:
             raise ToolError(Codes.FS_NOT_TEXT, f'cannot edit "{shown}": binary file')
+        check_observed(gate, ctx.session, target.real, old, "edit", shown)
         text = raw.decode("utf-8", "surrogateescape")
         crlf = _is_crlf(raw)
         if crlf:
