@@ -1,0 +1,383 @@
+"""Session state shared by every process that runs tools: one SQLite file, nothing else.
+
+Why it exists: the Jupyter server and each of its kernels run tools against the same workspace,
+so "which version of this file did the model see", "which saved search results belong to whom"
+and "what was called" must agree across processes. Memory cannot do that; one SQLite file can.
+
+What it must never do:
+
+* hold the write gate longer than one check-and-write -- every writer in every process waits;
+* be the reason a read fails: every sqlite3/OS failure surfaces as ``StateError`` and the caller
+  decides whether to carry on without state (best effort) or refuse (fail closed);
+* put a lock file, or anything else, in the user's folders: the gate lives in the database;
+* share one sqlite3 connection between threads, or use one across a fork.
+
+Why WAL: readers never wait for the one writer and the writer never waits for readers, so the
+call log can be listed while a kernel records an observation. Why a busy timeout: writers in
+different processes queue up for a while instead of failing at once with "database is locked".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["StateError", "StateStore", "Gate", "SessionInfo", "CallRecord", "SpillRecord"]
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 10.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, cwd TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS observations (
+    session TEXT NOT NULL, real_path TEXT NOT NULL, version TEXT NOT NULL,
+    observed_at REAL NOT NULL, PRIMARY KEY (session, real_path)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS spills (
+    locator TEXT PRIMARY KEY, session TEXT NOT NULL, tool TEXT NOT NULL,
+    size INTEGER NOT NULL, created REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS spills_by_session ON spills (session, created);
+CREATE TABLE IF NOT EXISTS calls (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, call_id TEXT NOT NULL UNIQUE,
+    session TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL, text TEXT NOT NULL,
+    is_error INTEGER NOT NULL, surface TEXT NOT NULL, started REAL NOT NULL,
+    duration_ms REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS calls_by_session ON calls (session, seq)
+"""
+
+_SESSION_INFO = """SELECT s.id, s.cwd, s.created,
+    (SELECT COUNT(*) FROM observations o WHERE o.session = s.id),
+    (SELECT COUNT(*) FROM spills p WHERE p.session = s.id),
+    (SELECT COUNT(*) FROM calls c WHERE c.session = s.id)
+FROM sessions s"""
+
+_CALL_COLUMNS = "call_id, session, tool, args, text, is_error, surface, started, duration_ms"
+
+# Connections a forked child inherited from its parent: kept referenced and never closed, because
+# closing them in the child could drop POSIX locks the child's own connections hold on the file.
+_INHERITED: list[sqlite3.Connection] = []
+
+
+class StateError(Exception):
+    """The state store could not do what was asked; the message is one sentence."""
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    cwd: str
+    created: float
+    observations: int
+    spills: int
+    calls: int
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    call_id: str
+    session: str
+    tool: str
+    args: dict
+    text: str
+    is_error: bool
+    surface: str
+    started: float
+    duration_ms: float
+
+
+@dataclass(frozen=True)
+class SpillRecord:
+    locator: str
+    session: str
+    tool: str
+    size: int
+    created: float
+
+
+@contextmanager
+def _failures(what: str) -> Iterator[None]:
+    """Re-raise sqlite3/OS failures as a one-sentence ``StateError`` naming what was attempted."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as exc:
+        detail = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).strip()
+        if "locked" in detail or "busy" in detail:
+            detail = f"another writer held the state file (waited up to {BUSY_TIMEOUT_S:g} s)"
+        raise StateError(f"The state store could not {what}: "
+                         f"{detail.rstrip('.') or type(exc).__name__}.") from exc
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back if a transaction is still open (SQLite ends some by itself after an error)."""
+    try:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass
+
+
+class Gate:
+    """A held write gate: reads and writes inside the gate's own transaction.
+
+    (The store's own observation methods borrow this class over the thread's connection.)
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn: sqlite3.Connection | None = conn
+
+    def _live(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StateError("The write gate was used after it had been released.")
+        return self._conn
+
+    def observed_version(self, session_id: str, real_path: str) -> str | None:
+        with _failures("read an observation"):
+            row = self._live().execute("SELECT version FROM observations WHERE session = ? AND "
+                                       "real_path = ?", (session_id, real_path)).fetchone()
+        return row[0] if row else None
+
+    def record_observation(self, session_id: str, real_path: str, version: str) -> None:
+        with _failures("record an observation"):
+            self._live().execute(
+                "INSERT INTO observations (session, real_path, version, observed_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (session, real_path) DO UPDATE SET version = excluded.version, "
+                "observed_at = excluded.observed_at", (session_id, real_path, version, time.time()))
+
+
+class StateStore:
+    """One SQLite state file, safe to use from several threads and several processes at once.
+
+    Why a connection per thread: a sqlite3 connection must not cross threads (nor a fork), and a
+    tornado server calls in from a thread pool, so each thread of each process opens its own on
+    first use. Why not one per call: when a process's last connection closes, SQLite checkpoints
+    and removes the WAL, which would then happen on every call.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = os.path.abspath(os.fspath(path))
+        self._local = threading.local()
+        with _failures(f"create the folder of the state file {self.path}"):
+            _make_private_dirs(os.path.dirname(self.path))
+        with _failures(f"create the state file {self.path}"):
+            # 0600 because the call log holds file contents; SQLite gives -wal and -shm the same
+            # mode. No O_EXCL: another process creating the file at the same moment is fine.
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        with _failures(f"initialise the state file {self.path}"):
+            self._init_schema(self._conn())
+
+    def _open(self) -> sqlite3.Connection:
+        # Autocommit (isolation_level=None): multi-statement writes issue BEGIN IMMEDIATE themselves.
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        # Under WAL, NORMAL never corrupts the file; a power cut may lose only the latest commits.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
+
+    def _conn(self) -> sqlite3.Connection:
+        """This thread's connection; a forked child opens its own instead of reusing its parent's."""
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
+            if getattr(local, "conn", None) is not None:
+                _INHERITED.append(local.conn)
+            local.conn, local.pid, local.gates = self._open(), os.getpid(), 0
+        return local.conn
+
+    def _writer(self) -> sqlite3.Connection:
+        """This thread's connection for a write, refused at once if it would wait on our own gate."""
+        conn = self._conn()
+        if self._local.gates:
+            raise StateError("The state store refused a write outside the write gate this thread holds.")
+        return conn
+
+    def _init_schema(self, conn: sqlite3.Connection) -> None:
+        # While any other connection has a transaction open, SQLite refuses the switch to WAL at
+        # once (raising "locked", or just reporting the old mode) without using the busy timeout;
+        # a racing creator does exactly that, so retry until the deadline.
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() == "wal":
+                    break
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+            if time.monotonic() > deadline:
+                raise StateError(f"The state file {self.path} could not be switched to WAL mode.")
+            time.sleep(0.005)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StateError(f"The state file {self.path} has schema version {version}, newer than "
+                             f"the {SCHEMA_VERSION} this version of dsh-jupyter understands.")
+        if version < SCHEMA_VERSION:
+            with self._transaction("create the schema") as tx:
+                for statement in _SCHEMA.split(";"):
+                    tx.execute(statement)
+                tx.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def _transaction(self, what: str) -> Iterator[sqlite3.Connection]:
+        with _failures(what):
+            conn = self._writer()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                _rollback(conn)
+                raise
+            conn.execute("COMMIT")
+
+    # -- sessions ---------------------------------------------------------------------------------
+
+    def ensure_session(self, session_id: str, cwd: str) -> SessionInfo:
+        with _failures(f"create session {session_id!r}"):
+            self._writer().execute("INSERT OR IGNORE INTO sessions (id, cwd, created) VALUES (?, ?, ?)",
+                                   (session_id, cwd, time.time()))
+        info = self.get_session(session_id)
+        if info is None:  # another process deleted it between the two statements
+            raise StateError(f"The state store lost session {session_id!r} while creating it.")
+        return info
+
+    def get_session(self, session_id: str) -> SessionInfo | None:
+        with _failures(f"read session {session_id!r}"):
+            row = self._conn().execute(f"{_SESSION_INFO} WHERE s.id = ?", (session_id,)).fetchone()
+        return SessionInfo(*row) if row else None
+
+    def list_sessions(self) -> list[SessionInfo]:
+        with _failures("list sessions"):
+            rows = self._conn().execute(f"{_SESSION_INFO} ORDER BY s.created, s.id").fetchall()
+        return [SessionInfo(*row) for row in rows]
+
+    def set_cwd(self, session_id: str, cwd: str) -> None:
+        with _failures(f"set the working folder of session {session_id!r}"):
+            cur = self._writer().execute("UPDATE sessions SET cwd = ? WHERE id = ?", (cwd, session_id))
+        if cur.rowcount == 0:
+            raise StateError(f"The state store has no session {session_id!r} to set the folder of.")
+
+    def delete_session(self, session_id: str) -> list[str]:
+        """Delete a session and all it owns; return its spill locators (the caller unlinks the files)."""
+        with self._transaction(f"delete session {session_id!r}") as tx:
+            rows = tx.execute("SELECT locator FROM spills WHERE session = ? ORDER BY created, rowid",
+                              (session_id,)).fetchall()
+            for table, column in (("observations", "session"), ("spills", "session"),
+                                  ("calls", "session"), ("sessions", "id")):
+                tx.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
+        return [row[0] for row in rows]
+
+    # -- observations -----------------------------------------------------------------------------
+
+    def record_observation(self, session_id: str, real_path: str, version: str) -> None:
+        with _failures("record an observation"):
+            Gate(self._writer()).record_observation(session_id, real_path, version)
+
+    def observed_version(self, session_id: str, real_path: str) -> str | None:
+        with _failures("read an observation"):
+            return Gate(self._conn()).observed_version(session_id, real_path)
+
+    @contextmanager
+    def write_gate(self) -> Iterator[Gate]:
+        """Hold SQLite's write lock for one check-and-write, excluding writers in every process.
+
+        Why BEGIN IMMEDIATE: a plain BEGIN takes no lock until the first write, so two processes
+        could both read "version unchanged" and then both write. IMMEDIATE takes the RESERVED lock
+        up front, so a second gate (or any write) waits, up to the busy timeout, until this one
+        commits (normal exit) or rolls back (any exception). Readers carry on meanwhile (WAL).
+
+        The gate has a connection of its own. While it is held this thread must write through the
+        gate: a write through the store would wait on its own lock, so it is refused at once.
+        """
+        with _failures("open the write gate"):
+            self._conn()  # the per-thread bookkeeping, for this process
+            conn = self._open()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                conn.close()
+                raise
+        gate = Gate(conn)
+        self._local.gates += 1
+        try:
+            yield gate
+            with _failures("commit the write gate"):
+                conn.execute("COMMIT")
+        finally:
+            gate._conn = None
+            self._local.gates -= 1
+            try:  # an exception in the body or a failed COMMIT: never leave the lock held
+                _rollback(conn)
+            finally:
+                conn.close()
+
+    # -- spills -----------------------------------------------------------------------------------
+
+    def add_spill(self, session_id: str, locator: str, tool: str, size: int,
+                  created: float | None = None) -> None:
+        with _failures(f"index the saved result {locator}"):
+            self._writer().execute(
+                "INSERT INTO spills (locator, session, tool, size, created) VALUES (?, ?, ?, ?, ?)",
+                (locator, session_id, tool, int(size), time.time() if created is None else created))
+
+    def list_spills(self, session_id: str) -> list[SpillRecord]:
+        with _failures(f"list the saved results of session {session_id!r}"):
+            rows = self._conn().execute("SELECT locator, session, tool, size, created FROM spills "
+                                        "WHERE session = ? ORDER BY created, rowid",
+                                        (session_id,)).fetchall()
+        return [SpillRecord(*row) for row in rows]
+
+    def spill_owner(self, locator: str) -> str | None:
+        with _failures(f"look up the owner of the saved result {locator}"):
+            row = self._conn().execute("SELECT session FROM spills WHERE locator = ?",
+                                       (locator,)).fetchone()
+        return row[0] if row else None
+
+    # -- call log ---------------------------------------------------------------------------------
+
+    def append_call(self, record: CallRecord) -> None:
+        try:
+            args = json.dumps(record.args, ensure_ascii=False, default=str)
+        except (TypeError, ValueError) as exc:
+            raise StateError(f"The state store could not log call {record.call_id!r}: "
+                             f"its args are not JSON ({exc}).") from exc
+        with _failures(f"log call {record.call_id!r}"):
+            self._writer().execute(
+                f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.call_id, record.session, record.tool, args, record.text,
+                 int(bool(record.is_error)), record.surface, record.started, record.duration_ms))
+
+    def list_calls(self, session_id: str, offset: int = 0, limit: int = 100) -> list[CallRecord]:
+        """Calls in the order they were appended, newest last, so pages never shift under a reader."""
+        with _failures(f"list the calls of session {session_id!r}"):
+            rows = self._conn().execute(
+                f"SELECT {_CALL_COLUMNS} FROM calls WHERE session = ? ORDER BY seq LIMIT ? OFFSET ?",
+                (session_id, max(0, int(limit)), max(0, int(offset)))).fetchall()
+            return [_call_from_row(row) for row in rows]
+
+    def count_calls(self, session_id: str) -> int:
+        with _failures(f"count the calls of session {session_id!r}"):
+            row = self._conn().execute("SELECT COUNT(*) FROM calls WHERE session = ?",
+                                       (session_id,)).fetchone()
+        return row[0]
+
+
+def _call_from_row(row: tuple[Any, ...]) -> CallRecord:
+    call_id, session, tool, args, text, is_error, surface, started, duration_ms = row
+    return CallRecord(call_id, session, tool, json.loads(args), text, bool(is_error), surface,
+                      started, duration_ms)
+
+
+def _make_private_dirs(folder: str) -> None:
+    """Create ``folder`` and its missing parents, each 0700; a racing creator is fine."""
+    missing = []
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            if not os.path.isdir(path):
+                raise NotADirectoryError(f"{path} exists and is not a folder") from None

@@ -1,0 +1,363 @@
+"""The shared state store: real SQLite files, real threads and real child processes.
+
+Child processes load ``state.py`` straight from its file (it uses only the standard library), so
+each starts in a few tens of milliseconds instead of importing the whole package.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from dsh_jupyter.core import state as state_module
+from dsh_jupyter.core.state import CallRecord, SpillRecord, StateError, StateStore
+
+_STATE_FILE = str(Path(state_module.__file__).resolve())
+_PRELUDE = f"""
+import importlib.util, sys, time
+_spec = importlib.util.spec_from_file_location("dsh_state_child", {_STATE_FILE!r})
+state = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = state
+_spec.loader.exec_module(state)
+"""
+
+
+def spawn(code: str, *args: object) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", _PRELUDE + textwrap.dedent(code), *map(str, args)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 30) -> str:
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err
+    return out
+
+
+def call(call_id: str, session: str = "s", **overrides: object) -> CallRecord:
+    fields = dict(call_id=call_id, session=session, tool="read", args={"path": "a.txt", "n": [1, 2]},
+                  text=f"result of {call_id}", is_error=False, surface="python",
+                  started=1000.0, duration_ms=1.5)
+    fields.update(overrides)
+    return CallRecord(**fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> StateStore:
+    return StateStore(tmp_path / "state.sqlite")
+
+
+# -- creation ------------------------------------------------------------------------------------
+
+
+def test_creation_makes_private_parents_wal_and_schema(tmp_path: Path) -> None:
+    path = tmp_path / "a" / "b" / "state.sqlite"
+    store = StateStore(path)
+    assert store.path == str(path) and os.path.isabs(store.path)
+    for folder in (tmp_path / "a", tmp_path / "a" / "b"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    raw = sqlite3.connect(path)
+    try:
+        assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == state_module.SCHEMA_VERSION
+        tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    finally:
+        raw.close()
+    assert {"sessions", "observations", "spills", "calls"} <= tables
+    # Opening an existing store again is a no-op that keeps the data.
+    store.ensure_session("default", "/w")
+    assert StateStore(path).get_session("default") is not None
+
+
+def test_uncreatable_path_raises_one_sentence_state_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("not a folder")
+    for bad in (blocker / "sub" / "state.sqlite", blocker / "state.sqlite", tmp_path):
+        with pytest.raises(StateError) as info:
+            StateStore(bad)
+        message = str(info.value)
+        assert not isinstance(info.value, sqlite3.Error)
+        assert message.startswith("The state store could not") and message.endswith(".")
+        assert "\n" not in message and "Traceback" not in message
+
+
+def test_newer_schema_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite"
+    StateStore(path)
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA user_version = 99")
+    raw.close()
+    with pytest.raises(StateError, match="schema version 99"):
+        StateStore(path)
+
+
+def test_concurrent_creation_from_four_processes(tmp_path: Path) -> None:
+    # All four start together and create the same 25 new files in the same order, back to back:
+    # races over the folders, the file, the WAL switch and the schema.
+    paths = [tmp_path / f"race{i}" / "nested" / "state.sqlite" for i in range(25)]
+    start_at = time.time() + 0.4
+    code = """
+        name, start_at, paths = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+        time.sleep(max(0.0, start_at - time.time()))
+        for path in paths:
+            store = state.StateStore(path)
+            store.ensure_session(name, "/" + name)
+            store.record_observation(name, "/file", "v-" + name)
+        print("ok")
+    """
+    procs = [spawn(code, f"p{i}", start_at, *paths) for i in range(4)]
+    assert [finish(p).strip() for p in procs] == ["ok"] * 4
+    for path in paths:
+        store = StateStore(path)
+        assert sorted(s.id for s in store.list_sessions()) == ["p0", "p1", "p2", "p3"]
+        assert store.observed_version("p2", "/file") == "v-p2"
+        raw = sqlite3.connect(path)
+        assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        raw.close()
+
+
+@pytest.mark.parametrize("begin, statement", [
+    ("BEGIN", "SELECT * FROM unrelated"),  # a reader: SQLite reports the old mode
+    ("BEGIN IMMEDIATE", "INSERT INTO unrelated VALUES (1)"),  # a writer: SQLite raises "locked"
+])
+def test_creation_retries_the_wal_switch_while_another_connection_blocks_it(
+    tmp_path: Path, begin: str, statement: str
+) -> None:
+    # SQLite refuses a journal-mode switch at once, without the busy timeout, while another
+    # connection has a transaction open; the store must wait it out, not fail or stay non-WAL.
+    path = tmp_path / "state.sqlite"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE unrelated (x)")
+    other.execute(begin)
+    other.execute(statement).fetchall()
+    releaser = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    releaser.start()
+    started = time.monotonic()
+    try:
+        StateStore(path)
+    finally:
+        releaser.join()
+        other.close()
+    assert time.monotonic() - started >= 0.25
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    raw.close()
+
+
+# -- sessions, observations, spills, calls --------------------------------------------------------
+
+
+def test_session_lifecycle(store: StateStore) -> None:
+    assert store.get_session("default") is None
+    info = store.ensure_session("default", "/work/a")
+    assert (info.id, info.cwd) == ("default", "/work/a")
+    assert (info.observations, info.spills, info.calls) == (0, 0, 0)
+    assert info.created <= time.time()
+    # cwd is used only on creation
+    assert store.ensure_session("default", "/elsewhere") == info
+    time.sleep(0.01)
+    store.ensure_session("other", "/work/b")
+    assert [s.id for s in store.list_sessions()] == ["default", "other"]
+    store.set_cwd("default", "/work/c")
+    assert store.get_session("default").cwd == "/work/c"  # type: ignore[union-attr]
+    with pytest.raises(StateError):
+        store.set_cwd("missing", "/x")
+    assert store.delete_session("missing") == []
+
+
+def test_delete_session_removes_what_it_owns_only(store: StateStore) -> None:
+    for sid in ("gone", "kept"):
+        store.ensure_session(sid, "/w")
+        store.record_observation(sid, "/w/f.txt", "v1")
+        store.add_spill(sid, f"/spills/{sid}-1.jsonl", "grep", 10, created=1.0)
+        store.add_spill(sid, f"/spills/{sid}-2.jsonl", "glob", 20, created=2.0)
+        store.append_call(call(f"{sid}-call", sid))
+    info = store.get_session("gone")
+    assert (info.observations, info.spills, info.calls) == (1, 2, 1)  # type: ignore[union-attr]
+
+    assert store.delete_session("gone") == ["/spills/gone-1.jsonl", "/spills/gone-2.jsonl"]
+    assert store.get_session("gone") is None
+    assert store.observed_version("gone", "/w/f.txt") is None
+    assert store.list_spills("gone") == [] and store.spill_owner("/spills/gone-1.jsonl") is None
+    assert store.count_calls("gone") == 0
+    kept = store.get_session("kept")
+    assert (kept.observations, kept.spills, kept.calls) == (1, 2, 1)  # type: ignore[union-attr]
+
+
+def test_observations_upsert_and_stay_per_session(store: StateStore) -> None:
+    assert store.observed_version("a", "/w/f") is None
+    store.record_observation("a", "/w/f", "v1")
+    store.record_observation("a", "/w/f", "v2")
+    store.record_observation("b", "/w/f", "other")
+    assert store.observed_version("a", "/w/f") == "v2"
+    assert store.observed_version("b", "/w/f") == "other"
+    assert store.observed_version("a", "/w/g") is None
+
+
+def test_spills_add_list_owner(store: StateStore) -> None:
+    store.add_spill("s", "/sp/late.jsonl", "grep", 300, created=20.0)
+    store.add_spill("s", "/sp/early.jsonl", "glob", 100, created=10.0)
+    store.add_spill("t", "/sp/t.jsonl", "glob", 5)
+    assert store.list_spills("s") == [
+        SpillRecord("/sp/early.jsonl", "s", "glob", 100, 10.0),
+        SpillRecord("/sp/late.jsonl", "s", "grep", 300, 20.0),
+    ]
+    assert store.spill_owner("/sp/t.jsonl") == "t"
+    assert store.spill_owner("/sp/none.jsonl") is None
+    with pytest.raises(StateError):  # locators are unique
+        store.add_spill("t", "/sp/early.jsonl", "glob", 1)
+
+
+def test_call_log_appends_pages_and_counts(store: StateStore) -> None:
+    for i in range(7):
+        store.append_call(call(f"c{i}", args={"i": i, "pattern": "é|ß", "nested": {"a": [None, True]}},
+                               is_error=(i == 3), surface="rest", started=2000.0 - i))
+    store.append_call(call("x0", session="other"))
+    assert [store.count_calls(s) for s in ("s", "other", "none")] == [7, 1, 0]
+    everything = store.list_calls("s")
+    assert [c.call_id for c in everything] == [f"c{i}" for i in range(7)]  # newest (last appended) last
+    assert everything[3].is_error is True and everything[2].is_error is False
+    assert everything[5].args == {"i": 5, "pattern": "é|ß", "nested": {"a": [None, True]}}
+    assert everything[0] == call("c0", args=everything[0].args, surface="rest", started=2000.0)
+    pages = [[c.call_id for c in store.list_calls("s", offset=o, limit=3)] for o in (0, 3, 6, 7)]
+    assert pages == [["c0", "c1", "c2"], ["c3", "c4", "c5"], ["c6"], []]
+    with pytest.raises(StateError):  # call ids are unique
+        store.append_call(call("c0"))
+
+
+def test_threads_share_one_store_object(store: StateStore) -> None:
+    errors: list[BaseException] = []
+
+    def work(t: int) -> None:
+        try:
+            for i in range(25):
+                store.append_call(call(f"t{t}-{i}"))
+                store.record_observation("s", f"/f{t}", str(i))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == []
+    assert store.count_calls("s") == 200
+    assert store.observed_version("s", "/f7") == "24"
+
+
+# -- the write gate ------------------------------------------------------------------------------
+
+
+def test_gate_commits_on_exit_and_rolls_back_on_exception(store: StateStore) -> None:
+    with store.write_gate() as gate:
+        assert gate.observed_version("s", "/f") is None
+        gate.record_observation("s", "/f", "v1")
+        assert gate.observed_version("s", "/f") == "v1"
+    assert store.observed_version("s", "/f") == "v1"
+
+    with pytest.raises(RuntimeError):
+        with store.write_gate() as gate:
+            gate.record_observation("s", "/f", "v2")
+            gate.record_observation("s", "/g", "v2")
+            raise RuntimeError("the write failed")
+    assert store.observed_version("s", "/f") == "v1" and store.observed_version("s", "/g") is None
+
+    started = time.monotonic()
+    with store.write_gate():  # the lock was released by the rollback
+        pass
+    assert time.monotonic() - started < 1.0
+    with pytest.raises(StateError):
+        gate.record_observation("s", "/f", "late")
+
+
+def test_store_write_inside_own_gate_is_refused_at_once(store: StateStore) -> None:
+    started = time.monotonic()
+    with store.write_gate() as gate:
+        gate.record_observation("s", "/f", "v1")
+        assert store.observed_version("s", "/f") is None  # reads still work; not yet committed
+        with pytest.raises(StateError, match="write gate"):
+            store.record_observation("s", "/f", "v2")
+    assert time.monotonic() - started < 1.0
+    store.record_observation("s", "/g", "ok")  # writes work again once the gate is released
+    assert store.observed_version("s", "/f") == "v1"
+
+
+def test_observation_is_seen_by_another_process(store: StateStore) -> None:
+    store.record_observation("s", "/w/parent.txt", "from-parent")
+    out = finish(spawn("""
+        store = state.StateStore(sys.argv[1])
+        print(store.observed_version("s", "/w/parent.txt"))
+        store.record_observation("s", "/w/child.txt", "from-child")
+    """, store.path))
+    assert out.strip() == "from-parent"
+    assert store.observed_version("s", "/w/child.txt") == "from-child"
+
+
+def _record_in_forked_child(store: StateStore) -> None:
+    store.record_observation("s", "/w/forked.txt", "from-fork")
+    with store.write_gate() as gate:
+        gate.record_observation("s", "/w/gated.txt", "from-fork")
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_forked_child_uses_the_same_store_object_safely(store: StateStore) -> None:
+    store.record_observation("s", "/w/parent.txt", "v")  # the parent now holds a connection
+    child = multiprocessing.get_context("fork").Process(target=_record_in_forked_child, args=(store,))
+    child.start()
+    child.join(30)
+    assert child.exitcode == 0
+    assert store.observed_version("s", "/w/forked.txt") == "from-fork"
+    assert store.observed_version("s", "/w/gated.txt") == "from-fork"
+    store.record_observation("s", "/w/parent.txt", "v2")  # the parent's connection still works
+    assert store.observed_version("s", "/w/parent.txt") == "v2"
+
+
+def test_gate_excludes_another_process_but_not_its_readers(store: StateStore) -> None:
+    child = spawn("""
+        store = state.StateStore(sys.argv[1])
+        with store.write_gate() as gate:
+            gate.record_observation("s", "/held", "child")
+            print("in", flush=True)
+            time.sleep(1.0)
+    """, store.path)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "in"
+        started = time.monotonic()
+        assert store.observed_version("s", "/held") is None  # WAL: a read does not wait
+        assert time.monotonic() - started < 0.3
+        with store.write_gate() as gate:
+            waited = time.monotonic() - started
+            assert gate.observed_version("s", "/held") == "child"
+    finally:
+        finish(child)
+    assert waited >= 0.5
+
+
+def test_gate_serialises_read_modify_write_across_processes(store: StateStore) -> None:
+    start_at = time.time() + 0.3
+    code = """
+        store = state.StateStore(sys.argv[1])
+        time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+        for _ in range(50):
+            with store.write_gate() as gate:
+                value = int(gate.observed_version("s", "/counter") or 0)
+                time.sleep(0.001)  # widen the window a lost update would need
+                gate.record_observation("s", "/counter", str(value + 1))
+    """
+    procs = [spawn(code, store.path, start_at) for _ in range(2)]
+    for proc in procs:
+        finish(proc)
+    assert store.observed_version("s", "/counter") == "100"
