@@ -128,11 +128,12 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         return value
     arg, strip = _rg_target(ctx, target)
     # The pattern comes before the exclusions: with rg, a later glob wins over an earlier one.
-    argv = ["--files", "--sort=modified", *_DISCOVERY, f"--glob={pattern}", *_VCS_EXCLUDES, "--", arg]
+    # --null: a file name may hold a newline, so paths are NUL-separated on the wire.
+    argv = ["--files", "--null", "--sort=modified", *_DISCOVERY, f"--glob={pattern}", *_VCS_EXCLUDES, "--", arg]
     outcome = _run(ctx, argv, "glob")
     if outcome.returncode not in (0, 1) and not outcome.stdout:
         raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {_diagnostic(outcome.stderr_tail)}")
-    raw = outcome.stdout.split(b"\n")
+    raw = outcome.stdout.split(b"\0")
     if raw and raw[-1] == b"":
         raw.pop()
     paths = [printable(os.fsdecode(p)) for p in raw]

@@ -1,0 +1,439 @@
+"""glob and grep through the Workspace: real trees, real rg, exact model text."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from dsh_jupyter import Workspace
+from dsh_jupyter.core.rg import find_rg
+from dsh_jupyter.seedtree import OLD_SUBTREE, build_seed_tree
+
+HINT = "Use read with offset/limit, or grep this path to search within it."
+
+
+def make(root: Path, tmp_path: Path, **settings) -> Workspace:
+    return Workspace(root, state_path=tmp_path / "state" / "s.sqlite", **settings)
+
+
+def write(root: Path, rel: str, text: str = "x\n", mtime: float | None = None) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    r = tmp_path / "ws"
+    r.mkdir()
+    return r
+
+
+# ------------------------------------------------------------------------------ the seed's shape
+
+
+def test_seed_glob_star_shows_every_top_level_entry_with_files(tmp_path: Path) -> None:
+    tree = build_seed_tree(str(tmp_path / "ws"))
+    ws = make(Path(tree.root), tmp_path)
+    r = ws.run("glob", pattern="*")
+    assert not r.is_error
+    shown_tops = {p.split("/", 1)[0] for p in r.value["paths"]}
+    assert shown_tops == set(tree.with_files)
+    assert r.value["totalPaths"] == 716
+    assert r.value["sampled"] is True
+    loc = r.value["spill"]
+    assert loc is not None and loc.endswith("-glob-results.txt")
+    assert r.text.endswith(
+        "\n\n(Showing 100 of 716 paths, sampled across 23 of the 23 top-level entries this pattern "
+        "matched instead of taken in modification-time order. Full sorted result stored at: "
+        f"{loc}. {HINT})"
+    )
+    # The page is grouped by entry: each top-level name appears in one contiguous run.
+    tops = [p.split("/", 1)[0] for p in r.value["paths"]]
+    runs = [t for i, t in enumerate(tops) if i == 0 or tops[i - 1] != t]
+    assert len(runs) == len(set(runs))
+    # The spill holds all 716 paths, oldest first, one per line and nothing else.
+    spilled = Path(loc).read_text(encoding="utf-8").splitlines()
+    assert len(spilled) == 716
+    mtimes = [os.stat(os.path.join(tree.root, p)).st_mtime_ns for p in spilled]
+    assert mtimes == sorted(mtimes)
+    assert all(p.startswith(OLD_SUBTREE + "/") for p in spilled[:355])
+
+
+def test_seed_head_without_sampling_shows_one_entry(tmp_path: Path) -> None:
+    tree = build_seed_tree(str(tmp_path / "ws"))
+    ws = make(Path(tree.root), tmp_path, glob_sample_over_cap=False)
+    r = ws.run("glob", pattern="*")
+    assert {p.split("/", 1)[0] for p in r.value["paths"]} == {OLD_SUBTREE}
+    assert r.value["sampled"] is False
+    assert f"\n\n(Showing 100 of 716 paths. Full sorted result stored at: {r.value['spill']}. {HINT})" in r.text
+
+
+def test_seed_list_answers_what_is_here(tmp_path: Path) -> None:
+    tree = build_seed_tree(str(tmp_path / "ws"))
+    r = make(Path(tree.root), tmp_path).run("list")
+    names = [e["name"] for e in r.value["entries"]]
+    assert sorted(names) == tree.top_level
+    assert "empty-cache/" in r.text.splitlines()
+    assert r.text.endswith("\n\n(24 entries: 21 directories, 3 files)\n</content>")
+
+
+# ------------------------------------------------------------------------------------- glob
+
+
+def test_glob_within_cap_is_modification_time_order_without_footer(root: Path, tmp_path: Path) -> None:
+    write(root, "b.py", mtime=3_000)
+    write(root, "a.py", mtime=1_000)
+    write(root, "sub/c.py", mtime=2_000)
+    write(root, "notes.txt", mtime=500)
+    r = make(root, tmp_path).run("glob", pattern="*.py")
+    assert r.text == "a.py\nsub/c.py\nb.py"
+    assert r.value == {
+        "pattern": "*.py", "root": ".", "paths": ["a.py", "sub/c.py", "b.py"], "totalPaths": 3,
+        "sampled": False, "groupsShown": 0, "groupsTotal": 0, "spill": None, "capped": False,
+    }
+
+
+def test_glob_nothing(root: Path, tmp_path: Path) -> None:
+    write(root, "a.txt")
+    assert make(root, tmp_path).run("glob", pattern="*.rs").text == "No files found"
+
+
+def test_glob_flat_result_keeps_the_plain_footer(root: Path, tmp_path: Path) -> None:
+    for i in range(5):
+        write(root, f"f{i}.txt", mtime=1_000 + i)
+    r = make(root, tmp_path, glob_max_results=3).run("glob", pattern="*.txt")
+    assert r.value["paths"] == ["f0.txt", "f1.txt", "f2.txt"]
+    assert r.text == f"f0.txt\nf1.txt\nf2.txt\n\n(Showing 3 of 5 paths. Full sorted result stored at: {r.value['spill']}. {HINT})"
+
+
+def test_glob_more_groups_than_slots(root: Path, tmp_path: Path) -> None:
+    for g in range(6):
+        for i in range(2):
+            write(root, f"d{g}/f{i}.txt", mtime=1_000 + g * 10 + i)
+    r = make(root, tmp_path, glob_max_results=4).run("glob", pattern="*.txt", path=".")
+    assert r.value["paths"] == ["d0/f0.txt", "d1/f0.txt", "d2/f0.txt", "d3/f0.txt"]
+    assert r.text.endswith(
+        "(Showing 4 of 12 paths, sampled across 4 of the 6 top-level entries this pattern matched instead "
+        "of taken in modification-time order; narrow path to see the others. Full sorted result stored at: "
+        f"{r.value['spill']}. {HINT})"
+    )
+
+
+def test_glob_with_a_path_groups_below_that_path(root: Path, tmp_path: Path) -> None:
+    for g in ("x", "y"):
+        for i in range(3):
+            write(root, f"src/{g}/f{i}.py", mtime=1_000 + (0 if g == "x" else 100) + i)
+    r = make(root, tmp_path, glob_max_results=4).run("glob", pattern="*.py", path="src")
+    assert r.value["paths"] == ["src/x/f0.py", "src/x/f1.py", "src/y/f0.py", "src/y/f1.py"]
+    assert r.value["groupsTotal"] == 2 and r.value["root"] == "src"
+
+
+def test_glob_refuses_negation_and_option_like_values_do_no_harm(root: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "pre-ran"
+    evil = tmp_path / "evil.sh"
+    evil.write_text(f"#!/bin/sh\ntouch {marker}\ncat \"$1\"\n")
+    evil.chmod(0o755)
+    write(root, f"--pre={evil}", "hello\n")
+    write(root, "-rf/inner.txt", "hello\n")
+    ws = make(root, tmp_path)
+    neg = ws.run("glob", pattern="!*.txt")
+    assert neg.is_error and neg.value["code"] == "ARGUMENT_INVALID"
+    assert neg.text == 'Error: pattern must not start with "!"; negated globs are not supported'
+    assert ws.run("glob", pattern=f"--pre={evil}").text == f'"--pre={evil}"'.strip('"')
+    assert ws.run("glob", pattern="*", path="-rf").text == "-rf/inner.txt"
+    r = ws.run("grep", pattern=f"--pre={evil}", path=".")
+    assert r.text == "No matches found"
+    r = ws.run("grep", pattern="hello", include=f"--pre={evil}")
+    assert r.value["totalMatches"] == 1
+    r = ws.run("grep", pattern="-e", path="-rf")
+    assert r.text == "No matches found"
+    assert not marker.exists()
+
+
+def test_vcs_folders_are_excluded_and_dotfiles_included(root: Path, tmp_path: Path) -> None:
+    write(root, ".env", "needle\n")
+    write(root, ".git/config", "needle\n")
+    write(root, "pkg/.hg/store", "needle\n")
+    write(root, "pkg/.jj/x", "needle\n")
+    write(root, "pkg/mod.py", "needle\n")
+    ws = make(root, tmp_path)
+    assert sorted(ws.run("glob", pattern="*").value["paths"]) == [".env", "pkg/mod.py"]
+    assert ws.run("glob", pattern="*", path=".git").text == "No files found"
+    assert ws.run("glob", pattern="**/*", path="pkg/.hg").text == "No files found"
+    r = ws.run("grep", pattern="needle")
+    assert sorted(m["path"] for m in r.value["matches"]) == [".env", "pkg/mod.py"]
+    assert ws.run("grep", pattern="needle", path=".git/config").text == "No matches found"
+
+
+def test_glob_target_must_be_a_directory(root: Path, tmp_path: Path) -> None:
+    write(root, "a.txt")
+    ws = make(root, tmp_path)
+    assert ws.run("glob", pattern="*", path="a.txt").text == 'Error: cannot glob "a.txt": not a directory'
+    assert ws.run("glob", pattern="*", path="nope").value["code"] == "FS_NOT_FOUND"
+    assert ws.run("glob", pattern="*", path="../").value["code"] == "FS_OUTSIDE_ROOT"
+
+
+def test_glob_invalid_utf8_file_name(root: Path, tmp_path: Path) -> None:
+    os.makedirs(root / "d")
+    with open(os.path.join(os.fsencode(root / "d"), b"bad\xffname.txt"), "wb") as f:
+        f.write(b"needle\n")
+    ws = make(root, tmp_path)
+    assert ws.run("glob", pattern="*.txt").text == "d/bad\ufffdname.txt"
+    assert ws.run("grep", pattern="needle").text == "Found 1 match\n\nd/bad\ufffdname.txt\nLine 1: needle"
+
+
+def test_glob_newline_in_name_is_quoted(root: Path, tmp_path: Path) -> None:
+    write(root, "two\nlines.txt")
+    assert make(root, tmp_path).run("glob", pattern="*.txt").text == '"two\\u000alines.txt"'
+
+
+# ------------------------------------------------------------------------------------- grep
+
+
+def test_grep_text_and_value(root: Path, tmp_path: Path) -> None:
+    write(root, "a.py", "import os\nx = 1\nimport sys\n")
+    write(root, "b/c.py", "import re\n")
+    r = make(root, tmp_path).run("grep", pattern="^import", include="*.py")
+    assert r.text == "Found 3 matches\n\na.py\nLine 1: import os\nLine 3: import sys\n\nb/c.py\nLine 1: import re"
+    assert r.value["files"] == 2 and r.value["spill"] is None and r.value["totalMatches"] == 3
+
+
+def test_grep_single_file_target(root: Path, tmp_path: Path) -> None:
+    write(root, "a.py", "one\ntwo\n")
+    assert make(root, tmp_path).run("grep", pattern="two", path="a.py").text == "Found 1 match\n\na.py\nLine 2: two"
+
+
+def test_grep_cap_spills_the_complete_result(root: Path, tmp_path: Path) -> None:
+    for i in range(4):
+        write(root, f"f{i}.txt", "hit\nhit\n")
+    ws = make(root, tmp_path, grep_max_matches=3)
+    r = ws.run("grep", pattern="hit")
+    loc = r.value["spill"]
+    assert r.text == (
+        "Found 3 of 8 matches\n\nf0.txt\nLine 1: hit\nLine 2: hit\n\nf1.txt\nLine 1: hit\n\n"
+        f"(Full grep result stored at: {loc}. {HINT})"
+    )
+    full = Path(loc).read_text(encoding="utf-8")
+    assert full.startswith("Found 8 matches\n\nf0.txt\nLine 1: hit\n")
+    assert full.count("Line ") == 8
+    # readable by read, searchable by grep, listed per session, read-only
+    page = ws.run("read", file_path=loc, offset=3, limit=2)
+    assert page.text.splitlines()[3:5] == ["3: f0.txt", "4: Line 1: hit"]
+    assert ws.run("grep", pattern="f3", path=loc).value["totalMatches"] == 1
+    assert [s["locator"] for s in ws.spill_list()] == [loc]
+    assert ws.run("write", file_path=loc, content="x").value["code"] == "FS_READ_ONLY"
+    assert ws.run("edit", file_path=loc, old_string="hit", new_string="x").value["code"] == "FS_READ_ONLY"
+    # deleted with their session
+    assert ws.delete_session("default") is True
+    assert not os.path.exists(loc)
+
+
+def test_spills_are_per_session(root: Path, tmp_path: Path) -> None:
+    for i in range(3):
+        write(root, f"f{i}.txt", "hit\n")
+    ws = make(root, tmp_path, grep_max_matches=1)
+    a = ws.call("grep", {"pattern": "hit"}, session="a")
+    ws.call("grep", {"pattern": "hit"}, session="b")
+    assert [s["locator"] for s in ws.spill_list("a")] == [a.value["spill"]]
+    assert "/session-a/" in a.value["spill"]
+    assert ws.spill_page(a.value["spill"], session="b").value["code"] == "FS_NOT_FOUND"
+    assert not ws.spill_page(a.value["spill"], session="a").is_error
+
+
+def test_unsaveable_spill_is_not_an_error(root: Path, tmp_path: Path) -> None:
+    for i in range(3):
+        write(root, f"f{i}.txt", "hit\n", mtime=1_000 + i)
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    ws = make(root, tmp_path, grep_max_matches=1, glob_max_results=1, spill_root=str(blocker / "spills"))
+    g = ws.run("grep", pattern="hit")
+    assert not g.is_error and g.value["spill"] is None
+    assert g.text.endswith("\n\n(The full result could not be saved.)")
+    f = ws.run("glob", pattern="*.txt")
+    assert f.text == "f0.txt\n\n(Showing 1 of 3 paths. The full result could not be saved.)"
+
+
+def test_grep_invalid_regex(root: Path, tmp_path: Path) -> None:
+    write(root, "a.txt")
+    r = make(root, tmp_path).run("grep", pattern="(unclosed")
+    assert r.value["code"] == "SEARCH_INVALID_PATTERN"
+    assert r.text.startswith("Error: invalid pattern: ") and "unclosed group" in r.text
+    assert "\n" not in r.text
+
+
+def test_grep_include_validation(root: Path, tmp_path: Path) -> None:
+    ws = make(root, tmp_path)
+    for include in ("*.py,*.txt", "!*.py"):
+        r = ws.run("grep", pattern="x", include=include)
+        assert r.value["code"] == "ARGUMENT_INVALID"
+        assert r.text == "Error: include must be one positive glob such as *.py (no commas, no leading !)"
+
+
+def test_grep_long_multibyte_line_is_cut_at_a_boundary(root: Path, tmp_path: Path) -> None:
+    line = "needle " + "é日本" * 620  # about 5,000 bytes
+    write(root, "long.txt", line + "\n")
+    r = make(root, tmp_path).run("grep", pattern="needle")
+    text = r.value["matches"][0]["text"]
+    kept = text.removesuffix("... (line truncated to 2000 bytes)")
+    assert kept != text and "\ufffd" not in kept
+    assert 1996 <= len(kept.encode("utf-8")) <= 2000
+    assert line.startswith(kept)
+
+
+def test_grep_non_utf8_line(root: Path, tmp_path: Path) -> None:
+    (root / "bin.txt").write_bytes(b"needle \xff\xfe end\n")
+    r = make(root, tmp_path).run("grep", pattern="needle")
+    assert r.text == "Found 1 match\n\nbin.txt\nLine 1: needle \ufffd\ufffd end"
+
+
+def test_grep_overflow(root: Path, tmp_path: Path) -> None:
+    for i in range(20):
+        write(root, f"f{i}.txt", "hit\n" * 20)
+    r = make(root, tmp_path, raw_output_max_bytes=2_000).run("grep", pattern="hit")
+    assert r.value["code"] == "SEARCH_RAW_OUTPUT_OVERFLOW"
+    assert r.text == (
+        "Error: grep produced more than 2000 bytes of raw output and was stopped; "
+        "narrow the pattern, path or include"
+    )
+
+
+def test_inherited_ripgrep_config_is_ignored(root: Path, tmp_path: Path, monkeypatch) -> None:
+    marker = tmp_path / "pre-ran"
+    pre = tmp_path / "pre.sh"
+    pre.write_text(f"#!/bin/sh\ntouch {marker}\ncat \"$1\"\n")
+    pre.chmod(0o755)
+    config = tmp_path / "rgrc"
+    config.write_text(f"--pre={pre}\n--follow\n--max-count=1\n")
+    monkeypatch.setenv("RIPGREP_CONFIG_PATH", str(config))
+    write(root, "a.txt", "hit\nhit\n")
+    r = make(root, tmp_path).run("grep", pattern="hit")
+    assert r.value["totalMatches"] == 2
+    assert not marker.exists()
+
+
+def test_fifo_target_is_refused_at_once(root: Path, tmp_path: Path) -> None:
+    os.mkfifo(root / "pipe")
+    ws = make(root, tmp_path)
+    out: list = []
+    t = threading.Thread(target=lambda: out.append(ws.run("grep", pattern="x", path="pipe")), daemon=True)
+    t.start()
+    t.join(10)
+    assert out, "grep on a FIFO hung"
+    assert out[0].value["code"] == "FS_NOT_REGULAR_FILE"
+    assert out[0].text == 'Error: cannot grep "pipe": not a regular file'
+
+
+def test_symlink_out_of_root_is_not_searched(root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("needle\n")
+    os.symlink(outside, root / "link")
+    ws = make(root, tmp_path)
+    assert ws.run("grep", pattern="needle").text == "No matches found"
+    assert ws.run("grep", pattern="needle", path="link").value["code"] == "FS_OUTSIDE_ROOT"
+    assert ws.run("glob", pattern="*").text == "No files found"
+
+
+def test_unreadable_file_beside_matches(root: Path, tmp_path: Path) -> None:
+    """A per-file read error keeps the other matches and adds a counted note.
+
+    Root reads any file, so as root the search runs in a child whose capability bounding set
+    lacks the two that let root ignore file modes (util-linux ``setpriv``).
+    """
+    write(root, "ok.txt", "needle\n")
+    write(root, "locked.txt", "needle\n").chmod(0)
+    code = textwrap.dedent(
+        f"""
+        from dsh_jupyter import Workspace
+        ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r})
+        print(ws.run("grep", pattern="needle").text)
+        """
+    )
+    argv = [sys.executable, "-c", code]
+    if os.geteuid() == 0:
+        argv = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *argv]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Found 1 match\n\nok.txt\nLine 1: needle\n\n(1 file could not be read and was skipped.)\n"
+
+
+# --------------------------------------------------------------------------- rg availability
+
+
+def _marker_processes(marker: str) -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            st = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        if marker.encode() in cmd and ") Z " not in st:
+            found.append(int(pid))
+    return found
+
+
+def _sleeper(tmp_path: Path, marker: str) -> Path:
+    script = tmp_path / "fake-rg"
+    script.write_text(f"#!/bin/sh\nsleep {marker}\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_hanging_search_is_killed_by_the_timeout(root: Path, tmp_path: Path) -> None:
+    marker = "61.4242"
+    ws = make(root, tmp_path, rg_path=str(_sleeper(tmp_path, marker)), search_timeout_ms=500)
+    t0 = time.monotonic()
+    r = ws.run("grep", pattern="x")
+    assert time.monotonic() - t0 < 10
+    assert r.value["code"] == "SEARCH_ABORTED"
+    assert r.text == "Error: grep was stopped after 500 ms; narrow the pattern or path"
+    assert _marker_processes(marker) == []
+
+
+def test_cancelled_search(root: Path, tmp_path: Path) -> None:
+    marker = "62.4242"
+    ws = make(root, tmp_path, rg_path=str(_sleeper(tmp_path, marker)))
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    r = ws.call("glob", {"pattern": "*"}, cancel=cancel)
+    assert r.value["code"] == "SEARCH_ABORTED"
+    assert r.text == "Error: glob was cancelled before it finished"
+    assert _marker_processes(marker) == []
+
+
+def test_no_rg_means_no_search_tools(root: Path, tmp_path: Path, caplog) -> None:
+    with caplog.at_level(logging.WARNING):
+        ws = make(root, tmp_path, rg_path=str(tmp_path / "missing-rg"))
+    names = [t["name"] for t in ws.tools()]
+    assert "glob" not in names and "grep" not in names
+    assert "no ripgrep binary found" in caplog.text
+    assert ws.run("glob", pattern="*").value["code"] == "TOOL_UNKNOWN"
+
+
+def test_rg_vanishing_later_is_a_clear_search_error(root: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "rg-copy"
+    shutil.copy(find_rg(), copy)
+    copy.chmod(copy.stat().st_mode | stat.S_IXUSR)
+    ws = make(root, tmp_path, rg_path=str(copy))
+    assert "grep" in [t["name"] for t in ws.tools()]
+    copy.unlink()
+    r = ws.run("grep", pattern="x")
+    assert r.value["code"] == "SEARCH_FAILED"
+    assert r.text == "Error: grep failed: the ripgrep (rg) binary could not be started"
