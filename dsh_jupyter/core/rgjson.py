@@ -90,6 +90,43 @@ def _match(record: dict, line_no: int) -> RgMatch:
 def parse_matches(stdout: bytes) -> list[RgMatch]:
     """Every ``match`` record in ``stdout``, in rg's output order.
 
+    The fast path parses all match records with one ``orjson`` call (as one JSON array) and
+    reads their fields directly; anything unexpected sends the whole output through the careful
+    line-by-line parser below, which either agrees or raises the precise error.
+    """
+    lines = stdout.split(b"\n")
+    picked = [line for line in lines if line.startswith(_MATCH)]
+    try:
+        return _fast(lines, picked)
+    except Exception:
+        return _careful(lines)
+
+
+def _fast(lines: list[bytes], picked: list[bytes]) -> list[RgMatch]:
+    for line in lines:
+        if line and not line.startswith(_MATCH) and not (line.startswith(_SKIP) and line.endswith(b"}")):
+            record = orjson.loads(line)  # the summary (or garbage: then the careful path reports it)
+            if not isinstance(record, dict) or not isinstance(record.get("type"), str) or record["type"] == "match":
+                raise ValueError("not the common shape")
+    records = orjson.loads(b"[" + b",".join(picked) + b"]")
+    out = []
+    append = out.append
+    for record in records:
+        data = record["data"]
+        number = data["line_number"]
+        if type(number) is not int or number < 0:
+            raise ValueError("not the common shape")
+        path = data["path"]["text"]
+        text = data["lines"]["text"]
+        if type(path) is not str or type(text) is not str or record["type"] != "match":
+            raise ValueError("not the common shape")
+        append(RgMatch(path, number, text))
+    return out
+
+
+def _careful(lines: list[bytes]) -> list[RgMatch]:
+    """Line by line, validating every record; raises ``ValueError`` naming the first bad line.
+
     Non-match records that start with rg's own prefix are skipped after a cheap framing check
     (the line must end in ``}``, which catches a stream cut off mid-record) and are not otherwise
     validated: parsing them would cost most of the time on context-heavy output and they carry
@@ -97,7 +134,7 @@ def parse_matches(stdout: bytes) -> list[RgMatch]:
     """
     matches: list[RgMatch] = []
     append = matches.append
-    for line_no, line in enumerate(stdout.split(b"\n"), start=1):
+    for line_no, line in enumerate(lines, start=1):
         if not line:
             continue
         if line.startswith(_MATCH):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from dsh_jupyter.core.render.quoting import quote_name
+from dsh_jupyter.core.render.quoting import quote_name, quote_names
 
 __all__ = [
     "render_glob",
@@ -61,7 +61,7 @@ def render_glob(value: dict) -> str:
     if total == 0:
         return "No files found"
     paths = value["paths"]
-    lines = [quote_name(path) for path in paths]
+    lines = quote_names(paths)
     # A page that is shorter than the total is capped whatever the flag says.
     if value.get("capped") or total > len(paths):
         lines.append("")
@@ -73,7 +73,7 @@ def render_glob_spill(display_paths: Sequence[str]) -> str:
     """The complete glob result for the spill file: one quoted path per line, newline-terminated."""
     if not display_paths:
         return ""
-    return "\n".join([quote_name(path) for path in display_paths]) + "\n"
+    return "\n".join(quote_names(list(display_paths))) + "\n"
 
 
 # --------------------------------------------------------------------------------------- grep

@@ -15,7 +15,7 @@ import stat as statmod
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
-from ..paths import Resolved, is_within, printable
+from ..paths import Resolved, is_within
 from ..registry import ToolSpec
 from ..render.search import render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
 from ..rg import RgMissing, RgOutcome, run_rg
@@ -133,13 +133,15 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
     outcome = _run(ctx, argv, "glob")
     if outcome.returncode not in (0, 1) and not outcome.stdout:
         raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {_diagnostic(outcome.stderr_tail)}")
-    raw = outcome.stdout.split(b"\0")
-    if raw and raw[-1] == b"":
-        raw.pop()
-    paths = [printable(os.fsdecode(p)) for p in raw]
+    # One decode of the whole output (invalid UTF-8 in a name becomes U+FFFD for display).
+    blob = outcome.stdout.decode("utf-8", "replace")
     if strip:
-        cut = len(strip)
-        paths = [p[cut:] if p.startswith(strip) else p for p in paths]
+        blob = blob.replace("\0" + strip, "\0")
+        if blob.startswith(strip):
+            blob = blob[len(strip) :]
+    paths = blob.split("\0")
+    if paths and paths[-1] == "":
+        paths.pop()
     spill_prefix = _spill_exclusion(ctx)
     if spill_prefix is not None or _has_vcs(outcome.stdout):
         paths = [p for p in paths if _keep(p, spill_prefix, ctx.cwd)]
@@ -150,11 +152,6 @@ def _has_vcs(stdout: bytes) -> bool:
     return any(name.encode() + b"/" in stdout for name in VCS_DIRS)
 
 
-def _group_key(path: str, root_prefix: str) -> str:
-    rel = path[len(root_prefix) :] if root_prefix and path.startswith(root_prefix) else path
-    return rel.split("/", 1)[0]
-
-
 def _shape_glob(ctx: CallContext, value: dict, paths: list[str], target: Resolved) -> dict:
     cap = ctx.settings.glob_max_results
     total = len(paths)
@@ -163,7 +160,8 @@ def _shape_glob(ctx: CallContext, value: dict, paths: list[str], target: Resolve
         value["paths"] = paths
         return value
     prefix = "" if target.lexical == ctx.cwd else target.display.rstrip("/") + "/"
-    keys = [_group_key(p, prefix) for p in paths]
+    cut = len(prefix)
+    keys = [p[cut:].partition("/")[0] for p in paths] if cut else [p.partition("/")[0] for p in paths]
     sample = sample_across_groups(keys, cap)
     value["groupsTotal"] = sample.groups_total
     if ctx.settings.glob_sample_over_cap and not sample.flat:
