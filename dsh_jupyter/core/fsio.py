@@ -79,7 +79,7 @@ def entry_details(real_dir: str, name: str) -> dict:
     return out
 
 
-def atomic_write(real: str, data: bytes, mode: int | None) -> None:
+def atomic_write(real: str, data: bytes, mode: int | None, owner: tuple[int, int] | None = None) -> None:
     """Replace ``real`` with ``data`` so a crash or full disk leaves the old content whole.
 
     A temporary file in the same directory (same filesystem, so the rename is atomic) is
@@ -88,7 +88,8 @@ def atomic_write(real: str, data: bytes, mode: int | None) -> None:
     file is removed and the target is untouched.
     """
     directory, base = os.path.split(real)
-    tmp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.dsh-tmp")
+    # The name is cut so a target near NAME_MAX (255 bytes) still gets a temporary file.
+    tmp = os.path.join(directory, f".{base[:32]}.{secrets.token_hex(6)}.dsh-tmp")
     # 0o666 through O_CREAT lets the process umask decide a new file's mode, as any editor does.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
@@ -97,6 +98,13 @@ def atomic_write(real: str, data: bytes, mode: int | None) -> None:
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
+            if owner is not None:
+                # Keep the replaced file's owner and group where allowed (a server running as
+                # root must not take users' files over); before fchmod, which chown would undo.
+                try:
+                    os.fchown(fd, *owner)
+                except OSError:
+                    pass
             if mode is not None:
                 os.fchmod(fd, statmod.S_IMODE(mode))
             os.fsync(fd)

@@ -69,6 +69,10 @@ class Resolver:
         raw = "." if path is None else path
         if "\0" in raw:
             raise ToolError(Codes.ARGUMENT_INVALID, "path must not contain a NUL character")
+        try:
+            os.fsencode(raw)  # JSON may carry a lone surrogate; no file name can hold one
+        except UnicodeEncodeError:
+            raise ToolError(Codes.ARGUMENT_INVALID, "path must not contain an unpaired surrogate character") from None
         lexical = os.path.normpath(os.path.join(cwd, raw))
         if lexical.startswith("//"):
             lexical = "/" + lexical.lstrip("/")

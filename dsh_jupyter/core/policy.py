@@ -20,9 +20,23 @@ from collections.abc import Iterator
 from .errors import Codes, ToolError
 from .fsio import file_version
 
-__all__ = ["record_read", "gated", "check_observed"]
+__all__ = ["record_read", "gated", "check_observed", "observation_key"]
 
 log = logging.getLogger(__name__)
+
+
+def observation_key(real: str) -> str:
+    """The state store's key for ``real``: the path itself, or, for a name that is not valid
+    UTF-8 (surrogate escapes, which SQLite text cannot hold), its bytes with ``\\xNN`` escapes.
+
+    A clash with a name that really holds ``\\xNN`` is harmless: the stored version names the
+    inode, so an observation of one file never passes for the other.
+    """
+    try:
+        real.encode("utf-8")
+        return real
+    except UnicodeEncodeError:
+        return os.fsencode(real).decode("utf-8", "backslashreplace")
 
 
 def record_read(store, session: str, real: str, version: str) -> bool:
@@ -30,7 +44,7 @@ def record_read(store, session: str, real: str, version: str) -> bool:
     if store is None:
         return False
     try:
-        store.record_observation(session, real, version)
+        store.record_observation(session, observation_key(real), version)
         return True
     except Exception as exc:  # the store is not allowed to break a read
         log.warning("could not record an observation of %s: %s", real, exc)
@@ -70,7 +84,7 @@ def gated(store, verb: str, display: str) -> Iterator[object]:
 def check_observed(gate, session: str, real: str, st: os.stat_result, verb: str, display: str) -> None:
     """Raise FS_NOT_OBSERVED unless ``session`` observed exactly this version of ``real``."""
     try:
-        seen = gate.observed_version(session, real)
+        seen = gate.observed_version(session, observation_key(real))
     except Exception:
         raise ToolError(
             Codes.STATE_UNAVAILABLE, f'cannot {verb} "{display}": the session state is unavailable'

@@ -9,6 +9,7 @@ total line count for the footer.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 
 __all__ = ["Window", "NotText", "read_window", "BINARY_SNIFF_BYTES"]
@@ -33,18 +34,21 @@ def _decode(raw: bytes) -> str:
     return line[:-1] if line.endswith("\r") else line
 
 
-def read_window(fd: int, size: int, offset: int, count: int, stream_min_size: int) -> Window:
+def read_window(
+    fd: int, size: int, offset: int, count: int, stream_min_size: int, max_line_bytes: int | None = None
+) -> Window:
     """Read ``count`` lines starting at 1-based line ``offset`` from an open file descriptor.
 
     Raises ``NotText`` for a binary file. ``count`` is an upper bound: the caller trims the
-    window further for its byte cap.
+    window further for its byte cap. A streamed window keeps at most ``max_line_bytes`` of each
+    line (the caller truncates lines anyway), so one huge line cannot fill memory.
     """
     head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
     if b"\0" in head:
         raise NotText()
     if size < stream_min_size:
         return _window_whole(fd, offset, count)
-    return _window_streamed(fd, offset, count)
+    return _window_streamed(fd, offset, count, max_line_bytes)
 
 
 def _window_whole(fd: int, offset: int, count: int) -> Window:
@@ -64,18 +68,20 @@ def _window_whole(fd: int, offset: int, count: int) -> Window:
     return Window([_decode(b) for b in selected], total, end >= total)
 
 
-def _window_streamed(fd: int, offset: int, count: int) -> Window:
+def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | None = None) -> Window:
     """Skip ``offset - 1`` lines by counting newlines, then collect the window's lines."""
     to_skip = offset - 1
     lines_before = 0  # complete lines consumed before ``buf``
     buf = b""
     eof = False
+    partial = False  # the last chunk read ends inside a line (no newline yet)
     # Phase 1: find the byte where line ``offset`` starts.
     while to_skip > 0:
         chunk = os.read(fd, _CHUNK)
         if not chunk:
             eof = True
             break
+        partial = not chunk.endswith(b"\n")
         n = chunk.count(b"\n")
         if n < to_skip:
             to_skip -= n
@@ -89,25 +95,37 @@ def _window_streamed(fd: int, offset: int, count: int) -> Window:
         to_skip = 0
         buf = chunk[pos + 1 :]
     if to_skip > 0:
-        # Ran out of file before the window began: the file has lines_before (+1 partial) lines.
-        total = lines_before + (1 if buf else 0)
+        # Ran out of file before the window began: the file has lines_before lines, plus one
+        # when its last line has no newline.
+        total = lines_before + (1 if partial else 0)
         return Window([], total, True)
     # Phase 2: collect up to ``count`` lines.
     collected: list[bytes] = []
+    # Walk ``buf`` by position (no re-slicing per line) and carry at most ``keep`` bytes of a
+    # line across chunks (no ``buf += chunk``: a line longer than memory must not be gathered).
+    keep = max_line_bytes if max_line_bytes is not None else sys.maxsize
+    pos = 0
+    carried = b""  # the head of the current line, from earlier chunks
     while len(collected) < count:
-        nl = buf.find(b"\n")
+        nl = buf.find(b"\n", pos)
         if nl >= 0:
-            collected.append(buf[:nl])
-            buf = buf[nl + 1 :]
+            line = carried + buf[pos : min(nl, pos + keep)] if carried else buf[pos : min(nl, pos + keep)]
+            collected.append(line[:keep])
+            carried = b""
+            pos = nl + 1
             continue
+        if len(carried) < keep:
+            carried += buf[pos : pos + keep - len(carried)]
+        buf, pos = b"", 0
         chunk = b"" if eof else os.read(fd, _CHUNK)
         if not chunk:
             eof = True
-            if buf:
-                collected.append(buf)
-                buf = b""
+            if carried:
+                collected.append(carried)
+                carried = b""
             break
-        buf += chunk
+        buf = chunk
+    buf = buf[pos:]
     # Did the window reach the end? Only if nothing follows it.
     if not eof and not buf:
         peek = os.read(fd, 1)

@@ -60,7 +60,7 @@ def execute_list_dir(ctx: CallContext, args: dict) -> dict:
     try:
         target = ctx.resolver.resolve(ctx.cwd, args["path"], verb=verb)
     except ToolError as exc:
-        if exc.code == Codes.FS_OUTSIDE_ROOT:
+        if exc.code in (Codes.FS_OUTSIDE_ROOT, Codes.ARGUMENT_INVALID):
             raise
         raise ToolError(Codes.LIST_DIR_FS_ERROR, exc.message) from None
     if not target.exists:

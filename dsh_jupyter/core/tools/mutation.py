@@ -8,13 +8,14 @@ a CRLF file stays CRLF when the model sends ``\\n`` (models almost always do).
 from __future__ import annotations
 
 import os
+import re
 import stat as statmod
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..fsio import atomic_write, file_version
 from ..paths import is_within
-from ..policy import check_observed, gated
+from ..policy import check_observed, gated, observation_key
 from ..textread import BINARY_SNIFF_BYTES
 
 __all__ = ["execute_write", "execute_edit"]
@@ -40,12 +41,18 @@ def _stat(real: str, verb: str, display: str) -> os.stat_result | None:
     return st
 
 
+# Lone surrogates that are not surrogateescape's escaped bytes (U+DC80-U+DCFF).
+_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
 def _encode(text: str) -> bytes:
     try:
         # surrogateescape round-trips bytes that were not valid UTF-8 when the file was read
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "replace")
+        # A lone surrogate from the model's text becomes U+FFFD; the file's own undecodable
+        # bytes elsewhere must still round-trip (a blanket "replace" turned them into "?").
+        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8", "surrogateescape")
 
 
 def _is_crlf(sample: bytes) -> bool:
@@ -57,12 +64,12 @@ def _write_file(ctx: CallContext, gate, real: str, data: bytes, old: os.stat_res
     try:
         if old is None:
             os.makedirs(os.path.dirname(real), exist_ok=True)
-        atomic_write(real, data, old.st_mode if old else None)
+        atomic_write(real, data, old.st_mode if old else None, (old.st_uid, old.st_gid) if old else None)
         new = os.stat(real)
     except OSError as exc:
         raise ToolError(Codes.FS_ERROR, f'cannot {verb} "{display}": {exc.strerror or exc}') from None
     try:
-        gate.record_observation(ctx.session, real, file_version(new))
+        gate.record_observation(ctx.session, observation_key(real), file_version(new))
     except Exception:
         raise ToolError(
             Codes.STATE_UNAVAILABLE,

@@ -55,7 +55,9 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
     fd, fst = open_regular(target.real, "read", target.display)
     try:
         try:
-            window = read_window(fd, fst.st_size, offset, limit, s.read_stream_min_size)
+            # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
+            keep = 4 * s.read_max_line_length + 8
+            window = read_window(fd, fst.st_size, offset, limit, s.read_stream_min_size, keep)
         except NotText:
             raise ToolError(Codes.FS_NOT_TEXT, f'cannot read "{target.display}": binary file') from None
         except OSError as exc:

@@ -1,0 +1,127 @@
+"""Shared fixtures: a workspace factory over a real temporary tree, a tree builder, a hang guard.
+
+Every workspace a test makes keeps its state file under the test's ``tmp_path``: a test must never
+touch the user's default state file.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from dsh_jupyter import Workspace
+
+
+class Link:
+    """A symlink in a ``tree`` spec: ``{"l": Link("target")}``."""
+
+    def __init__(self, target: str | os.PathLike) -> None:
+        self.target = os.fspath(target)
+
+
+def build_tree(base: Path, spec: dict) -> Path:
+    """Create ``spec`` under ``base``: str/bytes -> file, dict -> directory, Link -> symlink.
+
+    Keys may hold ``/`` to create nested paths in one go.
+    """
+    base = Path(base)
+    base.mkdir(parents=True, exist_ok=True)
+    for name, node in spec.items():
+        path = base / name
+        if isinstance(node, dict):
+            build_tree(path, node)
+        elif isinstance(node, Link):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(node.target, path)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            data = node.encode("utf-8") if isinstance(node, str) else bytes(node)
+            path.write_bytes(data)
+    return base
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The confinement root: ``tmp_path/root`` (its real path)."""
+    r = tmp_path / "root"
+    r.mkdir()
+    return Path(os.path.realpath(r))
+
+
+@pytest.fixture
+def state_file(tmp_path: Path) -> Path:
+    return tmp_path / "state" / "state.sqlite"
+
+
+@pytest.fixture
+def make_ws(root: Path, state_file: Path):
+    """``make_ws(root=None, session="s1", state_path=None, **settings)`` -> Workspace."""
+
+    def factory(root_dir=None, session: str = "s1", state_path=None, **settings) -> Workspace:
+        return Workspace(
+            root_dir if root_dir is not None else root,
+            session=session,
+            state_path=state_path if state_path is not None else state_file,
+            **settings,
+        )
+
+    return factory
+
+
+@pytest.fixture
+def ws(make_ws) -> Workspace:
+    return make_ws()
+
+
+@pytest.fixture
+def tree():
+    """``tree(base, spec)``: the tree builder as a fixture."""
+    return build_tree
+
+
+@pytest.fixture
+def link():
+    return Link
+
+
+def run_guarded(fn, timeout: float = 5.0):
+    """Run ``fn()`` in a daemon thread; fail the test (instead of hanging) if it does not return."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # pragma: no cover - reported below
+            box["error"] = exc
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(timeout)
+    if t.is_alive():
+        pytest.fail(f"call did not return within {timeout} s (it hangs)")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+@pytest.fixture
+def guarded():
+    return run_guarded
+
+
+def assert_error(result, code: str, message: str | None = None) -> None:
+    """An error result with ``code`` (and exactly ``message``, when given)."""
+    assert result.is_error, result.text
+    assert result.value["code"] == code, result.value
+    assert set(result.value) == {"name", "code", "message"}
+    assert result.text == f"Error: {result.value['message']}"
+    if message is not None:
+        assert result.value["message"] == message, result.value["message"]
+
+
+@pytest.fixture
+def expect_error():
+    return assert_error

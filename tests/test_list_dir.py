@@ -1,0 +1,153 @@
+"""``list_dir``, the compatibility listing (SPEC 4.7): JSON text, pre-order, bounded, its own codes."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import Link, assert_error
+
+
+def test_flat(ws, root, tree):
+    tree(root, {"b.txt": "", "a": {"x": ""}, "C": {}, "link": Link("a")})
+    r = ws.run("list_dir", path=".")
+    assert r.text == '{"entries": ["C", "a", "b.txt", "link"]}'
+    assert r.value == {"entries": ["C", "a", "b.txt", "link"]}
+    assert not r.is_error
+
+
+def test_flat_empty(ws, root):
+    (root / "e").mkdir()
+    assert ws.run("list_dir", path="e").text == '{"entries": []}'
+    assert ws.run("list_dir", path="e", recursive=True).text == '{"entries": []}'
+
+
+def test_recursive_pre_order_alphabetical(ws, root, tree):
+    tree(root, {"b": "", "a/y": "", "a/x": ""})
+    r = ws.run("list_dir", path=".", recursive=True)
+    assert r.value == {"entries": ["a", "a/x", "a/y", "b"]}
+    assert r.text == '{"entries": ["a", "a/x", "a/y", "b"]}'
+
+
+def test_recursive_deeper_tree(ws, root, tree):
+    tree(
+        root,
+        {
+            "src/pkg/__init__.py": "",
+            "src/pkg/sub/mod.py": "",
+            "src/main.py": "",
+            "docs/index.md": "",
+            "empty": {},
+            "README": "",
+            "src/alias": Link("pkg"),
+        },
+    )
+    r = ws.run("list_dir", path=".", recursive=True)
+    assert r.value["entries"] == [
+        "README",
+        "docs",
+        "docs/index.md",
+        "empty",
+        "src",
+        "src/alias",  # a symlinked directory is listed, never entered
+        "src/main.py",
+        "src/pkg",
+        "src/pkg/__init__.py",
+        "src/pkg/sub",
+        "src/pkg/sub/mod.py",
+    ]
+    assert "truncated" not in r.value
+    sub = ws.run("list_dir", path="src/pkg", recursive=True)
+    assert sub.value == {"entries": ["__init__.py", "sub", "sub/mod.py"]}
+
+
+def test_recursive_capped(make_ws, root, tree):
+    tree(root, {"b": "", "a/y": "", "a/x": "", "c/z": ""})
+    ws = make_ws(list_dir_max_entries=3)
+    r = ws.run("list_dir", path=".", recursive=True)
+    assert r.text == '{"entries": ["a", "a/x", "a/y"], "truncated": true, "totalEntries": null}'
+    assert r.value == {"entries": ["a", "a/x", "a/y"], "truncated": True, "totalEntries": None}
+    assert not r.is_error
+
+
+def test_recursive_exactly_at_the_cap_is_not_truncated(make_ws, root, tree):
+    tree(root, {"b": "", "a/y": "", "a/x": ""})
+    ws = make_ws(list_dir_max_entries=4)
+    assert ws.run("list_dir", path=".", recursive=True).text == '{"entries": ["a", "a/x", "a/y", "b"]}'
+
+
+def test_recursive_is_bounded_on_a_wide_tree(make_ws, root):
+    for i in range(50):
+        d = root / f"d{i:02d}"
+        d.mkdir()
+        for j in range(50):
+            (d / f"f{j:02d}").write_text("")
+    ws = make_ws(list_dir_max_entries=100)
+    r = ws.run("list_dir", path=".", recursive=True)
+    assert len(r.value["entries"]) == 100
+    assert r.value["entries"][:3] == ["d00", "d00/f00", "d00/f01"]
+    assert r.value["truncated"] is True and r.value["totalEntries"] is None
+
+
+def test_names_are_json_text(ws, root):
+    (root / "a\nb").write_text("")
+    (root / "é").write_text("")
+    os.close(os.open(os.fsencode(root) + b"/bad\xff", os.O_CREAT | os.O_WRONLY, 0o644))
+    r = ws.run("list_dir", path=".")
+    assert r.text == '{"entries": ["a\\nb", "bad\ufffd", "é"]}'
+    assert json.loads(r.text) == {"entries": ["a\nb", "bad\ufffd", "é"]}
+
+
+def test_not_found(ws):
+    r = ws.run("list_dir", path="nope")
+    assert_error(r, "not-found", 'cannot list "nope": not found')
+    assert r.value["name"] == "FsError"
+
+
+def test_not_a_dir(ws, root):
+    (root / "f.txt").write_text("x")
+    assert_error(ws.run("list_dir", path="f.txt"), "not-a-dir", 'cannot list "f.txt": not a directory')
+    assert_error(ws.run("list_dir", path="f.txt", recursive=True), "not-a-dir",
+                 'cannot list "f.txt": not a directory')
+
+
+def test_a_path_under_a_file_is_not_found(ws, root):
+    # the resolver treats a path below a regular file as missing (ENOTDIR while resolving)
+    (root / "f.txt").write_text("x")
+    assert_error(ws.run("list_dir", path="f.txt/sub"), "not-found", 'cannot list "f.txt/sub": not found')
+
+
+def test_fs_error_for_a_symlink_loop(ws, root):
+    os.symlink("loop", root / "loop")
+    assert_error(ws.run("list_dir", path="loop"), "fs-error", 'cannot list "loop": symbolic link loop')
+
+
+def test_fs_error_for_a_name_too_long(ws):
+    name = "n" * 300
+    assert_error(ws.run("list_dir", path=name), "fs-error", f'cannot list "{name}": File name too long')
+
+
+def test_outside_root_keeps_its_code(ws):
+    assert_error(ws.run("list_dir", path=".."), "FS_OUTSIDE_ROOT", 'cannot list "..": path is outside the workspace')
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({}, "path is required"),
+        ({"path": ""}, "path must be a non-empty string"),
+        ({"path": ".", "recursive": "yes"}, "recursive must be true or false"),
+        ({"path": ".", "depth": 2}, 'unknown argument "depth" (this tool takes: path, recursive)'),
+    ],
+)
+def test_argument_errors(ws, args, message):
+    assert_error(ws.run("list_dir", **args), "ARGUMENT_INVALID", message)
+
+
+def test_to_frame(ws, root, tree):
+    tree(root, {"a/x": "", "b": ""})
+    frame = ws.run("list_dir", path=".", recursive=True).to_frame()
+    assert list(frame.columns) == ["entry"]
+    assert frame["entry"].tolist() == ["a", "a/x", "b"]

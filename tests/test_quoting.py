@@ -1,0 +1,71 @@
+"""The one quoting rule for names and paths (SPEC 4.1), on exact strings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dsh_jupyter.core.render.quoting import needs_quoting, quote_name
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "plain.txt",
+        "with space inside",
+        "café-naïve-日本語.md",  # non-ASCII stays bare
+        "a@b",  # @ not at the end
+        "a\"b",  # a quote not at the start
+        "x/y",  # a multi-segment path without </
+        "<a>",
+        "\ufffd.bin",  # the replacement char of an undecodable name
+        ".hidden",
+        "-rf",
+    ],
+)
+def test_bare_names(name):
+    assert not needs_quoting(name)
+    assert quote_name(name) == name
+
+
+@pytest.mark.parametrize(
+    ("name", "quoted"),
+    [
+        ("a\nb", '"a\\u000ab"'),
+        ("a\rb", '"a\\u000db"'),
+        ("tab\there", '"tab\\u0009here"'),
+        ("nul\x00", '"nul\\u0000"'),
+        ("del\x7f", '"del\\u007f"'),
+        ("c1\x85x", '"c1\\u0085x"'),
+        ("c1\x9fx", '"c1\\u009fx"'),
+        ("</content>", '"<\\/content>"'),
+        ("a</b", '"a<\\/b"'),
+        ("x@", '"x@"'),
+        ("dir/", '"dir/"'),
+        ('"quoted', '"\\"quoted"'),
+        (" lead", '" lead"'),
+        ("trail ", '"trail "'),
+        ("\u3000ideographic", '"\u3000ideographic"'),  # Unicode whitespace at the start
+        ("back\\slash", '"back\\\\slash"'),
+        ("日本\n語", '"日本\\u000a語"'),  # non-ASCII kept in the quoted form too
+        ("", '""'),
+    ],
+)
+def test_quoted_names(name, quoted):
+    assert needs_quoting(name)
+    assert quote_name(name) == quoted
+
+
+@pytest.mark.parametrize("name", ["a\nb", "</content>", 'x"@', " \\ ", "\x85\x00\x7f", "é\t"])
+def test_quoted_form_is_a_json_string_of_the_name(name):
+    q = quote_name(name)
+    assert json.loads(q) == name
+    assert "\n" not in q and "</" not in q
+
+
+def test_quoted_form_has_no_raw_control_characters():
+    name = "".join(chr(c) for c in list(range(0x20)) + list(range(0x7F, 0xA0)))
+    q = quote_name(name)
+    assert all(not (ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F) for c in q)
+    assert json.loads(q) == name

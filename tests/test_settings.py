@@ -1,0 +1,121 @@
+"""Settings (SPEC 5): defaults, refusal of invalid values naming the setting, unknown names."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsh_jupyter import Workspace
+from dsh_jupyter.core.settings import Settings, SettingsError
+
+SPEC_DEFAULTS = {
+    "list_max_entries": 200,
+    "glob_max_results": 100,
+    "grep_max_matches": 250,
+    "grep_max_line_bytes": 2000,
+    "raw_output_max_bytes": 20_000_000,
+    "search_timeout_ms": 30_000,
+    "read_limit": 2000,
+    "read_max_line_length": 2000,
+    "read_max_bytes": 51_200,
+    "read_stream_min_size": 10_485_760,
+    "list_dir_max_entries": 10_000,
+    "glob_sample_over_cap": True,
+    "state_path": None,
+    "spill_root": None,
+    "rg_path": None,
+}
+INTS = [k for k, v in SPEC_DEFAULTS.items() if isinstance(v, int) and not isinstance(v, bool)]
+
+
+def test_defaults_match_the_spec():
+    assert Settings().as_dict() == SPEC_DEFAULTS
+    assert set(Settings.names()) == set(SPEC_DEFAULTS)
+
+
+def test_workspace_uses_the_defaults(make_ws):
+    ws = make_ws()
+    for name, value in SPEC_DEFAULTS.items():
+        if name != "state_path":
+            assert getattr(ws.settings, name) == value, name
+
+
+def test_workspace_takes_settings_by_name(make_ws):
+    ws = make_ws(list_max_entries=7, read_limit=3, glob_sample_over_cap=False)
+    assert ws.settings.list_max_entries == 7
+    assert ws.settings.read_limit == 3
+    assert ws.settings.glob_sample_over_cap is False
+
+
+@pytest.mark.parametrize("name", INTS)
+@pytest.mark.parametrize("bad", [0, -1])
+def test_non_positive_ints_are_refused(make_ws, name, bad):
+    with pytest.raises(SettingsError) as exc:
+        make_ws(**{name: bad})
+    assert str(exc.value) == f"setting {name} must be at least 1, got {bad}"
+
+
+def test_exact_message_for_list_max_entries(make_ws):
+    with pytest.raises(SettingsError, match=r"^setting list_max_entries must be at least 1, got 0$"):
+        make_ws(list_max_entries=0)
+    with pytest.raises(ValueError):  # SettingsError is a ValueError
+        Settings(list_max_entries=0)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("5", "'5'"), (5.0, "5.0"), (True, "True"), (None, "None")],
+)
+def test_wrong_types_are_refused(value, shown):
+    with pytest.raises(SettingsError) as exc:
+        Settings(read_limit=value)
+    assert str(exc.value) == f"setting read_limit must be an integer, got {shown}"
+
+
+def test_boolean_setting():
+    with pytest.raises(SettingsError) as exc:
+        Settings(glob_sample_over_cap="false")
+    assert str(exc.value) == "setting glob_sample_over_cap must be true or false, got 'false'"
+    assert Settings(glob_sample_over_cap=False).glob_sample_over_cap is False
+
+
+@pytest.mark.parametrize("name", ["state_path", "spill_root", "rg_path"])
+@pytest.mark.parametrize(("value", "shown"), [("", "''"), ("a\0b", "'a\\x00b'"), (3, "3")])
+def test_path_settings(name, value, shown):
+    with pytest.raises(SettingsError) as exc:
+        Settings(**{name: value})
+    assert str(exc.value) == f"setting {name} must be a non-empty path, got {shown}"
+
+
+def test_unknown_setting_is_refused(make_ws):
+    with pytest.raises(SettingsError) as exc:
+        make_ws(list_max_entry=5)
+    message = str(exc.value)
+    assert message.startswith("unknown setting 'list_max_entry'; known settings: ")
+    assert "list_max_entries" in message
+    with pytest.raises(SettingsError, match="unknown setting 'nope'"):
+        Settings.from_mapping({"nope": 1})
+
+
+def test_from_mapping_and_replace():
+    s = Settings.from_mapping({"read_limit": 10})
+    assert s.read_limit == 10
+    assert s.replace(read_limit=20).read_limit == 20
+    with pytest.raises(SettingsError):
+        s.replace(read_limit=0)
+
+
+def test_root_must_be_a_directory(tmp_path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SettingsError, match="is not a directory"):
+        Workspace(tmp_path / "file", state_path=tmp_path / "s.sqlite")
+    with pytest.raises(SettingsError, match="is not a directory"):
+        Workspace(tmp_path / "missing", state_path=tmp_path / "s.sqlite")
+
+
+def test_bad_surface_and_session(root, tmp_path):
+    with pytest.raises(SettingsError, match="surface must be one of python, rest, magic, widget"):
+        Workspace(root, state_path=tmp_path / "s.sqlite", surface="cli")
+    from dsh_jupyter.core.errors import ToolError
+
+    with pytest.raises(ToolError, match="session must be a non-empty string"):
+        Workspace(root, session="", state_path=tmp_path / "s.sqlite")
