@@ -200,7 +200,8 @@ def test_a_workspace_root_reached_through_a_symlink(make_ws, layout, tmp_path):
 @pytest.mark.parametrize("path", ["~/inside.txt", "..\\outside\\secret.txt", "$HOME", "*"])
 def test_no_shell_or_home_expansion(ws, layout, path):
     r = ws.run("read", file_path=path)
-    assert_error(r, "FS_NOT_FOUND", f'cannot read "{path}": not found')
+    shown = path.replace("\\", "\\\\")  # messages escape a backslash as JSON does
+    assert_error(r, "FS_NOT_FOUND", f'cannot read "{shown}": not found')
 
 
 def test_spill_root_inside_the_workspace_is_read_only(make_ws, layout):

@@ -202,15 +202,35 @@ def test_root_defaults_to_the_cwd(monkeypatch, root, state_file):
     assert ws.root == str(root)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="workspace.py/state.py: the call log stores args as UTF-8 text, so a call whose args hold "
-    "a surrogate escape (the only way to name a file whose name is not valid UTF-8) is not logged "
-    "at all ('surrogates not allowed'); SPEC 6 says every call is appended",
-)
 def test_call_with_an_undecodable_path_is_logged(ws, root):
     with open(os.fsencode(root) + b"/bad\xff.txt", "wb") as fh:
         fh.write(b"x\n")
     r = ws.run("read", file_path=os.fsdecode(b"bad\xff.txt"))
     assert not r.is_error
     assert [c.tool for c in ws.store.list_calls("s1")] == ["read"]
+
+
+def test_call_log_cuts_huge_arguments(ws, root):
+    big = "x" * 200_000
+    r = ws.run("write", file_path="big.txt", content=big)
+    assert not r.is_error
+    (call,) = ws.store.list_calls("s1")
+    logged = call.args["content"]
+    assert logged.startswith("x" * 65_536)
+    assert logged.endswith("... (cut from 200000 characters in the call log)")
+    assert (root / "big.txt").read_text() == big
+
+
+def test_error_messages_escape_hostile_names(ws):
+    r = ws.run("read", file_path='evil\n"name')
+    assert r.text == 'Error: cannot read "evil\\u000a\\"name": not found'
+    r = ws.run("read", file_path="two\nlines")
+    assert r.text == 'Error: cannot read "two\\u000alines": not found'
+    assert "\n" not in r.text
+
+
+def test_write_refuses_a_path_ending_in_a_slash(ws, root):
+    r = ws.run("write", file_path="foo/", content="x")
+    assert r.value["code"] == "ARGUMENT_INVALID"
+    assert r.text == 'Error: file_path must name a file; "foo/" ends with "/"'
+    assert not (root / "foo").exists()

@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 
 from .errors import Codes, ToolError
+from .render.quoting import in_message
 
 __all__ = ["Resolved", "Resolver", "display_path", "is_within"]
 
@@ -42,7 +43,11 @@ def printable(path: str) -> str:
         path.encode("utf-8")
         return path
     except UnicodeEncodeError:
+        pass
+    try:
         return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that no undecodable byte produced
+        return path.encode("utf-8", "replace").decode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,7 @@ class Resolver:
             # Name the path as the caller wrote it: never reveal where the root lies.
             raise ToolError(
                 Codes.FS_OUTSIDE_ROOT,
-                f'cannot {verb} "{printable(raw)}": path is outside the workspace',
+                f'cannot {verb} {in_message(printable(raw))}: path is outside the workspace',
             )
         return Resolved(lexical=lexical, real=real, display=shown, exists=exists, in_spill=in_spill)
 
@@ -101,8 +106,8 @@ class Resolver:
             pass
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} "{shown}": symbolic link loop') from None
-            raise ToolError(Codes.FS_ERROR, f'cannot {verb} "{shown}": {exc.strerror or exc}') from None
+                raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} {in_message(shown)}: symbolic link loop') from None
+            raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(shown)}: {exc.strerror or exc}') from None
         # Missing (or under a file): resolve as far as the path exists, following dangling
         # links textually so a link that points out is still judged by where it points.
         real = os.path.realpath(lexical, strict=False)
@@ -120,9 +125,9 @@ class Resolver:
                 break
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
-                    raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} "{shown}": symbolic link loop') from None
+                    raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} {in_message(shown)}: symbolic link loop') from None
                 break
         if os.path.islink(probe):
             # Non-strict realpath stops at a link it cannot resolve (a loop).
-            raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} "{shown}": symbolic link loop')
+            raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} {in_message(shown)}: symbolic link loop')
         return real, False

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 from .errors import Codes, ToolError
 from .fsio import file_version
+from .render.quoting import in_message
 
 __all__ = ["record_read", "gated", "check_observed", "observation_key"]
 
@@ -54,7 +55,7 @@ def record_read(store, session: str, real: str, version: str) -> bool:
 @contextlib.contextmanager
 def gated(store, verb: str, display: str) -> Iterator[object]:
     """Hold the cross-process write gate, or fail closed with STATE_UNAVAILABLE."""
-    unavailable = ToolError(Codes.STATE_UNAVAILABLE, f'cannot {verb} "{display}": the session state is unavailable')
+    unavailable = ToolError(Codes.STATE_UNAVAILABLE, f'cannot {verb} {in_message(display)}: the session state is unavailable')
     if store is None:
         raise unavailable
     try:
@@ -77,7 +78,7 @@ def gated(store, verb: str, display: str) -> Iterator[object]:
         log.warning("could not commit the write gate: %s", exc)
         raise ToolError(
             Codes.STATE_UNAVAILABLE,
-            f'cannot {verb} "{display}": the file was written but the session state could not record it',
+            f'cannot {verb} {in_message(display)}: the file was written but the session state could not record it',
         ) from None
 
 
@@ -87,12 +88,12 @@ def check_observed(gate, session: str, real: str, st: os.stat_result, verb: str,
         seen = gate.observed_version(session, observation_key(real))
     except Exception:
         raise ToolError(
-            Codes.STATE_UNAVAILABLE, f'cannot {verb} "{display}": the session state is unavailable'
+            Codes.STATE_UNAVAILABLE, f'cannot {verb} {in_message(display)}: the session state is unavailable'
         ) from None
     if seen is None:
-        raise ToolError(Codes.FS_NOT_OBSERVED, f'cannot {verb} "{display}": read it first in this session')
+        raise ToolError(Codes.FS_NOT_OBSERVED, f'cannot {verb} {in_message(display)}: read it first in this session')
     if seen != file_version(st):
         raise ToolError(
             Codes.FS_NOT_OBSERVED,
-            f'cannot {verb} "{display}": it changed since this session last read it; read it again',
+            f'cannot {verb} {in_message(display)}: it changed since this session last read it; read it again',
         )

@@ -8,6 +8,7 @@ the argument, code ``ARGUMENT_INVALID``.
 from __future__ import annotations
 
 from .errors import Codes, ToolError
+from .render.quoting import in_message
 
 __all__ = ["validate_args"]
 
@@ -24,7 +25,7 @@ def validate_args(schema: dict, args: object) -> dict:
     for name in args:
         if name not in props:
             known = ", ".join(props) or "none"
-            raise _fail(f'unknown argument "{name}" (this tool takes: {known})')
+            raise _fail(f'unknown argument {in_message(name)} (this tool takes: {known})')
     for name in schema.get("required", []):
         if name not in args or args[name] is None:
             raise _fail(f"{name} is required")

@@ -15,7 +15,7 @@ import uuid
 
 from .context import CallContext
 from .errors import Codes, ToolError
-from .paths import Resolver, is_within
+from .paths import Resolver, is_within, printable
 from .registry import ToolSpec, build_registry
 from .result import Result
 from .rg import find_rg
@@ -23,12 +23,30 @@ from .schema import validate_args
 from .settings import Settings, SettingsError
 from .spill import SpillStore
 from .state import CallRecord, StateError, StateStore
+from .render.quoting import in_message
 
 __all__ = ["Workspace", "Result", "default_state_path"]
 
 log = logging.getLogger(__name__)
 
 SURFACES = ("python", "rest", "magic", "widget")
+
+# The call log keeps what a model saw (bounded by the caps) but not every byte a model sent: a
+# 300 MB ``write`` must not copy 300 MB into the state file. Longer argument strings are cut.
+LOGGED_VALUE_MAX = 65_536
+
+
+def _loggable(args: dict) -> dict:
+    """Arguments as the call log stores them: valid UTF-8 text, long strings cut with a note."""
+    out = {}
+    for key, value in args.items():
+        key = printable(str(key))
+        if isinstance(value, str):
+            value = printable(value)
+            if len(value) > LOGGED_VALUE_MAX:
+                value = value[:LOGGED_VALUE_MAX] + f"... (cut from {len(value)} characters in the call log)"
+        out[key] = value
+    return out
 
 
 def default_state_path() -> str:
@@ -123,7 +141,7 @@ class Workspace:
             if spec is None:
                 raise ToolError(
                     Codes.TOOL_UNKNOWN,
-                    f'unknown tool "{tool}"; available tools: {", ".join(self.registry)}',
+                    f'unknown tool {in_message(tool)}; available tools: {", ".join(self.registry)}',
                 )
             clean = validate_args(spec.input_schema, args)
             ctx = CallContext(
@@ -155,7 +173,7 @@ class Workspace:
         if self.store is None:
             return
         try:
-            safe_args = args if isinstance(args, dict) else {"_": repr(args)}
+            safe_args = _loggable(args) if isinstance(args, dict) else {"_": repr(args)[:LOGGED_VALUE_MAX]}
             self.store.append_call(
                 CallRecord(
                     call_id=result.call_id,
@@ -222,7 +240,7 @@ class Workspace:
         if cwd is not None:
             target = self.resolver.resolve(self.root, cwd, verb="use")
             if not target.exists or not os.path.isdir(target.real) or target.in_spill:
-                raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot use "{target.display}" as the cwd: not a directory')
+                raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot use {in_message(target.display)} as the cwd: not a directory')
             real = target.real
         store.ensure_session(session, real)
         if cwd is not None:
@@ -282,7 +300,7 @@ class Workspace:
         session = session or self.session
         owner = self.store.spill_owner(locator) if self.store is not None else None
         if owner != session:
-            message = f'no saved result "{locator}" in session "{session}"'
+            message = f'no saved result {in_message(locator)} in session {in_message(session)}'
             return Result("read", f"Error: {message}", ToolError(Codes.FS_NOT_FOUND, message).as_value(), True, session)
         args = {"file_path": locator, "offset": offset}
         if limit is not None:

@@ -62,3 +62,12 @@ def quote_names(names: list[str]) -> list[str]:
     if all(names) and "\n" not in "".join(names) and _SUSPECT.search("\n".join(names)) is None:
         return list(names)
     return [quote_name(n) for n in names]
+
+
+def in_message(text: str) -> str:
+    """``text`` in double quotes for a one-line error message, escaped like a JSON string.
+
+    Error messages name paths the caller gave; a name holding a newline or a quote must not be
+    able to split or forge the message. An ordinary name reads exactly as ``"name"``.
+    """
+    return '"' + "".join(_escape(ch) for ch in text).replace("</", "<\\/") + '"'

@@ -8,6 +8,7 @@ from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..fsio import entry_details, scan_directory
 from ..paths import printable
+from ..render.quoting import in_message
 
 __all__ = ["execute_list", "execute_list_dir"]
 
@@ -15,15 +16,15 @@ __all__ = ["execute_list", "execute_list_dir"]
 def _scan(ctx: CallContext, path: str | None, verb: str):
     target = ctx.resolver.resolve(ctx.cwd, path, verb=verb)
     if not target.exists:
-        raise ToolError(Codes.FS_NOT_FOUND, f'cannot {verb} "{target.display}": not found')
+        raise ToolError(Codes.FS_NOT_FOUND, f'cannot {verb} {in_message(target.display)}: not found')
     if not os.path.isdir(target.real):
-        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot {verb} "{target.display}": not a directory')
+        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot {verb} {in_message(target.display)}: not a directory')
     try:
         return target, scan_directory(target.real)
     except NotADirectoryError:
-        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot {verb} "{target.display}": not a directory') from None
+        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot {verb} {in_message(target.display)}: not a directory') from None
     except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot {verb} "{target.display}": {exc.strerror or exc}') from None
+        raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(target.display)}: {exc.strerror or exc}') from None
 
 
 def execute_list(ctx: CallContext, args: dict) -> dict:
@@ -34,7 +35,7 @@ def execute_list(ctx: CallContext, args: dict) -> dict:
     if offset > max(total, 1):
         raise ToolError(
             Codes.ARGUMENT_INVALID,
-            f'offset {offset} is out of range for "{target.display}" ({total} {"entry" if total == 1 else "entries"})',
+            f'offset {offset} is out of range for {in_message(target.display)} ({total} {"entry" if total == 1 else "entries"})',
         )
     counts = {"directories": 0, "files": 0, "other": 0}
     for e in entries:
@@ -64,9 +65,9 @@ def execute_list_dir(ctx: CallContext, args: dict) -> dict:
             raise
         raise ToolError(Codes.LIST_DIR_FS_ERROR, exc.message) from None
     if not target.exists:
-        raise ToolError(Codes.LIST_DIR_NOT_FOUND, f'cannot list "{target.display}": not found')
+        raise ToolError(Codes.LIST_DIR_NOT_FOUND, f'cannot list {in_message(target.display)}: not found')
     if not os.path.isdir(target.real):
-        raise ToolError(Codes.LIST_DIR_NOT_A_DIR, f'cannot list "{target.display}": not a directory')
+        raise ToolError(Codes.LIST_DIR_NOT_A_DIR, f'cannot list {in_message(target.display)}: not a directory')
     limit = ctx.settings.list_dir_max_entries
     out: list[str] = []
 
@@ -100,5 +101,5 @@ def execute_list_dir(ctx: CallContext, args: dict) -> dict:
                     grandchildren = []  # an unreadable subdirectory is listed but not entered
                 stack.append(iter([(child, rel + "/", n, d) for n, d in grandchildren]))
     except OSError as exc:
-        raise ToolError(Codes.LIST_DIR_FS_ERROR, f'cannot list "{target.display}": {exc.strerror or exc}') from None
+        raise ToolError(Codes.LIST_DIR_FS_ERROR, f'cannot list {in_message(target.display)}: {exc.strerror or exc}') from None
     return {"entries": out}

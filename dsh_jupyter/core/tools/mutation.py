@@ -17,15 +17,18 @@ from ..fsio import atomic_write, file_version
 from ..paths import is_within
 from ..policy import check_observed, gated, observation_key
 from ..textread import BINARY_SNIFF_BYTES
+from ..render.quoting import in_message
 
 __all__ = ["execute_write", "execute_edit"]
 
 
 def _target(ctx: CallContext, path: str, verb: str):
+    if path.endswith("/"):
+        raise ToolError(Codes.ARGUMENT_INVALID, f'file_path must name a file; {in_message(path)} ends with "/"')
     target = ctx.resolver.resolve(ctx.cwd, path, verb=verb, allow_spill=True)
     spill_root = ctx.resolver.spill_root
     if target.in_spill or (spill_root and is_within(target.real, spill_root)):
-        raise ToolError(Codes.FS_READ_ONLY, f'cannot {verb} "{target.display}": saved search results are read-only')
+        raise ToolError(Codes.FS_READ_ONLY, f'cannot {verb} {in_message(target.display)}: saved search results are read-only')
     return target
 
 
@@ -35,9 +38,9 @@ def _stat(real: str, verb: str, display: str) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot {verb} "{display}": {exc.strerror or exc}') from None
+        raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(display)}: {exc.strerror or exc}') from None
     if not statmod.S_ISREG(st.st_mode):
-        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot {verb} "{display}": not a regular file')
+        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot {verb} {in_message(display)}: not a regular file')
     return st
 
 
@@ -67,13 +70,13 @@ def _write_file(ctx: CallContext, gate, real: str, data: bytes, old: os.stat_res
         atomic_write(real, data, old.st_mode if old else None, (old.st_uid, old.st_gid) if old else None)
         new = os.stat(real)
     except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot {verb} "{display}": {exc.strerror or exc}') from None
+        raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(display)}: {exc.strerror or exc}') from None
     try:
         gate.record_observation(ctx.session, observation_key(real), file_version(new))
     except Exception:
         raise ToolError(
             Codes.STATE_UNAVAILABLE,
-            f'cannot {verb} "{display}": the file was written but the session state could not record it',
+            f'cannot {verb} {in_message(display)}: the file was written but the session state could not record it',
         ) from None
 
 
@@ -120,15 +123,15 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
     with gated(ctx.store, "edit", shown) as gate:
         old = _stat(target.real, "edit", shown)
         if old is None:
-            raise ToolError(Codes.FS_NOT_FOUND, f'cannot edit "{shown}": not found')
+            raise ToolError(Codes.FS_NOT_FOUND, f'cannot edit {in_message(shown)}: not found')
         try:
             with open(target.real, "rb") as f:
                 raw = f.read()
         except OSError as exc:
-            raise ToolError(Codes.FS_ERROR, f'cannot edit "{shown}": {exc.strerror or exc}') from None
+            raise ToolError(Codes.FS_ERROR, f'cannot edit {in_message(shown)}: {exc.strerror or exc}') from None
         # Before the gate check: "read it first" would send the model to a read that must fail.
         if b"\0" in raw[:BINARY_SNIFF_BYTES]:
-            raise ToolError(Codes.FS_NOT_TEXT, f'cannot edit "{shown}": binary file')
+            raise ToolError(Codes.FS_NOT_TEXT, f'cannot edit {in_message(shown)}: binary file')
         check_observed(gate, ctx.session, target.real, old, "edit", shown)
         text = raw.decode("utf-8", "surrogateescape")
         crlf = _is_crlf(raw)
@@ -138,11 +141,11 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
             new_string = new_string.replace("\r\n", "\n")
         found = text.count(old_string)
         if found == 0:
-            raise ToolError(Codes.EDIT_NOT_FOUND, f'old_string not found in "{shown}"')
+            raise ToolError(Codes.EDIT_NOT_FOUND, f'old_string not found in {in_message(shown)}')
         if found > 1 and not replace_all:
             raise ToolError(
                 Codes.EDIT_AMBIGUOUS,
-                f'old_string appears {found} times in "{shown}"; add context or set replace_all',
+                f'old_string appears {found} times in {in_message(shown)}; add context or set replace_all',
             )
         # str.replace is literal: no $&, \\1 or \\g<0> expansion can happen.
         result = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)

@@ -10,6 +10,7 @@ from ..errors import Codes, ToolError
 from ..fsio import file_version
 from ..policy import record_read
 from ..textread import NotText, read_window
+from ..render.quoting import in_message
 
 __all__ = ["execute_read", "open_regular"]
 
@@ -23,19 +24,19 @@ def open_regular(real: str, verb: str, display: str) -> tuple[int, os.stat_resul
     try:
         st = os.stat(real)
     except FileNotFoundError:
-        raise ToolError(Codes.FS_NOT_FOUND, f'cannot {verb} "{display}": not found') from None
+        raise ToolError(Codes.FS_NOT_FOUND, f'cannot {verb} {in_message(display)}: not found') from None
     except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot {verb} "{display}": {exc.strerror or exc}') from None
+        raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(display)}: {exc.strerror or exc}') from None
     if not statmod.S_ISREG(st.st_mode):
-        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot {verb} "{display}": not a regular file')
+        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot {verb} {in_message(display)}: not a regular file')
     try:
         fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot {verb} "{display}": {exc.strerror or exc}') from None
+        raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(display)}: {exc.strerror or exc}') from None
     fst = os.fstat(fd)
     if not statmod.S_ISREG(fst.st_mode):
         os.close(fd)
-        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot {verb} "{display}": not a regular file')
+        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot {verb} {in_message(display)}: not a regular file')
     return fd, fst
 
 
@@ -51,7 +52,7 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         raise ToolError(Codes.ARGUMENT_INVALID, f"limit must be less than or equal to {s.read_limit}")
     target = ctx.resolver.resolve(ctx.cwd, args["file_path"], verb="read", allow_spill=True)
     if not target.exists:
-        raise ToolError(Codes.FS_NOT_FOUND, f'cannot read "{target.display}": not found')
+        raise ToolError(Codes.FS_NOT_FOUND, f'cannot read {in_message(target.display)}: not found')
     fd, fst = open_regular(target.real, "read", target.display)
     try:
         try:
@@ -59,15 +60,15 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
             keep = 4 * s.read_max_line_length + 8
             window = read_window(fd, fst.st_size, offset, limit, s.read_stream_min_size, keep)
         except NotText:
-            raise ToolError(Codes.FS_NOT_TEXT, f'cannot read "{target.display}": binary file') from None
+            raise ToolError(Codes.FS_NOT_TEXT, f'cannot read {in_message(target.display)}: binary file') from None
         except OSError as exc:
-            raise ToolError(Codes.FS_ERROR, f'cannot read "{target.display}": {exc.strerror or exc}') from None
+            raise ToolError(Codes.FS_ERROR, f'cannot read {in_message(target.display)}: {exc.strerror or exc}') from None
     finally:
         os.close(fd)
     if not window.lines and offset > 1:
         raise ToolError(
             Codes.ARGUMENT_INVALID,
-            f'offset {offset} is out of range for "{target.display}" ({_line_count(window.total or 0)})',
+            f'offset {offset} is out of range for {in_message(target.display)} ({_line_count(window.total or 0)})',
         )
     lines, capped = _fit(window.lines, offset, s.read_max_line_length, s.read_max_bytes)
     if not target.in_spill:

@@ -21,6 +21,7 @@ from ..render.search import render_glob, render_glob_spill, render_grep, render_
 from ..rg import RgMissing, RgOutcome, run_rg
 from ..rgjson import parse_matches
 from ..sampling import sample_across_groups
+from ..render.quoting import in_message
 
 __all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS"]
 
@@ -33,7 +34,7 @@ _DISCOVERY = ["--no-config", "--no-ignore", "--hidden", "--no-follow"]
 def _search_root(ctx: CallContext, path: str | None, verb: str, allow_spill: bool) -> Resolved:
     target = ctx.resolver.resolve(ctx.cwd, path, verb=verb, allow_spill=allow_spill)
     if not target.exists:
-        raise ToolError(Codes.FS_NOT_FOUND, f'cannot {verb} "{target.display}": not found')
+        raise ToolError(Codes.FS_NOT_FOUND, f'cannot {verb} {in_message(target.display)}: not found')
     return target
 
 
@@ -112,7 +113,7 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         raise ToolError(Codes.ARGUMENT_INVALID, 'pattern must not start with "!"; negated globs are not supported')
     target = _search_root(ctx, args.get("path"), "glob", allow_spill=False)
     if not os.path.isdir(target.real):
-        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot glob "{target.display}": not a directory')
+        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot glob {in_message(target.display)}: not a directory')
     value = {
         "pattern": pattern,
         "root": target.display,
@@ -191,10 +192,10 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
     try:
         mode = os.stat(target.real).st_mode
     except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot grep "{target.display}": {exc.strerror or exc}') from None
+        raise ToolError(Codes.FS_ERROR, f'cannot grep {in_message(target.display)}: {exc.strerror or exc}') from None
     if not (statmod.S_ISDIR(mode) or statmod.S_ISREG(mode)):
         # Never hand rg a FIFO or a device: opening one can block forever.
-        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot grep "{target.display}": not a regular file')
+        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot grep {in_message(target.display)}: not a regular file')
     value = {"pattern": pattern, "matches": [], "totalMatches": 0, "files": 0, "spill": None, "unreadable": 0}
     if _inside_vcs(ctx, target):
         return value
