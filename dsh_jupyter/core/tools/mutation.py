@@ -23,9 +23,9 @@ __all__ = ["execute_write", "execute_edit"]
 
 
 def _target(ctx: CallContext, path: str, verb: str):
+    target = ctx.resolver.resolve(ctx.cwd, path, verb=verb, allow_spill=True)
     if path.endswith("/"):
         raise ToolError(Codes.ARGUMENT_INVALID, f'file_path must name a file; {in_message(path)} ends with "/"')
-    target = ctx.resolver.resolve(ctx.cwd, path, verb=verb, allow_spill=True)
     spill_root = ctx.resolver.spill_root
     if target.in_spill or (spill_root and is_within(target.real, spill_root)):
         raise ToolError(Codes.FS_READ_ONLY, f'cannot {verb} {in_message(target.display)}: saved search results are read-only')
