@@ -4,3 +4,13 @@ from .core.workspace import Result, Workspace
 
 __version__ = "0.1.0"
 __all__ = ["Workspace", "Result", "__version__"]
+
+
+def _jupyter_server_extension_points() -> list[dict]:
+    """The Jupyter server extension (``jpserver_extensions: {"dsh_jupyter": true}``).
+
+    The server layer is imported here, lazily, so ``import dsh_jupyter`` never imports Jupyter.
+    """
+    from .server.app import DshJupyterApp
+
+    return [{"module": "dsh_jupyter", "app": DshJupyterApp}]

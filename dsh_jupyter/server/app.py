@@ -1,0 +1,135 @@
+"""The ``dsh_jupyter`` server extension: configuration, the shared ``Workspace``, the routes.
+
+Why it exists: Jupyter loads exactly one ``ExtensionApp`` per extension. This one turns the
+``DshJupyter`` traitlets (the SPEC section 5 settings, same snake_case names) into one validated
+core ``Workspace`` rooted at the server's ``root_dir``, owns the thread pool tool calls run on,
+exports ``DSH_STATE_PATH``/``DSH_ROOT``/``DSH_SPILL_ROOT`` so kernels started by this server attach
+to the same state, and registers the ``/dsh/api`` routes.
+
+What it must never do: start with a setting the core refuses (a ``SettingsError`` stops the
+extension with the message naming the setting), keep a module-level Workspace (handlers reach it
+through ``self.settings``), or run a tool call on the event loop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+from jupyter_core.paths import jupyter_data_dir, jupyter_runtime_dir
+from jupyter_server.extension.application import ExtensionApp
+from traitlets import Bool, Int, Unicode
+
+from ..core.settings import SETTING_DOCS, Settings, SettingsError
+from ..core.workspace import Workspace
+from .handlers import route_table
+
+__all__ = ["DshJupyter", "DshJupyterApp", "DEFAULT_MAX_BODY_BYTES"]
+
+# Large enough for a multi-MiB `write`; a tool call bigger than this is a mistake, not a request.
+DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Settings)}
+
+
+def _int(name: str) -> Int:
+    return Int(_DEFAULTS[name], help=SETTING_DOCS[name]).tag(config=True)
+
+
+def _path(name: str, default_help: str | None = None) -> Unicode:
+    help_text = SETTING_DOCS[name] + (f" Server default: {default_help}" if default_help else "")
+    return Unicode(None, allow_none=True, help=help_text).tag(config=True)
+
+
+def default_state_path() -> str:
+    """``DSH_STATE_PATH`` when set, else ``<jupyter data dir>/dsh_jupyter/state.sqlite``."""
+    return os.environ.get("DSH_STATE_PATH") or os.path.join(jupyter_data_dir(), "dsh_jupyter", "state.sqlite")
+
+
+def default_spill_root() -> str:
+    """``<jupyter runtime dir>/dsh-spills``: outside the workspace, private to the user."""
+    return os.path.join(jupyter_runtime_dir(), "dsh-spills")
+
+
+class DshJupyter(ExtensionApp):
+    """Agent tools (list, glob, grep, read, write, edit, list_dir) over REST at ``/dsh/api``."""
+
+    name = "dsh_jupyter"
+    description = "Agent workspace tools over REST, sharing session state with kernels."
+    load_other_extensions = True
+
+    # -- the core settings (SPEC section 5), one traitlet each, same names ----------------------
+    list_max_entries = _int("list_max_entries")
+    glob_max_results = _int("glob_max_results")
+    grep_max_matches = _int("grep_max_matches")
+    grep_max_line_bytes = _int("grep_max_line_bytes")
+    raw_output_max_bytes = _int("raw_output_max_bytes")
+    search_timeout_ms = _int("search_timeout_ms")
+    read_limit = _int("read_limit")
+    read_max_line_length = _int("read_max_line_length")
+    read_max_bytes = _int("read_max_bytes")
+    read_stream_min_size = _int("read_stream_min_size")
+    list_dir_max_entries = _int("list_dir_max_entries")
+    glob_sample_over_cap = Bool(
+        _DEFAULTS["glob_sample_over_cap"], help=SETTING_DOCS["glob_sample_over_cap"]
+    ).tag(config=True)
+    state_path = _path("state_path", "DSH_STATE_PATH if set, else <jupyter data dir>/dsh_jupyter/state.sqlite.")
+    spill_root = _path("spill_root", "<jupyter runtime dir>/dsh-spills.")
+    rg_path = _path("rg_path")
+
+    # -- server-only settings ----------------------------------------------------------------
+    max_body_bytes = Int(
+        DEFAULT_MAX_BODY_BYTES,
+        help="Largest request body (bytes) the /dsh/api endpoints accept; larger bodies get 413.",
+    ).tag(config=True)
+    tool_threads = Int(
+        8,
+        help="Threads that run tool calls off the event loop (a hanging search holds one).",
+    ).tag(config=True)
+
+    def core_settings(self) -> dict:
+        """The traitlet values under their core names, with the server's path defaults filled in."""
+        values = {name: getattr(self, name) for name in Settings.names()}
+        values["state_path"] = values["state_path"] or default_state_path()
+        values["spill_root"] = values["spill_root"] or default_spill_root()
+        return values
+
+    def initialize_settings(self) -> None:
+        try:
+            for name in ("max_body_bytes", "tool_threads"):
+                value = getattr(self, name)
+                if value < 1:
+                    raise SettingsError(f"setting {name} must be at least 1, got {value}")
+            workspace = Workspace(root=self.serverapp.root_dir, surface="rest", **self.core_settings())
+            if self.rg_path is not None and workspace.rg is None:
+                # The core would quietly offer no glob/grep; on a server that is a typo to report.
+                raise SettingsError(f"setting rg_path must name an executable file, got {self.rg_path!r}")
+        except SettingsError as exc:
+            self.log.error("dsh_jupyter is not started: %s", exc)
+            raise
+        self.workspace = workspace
+        self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
+        # Kernels this server starts inherit these and attach to the same state (SPEC section 6).
+        os.environ["DSH_STATE_PATH"] = workspace.state_path
+        os.environ["DSH_ROOT"] = workspace.root
+        os.environ["DSH_SPILL_ROOT"] = workspace.resolver.spill_root
+        self.settings["dsh_jupyter_workspace"] = workspace
+        self.settings["dsh_jupyter_executor"] = self.executor
+        self.settings["dsh_jupyter_max_body_bytes"] = self.max_body_bytes
+        self.log.info(
+            "dsh_jupyter: tools %s; state %s; spills %s",
+            ", ".join(workspace.registry),
+            workspace.state_path,
+            workspace.resolver.spill_root,
+        )
+
+    def initialize_handlers(self) -> None:
+        self.handlers.extend(route_table())
+
+    async def stop_extension(self) -> None:
+        executor = getattr(self, "executor", None)
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+
+DshJupyterApp = DshJupyter  # the name the extension-point convention reads best with

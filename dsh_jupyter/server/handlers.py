@@ -1,0 +1,302 @@
+"""The ``/dsh/api`` REST handlers: parse the request, make one ``Workspace`` call, send JSON.
+
+Why it exists: HTTP is a surface over the core, nothing more. Each method is decorated with
+``@web.authenticated`` and ``@authorized`` (resource ``contents``; reads need ``read``, the tools
+that write need ``write`` too), parses its input (400/413 on protocol problems), runs the one core
+call on the extension's thread pool, and finishes. A tool's own failure is a normal result
+(HTTP 200, ``isError: true``); HTTP errors are for protocol problems only.
+
+What it must never do: run a tool or a state query on the event loop (a long grep would stall
+every other request), reach the Workspace through a module global (it comes from
+``self.settings``), or answer with a traceback, the token or the absolute root. A client that
+disconnects sets its call's cancel event, so the core kills ripgrep's process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import threading
+import uuid
+
+import orjson
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.extension.handler import ExtensionHandlerMixin
+from tornado import web
+
+from ..core.errors import Codes, ToolError
+from ..core.state import StateError
+from .openapi import build_document
+
+__all__ = ["route_table", "PREFIX"]
+
+PREFIX = "/dsh/api"
+CALLS_MAX_LIMIT = 1000
+_STATUS_CODES = {400: "BAD_REQUEST", 403: "FORBIDDEN", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED",
+                 413: "BODY_TOO_LARGE", 503: "STATE_UNAVAILABLE"}
+
+
+class ApiError(web.HTTPError):
+    """A protocol problem with a stable ``code``; its message is safe to show to the client."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(status, log_message=message.replace("%", "%%"))
+        self.code = code
+        self.message = message
+
+
+def _tool_error_status(exc: ToolError) -> int:
+    if exc.code == Codes.STATE_UNAVAILABLE:
+        return 503
+    # A cwd that names no directory is a missing resource; other refusals are bad requests.
+    return 404 if exc.code in (Codes.FS_NOT_FOUND, Codes.FS_NOT_DIRECTORY) else 400
+
+
+def dumps(obj: object) -> bytes:
+    """JSON bytes; text with lone surrogates (undecodable names) falls back to escaped ASCII."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return json.dumps(obj).encode("ascii")
+
+
+def result_json(result) -> dict:
+    return {
+        "tool": result.tool,
+        "session": result.session,
+        "callId": result.call_id,
+        "isError": result.is_error,
+        "text": result.text,
+        "value": result.value,
+    }
+
+
+class DshHandler(ExtensionHandlerMixin, APIHandler):
+    """Base: JSON errors with a code, the body limit, and off-loop calls that a disconnect cancels."""
+
+    auth_resource = "contents"
+
+    def initialize(self, name: str, **kwargs) -> None:
+        super().initialize(name, **kwargs)
+        self.cancel = threading.Event()
+
+    @property
+    def workspace(self):
+        return self.settings["dsh_jupyter_workspace"]
+
+    def on_connection_close(self) -> None:
+        self.cancel.set()  # the core's rg runner sees it and kills ripgrep's process group
+        super().on_connection_close()
+
+    async def run(self, fn, *args, **kwargs):
+        """Run one blocking core call on the extension's pool; map core errors to HTTP."""
+        loop = asyncio.get_running_loop()
+        call = functools.partial(fn, *args, **kwargs)
+        try:
+            return await loop.run_in_executor(self.settings["dsh_jupyter_executor"], call)
+        except ToolError as exc:
+            raise ApiError(_tool_error_status(exc), exc.code, exc.message) from None
+        except StateError as exc:
+            self.log.warning("dsh_jupyter: session state unavailable: %s", exc)
+            raise ApiError(503, Codes.STATE_UNAVAILABLE, "the session state is unavailable") from None
+
+    async def require(self, action: str) -> None:
+        """403 unless the current user may ``action`` on ``contents`` (on top of the decorator)."""
+        allowed = self.authorizer.is_authorized(self, self.current_user, action, self.auth_resource)
+        if asyncio.iscoroutine(allowed):
+            allowed = await allowed
+        if not allowed:
+            raise ApiError(403, "FORBIDDEN", f"User is not authorized to {action} on resource: {self.auth_resource}.")
+
+    def json_body(self) -> dict:
+        """The request body as a JSON object, or 413/400."""
+        limit = self.settings["dsh_jupyter_max_body_bytes"]
+        if len(self.request.body) > limit:
+            raise ApiError(413, "BODY_TOO_LARGE", f"request body is larger than {limit} bytes")
+        if not self.request.body.strip():
+            return {}
+        try:
+            body = json.loads(self.request.body)
+        except (ValueError, UnicodeDecodeError):
+            raise ApiError(400, "BODY_INVALID", "request body is not valid JSON") from None
+        if not isinstance(body, dict):
+            raise ApiError(400, "BODY_INVALID", "request body must be a JSON object")
+        return body
+
+    def query_int(self, name: str, default: int | None, minimum: int | None = None,
+                  maximum: int | None = None) -> int | None:
+        """An integer query parameter (empty or absent: ``default``), or 400."""
+        raw = self.get_query_argument(name, None)
+        if raw is None or raw == "":
+            return default
+        try:
+            value = int(raw, 10)
+        except ValueError:
+            raise ApiError(400, "ARGUMENT_INVALID", f"{name} must be an integer") from None
+        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+            raise ApiError(400, "ARGUMENT_INVALID", f"{name} must be between {minimum} and {maximum}")
+        return value
+
+    def allowed_methods(self) -> list[str]:
+        """The methods this route implements (for the ``Allow`` header of a 405)."""
+        unimplemented = web.RequestHandler.get  # tornado's shared "405" placeholder
+        return [m for m in ("GET", "POST", "DELETE") if getattr(type(self), m.lower()) is not unimplemented]
+
+    def send(self, obj: object, status: int = 200) -> None:
+        self.set_status(status)
+        self.finish(dumps(obj))  # APIHandler.finish sets Content-Type: application/json
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, ApiError):
+            code, message = exc.code, exc.message
+        elif isinstance(exc, web.HTTPError):
+            code = _STATUS_CODES.get(status_code, "HTTP_ERROR")
+            message = (exc.log_message % exc.args if exc.args else exc.log_message) if exc.log_message else ""
+            message = message or self._reason
+        else:  # a bug: the server log has the traceback, the client never does
+            code, message = "INTERNAL_ERROR", "internal server error"
+        if status_code == 405:
+            self.set_header("Allow", ", ".join(self.allowed_methods()))
+        self.finish(dumps({"code": code, "message": message, "reason": self._reason}))
+
+
+class ToolsHandler(DshHandler):
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        self.send(self.workspace.tools())
+
+
+class ToolCallHandler(DshHandler):
+    @web.authenticated
+    @authorized("read")  # every tool reads; the writing tools also need "write", checked below
+    async def post(self, name: str) -> None:
+        spec = self.workspace.registry.get(name)
+        if spec is None:
+            raise ApiError(404, Codes.TOOL_UNKNOWN, f'unknown tool "{name}"; available tools: '
+                           + ", ".join(self.workspace.registry))
+        if spec.writes:
+            await self.require("write")
+        session, args = parse_tool_body(self.json_body())
+        result = await self.run(self.workspace.call, name, args, session=session, surface="rest",
+                                cancel=self.cancel)
+        self.send(result_json(result))
+
+
+def parse_tool_body(body: dict) -> tuple[str | None, dict]:
+    extra = sorted(set(body) - {"session", "args"})
+    if extra:
+        raise ApiError(400, "BODY_INVALID", f'unknown field "{extra[0]}" (expected session, args)')
+    session, args = body.get("session"), body.get("args", {})
+    if session is not None and not isinstance(session, str):
+        raise ApiError(400, "BODY_INVALID", "session must be a string")
+    if not isinstance(args, dict):
+        raise ApiError(400, "BODY_INVALID", "args must be a JSON object")
+    return session, args
+
+
+class SessionsHandler(DshHandler):
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        self.send(await self.run(self.workspace.sessions))
+
+    @web.authenticated
+    @authorized("read")  # a session is bookkeeping: any read tool call creates one implicitly
+    async def post(self) -> None:
+        body = self.json_body()
+        extra = sorted(set(body) - {"id", "cwd"})
+        if extra:
+            raise ApiError(400, "BODY_INVALID", f'unknown field "{extra[0]}" (expected id, cwd)')
+        session, cwd = body.get("id") or uuid.uuid4().hex[:12], body.get("cwd")
+        if not isinstance(session, str) or (cwd is not None and not isinstance(cwd, str)):
+            raise ApiError(400, "BODY_INVALID", "id and cwd must be strings")
+        info, created = await self.run(_create_session, self.workspace, session, cwd)
+        self.send(info, 201 if created else 200)
+
+
+def _create_session(ws, session: str, cwd: str | None) -> tuple[dict, bool]:
+    existed = ws.session_info(session) is not None
+    return ws.create_session(session, cwd), not existed
+
+
+class SessionHandler(DshHandler):
+    @web.authenticated
+    @authorized("read")
+    async def get(self, session: str) -> None:
+        self.send(_found(await self.run(self.workspace.session_info, session), session))
+
+    @web.authenticated
+    @authorized("write")  # deletes shared state (observations, call log) and the spill files
+    async def delete(self, session: str) -> None:
+        _found(await self.run(self.workspace.delete_session, session), session)
+        self.set_status(204)
+        self.finish()
+
+
+def _found(value, session: str):
+    if value is None or value is False:
+        raise ApiError(404, "SESSION_NOT_FOUND", f'no session "{session}"')
+    return value
+
+
+def _if_session(ws, session: str, fn, *args):
+    """``fn(*args)`` when the session exists, else None (one executor hop for both)."""
+    return None if ws.session_info(session) is None else fn(*args)
+
+
+class CallsHandler(DshHandler):
+    @web.authenticated
+    @authorized("read")
+    async def get(self, session: str) -> None:
+        offset = self.query_int("offset", 0, 0, 2**53)  # beyond 2**53: sqlite's integer range
+        limit = self.query_int("limit", 100, 1, CALLS_MAX_LIMIT)
+        ws = self.workspace
+        self.send(_found(await self.run(_if_session, ws, session, ws.calls, session, offset, limit), session))
+
+
+class SpillsHandler(DshHandler):
+    @web.authenticated
+    @authorized("read")
+    async def get(self, session: str) -> None:
+        ws = self.workspace
+        self.send(_found(await self.run(_if_session, ws, session, ws.spill_list, session), session))
+
+
+class SpillPageHandler(DshHandler):
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        locator = self.get_query_argument("locator", "")
+        if not locator:
+            raise ApiError(400, "ARGUMENT_INVALID", "locator is required")
+        session = self.get_query_argument("session", "") or "default"
+        offset = self.query_int("offset", 1)  # out of range: read's own ARGUMENT_INVALID result
+        limit = self.query_int("limit", None)
+        result = await self.run(self.workspace.spill_page, locator, session, offset, limit, surface="rest")
+        self.send(result_json(result))
+
+
+class OpenAPIHandler(DshHandler):
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        self.send(build_document(self.workspace.registry, self.base_url))
+
+
+def route_table() -> list[tuple]:
+    """The routes, relative to the server's base_url (the framework prefixes it)."""
+    sid = r"(?P<session>[^/]+)"
+    return [
+        (rf"{PREFIX}/tools", ToolsHandler),
+        (rf"{PREFIX}/tools/(?P<name>[^/]+)", ToolCallHandler),
+        (rf"{PREFIX}/sessions", SessionsHandler),
+        (rf"{PREFIX}/sessions/{sid}", SessionHandler),
+        (rf"{PREFIX}/sessions/{sid}/calls", CallsHandler),
+        (rf"{PREFIX}/sessions/{sid}/spills", SpillsHandler),
+        (rf"{PREFIX}/spill", SpillPageHandler),
+        (rf"{PREFIX}/openapi.json", OpenAPIHandler),
+    ]

@@ -1,0 +1,92 @@
+"""Tool calls run off the event loop, and a client that goes away cancels its search.
+
+``rg_path`` points at a stand-in that never finishes (``exec sleep 60.<unique>``), so the test
+can see the "search" in /proc, hang it, and check nothing of it survives the disconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+
+import pytest
+from tornado.httpclient import HTTPClientError
+
+
+@pytest.fixture
+def marker() -> str:
+    return f"60.{uuid.uuid4().int % 10**9:09d}"
+
+
+@pytest.fixture
+def hanging_rg(tmp_path, marker):
+    script = tmp_path / "bin" / "rg-hangs"
+    script.parent.mkdir()
+    script.write_text(f"#!/bin/sh\nexec sleep {marker}\n")
+    script.chmod(0o755)
+    return script
+
+
+@pytest.fixture
+def dsh_settings(request, hanging_rg) -> dict:
+    marker = request.node.get_closest_marker("dsh_settings")
+    return {"rg_path": str(hanging_rg), **(marker.kwargs if marker else {})}
+
+
+def processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                state = fh.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmdline and state not in (b"Z", b"X"):
+            found.append(int(entry))
+    return found
+
+
+async def wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        await asyncio.sleep(0.05)
+    return predicate()
+
+
+async def test_disconnect_kills_the_search_and_others_are_served(jp_fetch, api, marker):
+    grep = asyncio.ensure_future(
+        jp_fetch("dsh", "api", "tools", "grep", method="POST", body='{"args": {"pattern": "hello"}}',
+                 request_timeout=3)
+    )
+    assert await wait_for(lambda: processes_with(marker), 3), "the stand-in rg never started"
+
+    started = time.monotonic()
+    results = await asyncio.gather(*(api("POST", "tools", "list", body={"args": {"path": "src"}})
+                                     for _ in range(20)))
+    elapsed = time.monotonic() - started
+    assert [status for status, _ in results] == [200] * 20
+    assert all(not data["isError"] for _, data in results)
+    assert elapsed < 5, f"20 list calls took {elapsed:.2f} s while a grep hung"
+    assert processes_with(marker), "the grep should still be hanging while the lists ran"
+
+    with pytest.raises(HTTPClientError) as info:  # the client gives up and closes its connection
+        await grep
+    assert info.value.code == 599
+    gone = await wait_for(lambda: not processes_with(marker), 5)
+    assert gone, f"rg stand-in still running after the client left: {processes_with(marker)}"
+
+
+@pytest.mark.dsh_settings(search_timeout_ms=300)
+async def test_search_timeout_is_a_tool_result(tool, marker):
+    data = await tool("grep", pattern="hello")
+    assert data["isError"] is True
+    assert data["value"]["code"] == "SEARCH_ABORTED"
+    assert await wait_for(lambda: not processes_with(marker), 5)
