@@ -11,7 +11,7 @@ import secrets
 import stat as statmod
 from dataclasses import dataclass
 
-__all__ = ["DirEntry", "scan_directory", "entry_details", "file_version", "atomic_write", "kind_of"]
+__all__ = ["Listing", "scan_directory", "entry_details", "file_version", "atomic_write", "kind_of"]
 
 
 def file_version(st: os.stat_result) -> str:
@@ -33,34 +33,55 @@ def kind_of(mode: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class DirEntry:
-    name: str
-    type: str  # "directory" | "file" | "other"
+class Listing:
+    """A directory's children by kind, each list sorted by code point."""
+
+    directories: list[str]
+    files: list[str]
+    other: list[str]
+
+    def __len__(self) -> int:
+        return len(self.directories) + len(self.files) + len(self.other)
+
+    def page(self, start: int, count: int) -> list[tuple[str, str]]:
+        """``(name, type)`` for entries ``start`` .. ``start + count - 1`` (0-based) of the one order."""
+        out: list[tuple[str, str]] = []
+        for kind, names in (("directory", self.directories), ("file", self.files), ("other", self.other)):
+            if count <= 0:
+                break
+            if start >= len(names):
+                start -= len(names)
+                continue
+            chunk = names[start : start + count]
+            out.extend((name, kind) for name in chunk)
+            count -= len(chunk)
+            start = 0
+        return out
 
 
-_TYPE_RANK = {"directory": 0, "file": 1, "other": 2}
-
-
-def scan_directory(real: str) -> list[DirEntry]:
+def scan_directory(real: str) -> Listing:
     """Direct children of ``real``: directories, then files, then other, each by code point.
 
-    Symlinks are "other" and never followed: the type comes from the entry itself. One
-    ``scandir`` pass and one sort -- no per-entry stat (``d_type`` answers the type).
+    Symlinks are "other" and never followed: the type comes from the entry itself (``d_type``,
+    no per-entry stat). Three lists of plain strings sorted separately keep this close to a bare
+    ``scandir`` + sort, which matters for directories of 100,000 entries.
     """
-    entries: list[DirEntry] = []
+    directories: list[str] = []
+    files: list[str] = []
+    other: list[str] = []
     with os.scandir(real) as it:
         for e in it:
-            if e.is_symlink():
-                kind = "other"
-            elif e.is_dir(follow_symlinks=False):
-                kind = "directory"
+            # With follow_symlinks=False a symlink is neither a directory nor a file.
+            if e.is_dir(follow_symlinks=False):
+                directories.append(e.name)
             elif e.is_file(follow_symlinks=False):
-                kind = "file"
+                files.append(e.name)
             else:
-                kind = "other"
-            entries.append(DirEntry(e.name, kind))
-    entries.sort(key=lambda d: (_TYPE_RANK[d.type], d.name))
-    return entries
+                other.append(e.name)
+    directories.sort()
+    files.sort()
+    other.sort()
+    return Listing(directories, files, other)
 
 
 def entry_details(real_dir: str, name: str) -> dict:

@@ -37,14 +37,11 @@ def execute_list(ctx: CallContext, args: dict) -> dict:
             Codes.ARGUMENT_INVALID,
             f'offset {offset} is out of range for {in_message(target.display)} ({total} {"entry" if total == 1 else "entries"})',
         )
-    counts = {"directories": 0, "files": 0, "other": 0}
-    for e in entries:
-        counts["directories" if e.type == "directory" else "files" if e.type == "file" else "other"] += 1
-    page = entries[offset - 1 : offset - 1 + ctx.settings.list_max_entries]
+    counts = {"directories": len(entries.directories), "files": len(entries.files), "other": len(entries.other)}
     rows = []
-    for e in page:
-        row = {"name": printable(e.name), "type": e.type}
-        row.update(entry_details(target.real, e.name))
+    for name, kind in entries.page(offset - 1, ctx.settings.list_max_entries):
+        row = {"name": printable(name), "type": kind}
+        row.update(entry_details(target.real, name))
         rows.append(row)
     return {
         "path": target.display,
