@@ -14,3 +14,17 @@ def _jupyter_server_extension_points() -> list[dict]:
     from .server.app import DshJupyterApp
 
     return [{"module": "dsh_jupyter", "app": DshJupyterApp}]
+
+
+def load_ipython_extension(ip) -> None:
+    """``%load_ext dsh_jupyter``: register the ``%dsh`` magic (the kernel layer is imported here, lazily)."""
+    from .kernel import load
+
+    load(ip)
+
+
+def unload_ipython_extension(ip) -> None:
+    """``%unload_ext dsh_jupyter``: remove the ``%dsh`` magic."""
+    from .kernel import unload
+
+    unload(ip)

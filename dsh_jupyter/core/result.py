@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-__all__ = ["Result", "FRAME_COLUMNS"]
+__all__ = ["Result", "FRAME_COLUMNS", "html_table"]
 
 # Stable, documented columns of ``Result.to_frame()`` per tool.
 FRAME_COLUMNS: dict[str, list[str]] = {
@@ -53,21 +53,57 @@ class Result:
         rows = self.rows()
         return pd.DataFrame([{c: r.get(c) for c in columns} for r in rows], columns=columns)
 
+    def footer(self) -> str:
+        """The model's footer, verbatim: what says how much of the whole this page is ("" if none).
+
+        ``list`` and ``read``: the paragraph before ``</content>``. ``glob``: the parenthesised
+        paragraph after the paths (only an over-cap page has one). ``grep``: the trailing
+        parenthesised notes (unreadable files, where the full result is). Surfaces that show a
+        page in another form (an HTML table, a widget) repeat this so a page never reads as the whole.
+        """
+        text = self.text
+        if self.is_error:
+            return ""
+        if self.tool in ("list", "read"):
+            body = text[: -len("\n</content>")] if text.endswith("\n</content>") else text
+            return body.rpartition("\n\n")[2] if "\n\n" in body else ""
+        if self.tool in ("glob", "grep"):
+            tail: list[str] = []
+            for para in reversed(text.split("\n\n")[1:]):
+                if "\n" in para or not (para.startswith("(") and para.endswith(")")):
+                    break
+                tail.append(para)
+            return "\n\n".join(reversed(tail))
+        return ""
+
+    def header(self) -> str:
+        """``grep``'s count line (``Found K of N matches``); "" for every other result."""
+        if self.tool == "grep" and not self.is_error and self.text.startswith("Found "):
+            return self.text.partition("\n")[0]
+        return ""
+
     def _repr_mimebundle_(self, include=None, exclude=None):
         """text/plain is the model's text; text/html a static table so non-widget frontends show truth."""
         return {"text/plain": self.text, "text/html": self._html()}
 
     def _html(self) -> str:
         rows = self.rows()
+        if not rows:
+            return f"<pre>{html.escape(self.text)}</pre>"
         columns = FRAME_COLUMNS.get(self.tool, [])
-        parts = [f"<pre>{html.escape(self.text)}</pre>"] if not rows else []
-        if rows:
-            head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-            body = "".join(
-                "<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in columns) + "</tr>"
-                for r in rows
-            )
-            footer = self.text.rsplit("\n\n", 1)[-1].replace("</content>", "").strip()
-            parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-            parts.append(f"<p>{html.escape(footer)}</p>")
-        return "".join(parts)
+        return html_table(columns, rows, header=self.header(), footer=self.footer())
+
+
+def html_table(columns: list[str], rows: list[dict], header: str = "", footer: str = "") -> str:
+    """A static HTML table of ``rows`` with an optional header line and the footer below it."""
+    esc = html.escape
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc('' if r.get(c) is None else str(r.get(c)))}</td>" for c in columns) + "</tr>"
+        for r in rows
+    )
+    parts = [f"<p>{esc(header)}</p>"] if header else []
+    parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    if footer:
+        parts.append(f"<p>{esc(footer)}</p>")
+    return "".join(parts)

@@ -1,0 +1,239 @@
+"""The ``%dsh`` subcommands: one table holding each name, its arguments and what it runs.
+
+Why it exists: the router (``magic.py``), the help text and the usage lines all read this one
+table, so a subcommand is added in one place and its usage is generated from its own parser.
+Each runner turns parsed arguments into exactly one core call and returns a result object.
+
+What it must never do: build a tool argument the user did not give (the call log shows what was
+asked, and ``--text`` must equal ``Workspace.run`` with the same arguments), or let a user mistake
+escape as a traceback: argument problems raise ``UsageError`` with a one-line usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import MagicArgumentParser
+
+from ..core.errors import ToolError
+from ..core.state import StateError
+from .results import calls_info, error_info, session_info, spills_info, tools_info
+
+__all__ = ["Subcommand", "SUBCOMMANDS", "parse_edit_body", "EDIT_SEPARATOR", "overview"]
+
+EDIT_SEPARATOR = "======="
+CALLS_DEFAULT_LIMIT = 50
+
+
+class _OneLineFormatter(argparse.RawDescriptionHelpFormatter):
+    """Usage on one line however long (a usage error is one line in a notebook)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=10_000, max_help_position=32)
+
+
+class SubParser(MagicArgumentParser):
+    """argparse for one subcommand: errors raise ``UsageError`` carrying the one-line usage."""
+
+    def __init__(self, prog: str, description: str) -> None:
+        super().__init__(prog=prog, description=description, formatter_class=_OneLineFormatter)
+
+    def one_line_usage(self) -> str:
+        return " ".join(self.format_usage().split())
+
+    def error(self, message: str):
+        raise UsageError(f"{message}. {self.one_line_usage()}")
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    name: str
+    summary: str
+    arguments: tuple  # ((flags...), {argparse kwargs}) pairs
+    run: Callable  # (magics, namespace, cell) -> result object
+    cell: bool = False  # True: the cell body is an input (``%%dsh write``), required
+    outputs: bool = True  # accepts --text / --json
+
+    def parser(self) -> SubParser:
+        parser = SubParser(f"%dsh {self.name}", self.summary)
+        for flags, kwargs in self.arguments:
+            parser.add_argument(*flags, **kwargs)
+        if self.outputs:
+            group = parser.add_mutually_exclusive_group()
+            group.add_argument("--text", action="store_true", help="print exactly the model-visible text")
+            group.add_argument("--json", action="store_true", help="print the value as JSON")
+        return parser
+
+
+def _given(**kwargs) -> dict:
+    """Tool arguments the user gave (None and False flags are left out)."""
+    return {k: v for k, v in kwargs.items() if v is not None and v is not False}
+
+
+# -- runners -----------------------------------------------------------------------------------
+
+
+def _list(m, a, cell):
+    return m.call("list", _given(path=a.path, offset=a.offset))
+
+
+def _glob(m, a, cell):
+    return m.call("glob", _given(pattern=a.pattern, path=a.path))
+
+
+def _grep(m, a, cell):
+    return m.call("grep", _given(pattern=a.pattern, path=a.path, include=a.include))
+
+
+def _read(m, a, cell):
+    return m.call("read", _given(file_path=a.file, offset=a.offset, limit=a.limit))
+
+
+def _write(m, a, cell):
+    return m.call("write", {"file_path": a.file, "content": cell})
+
+
+def parse_edit_body(body: str) -> tuple[str, str]:
+    """Split an edit cell body into (old, new) at its one line ``=======``.
+
+    The lines before the separator are the old text, the lines after it the new text, each
+    joined with newlines and without a final newline (the one IPython adds to every cell body
+    is dropped). No separator or more than one is a usage error: the split would be a guess.
+    """
+    text = body[:-1] if body.endswith("\n") else body
+    lines = text.split("\n")
+    marks = [i for i, line in enumerate(lines) if line == EDIT_SEPARATOR]
+    if len(marks) != 1:
+        found = "none" if not marks else f"{len(marks)} (lines {', '.join(str(i + 2) for i in marks)} of the cell)"
+        raise UsageError(
+            f"the edit body needs exactly one line {EDIT_SEPARATOR} between the old and the new text; found {found}. "
+            f"Usage: %%dsh edit FILE [--replace-all] with the body: old text, a line {EDIT_SEPARATOR}, new text"
+        )
+    i = marks[0]
+    return "\n".join(lines[:i]), "\n".join(lines[i + 1 :])
+
+
+def _edit(m, a, cell):
+    old, new = parse_edit_body(cell)
+    return m.call("edit", _given(file_path=a.file, old_string=old, new_string=new, replace_all=a.replace_all))
+
+
+def _list_dir(m, a, cell):
+    return m.call("list_dir", _given(path=a.path, recursive=a.recursive))
+
+
+def _session(m, a, cell):
+    ws = m.workspace
+    if a.name is not None:
+        try:
+            m.use_session(a.name)
+        except ToolError as exc:
+            raise UsageError(f"{exc.message}. Usage: %dsh session [NAME]") from None
+    try:
+        info = ws.session_info()
+        sessions = ws.sessions()
+    except (ToolError, StateError) as exc:
+        return error_info("session", getattr(exc, "message", str(exc)), ws.session, ws)
+    return session_info(ws.session, info, sessions, ws.state_path, switched=a.name is not None, workspace=ws)
+
+
+def _spills(m, a, cell):
+    ws = m.workspace
+    try:
+        return spills_info(ws.spill_list(), ws.session, ws)
+    except (ToolError, StateError) as exc:
+        return error_info("spills", getattr(exc, "message", str(exc)), ws.session, ws)
+
+
+def _calls(m, a, cell):
+    ws = m.workspace
+    limit = a.limit if a.limit is not None else CALLS_DEFAULT_LIMIT
+    if limit < 1 or (a.offset is not None and a.offset < 1):
+        raise UsageError("--offset and --limit must be at least 1. Usage: %dsh calls [--offset N] [--limit N]")
+    try:
+        if a.offset is None:  # the newest page, newest last
+            total = ws.calls(limit=0)["total"]
+            start = max(0, total - limit)
+        else:
+            start = a.offset - 1
+        return calls_info(ws.calls(offset=start, limit=limit), ws)
+    except (ToolError, StateError) as exc:
+        return error_info("calls", getattr(exc, "message", str(exc)), ws.session, ws)
+
+
+def _tools(m, a, cell):
+    ws = m.workspace
+    return tools_info(ws.tools(), ws.session, ws)
+
+
+def _help(m, a, cell):
+    if a.subcommand is None:
+        print(overview())
+    elif a.subcommand not in SUBCOMMANDS:
+        raise UsageError(f'unknown subcommand "{a.subcommand}". {short_usage()}')
+    else:
+        print(SUBCOMMANDS[a.subcommand].parser().format_help().rstrip())
+    return None
+
+
+_INT = {"type": int, "metavar": "N"}
+_PATH = {"nargs": "?", "metavar": "PATH", "help": "directory (default: the session cwd)"}
+_OFFSET = {**_INT, "help": "1-based entry or line to start at"}
+
+SUBCOMMANDS: dict[str, Subcommand] = {
+    s.name: s
+    for s in (
+        Subcommand("list", "List one page of a directory's direct children.",
+                   ((("path",), _PATH), (("--offset",), _OFFSET)), _list),
+        Subcommand("glob", "Find files by glob pattern (sampled across top-level entries over the cap).",
+                   ((("pattern",), {"metavar": "PATTERN", "help": "glob such as **/*.py"}), (("path",), _PATH)), _glob),
+        Subcommand("grep", "Search file contents with a ripgrep regex.",
+                   ((("pattern",), {"metavar": "PATTERN", "help": "ripgrep regex"}),
+                    (("path",), {**_PATH, "help": "file or directory (default: the session cwd)"}),
+                    (("--include",), {"metavar": "GLOB", "help": "search only files matching GLOB"})), _grep),
+        Subcommand("read", "Read a window of a text file as numbered lines.",
+                   ((("file",), {"metavar": "FILE"}), (("--offset",), _OFFSET),
+                    (("--limit",), {**_INT, "help": "lines to show (default and maximum: read_limit)"})), _read),
+        Subcommand("write", "Create or replace FILE with the cell body (%%dsh write FILE).",
+                   ((("file",), {"metavar": "FILE"}),), _write, cell=True),
+        Subcommand("edit", f"Replace text in FILE; cell body: old text, a line {EDIT_SEPARATOR}, new text.",
+                   ((("file",), {"metavar": "FILE"}), (("--replace-all",), {"action": "store_true", "help": "replace every occurrence"})), _edit,
+                   cell=True),
+        Subcommand("list_dir", "Compatibility listing as JSON (optionally recursive, bounded).",
+                   ((("path",), {"metavar": "PATH"}), (("--recursive",), {"action": "store_true", "help": "every path below PATH (bounded)"})), _list_dir),
+        Subcommand("session", "Show the current session, or switch to session NAME.",
+                   ((("name",), {"nargs": "?", "metavar": "NAME"}),), _session),
+        Subcommand("spills", "List the saved full results of the current session.", (), _spills),
+        Subcommand("calls", "Show the session's call log, newest last (default: the newest 50).",
+                   ((("--offset",), {**_INT, "help": "1-based first call (default: the newest page)"}),
+                    (("--limit",), {**_INT, "help": f"calls per page (default {CALLS_DEFAULT_LIMIT})"})), _calls),
+        Subcommand("tools", "List the tools with their arguments.", (), _tools),
+        Subcommand("help", "Show this overview, or one subcommand's help.",
+                   ((("subcommand",), {"nargs": "?", "metavar": "SUBCOMMAND"}),), _help, outputs=False),
+    )
+}
+
+
+def short_usage() -> str:
+    return f"Usage: %dsh SUBCOMMAND [ARGS] where SUBCOMMAND is one of {', '.join(SUBCOMMANDS)}"
+
+
+def overview() -> str:
+    """The help text of ``%dsh``: one usage line per subcommand, generated from the parsers."""
+    lines = ["%dsh SUBCOMMAND [ARGS]: the dsh workspace tools from a notebook.", ""]
+    for sub in SUBCOMMANDS.values():
+        usage = sub.parser().one_line_usage().removeprefix("usage: ")
+        if sub.cell:
+            usage = "%" + usage
+        lines.append(f"  {usage}\n      {sub.summary}")
+    lines += [
+        "",
+        "--text prints exactly the text the model sees; --json prints the value. Without them the",
+        "result object is returned: a widget in JupyterLab/Notebook, its text elsewhere;",
+        "r.to_frame() gives a pandas DataFrame. Quote arguments with spaces; put -- before a",
+        "PATTERN that starts with -.",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""One display rule for everything ``%dsh`` returns: a widget where one can live, true text everywhere.
+
+Why it exists: a magic's value is shown by whatever frontend runs the kernel. JupyterLab and
+Notebook 7 render a widget; terminal IPython prints ``text/plain``; nbconvert's HTML exporter
+skips a widget view it has no saved state for and falls back to ``text/html``. So every returned
+object offers all three from one ``_repr_mimebundle_``: the widget view, ``text/plain`` equal to
+the exact model text, and ``text/html`` a static table with the model's footer.
+
+What it must never do: build a widget when no kernel can carry it (terminal IPython, a plain
+``InteractiveShell``), or when the frontend asked for other mime types only; or let a widget
+failure hide the text (the text and the table are always in the bundle).
+"""
+
+from __future__ import annotations
+
+import logging
+
+__all__ = ["WIDGET_MIME", "frontend_has_widgets", "bundle"]
+
+log = logging.getLogger(__name__)
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def frontend_has_widgets() -> bool:
+    """True inside a Jupyter kernel (a frontend is attached that may render widgets)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - the kernel layer runs inside IPython
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _wanted(mime: str, include, exclude) -> bool:
+    if exclude and mime in exclude:
+        return False
+    return not include or mime in include
+
+
+def bundle(obj, include=None, exclude=None) -> dict:
+    """``obj``'s text and HTML, plus its widget view when a kernel frontend may render it.
+
+    ``obj`` has ``text``, ``_html()`` and ``widget()`` (which may return None: not every result
+    has a navigable view).
+    """
+    data = {}
+    if _wanted(WIDGET_MIME, include, exclude) and frontend_has_widgets():
+        try:
+            view = obj.widget()
+        except Exception:  # a widget bug must not hide the result; the text below still shows
+            log.exception("could not build the dsh widget")
+            view = None
+        if view is not None:
+            data.update(view._repr_mimebundle_())
+    data["text/plain"] = obj.text
+    data["text/html"] = obj._html()
+    return {k: v for k, v in data.items() if _wanted(k, include, exclude)}

@@ -1,0 +1,49 @@
+"""Navigable ipywidgets views of dsh results (stock ipywidgets 8, no custom front-end code).
+
+``view_for(result)`` picks the view for a result the magic returned; the views can also be built
+directly, e.g. ``ListingView(workspace, "default", path="src")``. Every view fetches one page at a
+time through the core, logs its calls with surface ``widget``, repeats the model's footer and has
+a "model view" toggle that shows the exact text the model saw.
+"""
+
+from __future__ import annotations
+
+from .base import Pager, ToolView
+from .calls import CallLogView, SpillsView
+from .listing import ListingView
+from .reading import ReadView, SpillView
+from .search import GlobView, GrepView
+
+__all__ = [
+    "view_for",
+    "ToolView",
+    "Pager",
+    "ListingView",
+    "ReadView",
+    "SpillView",
+    "GlobView",
+    "GrepView",
+    "CallLogView",
+    "SpillsView",
+]
+
+
+def view_for(result):
+    """The view of a ``KernelResult``/``InfoResult``, or None (errors, write, edit, list_dir, …)."""
+    if result.is_error or result.workspace is None:
+        return None
+    ws, session = result.workspace, result.session
+    args = getattr(result, "args", None) or {}
+    if result.tool == "list":
+        return ListingView(ws, session, result=result)
+    if result.tool == "read":
+        return ReadView(ws, session, result=result, limit=args.get("limit"))
+    if result.tool == "glob":
+        return GlobView(ws, session, result)
+    if result.tool == "grep":
+        return GrepView(ws, session, result)
+    if result.tool == "calls":
+        return CallLogView(ws, session, info=result)
+    if result.tool == "spills":
+        return SpillsView(ws, session, info=result)
+    return None

@@ -1,0 +1,154 @@
+"""Result objects: ``to_frame()`` columns for every tool and answer, the footer, the mime bundle."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import pytest
+
+from dsh_jupyter.core.result import FRAME_COLUMNS
+from dsh_jupyter.kernel import display
+from dsh_jupyter.kernel.results import INFO_COLUMNS, InfoResult, KernelResult
+from dsh_jupyter.kernel.widgets import GlobView, ListingView
+
+FRAME_CASES = [
+    ("list", {"path": "src"}, ["name", "type", "size", "mtime", "target"], 2),
+    ("glob", {"pattern": "*.py"}, ["path"], 2),
+    ("grep", {"pattern": "hello"}, ["path", "line", "text"], 4),
+    ("read", {"file_path": "notes.txt"}, ["number", "text"], 3),
+    ("list_dir", {"path": "src", "recursive": True}, ["entry"], 3),
+    ("write", {"file_path": "w.txt", "content": "x"}, [], 0),
+]
+
+
+@pytest.mark.parametrize("tool,args,columns,rows", FRAME_CASES)
+def test_frame_columns_per_tool(shell, tool, args, columns, rows):
+    line = {
+        "list": "list src",
+        "glob": "glob *.py",
+        "grep": "grep hello",
+        "read": "read notes.txt",
+        "list_dir": "list_dir src --recursive",
+    }.get(tool)
+    r = shell.run_line_magic("dsh", line) if line else shell.run_cell_magic("dsh", "write w.txt", "x")
+    frame = r.to_frame()
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame.columns) == columns == FRAME_COLUMNS.get(tool, [])
+    assert len(frame) == rows
+
+
+def test_edit_and_error_frames(shell):
+    shell.run_line_magic("dsh", "read notes.txt")
+    r = shell.run_cell_magic("dsh", "edit notes.txt", "first\n=======\n1st\n")
+    assert r.to_frame().empty and list(r.to_frame().columns) == []
+    err = shell.run_line_magic("dsh", "list nowhere")
+    assert err.to_frame().empty and list(err.to_frame().columns) == FRAME_COLUMNS["list"]
+
+
+@pytest.mark.parametrize("line", ["calls", "spills", "tools", "session"])
+def test_frame_columns_of_the_other_answers(shell, line):
+    shell.run_line_magic("dsh", "list")
+    r = shell.run_line_magic("dsh", line)
+    assert isinstance(r, InfoResult)
+    assert list(r.to_frame().columns) == INFO_COLUMNS[line]
+
+
+def test_grep_frame_values(shell):
+    frame = shell.run_line_magic("dsh", "grep hello src").to_frame()
+    assert frame.to_dict("records") == [
+        {"path": "src/app.py", "line": 2, "text": "    return 'hello world'"},
+        {"path": "src/util/helpers.py", "line": 2, "text": "    return 'hello helper'"},
+    ]
+
+
+# -- footers -----------------------------------------------------------------------------------
+
+
+def test_footer_is_the_models_footer(shell, root, tree):
+    tree(root, {"many": {f"f{i:03}.txt": f"match {i}\n" for i in range(30)}})
+    shell.run_line_magic("config", "DshMagics.list_max_entries = 10")
+    shell.run_line_magic("config", "DshMagics.glob_max_results = 5")
+    shell.run_line_magic("config", "DshMagics.grep_max_matches = 5")
+    r = shell.run_line_magic("dsh", "list many --offset 11")
+    assert r.footer() == (
+        "(Showing entries 11-20 of 30: 0 directories, 30 files. Directories first, then files, then other, "
+        "each alphabetical. Use offset=21 to continue.)"
+    )
+    assert shell.run_line_magic("dsh", "list empty").footer() == "(Empty directory)"
+    assert shell.run_line_magic("dsh", "read notes.txt --limit 2").footer() == (
+        "(Showing lines 1-2 of 3. Use offset=3 to continue.)"
+    )
+    g = shell.run_line_magic("dsh", "glob *.txt many")
+    assert g.footer().startswith("(Showing 5 of 30 paths. Full sorted result stored at: ")
+    assert g.text.endswith("\n\n" + g.footer())
+    assert shell.run_line_magic("dsh", "glob *.py").footer() == ""
+    m = shell.run_line_magic("dsh", "grep match many")
+    assert m.header() == "Found 5 of 30 matches"
+    assert m.footer().startswith("(Full grep result stored at: ") and m.text.endswith(m.footer())
+    assert shell.run_line_magic("dsh", "grep nothing-matches-this").footer() == ""
+    assert shell.run_line_magic("dsh", "read missing").footer() == ""
+
+
+# -- the mime bundle ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", ["list", "glob *.py", "grep hello", "read notes.txt", "list_dir src", "calls"])
+def test_bundle_without_widgets_is_text_and_a_table(shell, line):
+    shell.run_line_magic("dsh", "list")
+    r = shell.run_line_magic("dsh", line)
+    data = r._repr_mimebundle_()
+    assert set(data) == {"text/plain", "text/html"}
+    assert data["text/plain"] == r.text
+    assert "<table>" in data["text/html"]
+
+
+def test_bundle_html_repeats_the_footer(shell):
+    shell.run_line_magic("config", "DshMagics.list_max_entries = 2")
+    r = shell.run_line_magic("dsh", "list")
+    assert html.escape(r.footer()) in r._repr_mimebundle_()["text/html"]
+    assert r.footer().startswith("(Showing entries 1-2 of")
+
+
+def test_bundle_of_an_error_or_a_write_is_preformatted_text(shell):
+    r = shell.run_line_magic("dsh", "read missing.txt")
+    assert r._repr_mimebundle_() == {"text/plain": r.text, "text/html": f"<pre>{html.escape(r.text)}</pre>"}
+
+
+def test_bundle_in_a_kernel_carries_the_widget(shell, monkeypatch):
+    monkeypatch.setattr(display, "frontend_has_widgets", lambda: True)
+    r = shell.run_line_magic("dsh", "list")
+    data = r._repr_mimebundle_()
+    assert data["text/plain"] == r.text and "<table>" in data["text/html"]
+    view = r.widget()
+    assert isinstance(view, ListingView)
+    assert data[display.WIDGET_MIME]["model_id"] == view.model_id
+    assert r._repr_mimebundle_()[display.WIDGET_MIME]["model_id"] == view.model_id  # built once
+    assert isinstance(shell.run_line_magic("dsh", "glob *.py").widget(), GlobView)
+    # a frontend that asks for text only gets no widget built
+    fresh = shell.run_line_magic("dsh", "read notes.txt")
+    assert set(fresh._repr_mimebundle_(include=["text/plain"])) == {"text/plain"}
+    assert getattr(fresh, "_view", None) is None
+    assert display.WIDGET_MIME not in shell.run_line_magic("dsh", "list")._repr_mimebundle_(
+        exclude=[display.WIDGET_MIME]
+    )
+
+
+def test_no_widget_for_errors_and_writes(shell, monkeypatch):
+    monkeypatch.setattr(display, "frontend_has_widgets", lambda: True)
+    r = shell.run_line_magic("dsh", "read missing.txt")
+    assert r.widget() is None and set(r._repr_mimebundle_()) == {"text/plain", "text/html"}
+
+
+def test_plain_shell_builds_no_widget(shell):
+    assert display.frontend_has_widgets() is False
+    r = shell.run_line_magic("dsh", "list")
+    r._repr_mimebundle_()
+    assert getattr(r, "_view", None) is None
+
+
+def test_kernel_result_keeps_the_core_fields(shell):
+    r = shell.run_line_magic("dsh", "read notes.txt --limit 1")
+    assert isinstance(r, KernelResult)
+    assert r.args == {"file_path": "notes.txt", "limit": 1}
+    assert str(r) == r.text and r.call_id and r.session == "default"
