@@ -28,3 +28,12 @@ def unload_ipython_extension(ip) -> None:
     from .kernel import unload
 
     unload(ip)
+
+
+def _jupyter_labextension_paths() -> list[dict]:
+    """The prebuilt JupyterLab extension (built from ``labextension_shim/`` into ``labextension/``).
+
+    Wheels install it through shared-data; this hook is what ``jupyter labextension develop .``
+    reads to symlink the build folder instead (see docs/labextension.md).
+    """
+    return [{"src": "labextension", "dest": "dsh-jupyter-shim"}]
