@@ -21,50 +21,27 @@ import shlex
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
-from traitlets import Bool, Int, Unicode, observe
+from traitlets import Unicode, observe
 
-from ..core.settings import SETTING_DOCS, Settings, SettingsError
+from ..core.settings import Settings, SettingsError
 from ..core.workspace import Workspace
+from ..settings_traits import SettingTraits
 from .commands import SUBCOMMANDS, overview, short_usage
 from .results import KernelResult
 
 __all__ = ["DshMagics", "run_line"]
 
-_DEFAULTS = Settings()
-
-
-def _int(name: str) -> Int:
-    return Int(getattr(_DEFAULTS, name), help=SETTING_DOCS[name]).tag(config=True)
-
-
-def _path(name: str) -> Unicode:
-    return Unicode(None, allow_none=True, help=SETTING_DOCS[name]).tag(config=True)
-
 
 @magics_class
-class DshMagics(Magics):
-    """``%dsh``: list, glob, grep, read, write, edit, list_dir, session, spills, calls, tools."""
+class DshMagics(SettingTraits, Magics):
+    """``%dsh``: list, glob, grep, read, write, edit, list_dir, session, spills, calls, tools.
+
+    The core settings are config traits from ``SettingTraits`` under their own names.
+    """
 
     root = Unicode(
         None, allow_none=True, help="Workspace root (default: DSH_ROOT from the server, else the cwd)."
     ).tag(config=True)
-    list_max_entries = _int("list_max_entries")
-    glob_max_results = _int("glob_max_results")
-    grep_max_matches = _int("grep_max_matches")
-    grep_max_line_bytes = _int("grep_max_line_bytes")
-    raw_output_max_bytes = _int("raw_output_max_bytes")
-    search_timeout_ms = _int("search_timeout_ms")
-    read_limit = _int("read_limit")
-    read_max_line_length = _int("read_max_line_length")
-    read_max_bytes = _int("read_max_bytes")
-    read_stream_min_size = _int("read_stream_min_size")
-    list_dir_max_entries = _int("list_dir_max_entries")
-    glob_sample_over_cap = Bool(_DEFAULTS.glob_sample_over_cap, help=SETTING_DOCS["glob_sample_over_cap"]).tag(
-        config=True
-    )
-    state_path = _path("state_path")
-    spill_root = _path("spill_root")
-    rg_path = _path("rg_path")
 
     def __init__(self, shell=None, **kwargs) -> None:
         super().__init__(shell=shell, **kwargs)
@@ -77,7 +54,7 @@ class DshMagics(Magics):
     def workspace(self) -> Workspace:
         """The kernel's Workspace (surface ``magic``), built on first use."""
         if self._workspace is None:
-            settings = {n: getattr(self, n) for n in Settings.names() if getattr(self, n) is not None}
+            settings = {n: v for n, v in self.setting_values().items() if v is not None}
             try:
                 self._workspace = Workspace(self.root, session=self._session, surface="magic", **settings)
             except SettingsError as exc:

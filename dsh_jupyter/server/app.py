@@ -13,32 +13,22 @@ through ``self.settings``), or run a tool call on the event loop.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 from jupyter_core.paths import jupyter_data_dir, jupyter_runtime_dir
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Bool, Int, Unicode
+from traitlets import Int
 
-from ..core.settings import SETTING_DOCS, Settings, SettingsError
+from ..core.settings import SettingsError
 from ..core.workspace import Workspace
+from ..settings_traits import SettingTraits
 from .handlers import route_table
 
 __all__ = ["DshJupyter", "DshJupyterApp", "DEFAULT_MAX_BODY_BYTES"]
 
 # Large enough for a multi-MiB `write`; a tool call bigger than this is a mistake, not a request.
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
-_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Settings)}
-
-
-def _int(name: str) -> Int:
-    return Int(_DEFAULTS[name], help=SETTING_DOCS[name]).tag(config=True)
-
-
-def _path(name: str, default_help: str | None = None) -> Unicode:
-    help_text = SETTING_DOCS[name] + (f" Server default: {default_help}" if default_help else "")
-    return Unicode(None, allow_none=True, help=help_text).tag(config=True)
 
 
 def default_state_path() -> str:
@@ -51,32 +41,14 @@ def default_spill_root() -> str:
     return os.path.join(jupyter_runtime_dir(), "dsh-spills")
 
 
-class DshJupyter(ExtensionApp):
+class DshJupyter(SettingTraits, ExtensionApp):
     """Agent tools (list, glob, grep, read, write, edit, list_dir) over REST at ``/dsh/api``."""
 
     name = "dsh_jupyter"
     description = "Agent workspace tools over REST, sharing session state with kernels."
     load_other_extensions = True
 
-    # -- the core settings (SPEC section 5), one traitlet each, same names ----------------------
-    list_max_entries = _int("list_max_entries")
-    glob_max_results = _int("glob_max_results")
-    grep_max_matches = _int("grep_max_matches")
-    grep_max_line_bytes = _int("grep_max_line_bytes")
-    raw_output_max_bytes = _int("raw_output_max_bytes")
-    search_timeout_ms = _int("search_timeout_ms")
-    read_limit = _int("read_limit")
-    read_max_line_length = _int("read_max_line_length")
-    read_max_bytes = _int("read_max_bytes")
-    read_stream_min_size = _int("read_stream_min_size")
-    list_dir_max_entries = _int("list_dir_max_entries")
-    glob_sample_over_cap = Bool(
-        _DEFAULTS["glob_sample_over_cap"], help=SETTING_DOCS["glob_sample_over_cap"]
-    ).tag(config=True)
-    state_path = _path("state_path", "DSH_STATE_PATH if set, else <jupyter data dir>/dsh_jupyter/state.sqlite.")
-    spill_root = _path("spill_root", "<jupyter runtime dir>/dsh-spills.")
-    rg_path = _path("rg_path")
-
+    # The core settings (SPEC section 5) come from SettingTraits, one traitlet each, same names.
     # -- server-only settings ----------------------------------------------------------------
     max_body_bytes = Int(
         DEFAULT_MAX_BODY_BYTES,
@@ -89,7 +61,7 @@ class DshJupyter(ExtensionApp):
 
     def core_settings(self) -> dict:
         """The traitlet values under their core names, with the server's path defaults filled in."""
-        values = {name: getattr(self, name) for name in Settings.names()}
+        values = self.setting_values()
         values["state_path"] = values["state_path"] or default_state_path()
         values["spill_root"] = values["spill_root"] or default_spill_root()
         return values

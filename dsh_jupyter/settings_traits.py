@@ -1,0 +1,51 @@
+"""The core settings as configurable traitlets, declared once for every Jupyter-side class.
+
+The server's ``DshJupyter`` (``c.DshJupyter.glob_max_results = 50``) and the kernel's
+``DshMagics`` (``%config DshMagics.glob_max_results = 50``) both inherit these, so a setting has
+one name, one default and one help text everywhere. It lives outside ``core`` because traitlets
+belongs to Jupyter; the values are still validated by ``core.settings.Settings``.
+"""
+
+from __future__ import annotations
+
+from traitlets import Bool, HasTraits, Int, Unicode
+
+from .core.settings import SETTING_DOCS, Settings
+
+__all__ = ["SettingTraits"]
+
+_DEFAULTS = Settings()
+
+
+def _int(name: str) -> Int:
+    return Int(getattr(_DEFAULTS, name), help=SETTING_DOCS[name]).tag(config=True)
+
+
+def _path(name: str) -> Unicode:
+    return Unicode(None, allow_none=True, help=SETTING_DOCS[name]).tag(config=True)
+
+
+class SettingTraits(HasTraits):
+    """Mixin: one configurable trait per core setting, under the core's snake_case name."""
+
+    list_max_entries = _int("list_max_entries")
+    glob_max_results = _int("glob_max_results")
+    grep_max_matches = _int("grep_max_matches")
+    grep_max_line_bytes = _int("grep_max_line_bytes")
+    raw_output_max_bytes = _int("raw_output_max_bytes")
+    search_timeout_ms = _int("search_timeout_ms")
+    read_limit = _int("read_limit")
+    read_max_line_length = _int("read_max_line_length")
+    read_max_bytes = _int("read_max_bytes")
+    read_stream_min_size = _int("read_stream_min_size")
+    list_dir_max_entries = _int("list_dir_max_entries")
+    glob_sample_over_cap = Bool(_DEFAULTS.glob_sample_over_cap, help=SETTING_DOCS["glob_sample_over_cap"]).tag(
+        config=True
+    )
+    state_path = _path("state_path")
+    spill_root = _path("spill_root")
+    rg_path = _path("rg_path")
+
+    def setting_values(self) -> dict:
+        """The traits' values under their core names (None for an unset path)."""
+        return {name: getattr(self, name) for name in Settings.names()}
