@@ -27,7 +27,7 @@ from dsh_jupyter.core.tools.search import _DISCOVERY, _VCS_EXCLUDES
 
 
 def build_tree(root: str, files: int) -> None:
-    marker = os.path.join(root, ".bench-complete")
+    marker = root.rstrip("/") + ".complete"  # beside the tree, so it is not one of its files
     if os.path.exists(marker):
         return
     line = "needle " + "x" * 80 + "\n"
@@ -35,8 +35,8 @@ def build_tree(root: str, files: int) -> None:
         d = os.path.join(root, f"top{i % 40:02d}", f"mid{i // 40 % 50:02d}")
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, f"f{i:06d}.txt"), "w") as f:
-            # one in five files has a matching line: ~20,000 matches of ~1 KB JSON each
-            f.write(line if i % 5 == 0 else "plain text\n")
+            # one in three files has a matching line: ~33,000 matches, ~20 MB of rg --json
+            f.write(line if i % 3 == 0 else "plain text\n")
             f.write("filler\n")
     open(marker, "w").close()
 
@@ -62,7 +62,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--tree")
     opts = ap.parse_args()
-    tree = opts.tree or os.path.join(tempfile.gettempdir(), f"dsh-bench-tree-{opts.files}")
+    tree = opts.tree or os.path.join(tempfile.gettempdir(), f"dsh-bench-search-{opts.files}")
     os.makedirs(tree, exist_ok=True)
     t0 = time.perf_counter()
     build_tree(tree, opts.files)

@@ -69,3 +69,16 @@ def test_quoted_form_has_no_raw_control_characters():
     q = quote_name(name)
     assert all(not (ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F) for c in q)
     assert json.loads(q) == name
+
+
+def test_quote_names_agrees_with_quote_name_on_random_hostile_names():
+    """The bulk fast path must never print bare a name the per-name rule would quote."""
+    import random
+
+    from dsh_jupyter.core.render.quoting import quote_names
+
+    rng = random.Random(20261130)
+    alphabet = ["a", "b", "/", "@", " ", "\t", "\n", "\r", '"', "\\", "<", "\x85", "\x7f", "\u00a0", "é", "\u2028", "."]
+    for _ in range(3000):
+        names = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 5))) for _ in range(rng.randint(1, 6))]
+        assert quote_names(names) == [quote_name(n) for n in names], names

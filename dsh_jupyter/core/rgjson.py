@@ -37,6 +37,7 @@ class RgMatch:
 # summary record is written by a different serialiser and starts with {"data": instead.
 _MATCH = b'{"type":"match"'
 _SKIP = (b'{"type":"begin"', b'{"type":"end"', b'{"type":"context"')
+_OFFSET_KEY = b',"absolute_offset":'
 
 
 def _malformed(line_no: int, why: str) -> ValueError:
@@ -108,7 +109,16 @@ def _fast(lines: list[bytes], picked: list[bytes]) -> list[RgMatch]:
             record = orjson.loads(line)  # the summary (or garbage: then the careful path reports it)
             if not isinstance(record, dict) or not isinstance(record.get("type"), str) or record["type"] == "match":
                 raise ValueError("not the common shape")
-    records = orjson.loads(b"[" + b",".join(picked) + b"]")
+    # Parse only what is kept: each record is cut before ``"absolute_offset"`` (the offset and
+    # the submatches array, often the bulk of a record, are never read). The cut is exact
+    # because an unescaped quote cannot occur inside a JSON string.
+    trimmed = []
+    for line in picked:
+        cut = line.find(_OFFSET_KEY)
+        if cut < 0:
+            raise ValueError("not the common shape")
+        trimmed.append(line[:cut])
+    records = orjson.loads(b"[" + b"}},".join(trimmed) + b"}}]") if trimmed else []
     out = []
     append = out.append
     for record in records:

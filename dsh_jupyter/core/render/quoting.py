@@ -46,20 +46,35 @@ def quote_name(name: str) -> str:
     return f'"{body}"'
 
 
-# One scan of a newline-joined block finds every name that could need quoting; names that hold
-# a newline themselves, or are empty, skip the fast path.
-_SUSPECT = re.compile('[\x00-\x09\x0b-\x1f\x7f-\x9f\\\\"]|</|[@/\\s]$|^\\s', re.MULTILINE)
+# A joined block of names is checked with a few C-level scans instead of one call per name:
+# any character that may need quoting anywhere (a control, a backslash, a quote), ``</``, a
+# name ending in ``@`` or ``/``, or whitespace next to a line break sends the block down the
+# per-name path. Names that hold a newline themselves, or are empty, skip the fast path too.
+_ANY_SUSPECT_CHAR = re.compile('[\x00-\x09\x0b-\x1f\x7f-\x9f\\\\"]')
+_EDGE_SPACE = re.compile("[^\\S\n](?=\n)|(?<=\n)[^\\S\n]")
 
 
 def quote_names(names: list[str]) -> list[str]:
-    """``[quote_name(n) for n in names]``, with one regex scan instead of one call per name.
+    """``[quote_name(n) for n in names]``, scanning the joined text once instead of per name.
 
-    Search results can hold 100,000 paths; nearly all print bare, so the common case is a single
-    C-level scan of the joined text. Any hit falls back to the per-name rule.
+    Search results can hold 100,000 paths and nearly all print bare.
     """
     if not names:
         return []
-    if all(names) and "\n" not in "".join(names) and _SUSPECT.search("\n".join(names)) is None:
+    blob = "\n".join(names)
+    if (
+        all(names)
+        and blob.count("\n") == len(names) - 1
+        and "</" not in blob
+        and "@\n" not in blob
+        and "/\n" not in blob
+        and not blob.endswith(("@", "/"))
+        and not blob[0].isspace()
+        and not blob[-1].isspace()
+        and _ANY_SUSPECT_CHAR.search(blob) is None
+        # when the line breaks are the only whitespace, none can sit at a name's edge
+        and (len("".join(blob.split())) + len(names) - 1 == len(blob) or _EDGE_SPACE.search(blob) is None)
+    ):
         return list(names)
     return [quote_name(n) for n in names]
 

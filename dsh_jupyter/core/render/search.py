@@ -98,18 +98,21 @@ def truncate_line(text: str, max_bytes: int) -> str:
     return data[:cut].decode("utf-8", "surrogatepass") + _TRUNCATED.format(max_bytes)
 
 
-def _match_lines(matches: Iterable[dict]) -> list[str]:
+def _match_lines(matches: Iterable) -> list[str]:
     """Per-file blocks: the quoted path, then ``Line L: TEXT`` lines; a blank line between files.
 
-    Files appear in order of first appearance; a file's matches stay together even if the input
-    interleaved them (rg emits each file's matches contiguously, so normally nothing moves).
+    ``matches`` holds dicts ``{path, line, text}`` or ``(path, line, text)`` tuples (the executor
+    passes tuples for a complete result: tens of thousands of rows). Files appear in order of
+    first appearance; a file's matches stay together even if the input interleaved them (rg
+    emits each file's matches contiguously, so normally nothing moves).
     """
     by_path: dict[str, list[str]] = {}
     for match in matches:
-        rows = by_path.get(match["path"])
+        path, line, text = (match["path"], match["line"], match["text"]) if isinstance(match, dict) else match
+        rows = by_path.get(path)
         if rows is None:
-            rows = by_path[match["path"]] = []
-        rows.append(f"Line {match['line']}: {match['text']}")
+            rows = by_path[path] = []
+        rows.append(f"Line {line}: {text}")
     out: list[str] = []
     for path, rows in by_path.items():
         if out:

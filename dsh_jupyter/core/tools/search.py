@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import stat as statmod
+from operator import itemgetter
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
@@ -220,27 +221,39 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
 
 
 def _shape_grep(ctx: CallContext, value: dict, found, strip: str) -> dict:
+    """Display paths, cut previews, stable file order; dicts only for the shown page.
+
+    The complete result stays a list of ``(path, line, text)`` tuples: a broad grep can hold tens
+    of thousands of matches, and only the spill needs them all.
+    """
     cut = len(strip)
     limit = ctx.settings.grep_max_line_bytes
-    spill_prefix = _spill_exclusion(ctx)
-    matches = []
+    quick = limit // 4  # a text of at most this many characters cannot pass the byte cap
+    rows = []
+    append = rows.append
     for m in found:
         path = m.path[cut:] if cut and m.path.startswith(strip) else m.path
-        matches.append({"path": path, "line": m.line, "text": truncate_line(m.text, limit)})
-    files = {m["path"] for m in matches}
+        text = m.text
+        if len(text) <= quick and "\r" not in text:
+            text = text[:-1] if text.endswith("\n") else text
+        else:
+            text = truncate_line(text, limit)
+        append((path, m.line, text))
+    files = {r[0] for r in rows}
+    spill_prefix = _spill_exclusion(ctx)
     if spill_prefix is not None or any(_VCS_IN_PATH.search(p) for p in files):
         keep = {p for p in files if _keep(p, spill_prefix, ctx.cwd)}
-        matches = [m for m in matches if m["path"] in keep]
+        rows = [r for r in rows if r[0] in keep]
     # rg searches files in parallel; a stable file order makes pages repeatable.
-    matches.sort(key=lambda m: m["path"])
-    total = len(matches)
+    rows.sort(key=itemgetter(0))
+    total = len(rows)
     cap = ctx.settings.grep_max_matches
-    shown = matches[:cap]
+    shown = [{"path": p, "line": n, "text": t} for p, n, t in rows[:cap]]
     value["matches"] = shown
     value["totalMatches"] = total
     value["files"] = len({m["path"] for m in shown})
     if total > cap and ctx.spills is not None:
-        value["spill"] = ctx.spills.save(ctx.session, ctx.call_id, "grep", render_grep_spill(matches, total))
+        value["spill"] = ctx.spills.save(ctx.session, ctx.call_id, "grep", render_grep_spill(rows, total))
     return value
 
 
