@@ -83,7 +83,7 @@ def test_a_change_by_another_process_invalidates_the_observation(cfg, root, make
     assert r.value == {
         "name": "FsError",
         "code": "FS_NOT_OBSERVED",
-        "message": 'cannot edit "f.txt": it changed since this session last read it; read it again',
+        "message": 'cannot write "f.txt": it changed since this session last read it; read it again',
     }
 
 
@@ -128,7 +128,7 @@ def test_two_sessions_racing_on_one_observed_version(cfg, root, tmp_path, round_
     assert results[losers[0]]["value"] == {
         "name": "FsError",
         "code": "FS_NOT_OBSERVED",
-        "message": 'cannot edit "f.txt": it changed since this session last read it; read it again',
+        "message": 'cannot write "f.txt": it changed since this session last read it; read it again',
     }
     assert (root / "f.txt").read_text() == f"value = {winners[0]}\n"
     assert os.listdir(root) == ["f.txt"]

@@ -58,7 +58,7 @@ def test_a_partial_window_counts_as_a_read(ws, f):
 def test_a_failed_read_does_not_count(ws, f):
     assert ws.run("read", file_path="f.txt", offset=99).is_error
     assert_error(ws.run("edit", file_path="f.txt", old_string="alpha", new_string="A"), "FS_NOT_OBSERVED",
-                 'cannot edit "f.txt": read it first in this session')
+                 'cannot write "f.txt": read it first in this session')
 
 
 def test_create_needs_no_read_and_makes_parents(ws, root):
@@ -77,7 +77,7 @@ def test_create_empty_file_and_file_with_nul(ws, root):
 
 def test_edit_without_read_is_refused(ws, f):
     r = ws.run("edit", file_path="f.txt", old_string="beta", new_string="BETA")
-    assert_error(r, "FS_NOT_OBSERVED", 'cannot edit "f.txt": read it first in this session')
+    assert_error(r, "FS_NOT_OBSERVED", 'cannot write "f.txt": read it first in this session')
     assert r.value["name"] == "FsError"
     assert f.read_bytes() == b"alpha\nbeta\ngamma\n"
 
@@ -93,7 +93,7 @@ def test_outside_change_with_size_and_mtime_restored_is_detected(ws, f):
     os.utime(f, ns=(before.st_atime_ns, before.st_mtime_ns))
     after = os.stat(f)
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
-    message = 'cannot edit "f.txt": it changed since this session last read it; read it again'
+    message = 'cannot write "f.txt": it changed since this session last read it; read it again'
     assert_error(ws.run("edit", file_path="f.txt", old_string="beta", new_string="B"), "FS_NOT_OBSERVED", message)
     assert_error(ws.run("write", file_path="f.txt", content="x"), "FS_NOT_OBSERVED",
                  'cannot write "f.txt": it changed since this session last read it; read it again')
@@ -122,7 +122,7 @@ def test_list_does_not_count_as_a_read(ws, f):
     assert_error(ws.run("write", file_path="f.txt", content="x"), "FS_NOT_OBSERVED",
                  'cannot write "f.txt": read it first in this session')
     assert_error(ws.run("edit", file_path="f.txt", old_string="beta", new_string="x"), "FS_NOT_OBSERVED",
-                 'cannot edit "f.txt": read it first in this session')
+                 'cannot write "f.txt": read it first in this session')
 
 
 def test_own_write_and_edit_need_no_new_read(ws, f):
@@ -153,12 +153,12 @@ def test_read_in_one_session_does_not_allow_another(make_ws, f):
     assert_error(s2.run("write", file_path="f.txt", content="x"), "FS_NOT_OBSERVED",
                  'cannot write "f.txt": read it first in this session')
     assert_error(s2.run("edit", file_path="f.txt", old_string="beta", new_string="x"), "FS_NOT_OBSERVED",
-                 'cannot edit "f.txt": read it first in this session')
+                 'cannot write "f.txt": read it first in this session')
     # and s1's own session still may; afterwards s2 is stale even once it had read
     read_ok(s2)
     assert not s1.run("edit", file_path="f.txt", old_string="beta", new_string="B").is_error
     assert_error(s2.run("edit", file_path="f.txt", old_string="gamma", new_string="G"), "FS_NOT_OBSERVED",
-                 'cannot edit "f.txt": it changed since this session last read it; read it again')
+                 'cannot write "f.txt": it changed since this session last read it; read it again')
 
 
 def test_same_session_in_two_workspaces_shares_observations(make_ws, f):
@@ -488,7 +488,7 @@ def test_file_with_an_undecodable_name_can_be_read_then_edited(ws, root):
         fh.write(b"one \xfe\n")
     name = os.fsdecode(b"bad\xff.txt")
     assert_error(ws.run("edit", file_path=name, old_string="one", new_string="two"), "FS_NOT_OBSERVED",
-                 'cannot edit "bad\ufffd.txt": read it first in this session')
+                 'cannot write "bad\ufffd.txt": read it first in this session')
     read_ok(ws, name)
     r = ws.run("edit", file_path=name, old_string="one", new_string="two")
     assert r.text == "The file bad\ufffd.txt has been updated successfully."

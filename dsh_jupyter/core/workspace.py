@@ -301,7 +301,10 @@ class Workspace:
         owner = self.store.spill_owner(locator) if self.store is not None else None
         if owner != session:
             message = f'no saved result {in_message(locator)} in session {in_message(session)}'
-            return Result("read", f"Error: {message}", ToolError(Codes.FS_NOT_FOUND, message).as_value(), True, session)
+            value = ToolError(Codes.FS_NOT_FOUND, message).as_value()
+            result = Result("read", f"Error: {message}", value, True, session, uuid.uuid4().hex)
+            self._log_call(result, {"file_path": locator, "offset": offset}, surface or self.surface, time.time())
+            return result
         args = {"file_path": locator, "offset": offset}
         if limit is not None:
             args["limit"] = limit

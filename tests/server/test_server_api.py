@@ -128,7 +128,7 @@ async def test_python_read_then_rest_edit_shares_the_session(tool, jp_root_dir, 
     other = await tool("edit", session="s2", file_path="notes.txt", old_string="first", new_string="1st")
     assert other["isError"] is True
     assert other["value"]["code"] == "FS_NOT_OBSERVED"
-    assert other["text"] == 'Error: cannot edit "notes.txt": read it first in this session'
+    assert other["text"] == 'Error: cannot write "notes.txt": read it first in this session'
     done = await tool("edit", session="s1", file_path="notes.txt", old_string="first", new_string="1st")
     assert done["isError"] is False, done["text"]
     assert done["text"] == "The file notes.txt has been updated successfully."

@@ -132,7 +132,8 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
         # Before the gate check: "read it first" would send the model to a read that must fail.
         if b"\0" in raw[:BINARY_SNIFF_BYTES]:
             raise ToolError(Codes.FS_NOT_TEXT, f'cannot edit {in_message(shown)}: binary file')
-        check_observed(gate, ctx.session, target.real, old, "edit", shown)
+        # The gate speaks of writing for both tools: an edit is a write of the whole file.
+        check_observed(gate, ctx.session, target.real, old, "write", shown)
         text = raw.decode("utf-8", "surrogateescape")
         crlf = _is_crlf(raw)
         if crlf:
