@@ -174,12 +174,13 @@ class RealServer:
             return exc.code, (json.loads(raw) if raw else None)
 
 
-def start_real_server(tmp: Path, root: Path, token: str, extra_args: list[str] = ()) -> RealServer:
-    """Start ``jupyter server`` with the extension auto-enabled by its installed config file."""
+def start_real_server(tmp: Path, root: Path, token: str, extra_args: list[str] = (), app: str = "server") -> RealServer:
+    """Start ``jupyter <app>`` (server, lab or notebook) with the extension auto-enabled by its
+    installed config file."""
     port = free_port()
     log = tmp / "server.log"
     argv = [
-        sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root",
+        sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         f"--DshJupyter.state_path={tmp / 's.sqlite'}", f"--DshJupyter.spill_root={tmp / 'spills'}",

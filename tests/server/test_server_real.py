@@ -52,6 +52,22 @@ def test_tools_with_token_and_refused_without(real_server):
     assert status == 403
 
 
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_works_under_jupyter_lab_and_notebook(app, tmp_path):
+    """The same extension, auto-enabled, under the two front-end applications."""
+    root = tmp_path / "tree"
+    build_tree(root, TREE)
+    server = start_real_server(tmp_path, root, TOKEN, app=app)
+    try:
+        status, result = server.request("POST", "/dsh/api/tools/list", {"args": {"path": "src"}})
+        assert status == 200, result
+        assert result["text"].endswith("(2 entries: 1 directory, 1 file)\n</content>")
+        status, _ = server.request("GET", "/dsh/api/tools", token=None)
+        assert status == 403
+    finally:
+        stop_real_server(server)
+
+
 def test_extension_list_shows_it_enabled_and_ok(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "jupyter", "server", "extension", "list"],
                           capture_output=True, text=True, timeout=60, env=subprocess_env(tmp_path))
