@@ -300,6 +300,24 @@ def test_call_log_pages_newest_last(make_ws, big):
     assert [c["tool"] for c in view.calls] == ["read", "read", "list"]
 
 
+def test_call_log_reuses_its_sections_from_page_to_page(make_ws, big):
+    """Paging changes the titles, never the section widgets: JupyterLab's accordion view put new
+    titles on the old sections while it was still removing them when both were replaced at once."""
+    ws = make_ws()
+    for i in range(5):
+        ws.run("read", file_path="long.txt", offset=i + 1, limit=1)
+    view = CallLogView(ws, ws.session, limit=3)
+    sections = list(view.accordion.children)
+    view.expand(0)
+    view.pager.prev_button.click()
+    assert list(view.accordion.children) == sections
+    assert view.accordion.titles == ("1. python · read", "2. python · read", "3. python · read")
+    assert all(child.value == "" for child in sections)  # no text of the previous page is kept
+    view.pager.next_button.click()  # the last page is shorter: a prefix of the same sections
+    assert view.accordion.titles == ("4. python · read", "5. python · read")
+    assert list(view.accordion.children) == sections[:2]
+
+
 def test_spills_view_opens_a_spill(make_ws, big):
     ws = make_ws(glob_max_results=5)
     ws.run("glob", pattern="*.txt")

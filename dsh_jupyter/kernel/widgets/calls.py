@@ -44,6 +44,11 @@ class CallLogView(ToolView):
         self.limit = limit
         self.accordion = W.Accordion()
         self.accordion.observe(self._selected, "selected_index")
+        # The accordion's children are reused from page to page, only their titles change: when
+        # children and titles were both replaced in one update, JupyterLab's accordion view applied
+        # the new titles to the old sections still being removed, so a section could show another
+        # call's title (seen in the browser tests).
+        self._pool: list[W.HTML] = []
         self.refresh_button = W.Button(description="newest", icon="rotate", tooltip="show the newest calls")
         self.refresh_button.on_click(lambda _b: self.newest())
         self.pager = Pager(self.load, noun="calls")
@@ -73,26 +78,35 @@ class CallLogView(ToolView):
         page = info.value
         calls = page["calls"]
         start = page["offset"] + 1
-        old = list(self.accordion.children)
-        children = [W.HTML() for _ in calls]
-        with self.hold_sync(), batched([self.accordion, self.title, self.footer_line]):
+        while len(self._pool) < len(calls):  # at most one page of sections, ever
+            self._pool.append(W.HTML())
+        children = self._pool[: len(calls)]
+        with self.hold_sync(), batched([self.accordion, self.title, self.footer_line, *self._pool]):
             self.offset = start
             self.total = page["total"]
             self.calls = calls
             self.expanded = None
             self.accordion.selected_index = None
-            self.accordion.children = children
+            for child in self._pool:
+                child.value = ""  # no call text of the previous page stays in the browser
+            if list(self.accordion.children) != children:
+                self.accordion.children = children
             self.accordion.titles = tuple(_title(start + i, c) for i, c in enumerate(calls))
             self.title.value = f"<b>calls</b> in session <code>{html.escape(page['session'])}</code>"
             self.model_text = info.text
             self.footer = info.footer()
-        for child in old:
-            close_tree(child)
         last = start + len(calls) - 1
         self.pager.update(start, len(calls), page["total"], self.limit, last < page["total"])
 
     def expand(self, index: int | None) -> None:
         self.accordion.selected_index = index
+
+    def close_parts(self) -> None:
+        super().close_parts()
+        for child in self._pool:
+            close_tree(child)
+        for part in self.pager.parts():
+            part.close()
 
     def _selected(self, change) -> None:
         index = change["new"]
