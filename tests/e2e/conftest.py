@@ -1,0 +1,148 @@
+"""A real JupyterLab in a real browser: the fixtures of the end-to-end tests.
+
+- ``lab``: ``jupyter lab`` as a subprocess on 127.0.0.1 with a token, over a prepared root (a
+  directory of 210 entries so a listing pages, source files to grep, one small notebook per test),
+  with the dsh state and spills, Jupyter's folders and JupyterLab's settings under a temporary folder.
+  News and update checks are off, so no notification covers the page.
+- ``browser``: Chromium driven by Playwright for Python, headless, with a fresh profile. Playwright's
+  own browser download is never used. The Chromium is the system's: ``DSH_CHROMIUM`` if set, else
+  ``/usr/bin/chromium``, else the first of chromium, chromium-browser, google-chrome on ``PATH``
+  (``./dev test`` installs Debian's ``chromium`` when it can). Without one, every test here is
+  skipped, and the skip says why.
+- ``page``: a new tab per test, 1200×800, the size the screenshots are taken at.
+
+The screenshots go to ``docs/screenshots/`` (``DSH_SCREENSHOT_DIR`` overrides it). The committed
+copies are the ones the docs show.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from jupyter_harness import JupyterProcess
+
+REPO = Path(__file__).resolve().parents[2]
+VIEWPORT = {"width": 1200, "height": 800}
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+TOKEN = "dsh-e2e-token"
+
+# One notebook per test, each a few cells; they live in the lab's root.
+NOTEBOOKS = {
+    "explore.ipynb": ["%load_ext dsh_jupyter\n%dsh list"],
+    "read.ipynb": ["%load_ext dsh_jupyter\n%dsh read src/app/main.py --limit 12"],
+    "glob.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.glob_max_results = 12", "%dsh glob '*'"],
+    "grep.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.grep_max_matches = 8",
+                   "%dsh grep TODO --include '*.py'"],
+    "calls.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-calls", "%dsh list", "%dsh calls"],
+}
+
+
+def find_chromium() -> str | None:
+    candidates = [os.environ.get("DSH_CHROMIUM"), "/usr/bin/chromium"]
+    candidates += [shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")]
+    for path in candidates:
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def main_py() -> str:
+    lines = ['"""A small app for the browser tests."""', ""]
+    for i in range(1, 39):
+        lines.append(f"value_{i} = {i}  # TODO check {i}" if i % 5 == 0 else f"value_{i} = {i}")
+    return "\n".join(lines) + "\n"
+
+
+def build_root(root: Path) -> Path:
+    big = root / "big"
+    big.mkdir(parents=True)
+    for d in range(1, 6):
+        (big / f"dir-{d}").mkdir()
+    for i in range(1, 206):
+        (big / f"file-{i:03d}.txt").write_text(f"file {i}\n")
+    files = {
+        "src/app/main.py": main_py(),
+        "src/app/util.py": "def helper():\n    # TODO make it useful\n    return 1\n",
+        "src/lib/strings.py": "def shout(s):\n    return s.upper()  # TODO unicode\n",
+        "src/lib/numbers.py": "def double(n):\n    # TODO overflow\n    # TODO negative\n    return 2 * n\n",
+        "docs/guide.md": "# Guide\n\nTODO: write the guide.\n",
+        "notes.txt": "first line\nsecond line\n",
+        "README.md": "# e2e workspace\n",
+    }
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    for name, sources in NOTEBOOKS.items():
+        nb = nbformat.v4.new_notebook(metadata={"kernelspec": kernelspec})
+        nb.cells = [nbformat.v4.new_code_cell(src) for src in sources]
+        nbformat.write(nb, root / name)
+    return root
+
+
+@pytest.fixture(scope="package")
+def chromium() -> str:
+    path = find_chromium()
+    if path is None:
+        pytest.skip(
+            "no Chromium found for the browser tests (looked at $DSH_CHROMIUM, /usr/bin/chromium and PATH); "
+            "install one, e.g. `apt-get install chromium` (./dev test does this when run as root)"
+        )
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        pytest.fail('the browser tests need Playwright for Python: pip install -e ".[test]"')
+    return path
+
+
+@pytest.fixture(scope="package")
+def screenshot_dir() -> Path:
+    folder = Path(os.environ.get("DSH_SCREENSHOT_DIR") or REPO / "docs" / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="package")
+def lab(tmp_path_factory, chromium):
+    tmp = tmp_path_factory.mktemp("lab")
+    root = build_root(tmp / "root")
+    home = tmp / "jupyter"
+    settings = home / "lab-settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    server = JupyterProcess.start(home, root, app="lab", token=TOKEN)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="package")
+def browser(chromium, tmp_path_factory):
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(profile), executable_path=chromium, headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT,
+        )
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser):
+    tab = browser.new_page()
+    tab.set_default_timeout(60_000)
+    yield tab
+    tab.close()
