@@ -248,3 +248,13 @@ def test_undecodable_name_is_addressable_with_surrogate_escapes(ws, root):
     name = os.fsdecode(b"bad\xff.txt")
     r = ws.run("read", file_path=name)
     assert r.text == "<path>bad\ufffd.txt</path>\n<type>file</type>\n<content>\n1: one \ufffd\n\n(End of file - total 1 line)\n</content>"
+
+
+def test_a_loop_outside_the_root_is_reported_as_outside(make_ws, tmp_path):
+    """Probing outside the workspace learns nothing: a loop there is simply outside."""
+    loop = tmp_path / "outside-loop"
+    os.symlink(loop, loop)
+    ws = make_ws()
+    for tool, args in (("read", {"file_path": str(loop)}), ("list", {"path": str(loop / "x")})):
+        r = ws.run(tool, **args)
+        assert r.value["code"] == "FS_OUTSIDE_ROOT", r.text

@@ -82,21 +82,25 @@ class Resolver:
         if lexical.startswith("//"):
             lexical = "/" + lexical.lstrip("/")
         shown = printable(display_path(lexical, cwd))
-        real, exists = self._realpath(lexical, verb, shown)
-        in_root = is_within(real, self.root)
-        in_spill = (
-            not in_root
-            and allow_spill
-            and self.spill_root is not None
-            and is_within(real, self.spill_root)
-        )
-        if not in_root and not in_spill:
-            # Name the path as the caller wrote it: never reveal where the root lies.
-            raise ToolError(
-                Codes.FS_OUTSIDE_ROOT,
-                f'cannot {verb} {in_message(printable(raw))}: path is outside the workspace',
-            )
+        # Name the path as the caller wrote it: never reveal where the root lies.
+        outside = ToolError(Codes.FS_OUTSIDE_ROOT, f'cannot {verb} {in_message(printable(raw))}: path is outside the workspace')
+        try:
+            real, exists = self._realpath(lexical, verb, shown)
+        except ToolError:
+            # A loop or an OS error on a path that does not even name the workspace is, first of
+            # all, outside it: say that rather than describe a path the caller may not probe.
+            if not (self._allowed(lexical, allow_spill)):
+                raise outside from None
+            raise
+        if not self._allowed(real, allow_spill):
+            raise outside
+        in_spill = not is_within(real, self.root)
         return Resolved(lexical=lexical, real=real, display=shown, exists=exists, in_spill=in_spill)
+
+    def _allowed(self, path: str, allow_spill: bool) -> bool:
+        if is_within(path, self.root):
+            return True
+        return allow_spill and self.spill_root is not None and is_within(path, self.spill_root)
 
     @staticmethod
     def _realpath(lexical: str, verb: str, shown: str) -> tuple[str, bool]:
