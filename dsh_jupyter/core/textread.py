@@ -75,14 +75,16 @@ def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | Non
     buf = b""
     eof = False
     partial = False  # the last chunk read ends inside a line (no newline yet)
-    # Phase 1: find the byte where line ``offset`` starts.
+    # Phase 1: find the byte where line ``offset`` starts. One reused buffer: no allocation
+    # per chunk, and ``bytearray.count`` on a range runs at memory speed.
+    scratch = bytearray(_CHUNK) if to_skip > 0 else bytearray()
     while to_skip > 0:
-        chunk = os.read(fd, _CHUNK)
-        if not chunk:
+        got = os.readv(fd, [scratch])
+        if not got:
             eof = True
             break
-        partial = not chunk.endswith(b"\n")
-        n = chunk.count(b"\n")
+        partial = scratch[got - 1] != 0x0A
+        n = scratch.count(b"\n", 0, got)
         if n < to_skip:
             to_skip -= n
             lines_before += n
@@ -90,10 +92,10 @@ def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | Non
         # The start lies in this chunk: walk to the to_skip-th newline.
         pos = -1
         for _ in range(to_skip):
-            pos = chunk.index(b"\n", pos + 1)
+            pos = scratch.index(b"\n", pos + 1, got)
         lines_before += to_skip
         to_skip = 0
-        buf = chunk[pos + 1 :]
+        buf = bytes(scratch[pos + 1 : got])
     if to_skip > 0:
         # Ran out of file before the window began: the file has lines_before lines, plus one
         # when its last line has no newline.

@@ -1,0 +1,89 @@
+"""A deep ``read`` window of a big file beside ``tail | head`` and ``sed``.
+
+    python benchmarks/bench_read.py [--size-mib 1024] [--start 5000001] [--runs 5] [--file F]
+
+Generates (once) a file of short numbered lines, then times, as medians in one run, the window
+of 2,000 lines starting at line ``--start``:
+  - ``tail -n +S FILE | head -n 2000`` (the floor),
+  - ``sed -n 'S,Ep;Eq' FILE``,
+  - ``Workspace.run("read", file_path=…, offset=S)`` through the Python API,
+and prints the ratios and the peak memory of a process that does one such read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from dsh_jupyter import Workspace
+
+
+def build(path: str, size_mib: int) -> None:
+    if os.path.exists(path) and os.path.getsize(path) >= size_mib << 20:
+        return
+    block_lines = 100_000
+    with open(path, "w") as f:
+        n = 0
+        while f.tell() < size_mib << 20:
+            f.write("".join(f"line {i:09d} of the benchmark file\n" for i in range(n, n + block_lines)))
+            n += block_lines
+
+
+def median(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size-mib", type=int, default=1024)
+    ap.add_argument("--start", type=int, default=5_000_001)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--file")
+    opts = ap.parse_args()
+    path = opts.file or os.path.join(tempfile.gettempdir(), f"dsh-bench-read-{opts.size_mib}.txt")
+    build(path, opts.size_mib)
+    folder, name = os.path.split(path)
+    start, end = opts.start, opts.start + 1999
+    ws = Workspace(folder, state_path=os.path.join(tempfile.mkdtemp(), "s.sqlite"))
+    r = ws.run("read", file_path=name, offset=start)
+    assert not r.is_error and r.value["lines"][0]["number"] == start, r.text[-300:]
+
+    t_tail = median(lambda: subprocess.run(f"tail -n +{start} '{path}' | head -n 2000", shell=True,
+                                           stdout=subprocess.DEVNULL, check=True), opts.runs)
+    t_sed = median(lambda: subprocess.run(["sed", "-n", f"{start},{end}p;{end}q", path],
+                                          stdout=subprocess.DEVNULL, check=True), opts.runs)
+    t_tool = median(lambda: ws.run("read", file_path=name, offset=start), opts.runs)
+
+    probe = (
+        "import resource, sys\n"
+        "from dsh_jupyter import Workspace\n"
+        f"ws = Workspace({folder!r}, state_path={os.path.join(tempfile.mkdtemp(), 's.sqlite')!r})\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        f"ws.run('read', file_path={name!r}, offset={start})\n"
+        "print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    before_kib, after_kib = map(int, out.stdout.split())
+    print(f"{os.path.getsize(path) / (1 << 30):.2f} GiB file {path}; lines {start}-{end}")
+    print(f"{'work':<28}{'ms':>8}{'ratio':>8}")
+    print(f"{'tail | head':<28}{t_tail * 1000:>8.0f}{1:>8.2f}")
+    print(f"{'sed -n':<28}{t_sed * 1000:>8.0f}{t_sed / t_tail:>8.2f}")
+    print(f"{'read (Python API)':<28}{t_tool * 1000:>8.0f}{t_tool / t_tail:>8.2f}")
+    print(f"peak memory growth of one read: {(after_kib - before_kib) / 1024:.1f} MiB "
+          f"(process peak {after_kib / 1024:.0f} MiB; this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
