@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
-import time
 
 from dsh_jupyter import Workspace
+from timing import median_time  # benchmarks/timing.py
 
 
 def build(path: str, n: int) -> None:
@@ -40,15 +39,6 @@ def floor(path: str) -> list[str]:
     return names[:200]
 
 
-def median(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--entries", type=int, default=101_000)
@@ -59,9 +49,9 @@ def main() -> int:
     build(path, opts.entries)
     ws = Workspace(path, state_path=os.path.join(tempfile.mkdtemp(), "s.sqlite"))
     assert not ws.run("list").is_error
-    t_floor = median(lambda: floor(path), opts.runs)
-    t_first = median(lambda: ws.run("list"), opts.runs)
-    t_deep = median(lambda: ws.run("list", offset=opts.entries - 150), opts.runs)
+    t_floor = median_time(lambda: floor(path), opts.runs)
+    t_first = median_time(lambda: ws.run("list"), opts.runs)
+    t_deep = median_time(lambda: ws.run("list", offset=opts.entries - 150), opts.runs)
     print(f"{opts.entries} entries in {path}")
     print(f"{'work':<34}{'ms':>8}{'ratio':>8}")
     print(f"{'scandir + sort + first 200':<34}{t_floor * 1000:>8.0f}{1:>8.2f}")

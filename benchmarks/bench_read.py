@@ -15,13 +15,12 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 from dsh_jupyter import Workspace
+from timing import median_time  # benchmarks/timing.py
 
 
 def build(path: str, size_mib: int) -> None:
@@ -33,15 +32,6 @@ def build(path: str, size_mib: int) -> None:
         while f.tell() < size_mib << 20:
             f.write("".join(f"line {i:09d} of the benchmark file\n" for i in range(n, n + block_lines)))
             n += block_lines
-
-
-def median(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> int:
@@ -59,11 +49,11 @@ def main() -> int:
     r = ws.run("read", file_path=name, offset=start)
     assert not r.is_error and r.value["lines"][0]["number"] == start, r.text[-300:]
 
-    t_tail = median(lambda: subprocess.run(f"tail -n +{start} '{path}' | head -n 2000", shell=True,
+    t_tail = median_time(lambda: subprocess.run(f"tail -n +{start} '{path}' | head -n 2000", shell=True,
                                            stdout=subprocess.DEVNULL, check=True), opts.runs)
-    t_sed = median(lambda: subprocess.run(["sed", "-n", f"{start},{end}p;{end}q", path],
+    t_sed = median_time(lambda: subprocess.run(["sed", "-n", f"{start},{end}p;{end}q", path],
                                           stdout=subprocess.DEVNULL, check=True), opts.runs)
-    t_tool = median(lambda: ws.run("read", file_path=name, offset=start), opts.runs)
+    t_tool = median_time(lambda: ws.run("read", file_path=name, offset=start), opts.runs)
 
     probe = (
         "import resource, sys\n"

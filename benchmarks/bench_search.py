@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,7 @@ import time
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg import find_rg, scrubbed_env
 from dsh_jupyter.core.tools.search import _DISCOVERY, _VCS_EXCLUDES
+from timing import median_time  # benchmarks/timing.py
 
 
 def build_tree(root: str, files: int) -> None:
@@ -39,15 +39,6 @@ def build_tree(root: str, files: int) -> None:
             f.write(line if i % 3 == 0 else "plain text\n")
             f.write("filler\n")
     open(marker, "w").close()
-
-
-def median_time(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def raw(rg: str, args: list[str], cwd: str) -> int:
