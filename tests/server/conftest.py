@@ -30,7 +30,7 @@ from traitlets.config import Config
 # Importing the plugin's fixtures and hooks here registers them for tests/server only.
 from pytest_jupyter.jupyter_server import *  # noqa: E402,F401,F403
 
-DSH_ENV = ("DSH_STATE_PATH", "DSH_ROOT", "DSH_SPILL_ROOT")
+from dsh_env import DSH_ENV, _isolated_dsh_env  # noqa: E402,F401 (autouse fixture)
 
 TREE = {
     "src": {
@@ -47,18 +47,6 @@ TREE = {
 def pytest_configure(config):
     config.addinivalue_line("markers", "dsh_settings(**kw): DshJupyter traitlets for this test's server")
     config.addinivalue_line("markers", "server_config(dict): extra Jupyter config for this test's server")
-
-
-@pytest.fixture(autouse=True)
-def _isolated_dsh_env():
-    """Start every test without DSH_* and put the caller's values back afterwards."""
-    saved = {k: os.environ.pop(k, None) for k in DSH_ENV}
-    yield
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
 
 
 @pytest.fixture

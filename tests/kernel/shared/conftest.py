@@ -15,18 +15,7 @@ from traitlets.config import Config
 
 from pytest_jupyter.jupyter_server import *  # noqa: E402,F401,F403
 
-DSH_ENV = ("DSH_STATE_PATH", "DSH_ROOT", "DSH_SPILL_ROOT")
-
-
-@pytest.fixture(autouse=True)
-def _isolated_dsh_env():
-    saved = {k: os.environ.pop(k, None) for k in DSH_ENV}
-    yield
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+from dsh_env import DSH_ENV, _isolated_dsh_env  # noqa: E402,F401 (autouse fixture)
 
 
 @pytest.fixture
