@@ -1,0 +1,320 @@
+"""Find files and folders beneath a root through descriptors, never by re-opening a checked path.
+
+Why it exists: checking ``realpath(p)`` and then opening ``p`` again lets a neighbour swap a
+folder for a symlink to outside in between (seen: a ``read`` returned an outside file after a few
+hundred tries, ``list`` showed an outside folder after three). Here the root is opened once and
+every path is walked from that descriptor, one component at a time, each step an ``*at`` call on
+the descriptor of the step before with ``O_NOFOLLOW``. A symlink met on the way is read (its text)
+and resolved by this walk itself, within a hop limit; whatever happens to the names meanwhile, the
+walk only ever holds descriptors of folders beneath the root. Where the kernel has ``openat2``
+(Linux 5.6+), ``RESOLVE_BENEATH`` does the common case in one call and the walk handles what it
+refuses (absolute in-root links, a ``..`` that leaves and comes back).
+
+What it must never do: open anything by a path string that a check approved earlier, follow the
+final symlink of an entry by name, or close the root's own descriptor while the tree lives. The
+one path-string step, ``os.path.realpath`` of an absolute symlink target outside the root, only
+maps where such a link lands; the walk then starts again from the root's descriptor, so the
+result is still beneath the root.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as statmod
+import weakref
+from collections import deque
+from dataclasses import dataclass, field
+
+from . import syscalls
+
+__all__ = ["Tree", "Entry", "OutsideRoot", "SymlinkLoop", "Raced", "MAX_HOPS", "proc_fd_path"]
+
+MAX_HOPS = 40  # symlinks followed in one resolution, as Linux allows
+_MAX_RACES = 64  # times one walk may find a name changed under it before giving up
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_PATH = getattr(os, "O_PATH", os.O_RDONLY)
+_DIR_FLAGS = _PATH | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC
+_PROC_FD = "/proc/self/fd"
+
+
+class OutsideRoot(Exception):
+    """The path (or a symlink on it) leads outside the root."""
+
+
+class SymlinkLoop(Exception):
+    """More than ``MAX_HOPS`` symlinks on one path: a loop."""
+
+
+class Raced(Exception):
+    """Names kept changing under the walk; the caller may try again."""
+
+
+def proc_fd_path(fd: int) -> str | None:
+    """``/proc/self/fd/N`` when this system has it (a name for an open descriptor), else None."""
+    return f"{_PROC_FD}/{fd}" if _HAS_PROC else None
+
+
+_HAS_PROC = os.path.isdir(_PROC_FD)
+
+
+def _lstat(name: str, dir_fd: int) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None
+
+
+@dataclass
+class Entry:
+    """One resolved name: its folder's descriptor (owned), the name in it, where it is, its lstat.
+
+    ``name`` is ``"."`` when the entry is a folder reached as a whole (the root, or a symlink
+    that points at a folder up the tree). ``st`` is None when nothing has that name; when
+    ``missing_parent`` is set, not even the folder it would be in exists.
+    """
+
+    dir_fd: int
+    name: str
+    real: str
+    st: os.stat_result | None
+    missing_parent: bool = False
+    parent_not_dir: bool = False  # a file stands where a folder of the path should be
+    created: list[tuple[int, str]] = field(default_factory=list)  # (folder fd, name) made on the way
+
+    @property
+    def exists(self) -> bool:
+        return self.st is not None
+
+    @property
+    def is_dir(self) -> bool:
+        return self.st is not None and statmod.S_ISDIR(self.st.st_mode)
+
+    def open(self, flags: int, mode: int = 0o666) -> int:
+        """Open this entry by its name in its folder, never following a symlink swapped in since.
+
+        A symlink found in its place now (``ELOOP``/``ENOTDIR``) raises ``Raced``.
+        """
+        try:
+            return os.open(self.name, flags | _NOFOLLOW | _CLOEXEC, mode, dir_fd=self.dir_fd)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK) and not flags & os.O_CREAT:
+                raise Raced() from None
+            raise
+
+    def close(self) -> None:
+        for fd, _name in self.created:
+            _close(fd)
+        self.created = []
+        if self.dir_fd >= 0:
+            _close(self.dir_fd)
+            self.dir_fd = -1
+
+    def remove_created(self) -> None:
+        """Remove the folders this resolution made (newest first), where they are still empty."""
+        for fd, name in reversed(self.created):
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except OSError:
+                pass
+
+    def __enter__(self) -> "Entry":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+class Tree:
+    """A root folder held open by descriptor; ``locate`` resolves root-relative paths beneath it."""
+
+    def __init__(self, root: str, *, use_openat2: bool = True) -> None:
+        self.real = os.path.realpath(root)
+        self.fd = os.open(self.real, _DIR_FLAGS)
+        self._finalizer = weakref.finalize(self, _close, self.fd)
+        self.openat2 = bool(use_openat2 and _HAS_PROC and syscalls.openat2_available())
+
+    def close(self) -> None:
+        self._finalizer()
+
+    @property
+    def resolver_name(self) -> str:
+        return "openat2" if self.openat2 else "walk"
+
+    def relative(self, path: str) -> str | None:
+        """``path`` (absolute, normalised) relative to the root ("" for the root), or None if outside."""
+        if path == self.real:
+            return ""
+        prefix = self.real if self.real.endswith("/") else self.real + "/"
+        return path[len(prefix):] if path.startswith(prefix) else None
+
+    def locate(self, rel: str, *, follow_last: bool = True, make_parents: bool = False,
+               dir_mode: int = 0o777) -> Entry:
+        """Resolve ``rel`` (root-relative, ``/``-separated) to an ``Entry`` beneath the root.
+
+        Raises ``OutsideRoot``, ``SymlinkLoop``, ``Raced`` or ``OSError`` (permission and the like).
+        ``make_parents`` creates missing folders on the way (mode ``dir_mode``, less the umask;
+        recorded in ``Entry.created``).
+        """
+        if self.openat2 and not make_parents:
+            found = self._fast(rel, follow_last)
+            if found is not None:
+                return found
+        return self._walk(rel, follow_last, make_parents, dir_mode)
+
+    # -- openat2: the common case in one call -------------------------------------------------
+
+    def _fast(self, rel: str, follow_last: bool) -> Entry | None:
+        parent, _, name = rel.rpartition("/")
+        if not name or any(p in ("", ".", "..") for p in rel.split("/")):
+            return None  # the root itself, or dot segments: the walk handles them exactly
+        try:
+            fd = syscalls.openat2(self.fd, parent or ".", os.O_PATH | os.O_DIRECTORY,
+                                  syscalls.RESOLVE_BENEATH | syscalls.RESOLVE_NO_MAGICLINKS)
+        except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM):
+                raise
+            return None  # escape attempt, loop, missing folder, race: let the walk say exactly what
+        try:
+            st = _lstat(name, fd)
+            if st is not None and statmod.S_ISLNK(st.st_mode) and follow_last:
+                _close(fd)
+                return None
+            real = os.readlink(f"{_PROC_FD}/{fd}")
+        except BaseException:
+            _close(fd)
+            raise
+        return Entry(fd, name, real.rstrip("/") + "/" + name if real != "/" else "/" + name, st)
+
+    # -- the walk -------------------------------------------------------------------------------
+
+    def _map_absolute(self, target: str) -> str:
+        """Where an absolute path lands, relative to the root; ``OutsideRoot`` if not beneath it."""
+        rel = self.relative(target.rstrip("/") or "/")
+        if rel is not None:
+            return rel
+        # A path that reaches the root through symlinks outside it (e.g. /home -> /srv/home).
+        landed = os.path.realpath(target)
+        rel = self.relative(landed)
+        if rel is None:
+            raise OutsideRoot()
+        return rel
+
+    def _walk(self, rel: str, follow_last: bool, make_parents: bool, dir_mode: int = 0o777) -> Entry:
+        stack: list[tuple[int, str]] = []  # folders opened below the root: (fd, real path)
+        created: list[tuple[int, str]] = []
+        parts = deque(p for p in rel.split("/") if p and p != ".")
+        hops = races = 0
+
+        def here() -> tuple[int, str]:
+            return stack[-1] if stack else (self.fd, self.real)
+
+        def restart(new_rel: str) -> None:
+            while stack:
+                _close(stack.pop()[0])
+            parts.clear()
+            parts.extend(p for p in new_rel.split("/") if p and p != ".")
+
+        try:
+            while parts:
+                comp = parts.popleft()
+                if comp == "..":
+                    if stack:
+                        _close(stack.pop()[0])
+                        continue
+                    hops += 1  # leaving the root: where does the rest of the path land?
+                    if hops > MAX_HOPS:
+                        raise SymlinkLoop()
+                    rest = "/".join(parts)
+                    restart(self._map_absolute(os.path.normpath(os.path.join(os.path.dirname(self.real), rest))))
+                    continue
+                fd, real = here()
+                last = not parts
+                st = _lstat(comp, fd)
+                if st is None:
+                    if last:
+                        return self._entry(stack, fd, comp, real, None, created)
+                    if make_parents:
+                        try:
+                            os.mkdir(comp, dir_mode, dir_fd=fd)
+                            created.append((os.dup(fd), comp))
+                        except FileExistsError:
+                            pass  # a neighbour made it first: use theirs
+                        parts.appendleft(comp)
+                        races += 1
+                        if races > _MAX_RACES:
+                            raise Raced()
+                        continue
+                    return self._entry(stack, fd, comp, real, None, created, missing_parent=True)
+                if statmod.S_ISLNK(st.st_mode) and (follow_last or not last):
+                    hops += 1
+                    if hops > MAX_HOPS:
+                        raise SymlinkLoop()
+                    try:
+                        target = os.readlink(comp, dir_fd=fd)
+                    except OSError as exc:
+                        if exc.errno in (errno.EINVAL, errno.ENOENT):  # no longer a symlink
+                            parts.appendleft(comp)
+                            races += 1
+                            if races > _MAX_RACES:
+                                raise Raced() from None
+                            continue
+                        raise
+                    if target.startswith("/"):
+                        rest = "/".join(parts)
+                        restart(self._map_absolute(os.path.normpath(target)) + ("/" + rest if rest else ""))
+                    else:
+                        parts.extendleft(reversed([p for p in target.split("/") if p and p != "."]))
+                    continue
+                if last:
+                    return self._entry(stack, fd, comp, real, st, created)
+                if not statmod.S_ISDIR(st.st_mode):
+                    # A file where a folder should be: nothing of that name can exist.
+                    found = self._entry(stack, fd, comp, real, None, created, missing_parent=True)
+                    found.parent_not_dir = True
+                    return found
+                try:
+                    child = os.open(comp, _DIR_FLAGS, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno in (errno.ENOTDIR, errno.ELOOP, errno.ENOENT):
+                        parts.appendleft(comp)  # swapped since the lstat: look again
+                        races += 1
+                        if races > _MAX_RACES:
+                            raise Raced() from None
+                        continue
+                    raise
+                stack.append((child, real.rstrip("/") + "/" + comp if real != "/" else "/" + comp))
+            # The path ended on a folder reached as a whole (the root, or via ".." in a link).
+            fd, real = here()
+            return self._entry(stack, fd, ".", real, os.stat(".", dir_fd=fd, follow_symlinks=False), created)
+        except BaseException:
+            while stack:
+                _close(stack.pop()[0])
+            for cfd, _n in created:
+                _close(cfd)
+            raise
+
+    def _entry(self, stack, fd, name, real, st, created, missing_parent=False) -> Entry:
+        """Hand the folder descriptor ``fd`` to a new Entry (a dup for the root) and close the rest."""
+        if stack and stack[-1][0] == fd:
+            stack.pop()
+            owned = fd
+        else:
+            owned = os.dup(fd)
+        while stack:
+            _close(stack.pop()[0])
+        if name == ".":
+            full = real
+        else:
+            full = real.rstrip("/") + "/" + name if real != "/" else "/" + name
+        return Entry(owned, name, full, st, missing_parent=missing_parent, created=created)
