@@ -21,6 +21,10 @@ def _int(name: str) -> Int:
     return Int(getattr(_DEFAULTS, name), help=SETTING_DOCS[name]).tag(config=True)
 
 
+def _bool(name: str) -> Bool:
+    return Bool(getattr(_DEFAULTS, name), help=SETTING_DOCS[name]).tag(config=True)
+
+
 def _path(name: str) -> Unicode:
     return Unicode(None, allow_none=True, help=SETTING_DOCS[name]).tag(config=True)
 
@@ -39,9 +43,12 @@ class SettingTraits(HasTraits):
     read_max_bytes = _int("read_max_bytes")
     read_stream_min_size = _int("read_stream_min_size")
     list_dir_max_entries = _int("list_dir_max_entries")
-    glob_sample_over_cap = Bool(_DEFAULTS.glob_sample_over_cap, help=SETTING_DOCS["glob_sample_over_cap"]).tag(
-        config=True
-    )
+    glob_sample_over_cap = _bool("glob_sample_over_cap")
+    spill_max_bytes_per_session = _int("spill_max_bytes_per_session")
+    spill_max_bytes_total = _int("spill_max_bytes_total")
+    spill_max_age_hours = _int("spill_max_age_hours")
+    landlock = _bool("landlock")
+    openat2 = _bool("openat2")
     state_path = _path("state_path")
     spill_root = _path("spill_root")
     rg_path = _path("rg_path")

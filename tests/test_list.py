@@ -258,16 +258,22 @@ def test_content_closing_tag_in_a_display_path(ws, root):
     assert r.text.count("</content>") == 1
 
 
-def test_invalid_utf8_name_shows_replacement_character(ws, root):
+def test_invalid_utf8_name_is_quoted_and_round_trips(ws, root):
     os.close(os.open(os.fsencode(root) + b"/bad\xff\xfename.txt", os.O_CREAT | os.O_WRONLY, 0o644))
     os.mkdir(os.fsencode(root) + b"/dir\x80")
     r = ws.run("list")
-    assert r.text == env(".", ["dir\ufffd/", "bad\ufffd\ufffdname.txt"], "(2 entries: 1 directory, 1 file)")
-    assert r.value["entries"][1]["name"] == "bad\ufffd\ufffdname.txt"
-    # the value stays JSON-serialisable
+    # each undecodable byte is shown as \udcXX inside the quoted (JSON string) form
+    assert r.text == env(".", ['"dir\\udc80"/', '"bad\\udcff\\udcfename.txt"'], "(2 entries: 1 directory, 1 file)")
+    entry = r.value["entries"][1]
+    assert entry["name"] == "bad\udcff\udcfename.txt" and entry["encoding"] == "bytes"
+    # the value stays JSON-serialisable, and the JSON form of the name names the same file again
     import json
 
-    json.dumps(r.value)
+    wire = json.dumps(r.value)
+    back = json.loads(wire)["entries"][1]["name"]
+    assert back == entry["name"]
+    assert not ws.run("read", file_path=back).is_error
+    assert os.fsencode(back) == b"bad\xff\xfename.txt"
 
 
 # -- symlinks ---------------------------------------------------------------------------------
@@ -312,4 +318,4 @@ def test_name_too_long_is_fs_error(ws):
 def test_listing_records_no_observation(ws, root, tree):
     tree(root, {"f.txt": "x\n"})
     ws.run("list")
-    assert ws.store.observed_version("s1", str(root / "f.txt")) is None
+    assert ws.store.observed_version(ws.key("s1"), str(root / "f.txt")) is None

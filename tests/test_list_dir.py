@@ -96,8 +96,9 @@ def test_names_are_json_text(ws, root):
     (root / "é").write_text("")
     os.close(os.open(os.fsencode(root) + b"/bad\xff", os.O_CREAT | os.O_WRONLY, 0o644))
     r = ws.run("list_dir", path=".")
-    assert r.text == '{"entries": ["a\\nb", "bad\ufffd", "é"]}'
-    assert json.loads(r.text) == {"entries": ["a\nb", "bad\ufffd", "é"]}
+    assert r.text == '{"entries": ["a\\nb", "bad\\udcff", "é"]}'
+    assert json.loads(r.text) == {"entries": ["a\nb", "bad\udcff", "é"]}
+    assert os.fsencode(json.loads(r.text)["entries"][1]) == b"bad\xff"
 
 
 def test_not_found(ws):

@@ -204,33 +204,48 @@ def test_no_shell_or_home_expansion(ws, layout, path):
     assert_error(r, "FS_NOT_FOUND", f'cannot read "{shown}": not found')
 
 
+def _spill_of(ws, root):
+    """A real saved result: glob over the cap in ``root``."""
+    for i in range(3):
+        (root / f"many{i}.txt").write_text("m\n")
+    r = ws.run("glob", pattern="many*.txt")
+    assert r.value["spill"], r.text
+    return r.value["spill"]
+
+
 def test_spill_root_inside_the_workspace_is_read_only(make_ws, layout):
     root = layout["root"]
-    ws = make_ws(spill_root=str(root / ".spills"))
-    (root / ".spills").mkdir()
-    (root / ".spills" / "r.txt").write_text("saved\n")
-    assert not ws.run("read", file_path=".spills/r.txt").is_error
-    assert_error(ws.run("write", file_path=".spills/r.txt", content="x"), "FS_READ_ONLY",
-                 'cannot write ".spills/r.txt": saved search results are read-only')
-    assert_error(ws.run("edit", file_path=".spills/r.txt", old_string="saved", new_string="x"), "FS_READ_ONLY",
-                 'cannot edit ".spills/r.txt": saved search results are read-only')
-    assert (root / ".spills" / "r.txt").read_text() == "saved\n"
+    ws = make_ws(spill_root=str(root / ".spills"), glob_max_results=1)
+    loc = _spill_of(ws, root)
+    shown = os.path.relpath(loc, root)
+    assert not ws.run("read", file_path=loc).is_error
+    before = open(loc).read()
+    assert_error(ws.run("write", file_path=shown, content="x"), "FS_READ_ONLY",
+                 f'cannot write "{shown}": saved search results are read-only')
+    assert_error(ws.run("edit", file_path=shown, old_string="many", new_string="x"), "FS_READ_ONLY",
+                 f'cannot edit "{shown}": saved search results are read-only')
+    assert open(loc).read() == before
+    # A file in the spill root that no search of this session saved is not readable as a spill.
+    (root / ".spills" / "r.txt").write_text("planted\n")
+    assert_error(ws.run("read", file_path=".spills/r.txt"), "FS_NOT_FOUND",
+                 f'cannot read "{root}/.spills/r.txt": not found')
 
 
 def test_spill_root_outside_is_readable_not_writable(make_ws, layout, tmp_path):
     spills = tmp_path / "spills"
-    (spills / "s1").mkdir(parents=True)
-    (spills / "s1" / "x-glob-results.txt").write_text("a\nb\n")
-    ws = make_ws(spill_root=str(spills))
-    loc = str(spills / "s1" / "x-glob-results.txt")
+    ws = make_ws(spill_root=str(spills), glob_max_results=1)
+    loc = _spill_of(ws, layout["root"])
     r = ws.run("read", file_path=loc)
-    assert r.text == f"<path>{loc}</path>\n<type>file</type>\n<content>\n1: a\n2: b\n\n(End of file - total 2 lines)\n</content>"
+    assert r.text.startswith(f"<path>{loc}</path>\n<type>file</type>\n<content>\n1: many")
     assert_error(ws.run("write", file_path=loc, content="x"), "FS_READ_ONLY",
                  f'cannot write "{loc}": saved search results are read-only')
-    assert_error(ws.run("edit", file_path=loc, old_string="a", new_string="x"), "FS_READ_ONLY",
+    assert_error(ws.run("edit", file_path=loc, old_string="many", new_string="x"), "FS_READ_ONLY",
                  f'cannot edit "{loc}": saved search results are read-only')
     assert ws.run("list", path=str(spills)).value["code"] == "FS_OUTSIDE_ROOT"
-    assert (spills / "s1" / "x-glob-results.txt").read_text() == "a\nb\n"
+    # a planted file in the spill root is not a saved result of this session
+    planted = spills / "planted.txt"
+    planted.write_text("secret\n")
+    assert_error(ws.run("read", file_path=str(planted)), "FS_NOT_FOUND", f'cannot read "{planted}": not found')
 
 
 @pytest.mark.parametrize("tool", list(ALL_TOOLS))
@@ -247,7 +262,9 @@ def test_undecodable_name_is_addressable_with_surrogate_escapes(ws, root):
         fh.write(b"one \xfe\n")
     name = os.fsdecode(b"bad\xff.txt")
     r = ws.run("read", file_path=name)
-    assert r.text == "<path>bad\ufffd.txt</path>\n<type>file</type>\n<content>\n1: one \ufffd\n\n(End of file - total 1 line)\n</content>"
+    # the name is quoted with its raw byte as \udcff (valid UTF-8 text); the content's bad byte is U+FFFD
+    assert r.text == '<path>"bad\\udcff.txt"</path>\n<type>file</type>\n<content>\n1: one \ufffd\n\n(End of file - total 1 line)\n</content>'
+    assert r.value["path"] == name
 
 
 def test_a_loop_outside_the_root_is_reported_as_outside(make_ws, tmp_path):

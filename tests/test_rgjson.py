@@ -54,7 +54,7 @@ def test_real_rg_output(tree: Path):
     root = str(tree)
     got = ordered(parse_matches(run_rg("needle", tree)))
     assert got == [
-        RgMatch(path=root + "/bad\ufffdname.txt", line=1, text="a needle here\n"),
+        RgMatch(path=root + "/bad\udcffname.txt", line=1, text="a needle here\n"),
         RgMatch(path=root + "/new\nline.txt", line=1, text="needle: 4\n"),
         RgMatch(path=root + "/plain.txt", line=1, text="needle one\n"),
         RgMatch(path=root + "/plain.txt", line=3, text="needle crlf\r\n"),
@@ -102,13 +102,14 @@ def test_null_line_number_becomes_zero():
     assert parse_matches(line + b"\n") == [RgMatch(path="p", line=0, text="t\n")]
 
 
-def test_bytes_fields_are_decoded_with_replacement():
+def test_bytes_fields_keep_path_bytes_and_replace_bad_text():
     data = {
         "path": {"bytes": base64.b64encode(b"d/\xffx").decode()},
         "lines": {"bytes": base64.b64encode(b"caf\xc3\xa9 \xc3").decode()},
         "line_number": 7,
     }
-    assert parse_matches(_match(data)) == [RgMatch(path="d/\ufffdx", line=7, text="caf\u00e9 \ufffd")]
+    # a path keeps its undecodable bytes (surrogate escapes) so it can be named back; text gets U+FFFD
+    assert parse_matches(_match(data)) == [RgMatch(path="d/\udcffx", line=7, text="caf\u00e9 \ufffd")]
 
 
 def test_match_with_other_key_order_is_still_read():

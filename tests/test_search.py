@@ -192,8 +192,11 @@ def test_glob_invalid_utf8_file_name(root: Path, tmp_path: Path) -> None:
     with open(os.path.join(os.fsencode(root / "d"), b"bad\xffname.txt"), "wb") as f:
         f.write(b"needle\n")
     ws = make(root, tmp_path)
-    assert ws.run("glob", pattern="*.txt").text == "d/bad\ufffdname.txt"
-    assert ws.run("grep", pattern="needle").text == "Found 1 match\n\nd/bad\ufffdname.txt\nLine 1: needle"
+    assert ws.run("glob", pattern="*.txt").text == '"d/bad\\udcffname.txt"'
+    assert ws.run("grep", pattern="needle").text == 'Found 1 match\n\n"d/bad\\udcffname.txt"\nLine 1: needle'
+    # the path in the value names the file again
+    path = ws.run("glob", pattern="*.txt").value["paths"][0]
+    assert ws.run("read", file_path=path).text.endswith("1: needle\n\n(End of file - total 1 line)\n</content>")
 
 
 def test_glob_newline_in_name_is_quoted(root: Path, tmp_path: Path) -> None:
@@ -249,8 +252,13 @@ def test_spills_are_per_session(root: Path, tmp_path: Path) -> None:
     a = ws.call("grep", {"pattern": "hit"}, session="a")
     ws.call("grep", {"pattern": "hit"}, session="b")
     assert [s["locator"] for s in ws.spill_list("a")] == [a.value["spill"]]
-    assert "/session-a/" in a.value["spill"]
+    assert "/session-" in a.value["spill"] and a.value["spill"].endswith("%3Aa/" + os.path.basename(a.value["spill"]))
     assert ws.spill_page(a.value["spill"], session="b").value["code"] == "FS_NOT_FOUND"
+    # neither read nor grep of another session's spill gets anything
+    for tool, args in (("read", {"file_path": a.value["spill"]}), ("grep", {"pattern": "hit", "path": a.value["spill"]})):
+        r = ws.call(tool, args, session="b")
+        assert r.value == {"name": "FsError", "code": "FS_NOT_FOUND",
+                           "message": f'cannot {tool} "{a.value["spill"]}": not found'}
     assert not ws.spill_page(a.value["spill"], session="a").is_error
 
 

@@ -77,7 +77,7 @@ def test_creation_makes_private_parents_wal_and_schema(tmp_path: Path) -> None:
         raw.close()
     assert {"sessions", "observations", "spills", "calls"} <= tables
     # Opening an existing store again is a no-op that keeps the data.
-    store.ensure_session("default", "/w")
+    store.ensure_session("default", "/w", "default", "/w")
     assert StateStore(path).get_session("default") is not None
 
 
@@ -113,7 +113,7 @@ def test_concurrent_creation_from_four_processes(tmp_path: Path) -> None:
         time.sleep(max(0.0, start_at - time.time()))
         for path in paths:
             store = state.StateStore(path)
-            store.ensure_session(name, "/" + name)
+            store.ensure_session(name, "/w", name, "/" + name)
             store.record_observation(name, "/file", "v-" + name)
         print("ok")
     """
@@ -121,7 +121,7 @@ def test_concurrent_creation_from_four_processes(tmp_path: Path) -> None:
     assert [finish(p).strip() for p in procs] == ["ok"] * 4
     for path in paths:
         store = StateStore(path)
-        assert sorted(s.id for s in store.list_sessions()) == ["p0", "p1", "p2", "p3"]
+        assert sorted(s.name for s in store.list_sessions("/w")) == ["p0", "p1", "p2", "p3"]
         assert store.observed_version("p2", "/file") == "v-p2"
         raw = sqlite3.connect(path)
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -160,18 +160,21 @@ def test_creation_retries_the_wal_switch_while_another_connection_blocks_it(
 
 
 def test_session_lifecycle(store: StateStore) -> None:
-    assert store.get_session("default") is None
-    info = store.ensure_session("default", "/work/a")
-    assert (info.id, info.cwd) == ("default", "/work/a")
+    assert store.get_session("k-default") is None
+    info = store.ensure_session("k-default", "/work", "default", "/work/a", "alice")
+    assert (info.key, info.name, info.root, info.cwd, info.user) == ("k-default", "default", "/work", "/work/a", "alice")
     assert (info.observations, info.spills, info.calls) == (0, 0, 0)
     assert info.created <= time.time()
-    # cwd is used only on creation
-    assert store.ensure_session("default", "/elsewhere") == info
+    # cwd (and user) are used only on creation
+    assert store.ensure_session("k-default", "/work", "default", "/elsewhere", "bob") == info
     time.sleep(0.01)
-    store.ensure_session("other", "/work/b")
-    assert [s.id for s in store.list_sessions()] == ["default", "other"]
-    store.set_cwd("default", "/work/c")
-    assert store.get_session("default").cwd == "/work/c"  # type: ignore[union-attr]
+    store.ensure_session("k-other", "/work", "other", "/work/b", "bob")
+    store.ensure_session("k-else", "/elsewhere", "default", "/elsewhere", "alice")
+    assert [s.name for s in store.list_sessions("/work")] == ["default", "other"]
+    assert [s.name for s in store.list_sessions("/work", "bob")] == ["other"]
+    assert [s.key for s in store.list_sessions("/elsewhere")] == ["k-else"]
+    store.set_cwd("k-default", "/work/c")
+    assert store.get_session("k-default").cwd == "/work/c"  # type: ignore[union-attr]
     with pytest.raises(StateError):
         store.set_cwd("missing", "/x")
     assert store.delete_session("missing") == []
@@ -179,7 +182,7 @@ def test_session_lifecycle(store: StateStore) -> None:
 
 def test_delete_session_removes_what_it_owns_only(store: StateStore) -> None:
     for sid in ("gone", "kept"):
-        store.ensure_session(sid, "/w")
+        store.ensure_session(sid, "/w", sid, "/w")
         store.record_observation(sid, "/w/f.txt", "v1")
         store.add_spill(sid, f"/spills/{sid}-1.jsonl", "grep", 10, created=1.0)
         store.add_spill(sid, f"/spills/{sid}-2.jsonl", "glob", 20, created=2.0)

@@ -111,9 +111,9 @@ def test_call_log_records_python_calls(ws, populated):
     ws.run("list", path="src")
     ws.run("read", file_path="src/b.txt")
     ws.run("read", file_path="nope")
-    calls = ws.store.list_calls("s1")
+    calls = ws.store.list_calls(ws.key("s1"))
     assert [c.tool for c in calls] == ["list", "read", "read"]
-    assert all(c.surface == "python" and c.session == "s1" for c in calls)
+    assert all(c.surface == "python" and c.session == ws.key("s1") for c in calls)
     assert calls[0].args == {"path": "src"}
     assert calls[1].args == {"file_path": "src/b.txt"}
     assert calls[1].text == ws.run("read", file_path="src/b.txt").text
@@ -129,14 +129,14 @@ def test_call_log_is_per_session(make_ws, populated):
     a.run("list")
     b.run("list", path="src")
     b.run("list_dir", path="src")
-    assert [c.tool for c in a.store.list_calls("a")] == ["list"]
-    assert [c.tool for c in a.store.list_calls("b")] == ["list", "list_dir"]
+    assert [c.tool for c in a.store.list_calls(a.key("a"))] == ["list"]
+    assert [c.tool for c in a.store.list_calls(a.key("b"))] == ["list", "list_dir"]
 
 
 def test_call_surface_and_session_override(ws, populated):
     r = ws.call("list", {"path": "src"}, session="other", surface="magic")
     assert r.session == "other"
-    (c,) = ws.store.list_calls("other")
+    (c,) = ws.store.list_calls(ws.key("other"))
     assert c.surface == "magic"
 
 
@@ -181,7 +181,7 @@ def test_state_path_from_the_environment(monkeypatch, tmp_path, root):
     assert ws.state_path == str(state)
     ws.run("list")
     assert state.exists()
-    assert [c.tool for c in ws.store.list_calls("s1")] == ["list"]
+    assert [c.tool for c in ws.store.list_calls(ws.key("s1"))] == ["list"]
 
 
 def test_state_file_is_private(ws, state_file):
@@ -207,14 +207,14 @@ def test_call_with_an_undecodable_path_is_logged(ws, root):
         fh.write(b"x\n")
     r = ws.run("read", file_path=os.fsdecode(b"bad\xff.txt"))
     assert not r.is_error
-    assert [c.tool for c in ws.store.list_calls("s1")] == ["read"]
+    assert [c.tool for c in ws.store.list_calls(ws.key("s1"))] == ["read"]
 
 
 def test_call_log_cuts_huge_arguments(ws, root):
     big = "x" * 200_000
     r = ws.run("write", file_path="big.txt", content=big)
     assert not r.is_error
-    (call,) = ws.store.list_calls("s1")
+    (call,) = ws.store.list_calls(ws.key("s1"))
     logged = call.args["content"]
     assert logged.startswith("x" * 65_536)
     assert logged.endswith("... (cut from 200000 characters in the call log)")

@@ -398,16 +398,23 @@ def test_names_near_name_max_can_be_written(ws, root):
 
 
 def test_failed_replace_removes_its_temporary_file(root):
-    # The rename itself fails (the target is a non-empty directory): the temporary file goes away.
-    from dsh_jupyter.core.fsio import atomic_write
+    # The exchange itself fails (the target is a non-empty directory, the new one a file...) or
+    # the displaced entry is not the checked file: either way the temporary file goes away.
+    from dsh_jupyter.core.fsio import Changed, replace_file
 
     target = root / "t"
     target.mkdir()
     (target / "keep").write_text("k")
-    with pytest.raises(OSError):
-        atomic_write(str(target), b"data", None)
-    assert os.listdir(root) == ["t"]
+    (root / "f.txt").write_text("old\n")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with pytest.raises((OSError, Changed)):
+            replace_file(fd, "t", b"data", os.stat(root / "f.txt"))
+    finally:
+        os.close(fd)
+    assert sorted(os.listdir(root)) == ["f.txt", "t"]
     assert os.listdir(target) == ["keep"]
+    assert (root / "f.txt").read_text() == "old\n"
 
 
 @pytest.mark.parametrize(
@@ -432,8 +439,9 @@ def test_write_to_a_directory_or_under_a_file(ws, root, f):
     (root / "d").mkdir()
     assert_error(ws.run("write", file_path="d", content="x"), "FS_NOT_REGULAR_FILE",
                  'cannot write "d": not a regular file')
-    assert_error(ws.run("write", file_path="f.txt/under.txt", content="x"), "FS_ERROR",
-                 'cannot write "f.txt/under.txt": Not a directory')
+    assert_error(ws.run("write", file_path="f.txt/under.txt", content="x"), "FS_NOT_DIRECTORY",
+                 'cannot write "f.txt/under.txt": a parent is not a directory')
+    assert sorted(os.listdir(root)) == ["d", "f.txt"]
 
 
 def test_write_fifo_is_refused_at_once(ws, root, guarded):
@@ -488,10 +496,10 @@ def test_file_with_an_undecodable_name_can_be_read_then_edited(ws, root):
         fh.write(b"one \xfe\n")
     name = os.fsdecode(b"bad\xff.txt")
     assert_error(ws.run("edit", file_path=name, old_string="one", new_string="two"), "FS_NOT_OBSERVED",
-                 'cannot write "bad\ufffd.txt": read it first in this session')
+                 'cannot write "bad\\udcff.txt": read it first in this session')
     read_ok(ws, name)
     r = ws.run("edit", file_path=name, old_string="one", new_string="two")
-    assert r.text == "The file bad\ufffd.txt has been updated successfully."
-    assert ws.run("write", file_path=name, content="three\n").text == UPDATED.format("bad\ufffd.txt")
+    assert r.text == 'The file "bad\\udcff.txt" has been updated successfully.'
+    assert ws.run("write", file_path=name, content="three\n").text == UPDATED.format('"bad\\udcff.txt"')
     with open(raw, "rb") as fh:
         assert fh.read() == b"three\n"

@@ -5,8 +5,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from .paths import Resolver
+from .errors import Codes, ToolError
+from .paths import Resolver, Target
+from .render.quoting import in_message
 from .settings import Settings
+from .spill import session_folder
 
 __all__ = ["CallContext"]
 
@@ -17,8 +20,33 @@ class CallContext:
     resolver: Resolver
     store: object | None  # state.StateStore; None when the state file could not be opened
     spills: object | None  # spill.SpillStore
-    session: str
+    session: str  # the session's name, as callers give it
     cwd: str  # the session cwd (absolute, real)
     call_id: str
     rg: str | None = None  # the ripgrep binary, when one was found
     cancel: threading.Event = field(default_factory=threading.Event)
+    session_key: str = ""  # the state's key for (root, session)
+    user: str = ""  # who called (the authenticated user, or the OS user)
+    fence: object | None = None  # rgfence.Fencing: how ripgrep is confined
+    spill_quota: int | None = None  # a smaller spill quota for this caller (read-only tokens)
+
+    def resolve(self, path: str | None, verb: str, *, spills: bool = False, follow_last: bool = True,
+                make_parents: bool = False) -> Target:
+        """Resolve a tool path for this call; ``spills``: this session's saved results may be named."""
+        folder = session_folder(self.session_key) if spills else None
+        target = self.resolver.resolve(self.cwd, path, verb=verb, spill_folder=folder,
+                                       follow_last=follow_last, make_parents=make_parents)
+        if target.in_spill and not target.exists:
+            target.close()
+            raise self._spill_gone(target, verb)
+        return target
+
+    def _spill_gone(self, target: Target, verb: str) -> ToolError:
+        try:
+            record = self.store.spill_record(target.lexical) if self.store is not None else None
+        except Exception:
+            record = None
+        if record is not None and record.session == self.session_key and record.evicted is not None:
+            return ToolError(Codes.FS_NOT_FOUND, f"cannot {verb} {in_message(target.display)}: the saved result was "
+                             "removed (spill limits); run the search again")
+        return target.not_found()

@@ -1,17 +1,52 @@
-"""The filesystem seam: directory listing, file versions and atomic replacement.
+"""The filesystem seam: listing, file versions and writes, all through folder descriptors.
 
-Tools reach the disk only through here and ``textread``. The functions take *real* paths that
-``paths.Resolver`` has already confined; they never decide what is allowed.
+Tools reach the disk only through here, ``textread`` and the descriptors ``paths.Target`` hands
+out. Nothing here takes a path string that names more than one component: every name is looked
+up in a folder the caller already holds open, so confinement decided once stays true.
+
+Writes never lose a file. A new file is written to a temporary name, fsynced, then moved into
+place with ``renameat2(RENAME_NOREPLACE)`` (or ``link``, which also fails when the name exists),
+so a file another process created meanwhile is kept byte for byte and the caller is told. A
+replacement is moved in with ``RENAME_EXCHANGE`` and the file it displaced is compared with the
+one the caller checked; if a neighbour replaced it in between, the exchange is undone and the
+neighbour's file stays. Where the filesystem lacks those calls the fallbacks are logged once.
 """
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
 import secrets
 import stat as statmod
 from dataclasses import dataclass
 
-__all__ = ["Listing", "scan_directory", "entry_details", "file_version", "atomic_write", "kind_of"]
+from . import syscalls
+
+__all__ = [
+    "Listing",
+    "scan_directory",
+    "entry_details",
+    "file_version",
+    "kind_of",
+    "Changed",
+    "create_file",
+    "replace_file",
+    "can_write",
+    "read_all",
+]
+
+log = logging.getLogger(__name__)
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_warned: set[str] = set()
+
+
+def _warn_once(key: str, message: str) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        log.warning(message)
 
 
 def file_version(st: os.stat_result) -> str:
@@ -59,8 +94,8 @@ class Listing:
         return out
 
 
-def scan_directory(real: str) -> Listing:
-    """Direct children of ``real``: directories, then files, then other, each by code point.
+def scan_directory(fd: int) -> Listing:
+    """Direct children of the open folder ``fd``: directories, then files, then other, each by code point.
 
     Symlinks are "other" and never followed: the type comes from the entry itself (``d_type``,
     no per-entry stat). Three lists of plain strings sorted separately keep this close to a bare
@@ -69,7 +104,7 @@ def scan_directory(real: str) -> Listing:
     directories: list[str] = []
     files: list[str] = []
     other: list[str] = []
-    with os.scandir(real) as it:
+    with os.scandir(fd) as it:
         for e in it:
             # With follow_symlinks=False a symlink is neither a directory nor a file.
             if e.is_dir(follow_symlinks=False):
@@ -84,67 +119,206 @@ def scan_directory(real: str) -> Listing:
     return Listing(directories, files, other)
 
 
-def entry_details(real_dir: str, name: str) -> dict:
+def entry_details(dir_fd: int, name: str) -> dict:
     """Size, mtime and link target of one entry, for widgets (never for model text)."""
-    full = os.path.join(real_dir, name)
     try:
-        st = os.lstat(full)
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return {}
     out = {"size": st.st_size, "mtime": st.st_mtime}
     if statmod.S_ISLNK(st.st_mode):
         try:
-            out["target"] = os.readlink(full)
+            out["target"] = os.readlink(name, dir_fd=dir_fd)
         except OSError:
             pass
     return out
 
 
-def atomic_write(real: str, data: bytes, mode: int | None, owner: tuple[int, int] | None = None) -> None:
-    """Replace ``real`` with ``data`` so a crash or full disk leaves the old content whole.
+def read_all(fd: int, chunk: int = 1 << 22) -> bytes:
+    """Everything from the current offset of ``fd`` to its end."""
+    parts = []
+    while True:
+        data = os.read(fd, chunk)
+        if not data:
+            return b"".join(parts)
+        parts.append(data)
 
-    A temporary file in the same directory (same filesystem, so the rename is atomic) is
-    written, flushed and fsynced, given the old mode, then renamed over the target; the
-    directory is fsynced so the rename itself survives a crash. On any failure the temporary
-    file is removed and the target is untouched.
+
+def can_write(dir_fd: int, name: str | None, st: os.stat_result | None) -> bool:
+    """Whether this process may change the file ``name`` (or, with ``name`` None, the folder).
+
+    As Jupyter's contents API does, a file without write permission is not replaced even though
+    the folder would allow a rename over it. Root passes every permission check, so for root a
+    file or folder with no write bit at all (``0444``, ``0555``) counts as read-only too.
     """
-    directory, base = os.path.split(real)
-    # The name is cut so a target near NAME_MAX (255 bytes) still gets a temporary file.
-    tmp = os.path.join(directory, f".{base[:32]}.{secrets.token_hex(6)}.dsh-tmp")
-    # 0o666 through O_CREAT lets the process umask decide a new file's mode, as any editor does.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    mode = st.st_mode if st is not None else 0
+    if os.geteuid() == 0:
+        return bool(mode & 0o222) if st is not None else True
+    target = "." if name is None else name
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            if owner is not None:
-                # Keep the replaced file's owner and group where allowed (a server running as
-                # root must not take users' files over); before fchmod, which chown would undo.
-                try:
-                    os.fchown(fd, *owner)
-                except OSError:
-                    pass
-            if mode is not None:
-                os.fchmod(fd, statmod.S_IMODE(mode))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, real)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        return os.access(target, os.W_OK, dir_fd=dir_fd, effective_ids=True, follow_symlinks=False)
+    except (NotImplementedError, TypeError):  # no faccessat(AT_EACCESS) here
+        return os.access(target, os.W_OK, dir_fd=dir_fd, follow_symlinks=False)
+
+
+class Changed(Exception):
+    """The file a replacement was meant for was replaced by someone else first; nothing was lost."""
+
+
+def _tmp_name(name: str) -> str:
+    # The name is cut so a target near NAME_MAX (255 bytes) still gets a temporary name.
+    return f".{name[:32]}.{secrets.token_hex(6)}.dsh-tmp"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _fsync_folder(dir_fd: int) -> None:
     try:
-        dfd = os.open(directory, os.O_RDONLY)
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC, dir_fd=dir_fd)
     except OSError:
         return
     try:
-        os.fsync(dfd)
+        os.fsync(fd)
     except OSError:
         pass
     finally:
-        os.close(dfd)
+        os.close(fd)
+
+
+def _unlink_quietly(dir_fd: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except OSError:
+        pass
+
+
+def _write_temp(dir_fd: int, name: str, data: bytes, mode: int | None, owner: tuple[int, int] | None):
+    """A fully written, fsynced temporary file beside ``name``: ``(tmp name, open fd)``."""
+    tmp = _tmp_name(name)
+    # 0o666 through O_CREAT lets the process umask decide a new file's mode, as any editor does.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC | _NOFOLLOW, 0o666, dir_fd=dir_fd)
+    try:
+        _write_all(fd, data)
+        if owner is not None:
+            # Keep the replaced file's owner and group where allowed (a server running as root
+            # must not take users' files over); before fchmod, which chown would undo.
+            try:
+                os.fchown(fd, *owner)
+            except OSError:
+                pass
+        if mode is not None:
+            os.fchmod(fd, statmod.S_IMODE(mode))
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(dir_fd, tmp)
+        raise
+    return tmp, fd
+
+
+def _place_new(dir_fd: int, tmp: str, name: str) -> None:
+    """Move ``tmp`` to ``name`` only if ``name`` does not exist; ``FileExistsError`` otherwise."""
+    if syscalls.renameat2_available():
+        try:
+            syscalls.renameat2(dir_fd, tmp, dir_fd, name, syscalls.RENAME_NOREPLACE)
+            return
+        except OSError as exc:
+            if exc.errno == errno.EEXIST:
+                raise FileExistsError(errno.EEXIST, "File exists", name) from None
+            if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            _warn_once("noreplace", "this filesystem refuses renameat2(RENAME_NOREPLACE); new files are linked into place")
+    try:
+        os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+    except OSError as exc:
+        if exc.errno == errno.EEXIST:
+            raise FileExistsError(errno.EEXIST, "File exists", name) from None
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK):
+            raise
+        # No hard links either (some network and FAT filesystems): the last check is by name.
+        _warn_once("nolink", "this filesystem has neither RENAME_NOREPLACE nor hard links; new files are "
+                   "renamed into place after a last check that the name is free")
+        try:
+            os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            return
+        raise FileExistsError(errno.EEXIST, "File exists", name) from None
+    _unlink_quietly(dir_fd, tmp)
+
+
+def create_file(dir_fd: int, name: str, data: bytes, mode: int | None = None) -> os.stat_result:
+    """Create ``name`` in the folder ``dir_fd`` with ``data``; never replaces an existing file.
+
+    ``mode`` (default: what the umask leaves of 0666) is set before the file is in place.
+    Returns the new file's stat (after it is in place, so its ctime is the one a later stat sees).
+    Raises ``FileExistsError`` when ``name`` appeared meanwhile (that file is left untouched) and
+    ``OSError`` otherwise; the temporary file is removed on every failure.
+    """
+    tmp, fd = _write_temp(dir_fd, name, data, mode, None)
+    try:
+        try:
+            _place_new(dir_fd, tmp, name)
+        except BaseException:
+            _unlink_quietly(dir_fd, tmp)
+            raise
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    _fsync_folder(dir_fd)
+    return st
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    # ctime is left out: the exchange itself moves it.
+    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns) == (b.st_dev, b.st_ino, b.st_size, b.st_mtime_ns)
+
+
+def replace_file(dir_fd: int, name: str, data: bytes, old: os.stat_result) -> os.stat_result:
+    """Replace the file ``name`` (whose stat the caller checked, ``old``) with ``data``, atomically.
+
+    The new content gets the old file's mode and, where permitted, its owner and group. A crash
+    or a full disk leaves the old content whole. If ``name`` is no longer the file ``old``
+    describes when the new one moves in, the move is undone and ``Changed`` is raised.
+    """
+    tmp, fd = _write_temp(dir_fd, name, data, old.st_mode, (old.st_uid, old.st_gid))
+    try:
+        try:
+            _swap_in(dir_fd, tmp, name, old)
+        except BaseException:
+            _unlink_quietly(dir_fd, tmp)
+            raise
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    _fsync_folder(dir_fd)
+    return st
+
+
+def _swap_in(dir_fd: int, tmp: str, name: str, old: os.stat_result) -> None:
+    if syscalls.renameat2_available():
+        try:
+            syscalls.renameat2(dir_fd, tmp, dir_fd, name, syscalls.RENAME_EXCHANGE)
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            _warn_once("exchange", "this filesystem refuses renameat2(RENAME_EXCHANGE); files are replaced "
+                       "with a plain rename")
+        else:
+            # ``tmp`` now names what was at ``name``: is it the file the caller checked?
+            try:
+                displaced = os.stat(tmp, dir_fd=dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                displaced = None
+            if displaced is not None and _same_file(displaced, old):
+                _unlink_quietly(dir_fd, tmp)
+                return
+            # A neighbour's file was there: put it back, then drop ours (now at ``tmp``).
+            syscalls.renameat2(dir_fd, tmp, dir_fd, name, syscalls.RENAME_EXCHANGE)
+            raise Changed()
+    os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)

@@ -1,23 +1,38 @@
-"""Path resolution and confinement: the only place a tool argument becomes a filesystem path.
+"""Path resolution and confinement: the only place a tool argument becomes something opened.
 
-Every path is resolved against the session cwd, then its *real* path (symlinks resolved) must lie
-inside the root -- or, for reading only, inside the spill root. Comparing real paths rather than
-strings is what stops ``..``, absolute paths, prefix siblings (``/srv/root-evil`` next to
-``/srv/root``) and symlinks that point out. Nothing here opens a file; it only stats.
+A tool path is joined to the session cwd and normalised lexically; it must then name a place
+beneath the root (or, for reading a saved result, beneath this session's spill folder). The
+place itself is found by ``beneath.Tree``, which walks from the root's descriptor and holds a
+descriptor of the folder the name is in, so what the tool opens next is what was checked: a
+neighbour swapping a folder for a symlink meanwhile gets a refusal or the in-root file, never an
+outside one. ``Target`` carries that descriptor; tools open through it and nothing else.
 
-Display paths (what a model sees) are relative to the session cwd when inside it, else absolute.
+Display paths (what a model sees) are relative to the session cwd, with ``../`` for places
+elsewhere in the root: the server's absolute root is never printed. Only spill locators are
+absolute (they lie outside the root, and the model must be able to name them back).
+
+What it must never do: open a file by a path string, reveal where the root is in a message, or
+turn a permission problem into anything but ``FS_PERMISSION_DENIED``.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
+import stat as statmod
 from dataclasses import dataclass
 
+from .beneath import Entry, OutsideRoot, Raced, SymlinkLoop, Tree
 from .errors import Codes, ToolError
 from .render.quoting import in_message
 
-__all__ = ["Resolved", "Resolver", "display_path", "is_within"]
+__all__ = ["Target", "Resolver", "display_path", "is_within", "fs_error", "RETRIES"]
+
+RETRIES = 8  # times a target is resolved again when a name changed between resolving and opening
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+# Lone surrogates that surrogateescape did not produce: no file name can hold one.
+_FOREIGN_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
 def is_within(path: str, top: str) -> bool:
@@ -29,109 +44,235 @@ def is_within(path: str, top: str) -> bool:
 
 
 def display_path(lexical: str, cwd: str) -> str:
-    """Relative to ``cwd`` when inside it (``.`` for cwd itself), else the absolute path."""
+    """``lexical`` relative to ``cwd``: ``.`` for cwd itself, ``../x`` for places above it."""
     if lexical == cwd:
         return "."
     if is_within(lexical, cwd):
         return lexical[len(cwd.rstrip(os.sep)) + 1 :]
-    return lexical
+    return os.path.relpath(lexical, cwd)
 
 
-def printable(path: str) -> str:
-    """Text for a path that may hold undecodable bytes (surrogate escapes) -> U+FFFD."""
-    try:
-        path.encode("utf-8")
-        return path
-    except UnicodeEncodeError:
-        pass
-    try:
-        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    except UnicodeEncodeError:  # a surrogate that no undecodable byte produced
-        return path.encode("utf-8", "replace").decode("utf-8")
+def fs_error(exc: OSError, verb: str, display: str) -> ToolError:
+    """The one mapping of an OS error to a tool error (permission problems get their own code)."""
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return ToolError(Codes.FS_PERMISSION_DENIED, f"cannot {verb} {in_message(display)}: permission denied")
+    if exc.errno == errno.ELOOP:
+        return ToolError(Codes.FS_SYMLINK_LOOP, f"cannot {verb} {in_message(display)}: symbolic link loop")
+    if exc.errno == errno.ENOENT:
+        return ToolError(Codes.FS_NOT_FOUND, f"cannot {verb} {in_message(display)}: not found")
+    return ToolError(Codes.FS_ERROR, f"cannot {verb} {in_message(display)}: {exc.strerror or exc}")
 
 
-@dataclass(frozen=True)
-class Resolved:
-    lexical: str  # absolute, normalised, symlinks kept: what the user named
-    real: str  # absolute, symlinks resolved (for a missing path: as far as it exists)
-    display: str  # what the model sees
-    exists: bool
-    in_spill: bool  # inside the spill root (read-only) rather than the workspace
+def _raced(verb: str, display: str) -> ToolError:
+    return ToolError(Codes.FS_ERROR, f"cannot {verb} {in_message(display)}: it kept changing while being opened; try again")
+
+
+@dataclass
+class Target:
+    """A resolved tool path: how to show it, and the open ``Entry`` it names (close it: ``with``)."""
+
+    display: str
+    lexical: str
+    entry: Entry
+    in_spill: bool
+    verb: str
+    _again: object  # () -> Entry: resolve the same path again after a race
+
+    @property
+    def real(self) -> str:
+        return self.entry.real
+
+    @property
+    def exists(self) -> bool:
+        return self.entry.exists
+
+    @property
+    def is_dir(self) -> bool:
+        return self.entry.is_dir
+
+    def close(self) -> None:
+        self.entry.close()
+
+    def __enter__(self) -> "Target":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def not_found(self) -> ToolError:
+        return ToolError(Codes.FS_NOT_FOUND, f"cannot {self.verb} {in_message(self.display)}: not found")
+
+    def error(self, exc: OSError) -> ToolError:
+        return fs_error(exc, self.verb, self.display)
+
+    def refresh(self) -> None:
+        """Resolve again (a name changed between resolving and opening)."""
+        self.entry.close()
+        self.entry = self._again()
+
+    def open(self, flags: int) -> int:
+        """Open the entry with ``flags`` (never following a symlink), resolving again on a race."""
+        for _ in range(RETRIES):
+            if not self.entry.exists:
+                raise self.not_found()
+            try:
+                return self.entry.open(flags)
+            except Raced:
+                self.refresh()
+            except FileNotFoundError:
+                self.refresh()
+            except OSError as exc:
+                raise self.error(exc) from None
+        raise _raced(self.verb, self.display)
+
+    def open_dir(self, not_dir: ToolError) -> tuple[int, os.stat_result]:
+        """A readable descriptor of the folder and its stat; ``not_dir`` when it is not a folder."""
+        for _ in range(RETRIES):
+            if not self.entry.exists:
+                raise self.not_found()
+            if not self.entry.is_dir:
+                raise not_dir
+            try:
+                fd = self.entry.open(os.O_RDONLY | os.O_DIRECTORY)
+            except (Raced, FileNotFoundError):
+                self.refresh()
+                continue
+            except OSError as exc:
+                raise self.error(exc) from None
+            return fd, os.fstat(fd)
+        raise _raced(self.verb, self.display)
+
+    def open_regular(self) -> tuple[int, os.stat_result]:
+        """A read descriptor of a regular file, refusing anything else before it can block.
+
+        ``O_NONBLOCK`` keeps a FIFO swapped in after the lstat from hanging the open; the fstat of
+        what was opened is what decides.
+        """
+        not_regular = ToolError(Codes.FS_NOT_REGULAR_FILE, f"cannot {self.verb} {in_message(self.display)}: not a regular file")
+        for _ in range(RETRIES):
+            st = self.entry.st
+            if st is None:
+                raise self.not_found()
+            if not statmod.S_ISREG(st.st_mode):
+                raise not_regular
+            try:
+                fd = self.entry.open(os.O_RDONLY | _NONBLOCK)
+            except (Raced, FileNotFoundError):
+                self.refresh()
+                continue
+            except OSError as exc:
+                raise self.error(exc) from None
+            fst = os.fstat(fd)
+            if not statmod.S_ISREG(fst.st_mode):
+                os.close(fd)
+                raise not_regular
+            return fd, fst
+        raise _raced(self.verb, self.display)
 
 
 class Resolver:
-    """Resolves tool paths for one root (and optional read-only spill root)."""
+    """Resolves tool paths for one root (and a read-only spill root), through descriptors."""
 
-    def __init__(self, root: str, spill_root: str | None = None) -> None:
-        self.root = os.path.realpath(root)
+    def __init__(self, root: str, spill_root: str | None = None, *, use_openat2: bool = True) -> None:
+        self.tree = Tree(root, use_openat2=use_openat2)
+        self.root = self.tree.real
         self.spill_root = os.path.realpath(spill_root) if spill_root else None
+        self._use_openat2 = use_openat2
+        self._spill_tree: Tree | None = None
 
-    def resolve(self, cwd: str, path: str | None, *, verb: str, allow_spill: bool = False) -> Resolved:
-        """Resolve ``path`` (default: ``cwd``) or raise ``ToolError``.
+    @property
+    def mode(self) -> str:
+        """How paths are resolved: ``openat2`` (RESOLVE_BENEATH) or ``walk`` (the O_NOFOLLOW walk)."""
+        return self.tree.resolver_name
 
-        ``verb`` names the action in error messages (``cannot list "P": …``).
-        """
+    def spill_tree(self) -> Tree | None:
+        if self._spill_tree is None and self.spill_root is not None:
+            try:
+                self._spill_tree = Tree(self.spill_root, use_openat2=self._use_openat2)
+            except OSError:
+                return None  # no spill was saved yet
+        return self._spill_tree
+
+    def lexical(self, cwd: str, path: str | None) -> tuple[str, str]:
+        """``(raw, lexical)``: the argument as given and its absolute normalised form; or raise."""
         raw = "." if path is None else path
         if "\0" in raw:
             raise ToolError(Codes.ARGUMENT_INVALID, "path must not contain a NUL character")
-        try:
-            os.fsencode(raw)  # JSON may carry a lone surrogate; no file name can hold one
-        except UnicodeEncodeError:
-            raise ToolError(Codes.ARGUMENT_INVALID, "path must not contain an unpaired surrogate character") from None
+        if _FOREIGN_SURROGATE.search(raw):
+            # JSON may carry a lone surrogate; only U+DC80-U+DCFF stand for raw bytes of a name.
+            raise ToolError(Codes.ARGUMENT_INVALID, "path must not contain an unpaired surrogate character")
         lexical = os.path.normpath(os.path.join(cwd, raw))
         if lexical.startswith("//"):
             lexical = "/" + lexical.lstrip("/")
-        shown = printable(display_path(lexical, cwd))
-        # Name the path as the caller wrote it: never reveal where the root lies.
-        outside = ToolError(Codes.FS_OUTSIDE_ROOT, f'cannot {verb} {in_message(printable(raw))}: path is outside the workspace')
-        try:
-            real, exists = self._realpath(lexical, verb, shown)
-        except ToolError:
-            # A loop or an OS error on a path that does not even name the workspace is, first of
-            # all, outside it: say that rather than describe a path the caller may not probe.
-            if not (self._allowed(lexical, allow_spill)):
-                raise outside from None
-            raise
-        if not self._allowed(real, allow_spill):
-            raise outside
-        in_spill = not is_within(real, self.root)
-        return Resolved(lexical=lexical, real=real, display=shown, exists=exists, in_spill=in_spill)
+        return raw, lexical
 
-    def _allowed(self, path: str, allow_spill: bool) -> bool:
-        if is_within(path, self.root):
-            return True
-        return allow_spill and self.spill_root is not None and is_within(path, self.spill_root)
+    def rel_in_root(self, lexical: str) -> str | None:
+        """Where ``lexical`` lies relative to the root, or None when it is outside.
+
+        A path that names the root through a symlink outside it (``/home/u`` when the root is
+        ``/srv/home/u``) is mapped by ``realpath``: that only picks the starting point, and the
+        walk from the root's descriptor still decides what is opened.
+        """
+        rel = self.tree.relative(lexical)
+        if rel is None and os.path.isabs(lexical):
+            rel = self.tree.relative(os.path.realpath(lexical))
+        return rel
+
+    def in_spill(self, lexical: str) -> bool:
+        return self.spill_root is not None and is_within(lexical, self.spill_root)
+
+    def resolve(
+        self,
+        cwd: str,
+        path: str | None,
+        *,
+        verb: str,
+        spill_folder: str | None = None,
+        follow_last: bool = True,
+        make_parents: bool = False,
+    ) -> Target:
+        """Resolve ``path`` (default: ``cwd``) or raise ``ToolError``.
+
+        ``verb`` names the action in messages (``cannot list "P": …``). ``spill_folder`` names
+        the calling session's folder in the spill root when the tool may read saved results;
+        a saved result of another session is "not found".
+        """
+        raw, lexical = self.lexical(cwd, path)
+        outside = ToolError(Codes.FS_OUTSIDE_ROOT, f"cannot {verb} {in_message(raw)}: path is outside the workspace")
+        if self.spill_root is not None and is_within(lexical, self.spill_root) and spill_folder is not None:
+            return self._resolve_spill(lexical, verb, spill_folder)
+        rel = self.rel_in_root(lexical)
+        if rel is None:
+            raise outside
+        display = display_path(lexical, cwd)
+
+        def again() -> Entry:
+            return self._locate(self.tree, rel, verb, display, outside, follow_last, make_parents)
+
+        return Target(display, lexical, again(), False, verb, again)
+
+    def _resolve_spill(self, lexical: str, verb: str, spill_folder: str) -> Target:
+        not_found = ToolError(Codes.FS_NOT_FOUND, f"cannot {verb} {in_message(lexical)}: not found")
+        tree = self.spill_tree()
+        rel = tree.relative(lexical) if tree is not None else None
+        if not rel or rel.split("/", 1)[0] != spill_folder or "/" not in rel:
+            raise not_found
+
+        def again() -> Entry:
+            return self._locate(tree, rel, verb, lexical, not_found, True, False)
+
+        return Target(lexical, lexical, again(), True, verb, again)
 
     @staticmethod
-    def _realpath(lexical: str, verb: str, shown: str) -> tuple[str, bool]:
+    def _locate(tree: Tree, rel: str, verb: str, display: str, outside: ToolError, follow_last: bool,
+                make_parents: bool) -> Entry:
         try:
-            return os.path.realpath(lexical, strict=True), True
-        except (FileNotFoundError, NotADirectoryError):
-            pass
+            return tree.locate(rel, follow_last=follow_last, make_parents=make_parents)
+        except OutsideRoot:
+            raise outside from None
+        except SymlinkLoop:
+            raise ToolError(Codes.FS_SYMLINK_LOOP, f"cannot {verb} {in_message(display)}: symbolic link loop") from None
+        except Raced:
+            raise _raced(verb, display) from None
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} {in_message(shown)}: symbolic link loop') from None
-            raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(shown)}: {exc.strerror or exc}') from None
-        # Missing (or under a file): resolve as far as the path exists, following dangling
-        # links textually so a link that points out is still judged by where it points.
-        real = os.path.realpath(lexical, strict=False)
-        probe = real
-        while True:
-            try:
-                os.lstat(probe)
-                break
-            except FileNotFoundError:
-                parent = os.path.dirname(probe)
-                if parent == probe:
-                    break
-                probe = parent
-            except NotADirectoryError:
-                break
-            except OSError as exc:
-                if exc.errno == errno.ELOOP:
-                    raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} {in_message(shown)}: symbolic link loop') from None
-                break
-        if os.path.islink(probe):
-            # Non-strict realpath stops at a link it cannot resolve (a loop).
-            raise ToolError(Codes.FS_SYMLINK_LOOP, f'cannot {verb} {in_message(shown)}: symbolic link loop')
-        return real, False
+            raise fs_error(exc, verb, display) from None

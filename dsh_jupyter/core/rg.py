@@ -31,6 +31,7 @@ import sys
 import sysconfig
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ __all__ = ["RgMissing", "RgOutcome", "find_rg", "run_rg", "run_rg_async", "scrub
 
 CHUNK = 1 << 20  # read size; also the pipe capacity we ask the kernel for
 STDERR_TAIL = 8 * 1024
+STDERR_HEAD = 4 * 1024  # rg's first words say what kind of error it is (a regex, a glob, a file)
 POLL_S = 0.05  # longest we go without looking at the deadline and the cancel event
 NAP_S = 0.002  # pause after a small stdout read so the next one is large
 SETTLE_S = 0.5  # how long we wait for SIGKILLed group members to actually die
@@ -52,6 +54,7 @@ class RgOutcome:
     returncode: int | None  # None when killed by us
     stdout: bytes
     stderr_tail: str
+    stderr_head: str = ""
     overflow: bool = False
     timed_out: bool = False
     cancelled: bool = False
@@ -177,6 +180,7 @@ class _Sink:
         self.chunks: list[bytes] = []
         self.room = max_stdout_bytes
         self.err = bytearray()
+        self.head = bytearray()
         self.overflow = False
 
     def out(self, data: bytes) -> bool:
@@ -191,6 +195,8 @@ class _Sink:
         return True
 
     def errs(self, data: bytes) -> None:
+        if len(self.head) < STDERR_HEAD:
+            self.head += data[: STDERR_HEAD - len(self.head)]
         self.err += data
         del self.err[:-STDERR_TAIL]
 
@@ -200,6 +206,7 @@ class _Sink:
             returncode=None if killed else returncode,
             stdout=b"".join(self.chunks),
             stderr_tail=bytes(self.err).decode("utf-8", errors="replace"),
+            stderr_head=bytes(self.head).decode("utf-8", errors="replace"),
             overflow=self.overflow,
             duration_s=time.monotonic() - start,
             **flags,
@@ -208,19 +215,34 @@ class _Sink:
 
 def run_rg(
     rg: str, args: list[str], *, cwd: str, timeout_s: float, max_stdout_bytes: int,
-    cancel: threading.Event | None = None,
+    cancel: threading.Event | None = None, pass_fds: tuple[int, ...] = (),
+    spawn: Callable[[Callable[[], subprocess.Popen]], subprocess.Popen] | None = None,
 ) -> RgOutcome:
-    """Run rg to completion, deadline, cancel or stdout overflow, whichever comes first."""
+    """Run rg to completion, deadline, cancel or stdout overflow, whichever comes first.
+
+    ``cwd`` may be ``/proc/self/fd/N`` for a folder descriptor ``N`` this process holds (the
+    child changes into it before rg starts); ``pass_fds`` keeps descriptors open for rg (a file
+    it is given as ``/proc/self/fd/N``). ``spawn`` wraps the start of rg (the Landlock fence):
+    it is called with a function that starts rg and must return what that returns.
+    """
     argv = _argv(rg, args)
     start = time.monotonic()
     deadline = start + timeout_s
-    try:
-        proc = subprocess.Popen(
-            argv, cwd=cwd, env=scrubbed_env(), stdin=subprocess.DEVNULL,
+    # stdin is opened here: the thread a fence starts rg from may no longer open /dev/null.
+    devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+
+    def popen() -> subprocess.Popen:
+        return subprocess.Popen(
+            argv, cwd=cwd, env=scrubbed_env(), stdin=devnull, pass_fds=pass_fds,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
         )
+
+    try:
+        proc = spawn(popen) if spawn is not None else popen()
     except (FileNotFoundError, PermissionError) as exc:
         raise _missing(rg, cwd, exc) from exc
+    finally:
+        os.close(devnull)
     pgid = proc.pid
     sink = _Sink(max_stdout_bytes)
     timed_out = cancelled = finished = False

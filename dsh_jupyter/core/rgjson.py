@@ -56,7 +56,9 @@ def _data_text(obj: object, field: str, line_no: int) -> str:
                 raw = base64.b64decode(encoded, validate=True)
             except (binascii.Error, ValueError) as exc:
                 raise _malformed(line_no, f"{field} bytes are not base64") from exc
-            return raw.decode("utf-8", "replace")
+            # A path keeps its undecodable bytes as surrogate escapes (so it can be named back);
+            # line text gets replacement characters.
+            return raw.decode("utf-8", "surrogateescape" if field == "path" else "replace")
     raise _malformed(line_no, f"match record has no {field} text or bytes")
 
 

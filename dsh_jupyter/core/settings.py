@@ -40,6 +40,15 @@ SETTING_DOCS: dict[str, str] = {
     "spill_root": "Folder for saved full search results (default: beside the state file, outside "
     "the workspace).",
     "rg_path": "The ripgrep binary (default: the one installed with the package, else PATH).",
+    "spill_max_bytes_per_session": "Bytes the saved full results of one session may hold; the oldest are "
+    "removed first.",
+    "spill_max_bytes_total": "Bytes all saved full results in the spill root may hold together; the oldest "
+    "are removed first.",
+    "spill_max_age_hours": "Hours a saved full result is kept.",
+    "landlock": "Run ripgrep under a Landlock ruleset that lets it read only beneath its search root, where "
+    "the kernel has Landlock (false: descriptors only).",
+    "openat2": "Resolve paths with openat2(RESOLVE_BENEATH) where the kernel has it (false: the "
+    "component-by-component O_NOFOLLOW walk everywhere; both are race-free).",
 }
 
 _POSITIVE_INTS = (
@@ -54,7 +63,11 @@ _POSITIVE_INTS = (
     "read_max_bytes",
     "read_stream_min_size",
     "list_dir_max_entries",
+    "spill_max_bytes_per_session",
+    "spill_max_bytes_total",
+    "spill_max_age_hours",
 )
+_BOOLS = ("glob_sample_over_cap", "landlock", "openat2")
 _OPTIONAL_PATHS = ("state_path", "spill_root", "rg_path")
 
 
@@ -74,6 +87,11 @@ class Settings:
     read_stream_min_size: int = 10_485_760
     list_dir_max_entries: int = 10_000
     glob_sample_over_cap: bool = True
+    spill_max_bytes_per_session: int = 128 * 1024 * 1024
+    spill_max_bytes_total: int = 512 * 1024 * 1024
+    spill_max_age_hours: int = 168
+    landlock: bool = True
+    openat2: bool = True
     state_path: str | None = None
     spill_root: str | None = None
     rg_path: str | None = None
@@ -85,10 +103,10 @@ class Settings:
                 raise SettingsError(f"setting {name} must be an integer, got {value!r}")
             if value < 1:
                 raise SettingsError(f"setting {name} must be at least 1, got {value}")
-        if not isinstance(self.glob_sample_over_cap, bool):
-            raise SettingsError(
-                f"setting glob_sample_over_cap must be true or false, got {self.glob_sample_over_cap!r}"
-            )
+        for name in _BOOLS:
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise SettingsError(f"setting {name} must be true or false, got {value!r}")
         for name in _OPTIONAL_PATHS:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value or "\0" in value):

@@ -19,6 +19,7 @@ different processes queue up for a while instead of failing at once with "databa
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -29,35 +30,57 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["StateError", "StateStore", "Gate", "SessionInfo", "CallRecord", "SpillRecord"]
+__all__ = ["StateError", "StateStore", "Gate", "SessionInfo", "CallRecord", "SpillRecord", "session_key"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_S = 10.0
 
+# A session is named within a workspace root: its ``key`` (``session_key(root, name)``) is what
+# every other table refers to, so one name under two roots is two sessions that share nothing.
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, cwd TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    key TEXT PRIMARY KEY, root TEXT NOT NULL, name TEXT NOT NULL, cwd TEXT NOT NULL,
+    created REAL NOT NULL, user TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS sessions_by_root ON sessions (root, created);
 CREATE TABLE IF NOT EXISTS observations (
     session TEXT NOT NULL, real_path TEXT NOT NULL, version TEXT NOT NULL,
     observed_at REAL NOT NULL, PRIMARY KEY (session, real_path)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS spills (
     locator TEXT PRIMARY KEY, session TEXT NOT NULL, tool TEXT NOT NULL,
-    size INTEGER NOT NULL, created REAL NOT NULL);
+    size INTEGER NOT NULL, created REAL NOT NULL, evicted REAL, label TEXT NOT NULL DEFAULT '',
+    user TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS spills_by_session ON spills (session, created);
+CREATE INDEX IF NOT EXISTS spills_by_age ON spills (created);
 CREATE TABLE IF NOT EXISTS calls (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, call_id TEXT NOT NULL UNIQUE,
     session TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL, text TEXT NOT NULL,
     is_error INTEGER NOT NULL, surface TEXT NOT NULL, started REAL NOT NULL,
-    duration_ms REAL NOT NULL);
+    duration_ms REAL NOT NULL, user TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS calls_by_session ON calls (session, seq)
 """
 
-_SESSION_INFO = """SELECT s.id, s.cwd, s.created,
-    (SELECT COUNT(*) FROM observations o WHERE o.session = s.id),
-    (SELECT COUNT(*) FROM spills p WHERE p.session = s.id),
-    (SELECT COUNT(*) FROM calls c WHERE c.session = s.id)
+# From version 1, where sessions were named without their root: the old rows are kept under a
+# root of '' (no workspace has it), so they stay out of every workspace's way.
+_MIGRATE_1_TO_2 = """
+ALTER TABLE sessions RENAME TO sessions_v1;
+CREATE TABLE sessions (
+    key TEXT PRIMARY KEY, root TEXT NOT NULL, name TEXT NOT NULL, cwd TEXT NOT NULL,
+    created REAL NOT NULL, user TEXT NOT NULL DEFAULT '');
+INSERT INTO sessions (key, root, name, cwd, created) SELECT id, '', id, cwd, created FROM sessions_v1;
+DROP TABLE sessions_v1;
+ALTER TABLE spills ADD COLUMN evicted REAL;
+ALTER TABLE spills ADD COLUMN label TEXT NOT NULL DEFAULT '';
+ALTER TABLE spills ADD COLUMN user TEXT NOT NULL DEFAULT '';
+ALTER TABLE calls ADD COLUMN user TEXT NOT NULL DEFAULT ''
+"""
+
+_SESSION_INFO = """SELECT s.key, s.name, s.root, s.cwd, s.created, s.user,
+    (SELECT COUNT(*) FROM observations o WHERE o.session = s.key),
+    (SELECT COUNT(*) FROM spills p WHERE p.session = s.key AND p.evicted IS NULL),
+    (SELECT COUNT(*) FROM calls c WHERE c.session = s.key)
 FROM sessions s"""
 
-_CALL_COLUMNS = "call_id, session, tool, args, text, is_error, surface, started, duration_ms"
+_CALL_COLUMNS = "call_id, session, tool, args, text, is_error, surface, started, duration_ms, user"
 
 # Connections a forked child inherited from its parent: kept referenced and never closed, because
 # closing them in the child could drop POSIX locks the child's own connections hold on the file.
@@ -68,11 +91,20 @@ class StateError(Exception):
     """The state store could not do what was asked; the message is one sentence."""
 
 
+def session_key(root: str, name: str) -> str:
+    """The state's key for session ``name`` of the workspace rooted at ``root``."""
+    digest = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return f"{digest}:{name}"
+
+
 @dataclass(frozen=True)
 class SessionInfo:
-    id: str
+    key: str
+    name: str
+    root: str
     cwd: str
     created: float
+    user: str
     observations: int
     spills: int
     calls: int
@@ -89,6 +121,7 @@ class CallRecord:
     surface: str
     started: float
     duration_ms: float
+    user: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,6 +131,9 @@ class SpillRecord:
     tool: str
     size: int
     created: float
+    evicted: float | None = None
+    label: str = ""
+    user: str = ""
 
 
 @contextmanager
@@ -215,9 +251,14 @@ class StateStore:
                              f"the {SCHEMA_VERSION} this version of dsh-jupyter understands.")
         if version < SCHEMA_VERSION:
             with self._transaction("create the schema") as tx:
-                for statement in _SCHEMA.split(";"):
-                    tx.execute(statement)
-                tx.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                version = tx.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
+                if version == 1:
+                    for statement in _MIGRATE_1_TO_2.split(";"):
+                        tx.execute(statement)
+                if version < SCHEMA_VERSION:
+                    for statement in _SCHEMA.split(";"):
+                        tx.execute(statement)
+                    tx.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @contextmanager
     def _transaction(self, what: str) -> Iterator[sqlite3.Connection]:
@@ -233,39 +274,46 @@ class StateStore:
 
     # -- sessions ---------------------------------------------------------------------------------
 
-    def ensure_session(self, session_id: str, cwd: str) -> SessionInfo:
-        with _failures(f"create session {session_id!r}"):
-            self._writer().execute("INSERT OR IGNORE INTO sessions (id, cwd, created) VALUES (?, ?, ?)",
-                                   (session_id, cwd, time.time()))
-        info = self.get_session(session_id)
+    def ensure_session(self, key: str, root: str, name: str, cwd: str, user: str = "") -> SessionInfo:
+        with _failures(f"create session {name!r}"):
+            self._writer().execute(
+                "INSERT OR IGNORE INTO sessions (key, root, name, cwd, created, user) VALUES (?, ?, ?, ?, ?, ?)",
+                (key, root, name, cwd, time.time(), user))
+        info = self.get_session(key)
         if info is None:  # another process deleted it between the two statements
-            raise StateError(f"The state store lost session {session_id!r} while creating it.")
+            raise StateError(f"The state store lost session {name!r} while creating it.")
         return info
 
-    def get_session(self, session_id: str) -> SessionInfo | None:
-        with _failures(f"read session {session_id!r}"):
-            row = self._conn().execute(f"{_SESSION_INFO} WHERE s.id = ?", (session_id,)).fetchone()
+    def get_session(self, key: str) -> SessionInfo | None:
+        with _failures("read a session"):
+            row = self._conn().execute(f"{_SESSION_INFO} WHERE s.key = ?", (key,)).fetchone()
         return SessionInfo(*row) if row else None
 
-    def list_sessions(self) -> list[SessionInfo]:
+    def list_sessions(self, root: str, user: str | None = None) -> list[SessionInfo]:
+        """The sessions of the workspace at ``root`` (and, with ``user``, those that user created)."""
         with _failures("list sessions"):
-            rows = self._conn().execute(f"{_SESSION_INFO} ORDER BY s.created, s.id").fetchall()
+            if user is None:
+                rows = self._conn().execute(f"{_SESSION_INFO} WHERE s.root = ? ORDER BY s.created, s.name",
+                                            (root,)).fetchall()
+            else:
+                rows = self._conn().execute(f"{_SESSION_INFO} WHERE s.root = ? AND s.user = ? "
+                                            "ORDER BY s.created, s.name", (root, user)).fetchall()
         return [SessionInfo(*row) for row in rows]
 
-    def set_cwd(self, session_id: str, cwd: str) -> None:
-        with _failures(f"set the working folder of session {session_id!r}"):
-            cur = self._writer().execute("UPDATE sessions SET cwd = ? WHERE id = ?", (cwd, session_id))
+    def set_cwd(self, key: str, cwd: str) -> None:
+        with _failures("set the working folder of a session"):
+            cur = self._writer().execute("UPDATE sessions SET cwd = ? WHERE key = ?", (cwd, key))
         if cur.rowcount == 0:
-            raise StateError(f"The state store has no session {session_id!r} to set the folder of.")
+            raise StateError("The state store has no such session to set the folder of.")
 
-    def delete_session(self, session_id: str) -> list[str]:
+    def delete_session(self, key: str) -> list[str]:
         """Delete a session and all it owns; return its spill locators (the caller unlinks the files)."""
-        with self._transaction(f"delete session {session_id!r}") as tx:
-            rows = tx.execute("SELECT locator FROM spills WHERE session = ? ORDER BY created, rowid",
-                              (session_id,)).fetchall()
+        with self._transaction("delete a session") as tx:
+            rows = tx.execute("SELECT locator FROM spills WHERE session = ? AND evicted IS NULL "
+                              "ORDER BY created, rowid", (key,)).fetchall()
             for table, column in (("observations", "session"), ("spills", "session"),
-                                  ("calls", "session"), ("sessions", "id")):
-                tx.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
+                                  ("calls", "session"), ("sessions", "key")):
+                tx.execute(f"DELETE FROM {table} WHERE {column} = ?", (key,))
         return [row[0] for row in rows]
 
     # -- observations -----------------------------------------------------------------------------
@@ -314,25 +362,90 @@ class StateStore:
 
     # -- spills -----------------------------------------------------------------------------------
 
-    def add_spill(self, session_id: str, locator: str, tool: str, size: int,
-                  created: float | None = None) -> None:
-        with _failures(f"index the saved result {locator}"):
-            self._writer().execute(
-                "INSERT INTO spills (locator, session, tool, size, created) VALUES (?, ?, ?, ?, ?)",
-                (locator, session_id, tool, int(size), time.time() if created is None else created))
+    _SPILL_COLUMNS = "locator, session, tool, size, created, evicted, label, user"
 
-    def list_spills(self, session_id: str) -> list[SpillRecord]:
-        with _failures(f"list the saved results of session {session_id!r}"):
-            rows = self._conn().execute("SELECT locator, session, tool, size, created FROM spills "
-                                        "WHERE session = ? ORDER BY created, rowid",
-                                        (session_id,)).fetchall()
+    def add_spill(self, key: str, locator: str, tool: str, size: int, created: float | None = None,
+                  label: str = "", user: str = "") -> None:
+        with _failures("index a saved result"):
+            self._writer().execute(
+                "INSERT INTO spills (locator, session, tool, size, created, label, user) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (locator, key, tool, int(size), time.time() if created is None else created, label, user))
+
+    def list_spills(self, key: str, user: str | None = None) -> list[SpillRecord]:
+        """The session's saved results that are still there, oldest first."""
+        query = f"SELECT {self._SPILL_COLUMNS} FROM spills WHERE session = ? AND evicted IS NULL"
+        params: tuple = (key,)
+        if user is not None:
+            query += " AND user = ?"
+            params = (key, user)
+        with _failures("list saved results"):
+            rows = self._conn().execute(query + " ORDER BY created, rowid", params).fetchall()
         return [SpillRecord(*row) for row in rows]
 
-    def spill_owner(self, locator: str) -> str | None:
-        with _failures(f"look up the owner of the saved result {locator}"):
-            row = self._conn().execute("SELECT session FROM spills WHERE locator = ?",
+    def spill_record(self, locator: str) -> SpillRecord | None:
+        with _failures("look up a saved result"):
+            row = self._conn().execute(f"SELECT {self._SPILL_COLUMNS} FROM spills WHERE locator = ?",
                                        (locator,)).fetchone()
-        return row[0] if row else None
+        return SpillRecord(*row) if row else None
+
+    def spill_owner(self, locator: str) -> str | None:
+        record = self.spill_record(locator)
+        return record.session if record is not None and record.evicted is None else None
+
+    def spill_usage(self, key: str | None = None, user: str | None = None) -> int:
+        """Bytes of live saved results: of one session, of one user, or (both None) in all."""
+        query, params = "SELECT COALESCE(SUM(size), 0) FROM spills WHERE evicted IS NULL", ()
+        if key is not None:
+            query, params = query + " AND session = ?", (key,)
+        elif user is not None:
+            query, params = query + " AND user = ?", (user,)
+        with _failures("measure saved results"):
+            return int(self._conn().execute(query, params).fetchone()[0])
+
+    def spills_to_evict(self, *, older_than: float, key: str, session_cap: int, total_cap: int,
+                        user: str | None = None, user_cap: int | None = None) -> list[str]:
+        """Live saved results to remove, oldest first, so every limit holds again.
+
+        Past the age limit anywhere; then the oldest of session ``key`` while it holds more than
+        ``session_cap`` bytes; then (with ``user``) the oldest of that user past ``user_cap``; then
+        the oldest anywhere while all together hold more than ``total_cap`` bytes.
+        """
+        conn = self._conn()
+        with _failures("choose saved results to remove"):
+            live = conn.execute("SELECT locator, session, size, created, user FROM spills WHERE evicted IS NULL "
+                                "ORDER BY created, rowid").fetchall()
+        out: list[str] = []
+        gone: set[str] = set()
+
+        def drop(row) -> None:
+            gone.add(row[0])
+            out.append(row[0])
+
+        for row in live:
+            if row[3] < older_than:
+                drop(row)
+
+        def trim(rows, cap: int) -> None:
+            used = sum(r[2] for r in rows if r[0] not in gone)
+            for r in rows:
+                if used <= cap:
+                    break
+                if r[0] not in gone:
+                    drop(r)
+                    used -= r[2]
+
+        trim([r for r in live if r[1] == key], session_cap)
+        if user is not None and user_cap is not None:
+            trim([r for r in live if r[4] == user], user_cap)
+        trim(live, total_cap)
+        return out
+
+    def mark_evicted(self, locators: list[str], when: float | None = None) -> None:
+        if not locators:
+            return
+        with self._transaction("mark saved results removed") as tx:
+            tx.executemany("UPDATE spills SET evicted = ? WHERE locator = ? AND evicted IS NULL",
+                           [(time.time() if when is None else when, loc) for loc in locators])
 
     # -- call log ---------------------------------------------------------------------------------
 
@@ -344,29 +457,30 @@ class StateStore:
                              f"its args are not JSON ({exc}).") from exc
         with _failures(f"log call {record.call_id!r}"):
             self._writer().execute(
-                f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (record.call_id, record.session, record.tool, args, record.text,
-                 int(bool(record.is_error)), record.surface, record.started, record.duration_ms))
+                 int(bool(record.is_error)), record.surface, record.started, record.duration_ms, record.user))
 
-    def list_calls(self, session_id: str, offset: int = 0, limit: int = 100) -> list[CallRecord]:
+    def list_calls(self, key: str, offset: int = 0, limit: int = 100, user: str | None = None) -> list[CallRecord]:
         """Calls in the order they were appended, newest last, so pages never shift under a reader."""
-        with _failures(f"list the calls of session {session_id!r}"):
+        where, params = ("session = ?", (key,)) if user is None else ("session = ? AND user = ?", (key, user))
+        with _failures("list the calls of a session"):
             rows = self._conn().execute(
-                f"SELECT {_CALL_COLUMNS} FROM calls WHERE session = ? ORDER BY seq LIMIT ? OFFSET ?",
-                (session_id, max(0, int(limit)), max(0, int(offset)))).fetchall()
+                f"SELECT {_CALL_COLUMNS} FROM calls WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",
+                (*params, max(0, int(limit)), max(0, int(offset)))).fetchall()
             return [_call_from_row(row) for row in rows]
 
-    def count_calls(self, session_id: str) -> int:
-        with _failures(f"count the calls of session {session_id!r}"):
-            row = self._conn().execute("SELECT COUNT(*) FROM calls WHERE session = ?",
-                                       (session_id,)).fetchone()
+    def count_calls(self, key: str, user: str | None = None) -> int:
+        where, params = ("session = ?", (key,)) if user is None else ("session = ? AND user = ?", (key, user))
+        with _failures("count the calls of a session"):
+            row = self._conn().execute(f"SELECT COUNT(*) FROM calls WHERE {where}", params).fetchone()
         return row[0]
 
 
 def _call_from_row(row: tuple[Any, ...]) -> CallRecord:
-    call_id, session, tool, args, text, is_error, surface, started, duration_ms = row
+    call_id, session, tool, args, text, is_error, surface, started, duration_ms, user = row
     return CallRecord(call_id, session, tool, json.loads(args), text, bool(is_error), surface,
-                      started, duration_ms)
+                      started, duration_ms, user)
 
 
 def _make_private_dirs(folder: str) -> None:

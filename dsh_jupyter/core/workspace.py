@@ -1,12 +1,16 @@
-"""``Workspace``: the one executor every surface calls (REST, magic, widgets, plain Python).
+"""``Workspace``: the one executor every surface calls (REST, MCP, magic, widgets, plain Python).
 
 It owns the settings, the confinement root, the state and spill stores and the tool registry,
 and turns a call into a ``Result``: validate arguments, execute, render, log the call. A call
 never raises for a tool's own failure; the failure is a result with a stable code.
+
+Sessions are named per workspace root: the state file may be shared by several projects, and the
+same session name under two roots is two sessions (``state.session_key``).
 """
 
 from __future__ import annotations
 
+import getpass
 import logging
 import os
 import threading
@@ -15,47 +19,49 @@ import uuid
 
 from .context import CallContext
 from .errors import Codes, ToolError
-from .paths import Resolver, is_within, printable
+from .paths import Resolver, is_within
 from .registry import ToolSpec, build_registry
+from .render.quoting import escape_surrogates, in_message
 from .result import Result
 from .rg import find_rg
+from .rgfence import Fencing
 from .schema import validate_args
 from .settings import Settings, SettingsError
-from .spill import SpillStore
-from .state import CallRecord, StateError, StateStore
-from .render.quoting import in_message
+from .spill import SpillLimits, SpillStore
+from .state import CallRecord, StateError, StateStore, session_key
+from .statepaths import default_state_path
 
-__all__ = ["Workspace", "Result", "default_state_path"]
+__all__ = ["Workspace", "Result", "default_state_path", "os_user"]
 
 log = logging.getLogger(__name__)
 
-SURFACES = ("python", "rest", "magic", "widget")
+SURFACES = ("python", "rest", "magic", "widget", "mcp")
+SEARCH_TOOLS = ("glob", "grep")
 
 # The call log keeps what a model saw (bounded by the caps) but not every byte a model sent: a
 # 300 MB ``write`` must not copy 300 MB into the state file. Longer argument strings are cut.
 LOGGED_VALUE_MAX = 65_536
 
 
+def os_user() -> str:
+    """The OS user running this process (what the python and magic surfaces record as caller)."""
+    try:
+        return getpass.getuser()
+    except Exception:  # no passwd entry (containers): the uid still says who
+        return str(os.getuid())
+
+
 def _loggable(args: dict) -> dict:
     """Arguments as the call log stores them: valid UTF-8 text, long strings cut with a note."""
     out = {}
     for key, value in args.items():
-        key = printable(str(key))
+        key = escape_surrogates(str(key))
         if isinstance(value, str):
-            value = printable(value)
+            value = escape_surrogates(value)
             if len(value) > LOGGED_VALUE_MAX:
                 value = value[:LOGGED_VALUE_MAX] + f"... (cut from {len(value)} characters in the call log)"
         out[key] = value
     return out
-
-
-def default_state_path() -> str:
-    """The server's exported state file, else a per-user file (XDG data home)."""
-    env = os.environ.get("DSH_STATE_PATH")
-    if env:
-        return env
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return os.path.join(base, "dsh-jupyter", "state.sqlite")
 
 
 def check_session_id(session: object) -> str:
@@ -88,32 +94,48 @@ class Workspace:
         root = os.fspath(root) if root is not None else os.environ.get("DSH_ROOT") or os.getcwd()
         if not os.path.isdir(root):
             raise SettingsError(f"root {root!r} is not a directory")
-        self.root = os.path.realpath(root)
         self.state_path = os.path.abspath(self.settings.state_path or default_state_path())
         spill_root = (
             self.settings.spill_root
             or os.environ.get("DSH_SPILL_ROOT")
             or os.path.join(os.path.dirname(self.state_path), "spills")
         )
-        self.resolver = Resolver(self.root, spill_root)
+        self.resolver = Resolver(root, spill_root, use_openat2=self.settings.openat2)
+        self.root = self.resolver.root
         self.rg = find_rg(self.settings.rg_path)
+        self.fence = Fencing(self.settings.landlock, self.rg)
         self.registry: dict[str, ToolSpec] = build_registry(self.rg)
         try:
             self.store: StateStore | None = StateStore(self.state_path)
         except StateError as exc:
             log.warning("session state unavailable (%s); reads work, writes are refused", exc)
             self.store = None
-        self.spills = SpillStore(self.resolver.spill_root, self.store)
+        s = self.settings
+        limits = SpillLimits(s.spill_max_bytes_per_session, s.spill_max_bytes_total, s.spill_max_age_hours * 3600.0)
+        self.spills = SpillStore(self.resolver.spill_root, self.store, limits)
         if surface not in SURFACES:
             raise SettingsError(f"surface must be one of {', '.join(SURFACES)}")
         self.surface = surface
         self.session = check_session_id(session)
+        self.user = os_user()
 
     # -- tools -------------------------------------------------------------------------------
 
     def tools(self) -> list[dict]:
         """Each offered tool's name, description, JSON Schema and guidance."""
         return [spec.definition() for spec in self.registry.values()]
+
+    def status(self) -> dict:
+        """How this workspace confines the tools (for ``GET /dsh/api/status`` and the docs)."""
+        return {
+            **self.fence.describe(),
+            "resolver": self.resolver.mode,
+            "tools": list(self.registry),
+        }
+
+    def key(self, session: str | None = None) -> str:
+        """The state's key for ``session`` (default: this workspace's) under this root."""
+        return session_key(self.root, session or self.session)
 
     def run(self, tool: str, /, **args) -> Result:
         """Run ``tool`` with keyword arguments in this workspace's session."""
@@ -128,10 +150,20 @@ class Workspace:
         surface: str | None = None,
         cancel: threading.Event | None = None,
         call_id: str | None = None,
+        user: str | None = None,
+        queued_since: float | None = None,
+        spill_quota: int | None = None,
     ) -> Result:
-        """Run one tool call; the general form used by the REST and kernel surfaces."""
+        """Run one tool call; the general form used by the REST, MCP and kernel surfaces.
+
+        ``user`` is who called (default: the OS user). ``queued_since`` (``time.monotonic()``) is
+        when a server queued the call: a search that waited longer than ``search_timeout_ms``
+        for a free search slot is answered ``SEARCH_ABORTED`` without running. ``spill_quota``
+        limits what this caller's saved results may hold (read-only callers).
+        """
         call_id = call_id or uuid.uuid4().hex
         session = session or self.session
+        user = self.user if user is None else user
         started = time.time()
         t0 = time.perf_counter()
         args = {} if args is None else args
@@ -144,16 +176,25 @@ class Workspace:
                     f'unknown tool {in_message(tool)}; available tools: {", ".join(self.registry)}',
                 )
             clean = validate_args(spec.input_schema, args)
+            if queued_since is not None and tool in SEARCH_TOOLS:
+                waited_ms = (time.monotonic() - queued_since) * 1000
+                if waited_ms > self.settings.search_timeout_ms:
+                    raise ToolError(Codes.SEARCH_ABORTED, f"{tool} waited {waited_ms:.0f} ms for a free search slot "
+                                    "and was not started; try again")
             ctx = CallContext(
                 settings=self.settings,
                 resolver=self.resolver,
                 store=self.store,
                 spills=self.spills,
                 session=session,
-                cwd=self.session_cwd(session),
+                cwd=self.session_cwd(session, user),
                 call_id=call_id,
                 rg=self.rg,
                 cancel=cancel or threading.Event(),
+                session_key=self.key(session),
+                user=user,
+                fence=self.fence,
+                spill_quota=spill_quota,
             )
             value = spec.execute(ctx, clean)
             text, is_error = spec.render(value), False
@@ -166,10 +207,10 @@ class Workspace:
             text, is_error = f"Error: {message}", True
         duration_ms = (time.perf_counter() - t0) * 1000
         result = Result(tool, text, value, is_error, session, call_id, duration_ms)
-        self._log_call(result, args, surface or self.surface, started)
+        self._log_call(result, args, surface or self.surface, started, user)
         return result
 
-    def _log_call(self, result: Result, args: dict, surface: str, started: float) -> None:
+    def _log_call(self, result: Result, args: dict, surface: str, started: float, user: str) -> None:
         if self.store is None:
             return
         try:
@@ -177,7 +218,7 @@ class Workspace:
             self.store.append_call(
                 CallRecord(
                     call_id=result.call_id,
-                    session=result.session,
+                    session=self.key(result.session),
                     tool=result.tool,
                     args=safe_args,
                     text=result.text,
@@ -185,6 +226,7 @@ class Workspace:
                     surface=surface,
                     started=started,
                     duration_ms=result.duration_ms,
+                    user=user,
                 )
             )
         except Exception as exc:  # the call log is best effort
@@ -192,18 +234,18 @@ class Workspace:
 
     # -- sessions ----------------------------------------------------------------------------
 
-    def session_cwd(self, session: str | None = None) -> str:
+    def session_cwd(self, session: str | None = None, user: str | None = None) -> str:
         """The session's cwd, created at the root on first use; the root if the state is down."""
         session = session or self.session
         if self.store is None:
             return self.root
         try:
-            info = self.store.ensure_session(session, self.root)
+            info = self.store.ensure_session(self.key(session), self.root, session, self.root,
+                                             self.user if user is None else user)
         except StateError as exc:
             log.warning("session state unavailable: %s", exc)
             return self.root
         cwd = info.cwd
-        # A state file may be shared by workspaces with different roots: never leave this one.
         return cwd if is_within(cwd, self.root) and os.path.isdir(cwd) else self.root
 
     def use_session(self, session: str) -> None:
@@ -214,8 +256,9 @@ class Workspace:
         """Delete a session with its observations, call log and spill files."""
         if self.store is None:
             raise StateError("the session state is unavailable")
-        existed = self.store.get_session(session) is not None
-        locators = self.store.delete_session(session)
+        key = self.key(check_session_id(session))
+        existed = self.store.get_session(key) is not None
+        locators = self.store.delete_session(key)
         self.spills.delete(locators)
         return existed
 
@@ -225,49 +268,67 @@ class Workspace:
         return self.store
 
     def session_info(self, session: str | None = None) -> dict | None:
-        """``{id, cwd, observations, spills, calls, created}`` with cwd as a display path, or None."""
-        info = self._require_store().get_session(check_session_id(session or self.session))
+        """``{id, cwd, observations, spills, calls, created, user}`` with cwd as a display path, or None."""
+        info = self._require_store().get_session(self.key(check_session_id(session or self.session)))
         return None if info is None else self._session_dict(info)
 
-    def sessions(self) -> list[dict]:
-        return [self._session_dict(i) for i in self._require_store().list_sessions()]
+    def sessions(self, user: str | None = None) -> list[dict]:
+        """The sessions of this root (optionally only those ``user`` created)."""
+        return [self._session_dict(i) for i in self._require_store().list_sessions(self.root, user)]
 
-    def create_session(self, session: str, cwd: str | None = None) -> dict:
-        """Create (or move) a session; ``cwd`` is a directory path resolved against the root."""
+    def _cwd_target(self, cwd: str) -> str:
+        with self.resolver.resolve(self.root, cwd, verb="use") as target:
+            if not target.is_dir:
+                raise ToolError(Codes.FS_NOT_DIRECTORY, f"cannot use {in_message(target.display)} as the cwd: not a directory")
+            return target.real
+
+    def create_session(self, session: str, cwd: str | None = None, user: str | None = None) -> tuple[dict, bool]:
+        """Create a session (at ``cwd``, resolved against the root); never moves an existing one.
+
+        Returns ``(info, created)``. Moving a session is ``move_session``, a separate right.
+        """
         store = self._require_store()
         check_session_id(session)
-        real = self.root
-        if cwd is not None:
-            target = self.resolver.resolve(self.root, cwd, verb="use")
-            if not target.exists or not os.path.isdir(target.real) or target.in_spill:
-                raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot use {in_message(target.display)} as the cwd: not a directory')
-            real = target.real
-        store.ensure_session(session, real)
-        if cwd is not None:
-            store.set_cwd(session, real)
+        key = self.key(session)
+        existing = store.get_session(key)
+        if existing is not None:
+            return self._session_dict(existing), False
+        real = self._cwd_target(cwd) if cwd is not None else self.root
+        store.ensure_session(key, self.root, session, real, self.user if user is None else user)
+        return self.session_info(session), True
+
+    def move_session(self, session: str, cwd: str) -> dict | None:
+        """Move an existing session's working directory; None when there is no such session."""
+        store = self._require_store()
+        key = self.key(check_session_id(session))
+        if store.get_session(key) is None:
+            return None
+        store.set_cwd(key, self._cwd_target(cwd))
         return self.session_info(session)
 
     def _session_dict(self, info) -> dict:
         cwd = info.cwd if is_within(info.cwd, self.root) else self.root
         rel = os.path.relpath(cwd, self.root)
         return {
-            "id": info.id,
+            "id": info.name,
             "cwd": "." if rel == "." else rel,
             "created": info.created,
+            "user": info.user,
             "observations": info.observations,
             "spills": info.spills,
             "calls": info.calls,
         }
 
-    def calls(self, session: str | None = None, offset: int = 0, limit: int = 100) -> dict:
-        """One page of the session's call log, newest last."""
+    def calls(self, session: str | None = None, offset: int = 0, limit: int = 100, user: str | None = None) -> dict:
+        """One page of the session's call log, newest last (optionally one user's calls only)."""
         store = self._require_store()
         session = check_session_id(session or self.session)
-        records = store.list_calls(session, offset, limit)
+        key = self.key(session)
+        records = store.list_calls(key, offset, limit, user)
         return {
             "session": session,
             "offset": offset,
-            "total": store.count_calls(session),
+            "total": store.count_calls(key, user),
             "calls": [
                 {
                     "callId": r.call_id,
@@ -276,6 +337,7 @@ class Workspace:
                     "text": r.text,
                     "isError": r.is_error,
                     "surface": r.surface,
+                    "user": r.user,
                     "started": r.started,
                     "durationMs": r.duration_ms,
                 }
@@ -283,29 +345,22 @@ class Workspace:
             ],
         }
 
-    def spill_list(self, session: str | None = None) -> list[dict]:
+    def spill_list(self, session: str | None = None, user: str | None = None) -> list[dict]:
         store = self._require_store()
-        session = check_session_id(session or self.session)
+        key = self.key(check_session_id(session or self.session))
         return [
-            {"locator": s.locator, "tool": s.tool, "size": s.size, "created": s.created}
-            for s in store.list_spills(session)
+            {"locator": s.locator, "tool": s.tool, "size": s.size, "created": s.created, "label": s.label,
+             "user": s.user}
+            for s in store.list_spills(key, user)
         ]
 
     def spill_page(self, locator: str, session: str | None = None, offset: int = 1, limit: int | None = None,
-                   surface: str | None = None) -> Result:
+                   surface: str | None = None, user: str | None = None) -> Result:
         """One page of a saved full result, rendered exactly as ``read`` renders it.
 
-        Only the session that owns a spill may page it through this call.
+        ``read`` itself lets a session open only its own saved results.
         """
-        session = session or self.session
-        owner = self.store.spill_owner(locator) if self.store is not None else None
-        if owner != session:
-            message = f'no saved result {in_message(locator)} in session {in_message(session)}'
-            value = ToolError(Codes.FS_NOT_FOUND, message).as_value()
-            result = Result("read", f"Error: {message}", value, True, session, uuid.uuid4().hex)
-            self._log_call(result, {"file_path": locator, "offset": offset}, surface or self.surface, time.time())
-            return result
-        args = {"file_path": locator, "offset": offset}
+        args: dict = {"file_path": locator, "offset": offset}
         if limit is not None:
             args["limit"] = limit
-        return self.call("read", args, session=session, surface=surface)
+        return self.call("read", args, session=session, surface=surface, user=user)

@@ -16,11 +16,12 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from jupyter_core.paths import jupyter_data_dir, jupyter_runtime_dir
+from jupyter_core.paths import jupyter_runtime_dir
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Int
 
 from ..core.settings import SettingsError
+from ..core.statepaths import default_state_path
 from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
 from .handlers import route_table
@@ -29,11 +30,6 @@ __all__ = ["DshJupyter", "DshJupyterApp", "DEFAULT_MAX_BODY_BYTES"]
 
 # Large enough for a multi-MiB `write`; a tool call bigger than this is a mistake, not a request.
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
-
-
-def default_state_path() -> str:
-    """``DSH_STATE_PATH`` when set, else ``<jupyter data dir>/dsh_jupyter/state.sqlite``."""
-    return os.environ.get("DSH_STATE_PATH") or os.path.join(jupyter_data_dir(), "dsh_jupyter", "state.sqlite")
 
 
 def default_spill_root() -> str:
@@ -56,7 +52,13 @@ class DshJupyter(SettingTraits, ExtensionApp):
     ).tag(config=True)
     tool_threads = Int(
         8,
-        help="Threads that run tool calls off the event loop (a hanging search holds one).",
+        help="Threads that run tool calls other than searches off the event loop.",
+    ).tag(config=True)
+    search_threads = Int(
+        4,
+        help="Threads that run glob and grep; more searches queue, and one that waits longer than "
+        "search_timeout_ms is answered SEARCH_ABORTED. A separate pool, so hung searches never delay "
+        "list or read.",
     ).tag(config=True)
 
     def core_settings(self) -> dict:
@@ -68,7 +70,7 @@ class DshJupyter(SettingTraits, ExtensionApp):
 
     def initialize_settings(self) -> None:
         try:
-            for name in ("max_body_bytes", "tool_threads"):
+            for name in ("max_body_bytes", "tool_threads", "search_threads"):
                 value = getattr(self, name)
                 if value < 1:
                     raise SettingsError(f"setting {name} must be at least 1, got {value}")
@@ -81,27 +83,32 @@ class DshJupyter(SettingTraits, ExtensionApp):
             raise
         self.workspace = workspace
         self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
+        self.search_executor = ThreadPoolExecutor(max_workers=self.search_threads, thread_name_prefix="dsh-search")
         # Kernels this server starts inherit these and attach to the same state (SPEC section 6).
         os.environ["DSH_STATE_PATH"] = workspace.state_path
         os.environ["DSH_ROOT"] = workspace.root
         os.environ["DSH_SPILL_ROOT"] = workspace.resolver.spill_root
         self.settings["dsh_jupyter_workspace"] = workspace
         self.settings["dsh_jupyter_executor"] = self.executor
+        self.settings["dsh_jupyter_search_executor"] = self.search_executor
         self.settings["dsh_jupyter_max_body_bytes"] = self.max_body_bytes
+        status = workspace.status()
         self.log.info(
-            "dsh_jupyter: tools %s; state %s; spills %s",
+            "dsh_jupyter: tools %s; state %s; spills %s; paths resolved by %s; ripgrep confined by %s",
             ", ".join(workspace.registry),
             workspace.state_path,
             workspace.resolver.spill_root,
+            status["resolver"],
+            status["confinement"],
         )
 
     def initialize_handlers(self) -> None:
         self.handlers.extend(route_table())
 
     async def stop_extension(self) -> None:
-        executor = getattr(self, "executor", None)
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
+        for executor in (getattr(self, "executor", None), getattr(self, "search_executor", None)):
+            if executor is not None:
+                executor.shutdown(wait=False, cancel_futures=True)
 
 
 DshJupyterApp = DshJupyter  # the name the extension-point convention reads best with

@@ -18,6 +18,7 @@ import asyncio
 import functools
 import json
 import threading
+import time
 import uuid
 
 import orjson
@@ -35,7 +36,8 @@ __all__ = ["route_table", "PREFIX"]
 PREFIX = "/dsh/api"
 CALLS_MAX_LIMIT = 1000
 _STATUS_CODES = {400: "BAD_REQUEST", 403: "FORBIDDEN", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED",
-                 413: "BODY_TOO_LARGE", 503: "STATE_UNAVAILABLE"}
+                 409: "CONFLICT", 413: "BODY_TOO_LARGE", 503: "STATE_UNAVAILABLE"}
+SEARCH_TOOLS = ("glob", "grep")
 
 
 class ApiError(web.HTTPError):
@@ -90,12 +92,22 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
         self.cancel.set()  # the core's rg runner sees it and kills ripgrep's process group
         super().on_connection_close()
 
-    async def run(self, fn, *args, **kwargs):
-        """Run one blocking core call on the extension's pool; map core errors to HTTP."""
+    @property
+    def user_name(self) -> str:
+        """Who is calling, as Jupyter's identity provider names them (recorded in the call log)."""
+        user = self.current_user
+        return getattr(user, "username", None) or getattr(user, "name", None) or str(user or "")
+
+    async def run(self, fn, *args, pool: str = "dsh_jupyter_executor", **kwargs):
+        """Run one blocking core call on one of the extension's pools; map core errors to HTTP.
+
+        Searches run on a pool of their own (``dsh_jupyter_search_executor``), so hung searches
+        can fill only that one and never delay a ``list`` or a ``read``.
+        """
         loop = asyncio.get_running_loop()
         call = functools.partial(fn, *args, **kwargs)
         try:
-            return await loop.run_in_executor(self.settings["dsh_jupyter_executor"], call)
+            return await loop.run_in_executor(self.settings[pool], call)
         except ToolError as exc:
             raise ApiError(_tool_error_status(exc), exc.code, exc.message) from None
         except StateError as exc:
@@ -121,6 +133,8 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
             body = json.loads(self.request.body)
         except (ValueError, UnicodeDecodeError):
             raise ApiError(400, "BODY_INVALID", "request body is not valid JSON") from None
+        except RecursionError:
+            raise ApiError(400, "BODY_INVALID", "request body is nested too deeply") from None
         if not isinstance(body, dict):
             raise ApiError(400, "BODY_INVALID", "request body must be a JSON object")
         return body
@@ -139,10 +153,14 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
             raise ApiError(400, "ARGUMENT_INVALID", f"{name} must be between {minimum} and {maximum}")
         return value
 
+    def user_filter(self) -> str | None:
+        """The optional ``?user=`` query filter of the listing routes."""
+        return self.get_query_argument("user", None) or None
+
     def allowed_methods(self) -> list[str]:
         """The methods this route implements (for the ``Allow`` header of a 405)."""
         unimplemented = web.RequestHandler.get  # tornado's shared "405" placeholder
-        return [m for m in ("GET", "POST", "DELETE") if getattr(type(self), m.lower()) is not unimplemented]
+        return [m for m in ("GET", "POST", "PATCH", "DELETE") if getattr(type(self), m.lower()) is not unimplemented]
 
     def send(self, obj: object, status: int = 200) -> None:
         self.set_status(status)
@@ -181,8 +199,12 @@ class ToolCallHandler(DshHandler):
         if spec.writes:
             await self.require("write")
         session, args = parse_tool_body(self.json_body())
-        result = await self.run(self.workspace.call, name, args, session=session, surface="rest",
-                                cancel=self.cancel)
+        search = name in SEARCH_TOOLS
+        result = await self.run(
+            self.workspace.call, name, args, session=session, surface="rest", cancel=self.cancel,
+            user=self.user_name, queued_since=time.monotonic() if search else None,
+            pool="dsh_jupyter_search_executor" if search else "dsh_jupyter_executor",
+        )
         self.send(result_json(result))
 
 
@@ -202,7 +224,7 @@ class SessionsHandler(DshHandler):
     @web.authenticated
     @authorized("read")
     async def get(self) -> None:
-        self.send(await self.run(self.workspace.sessions))
+        self.send(await self.run(self.workspace.sessions, self.user_filter()))
 
     @web.authenticated
     @authorized("read")  # a session is bookkeeping: any read tool call creates one implicitly
@@ -214,20 +236,36 @@ class SessionsHandler(DshHandler):
         session, cwd = body.get("id") or uuid.uuid4().hex[:12], body.get("cwd")
         if not isinstance(session, str) or (cwd is not None and not isinstance(cwd, str)):
             raise ApiError(400, "BODY_INVALID", "id and cwd must be strings")
-        info, created = await self.run(_create_session, self.workspace, session, cwd)
+        info, created = await self.run(self.workspace.create_session, session, cwd, self.user_name)
+        if not created and cwd is not None and not _same_cwd(info["cwd"], cwd):
+            # Creating is a read-level right; moving an existing session is not (PATCH, write).
+            raise ApiError(409, "SESSION_EXISTS", f'session "{session}" exists with another cwd; '
+                           f"move it with PATCH {PREFIX}/sessions/{{id}}")
         self.send(info, 201 if created else 200)
 
 
-def _create_session(ws, session: str, cwd: str | None) -> tuple[dict, bool]:
-    existed = ws.session_info(session) is not None
-    return ws.create_session(session, cwd), not existed
+def _same_cwd(current: str, asked: str) -> bool:
+    import posixpath
 
+    return posixpath.normpath(asked.strip("/") or ".") == current
 
 class SessionHandler(DshHandler):
     @web.authenticated
     @authorized("read")
     async def get(self, session: str) -> None:
         self.send(_found(await self.run(self.workspace.session_info, session), session))
+
+    @web.authenticated
+    @authorized("write")  # moves where every later relative path of the session lands
+    async def patch(self, session: str) -> None:
+        body = self.json_body()
+        extra = sorted(set(body) - {"cwd"})
+        if extra:
+            raise ApiError(400, "BODY_INVALID", f'unknown field "{extra[0]}" (expected cwd)')
+        cwd = body.get("cwd")
+        if not isinstance(cwd, str) or not cwd.strip():
+            raise ApiError(400, "BODY_INVALID", "cwd must be a non-empty string")
+        self.send(_found(await self.run(self.workspace.move_session, session, cwd), session))
 
     @web.authenticated
     @authorized("write")  # deletes shared state (observations, call log) and the spill files
@@ -255,7 +293,8 @@ class CallsHandler(DshHandler):
         offset = self.query_int("offset", 0, 0, 2**53)  # beyond 2**53: sqlite's integer range
         limit = self.query_int("limit", 100, 1, CALLS_MAX_LIMIT)
         ws = self.workspace
-        self.send(_found(await self.run(_if_session, ws, session, ws.calls, session, offset, limit), session))
+        self.send(_found(await self.run(_if_session, ws, session, ws.calls, session, offset, limit,
+                                        self.user_filter()), session))
 
 
 class SpillsHandler(DshHandler):
@@ -263,7 +302,8 @@ class SpillsHandler(DshHandler):
     @authorized("read")
     async def get(self, session: str) -> None:
         ws = self.workspace
-        self.send(_found(await self.run(_if_session, ws, session, ws.spill_list, session), session))
+        self.send(_found(await self.run(_if_session, ws, session, ws.spill_list, session, self.user_filter()),
+                         session))
 
 
 class SpillPageHandler(DshHandler):
@@ -276,8 +316,18 @@ class SpillPageHandler(DshHandler):
         session = self.get_query_argument("session", "") or "default"
         offset = self.query_int("offset", 1)  # out of range: read's own ARGUMENT_INVALID result
         limit = self.query_int("limit", None)
-        result = await self.run(self.workspace.spill_page, locator, session, offset, limit, surface="rest")
+        result = await self.run(self.workspace.spill_page, locator, session, offset, limit, surface="rest",
+                                user=self.user_name)
         self.send(result_json(result))
+
+
+class StatusHandler(DshHandler):
+    """How the tools are confined here, and whether the state works: for operators and agents."""
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        self.send(await self.run(self.workspace.status))
 
 
 class OpenAPIHandler(DshHandler):
@@ -299,4 +349,5 @@ def route_table() -> list[tuple]:
         (rf"{PREFIX}/sessions/{sid}/spills", SpillsHandler),
         (rf"{PREFIX}/spill", SpillPageHandler),
         (rf"{PREFIX}/openapi.json", OpenAPIHandler),
+        (rf"{PREFIX}/status", StatusHandler),
     ]

@@ -97,8 +97,22 @@ _SCHEMAS = {
     ),
     "SessionInfo": _obj(
         {"id": _STR, "cwd": {**_STR, "description": "Relative to the root; '.' for the root itself."},
-         "created": _NUM, "observations": _INT, "spills": _INT, "calls": _INT},
-        ("id", "cwd", "created", "observations", "spills", "calls"),
+         "created": _NUM, "user": {**_STR, "description": "Who created the session."},
+         "observations": _INT, "spills": _INT, "calls": _INT},
+        ("id", "cwd", "created", "user", "observations", "spills", "calls"),
+    ),
+    "SessionMove": _obj(
+        {"cwd": {**_STR, "minLength": 1, "description": "New working directory, resolved against the root."}},
+        ("cwd",), closed=True,
+    ),
+    "Status": _obj(
+        {"confinement": {"type": "string", "enum": ["landlock", "descriptors-only"],
+                         "description": "How ripgrep is fenced in."},
+         "landlockAbi": _INT, "detail": _STR,
+         "resolver": {"type": "string", "enum": ["openat2", "walk"],
+                      "description": "How paths are resolved beneath the root (both race-free)."},
+         "tools": _arr(_STR)},
+        ("confinement", "landlockAbi", "detail", "resolver", "tools"),
     ),
     "SessionCreate": _obj(
         {"id": {**_SESSION_ID, "nullable": True, "description": "Session id (generated when absent or null)."},
@@ -108,14 +122,17 @@ _SCHEMAS = {
     ),
     "CallRecord": _obj(
         {"callId": _STR, "tool": _STR, "args": {"type": "object"}, "text": _STR, "isError": _BOOL,
-         "surface": {"type": "string", "enum": ["python", "rest", "magic", "widget"]},
+         "surface": {"type": "string", "enum": ["python", "rest", "magic", "widget", "mcp"]},
+         "user": {**_STR, "description": "Who made the call (the authenticated user, or the OS user)."},
          "started": _NUM, "durationMs": _NUM},
-        ("callId", "tool", "args", "text", "isError", "surface", "started", "durationMs"),
+        ("callId", "tool", "args", "text", "isError", "surface", "user", "started", "durationMs"),
     ),
     "CallLog": _obj({"session": _STR, "offset": _INT, "total": _INT, "calls": _arr(_ref("CallRecord"))},
                     ("session", "offset", "total", "calls")),
     "Spill": _obj({"locator": {**_STR, "description": "Absolute path of the saved result."},
-                   "tool": _STR, "size": _INT, "created": _NUM}, ("locator", "tool", "size", "created")),
+                   "tool": _STR, "size": _INT, "created": _NUM,
+                   "label": {**_STR, "description": "The search that made it, e.g. 'grep TODO'."},
+                   "user": _STR}, ("locator", "tool", "size", "created", "label", "user")),
 }
 
 
@@ -147,6 +164,7 @@ def _errors(*statuses: int) -> dict:
         400: "Malformed request: invalid JSON, a body or field of the wrong type, a bad query parameter.",
         403: "Not authenticated (no or wrong token), refused by the authorizer, or a failed XSRF check.",
         404: "Unknown tool or session.",
+        409: "The session exists with another cwd; moving it is PATCH (contents:write).",
         413: "Request body larger than the server's max_body_bytes (default 10 MiB).",
         503: "The session state database is unavailable.",
     }
@@ -157,6 +175,8 @@ def _query(name: str, description: str, schema: dict, required: bool = False) ->
     return {"name": name, "in": "query", "required": required, "description": description, "schema": schema}
 
 
+_USER_FILTER = {"name": "user", "in": "query", "required": False, "schema": {"type": "string"},
+                "description": "Only what this user (as Jupyter names them) created or called."}
 _SESSION_PARAM = {"name": "session", "in": "path", "required": True, "description": "Session id.",
                   "schema": _SESSION_ID}
 
@@ -200,18 +220,24 @@ def build_document(registry: dict, base_url: str = "/") -> dict:
     paths["/tools/{name}"] = {"post": generic}
     paths["/sessions"] = {
         "get": {"summary": "List sessions", "operationId": "list_sessions", "tags": ["sessions"],
-                "responses": {"200": _json(_arr(_ref("SessionInfo")), "All sessions."), **_errors(403, 503)}},
-        "post": {"summary": "Create a session (or move an existing one's cwd)", "operationId": "create_session",
-                 "tags": ["sessions"],
+                "parameters": [_USER_FILTER],
+                "responses": {"200": _json(_arr(_ref("SessionInfo")), "The sessions of this root."),
+                              **_errors(403, 503)}},
+        "post": {"summary": "Create a session (an existing one is never moved: see PATCH)",
+                 "operationId": "create_session", "tags": ["sessions"],
                  "requestBody": {"required": False, "content": {"application/json": {"schema": _ref("SessionCreate")}}},
                  "responses": {"201": _json(_ref("SessionInfo"), "Created."),
-                               "200": _json(_ref("SessionInfo"), "The session existed; cwd updated if given."),
-                               **_errors(400, 403, 404, 413, 503)}},
+                               "200": _json(_ref("SessionInfo"), "The session existed (at the cwd given, or none given)."),
+                               **_errors(400, 403, 404, 409, 413, 503)}},
     }
     paths["/sessions/{session}"] = {
         "parameters": [_SESSION_PARAM],
         "get": {"summary": "One session", "operationId": "get_session", "tags": ["sessions"],
                 "responses": {"200": _json(_ref("SessionInfo"), "The session."), **_errors(400, 403, 404, 503)}},
+        "patch": {"summary": "Move a session's working directory (contents:write)", "operationId": "move_session",
+                  "tags": ["sessions"],
+                  "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("SessionMove")}}},
+                  "responses": {"200": _json(_ref("SessionInfo"), "Moved."), **_errors(400, 403, 404, 413, 503)}},
         "delete": {"summary": "Delete a session, its observations, call log and spill files (contents:write)",
                    "operationId": "delete_session", "tags": ["sessions"],
                    "responses": {"204": {"description": "Deleted."}, **_errors(400, 403, 404, 503)}},
@@ -223,12 +249,14 @@ def build_document(registry: dict, base_url: str = "/") -> dict:
                     _query("offset", "0-based index of the first call.", {"type": "integer", "minimum": 0,
                                                                             "maximum": 2**53, "default": 0}),
                     _query("limit", "Calls per page.", {"type": "integer", "minimum": 1, "maximum": 1000,
-                                                        "default": 100})],
+                                                        "default": 100}),
+                    _USER_FILTER],
                 "responses": {"200": _json(_ref("CallLog"), "One page of the log."), **_errors(400, 403, 404, 503)}},
     }
     paths["/sessions/{session}/spills"] = {
         "parameters": [_SESSION_PARAM],
         "get": {"summary": "Saved full results of the session", "operationId": "list_spills", "tags": ["sessions"],
+                "parameters": [_USER_FILTER],
                 "responses": {"200": _json(_arr(_ref("Spill")), "Spill locators."), **_errors(400, 403, 404, 503)}},
     }
     paths["/spill"] = {
@@ -242,6 +270,10 @@ def build_document(registry: dict, base_url: str = "/") -> dict:
                 "responses": {"200": _json(_ref("ToolResult"), "A read result (an unknown locator is isError)."),
                               **_errors(400, 403)}},
     }
+    paths["/status"] = {"get": {"summary": "How the tools are confined here", "operationId": "status",
+                                "tags": ["meta"],
+                                "responses": {"200": _json(_ref("Status"), "Confinement and resolver modes."),
+                                              **_errors(403)}}}
     paths["/openapi.json"] = {"get": {"summary": "This document", "operationId": "openapi", "tags": ["meta"],
                                       "responses": {"200": _json({"type": "object"}, "OpenAPI 3 document."),
                                                     **_errors(403)}}}

@@ -7,6 +7,7 @@ directory can never read as the whole of it; the next offset is spelled out unti
 from __future__ import annotations
 
 import json
+import re
 
 from .common import count, envelope
 from .quoting import quote_name
@@ -41,6 +42,15 @@ def render_list(value: dict) -> str:
     return envelope(value["path"], "directory", lines, footer)
 
 
+# What json.dumps(ensure_ascii=False) leaves raw but a name must not show raw (see quoting.py).
+_RAW_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 def render_list_dir(value: dict) -> str:
-    """``list_dir`` answers with its JSON value as text, as the system it mirrors does."""
-    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+    """``list_dir`` answers with its JSON value as text, as the system it mirrors does.
+
+    Like every name the tools print, no line separator, bidirectional control or undecodable
+    byte appears raw: each is a JSON ``\\uXXXX`` escape, so the text decodes to the same names.
+    """
+    text = json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+    return _RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

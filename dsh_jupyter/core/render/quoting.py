@@ -1,20 +1,41 @@
 """The one rule for printing a file name or path so it cannot forge result structure.
 
 A name is printed bare unless printing it bare could make the output lie: a control character
-would split one entry over two lines, ``</`` could close the envelope, a backslash or a leading
+(or a Unicode line or paragraph separator) would split one entry over two lines, a
+bidirectional control would reorder what a person reads, ``</`` could close the envelope, a backslash or a leading
 ``"`` could pass for our own quoting, a trailing ``@`` or ``/`` would read as a type marker, and
 leading or trailing whitespace would vanish in a transcript. Such a name is printed as a JSON
 string with ``</`` written ``<\\/``; non-ASCII text stays readable, every control character
-(C0, DEL and C1) is escaped as ``\\uXXXX``.
+(C0, DEL and C1), line and paragraph separator and bidirectional control is escaped as
+``\\uXXXX``. A name that is not valid UTF-8 holds its undecodable bytes as lone surrogates
+(Python's ``surrogateescape``: byte ``0xff`` is U+DCFF); it is always quoted, each such byte
+written ``\\udcff``, so the text stays valid UTF-8 and the JSON form decodes back to the same
+name.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["quote_name", "needs_quoting"]
+__all__ = ["quote_name", "needs_quoting", "quote_names", "in_message", "has_raw_bytes", "escape_surrogates"]
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# C0, DEL, C1 (NEL is U+0085), the line and paragraph separators, bidirectional embeddings,
+# overrides and isolates, and lone surrogates (undecodable bytes of a name).
+_UNSAFE = "\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_CONTROL = re.compile(f"[{_UNSAFE}]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_raw_bytes(name: str) -> bool:
+    """Whether ``name`` holds bytes that were not valid UTF-8 (as surrogate escapes)."""
+    return _SURROGATE.search(name) is not None
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as the six characters ``\\udcXX`` (valid UTF-8)."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def needs_quoting(name: str) -> bool:
@@ -33,7 +54,8 @@ def _escape(ch: str) -> str:
         return '\\"'
     if ch == "\\":
         return "\\\\"
-    if code < 0x20 or 0x7F <= code <= 0x9F:
+    if code < 0x20 or 0x7F <= code <= 0x9F or 0x2028 <= code <= 0x202E or 0x2066 <= code <= 0x2069 \
+            or 0xD800 <= code <= 0xDFFF:
         return f"\\u{code:04x}"
     return ch
 
@@ -50,7 +72,7 @@ def quote_name(name: str) -> str:
 # any character that may need quoting anywhere (a control, a backslash, a quote), ``</``, a
 # name ending in ``@`` or ``/``, or whitespace next to a line break sends the block down the
 # per-name path. Names that hold a newline themselves, or are empty, skip the fast path too.
-_ANY_SUSPECT_CHAR = re.compile('[\x00-\x09\x0b-\x1f\x7f-\x9f\\\\"]')
+_ANY_SUSPECT_CHAR = re.compile('[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\\\\"]')
 _EDGE_SPACE = re.compile("[^\\S\n](?=\n)|(?<=\n)[^\\S\n]")
 
 

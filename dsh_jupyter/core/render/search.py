@@ -145,6 +145,11 @@ def render_grep(value: dict) -> str:
         verb = "was" if unreadable == 1 else "were"
         lines.append("")
         lines.append(f"({_plural(unreadable, 'file', 'files')} could not be read and {verb} skipped.)")
+    binary = value.get("binarySkipped", 0)
+    if binary > 0:
+        lines.append("")
+        lines.append(f"({_plural(binary, 'binary file', 'binary files')} "
+                     f"{'was' if binary == 1 else 'were'} skipped: grep searches text files only.)")
     if shown < total:
         spill = value.get("spill")
         lines.append("")

@@ -1,102 +1,144 @@
-"""Executors for ``list`` (paged, direct children) and ``list_dir`` (compatibility)."""
+"""Executors for ``list`` (paged, direct children) and ``list_dir`` (compatibility).
+
+Both read folders only through descriptors: the folder is opened beneath the root, scanned with
+``scandir`` on its descriptor, and entry details are ``fstatat`` calls in it; a recursive
+``list_dir`` opens each subfolder with ``O_NOFOLLOW`` from its parent's descriptor, so a folder
+swapped for a symlink mid-walk is listed but never entered.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..fsio import entry_details, scan_directory
-from ..paths import printable
-from ..render.quoting import in_message
+from ..render.quoting import has_raw_bytes, in_message
 
-__all__ = ["execute_list", "execute_list_dir"]
+__all__ = ["execute_list", "execute_list_dir", "opened_folder"]
+
+_SUBDIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _scan(ctx: CallContext, path: str | None, verb: str):
-    target = ctx.resolver.resolve(ctx.cwd, path, verb=verb)
-    if not target.exists:
-        raise ToolError(Codes.FS_NOT_FOUND, f'cannot {verb} {in_message(target.display)}: not found')
-    if not os.path.isdir(target.real):
-        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot {verb} {in_message(target.display)}: not a directory')
-    try:
-        return target, scan_directory(target.real)
-    except NotADirectoryError:
-        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot {verb} {in_message(target.display)}: not a directory') from None
-    except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(target.display)}: {exc.strerror or exc}') from None
+@contextlib.contextmanager
+def opened_folder(ctx: CallContext, path: str | None, verb: str):
+    """``(target, fd)`` of a folder opened beneath the root; ``FS_NOT_FOUND``/``FS_NOT_DIRECTORY``."""
+    with ctx.resolve(path, verb) as target:
+        not_dir = ToolError(Codes.FS_NOT_DIRECTORY, f"cannot {verb} {in_message(target.display)}: not a directory")
+        fd, _st = target.open_dir(not_dir)
+        try:
+            yield target, fd
+        finally:
+            os.close(fd)
+
+
+def _row(name: str, kind: str) -> dict:
+    row = {"name": name, "type": kind}
+    if has_raw_bytes(name):
+        row["encoding"] = "bytes"  # the name holds bytes that are not UTF-8 (shown as \\udcXX)
+    return row
 
 
 def execute_list(ctx: CallContext, args: dict) -> dict:
     """One page of one directory. Records no observation: seeing a name is not reading a file."""
     offset = args.get("offset", 1)
-    target, entries = _scan(ctx, args.get("path"), "list")
-    total = len(entries)
-    if offset > max(total, 1):
-        raise ToolError(
-            Codes.ARGUMENT_INVALID,
-            f'offset {offset} is out of range for {in_message(target.display)} ({total} {"entry" if total == 1 else "entries"})',
-        )
-    counts = {"directories": len(entries.directories), "files": len(entries.files), "other": len(entries.other)}
-    rows = []
-    for name, kind in entries.page(offset - 1, ctx.settings.list_max_entries):
-        row = {"name": printable(name), "type": kind}
-        row.update(entry_details(target.real, name))
-        rows.append(row)
-    return {
-        "path": target.display,
-        "offset": offset,
-        "entries": rows,
-        "totalEntries": total,
-        "counts": counts,
-    }
+    with opened_folder(ctx, args.get("path"), "list") as (target, fd):
+        try:
+            entries = scan_directory(fd)
+        except OSError as exc:
+            raise target.error(exc) from None
+        total = len(entries)
+        if offset > max(total, 1):
+            raise ToolError(
+                Codes.ARGUMENT_INVALID,
+                f'offset {offset} is out of range for {in_message(target.display)} ({total} {"entry" if total == 1 else "entries"})',
+            )
+        counts = {"directories": len(entries.directories), "files": len(entries.files), "other": len(entries.other)}
+        rows = []
+        for name, kind in entries.page(offset - 1, ctx.settings.list_max_entries):
+            row = _row(name, kind)
+            row.update(entry_details(fd, name))
+            rows.append(row)
+        return {
+            "path": target.display,
+            "offset": offset,
+            "entries": rows,
+            "totalEntries": total,
+            "counts": counts,
+        }
+
+
+def _names(fd: int) -> list[tuple[str, bool]]:
+    with os.scandir(fd) as it:
+        found = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+    found.sort()
+    return found
 
 
 def execute_list_dir(ctx: CallContext, args: dict) -> dict:
     """Names (flat) or relative paths in pre-order (recursive), bounded by list_dir_max_entries."""
-    verb = "list"
     try:
-        target = ctx.resolver.resolve(ctx.cwd, args["path"], verb=verb)
+        cm = opened_folder(ctx, args["path"], "list")
+        target, fd = cm.__enter__()
     except ToolError as exc:
-        if exc.code in (Codes.FS_OUTSIDE_ROOT, Codes.ARGUMENT_INVALID):
-            raise
-        raise ToolError(Codes.LIST_DIR_FS_ERROR, exc.message) from None
-    if not target.exists:
-        raise ToolError(Codes.LIST_DIR_NOT_FOUND, f'cannot list {in_message(target.display)}: not found')
-    if not os.path.isdir(target.real):
-        raise ToolError(Codes.LIST_DIR_NOT_A_DIR, f'cannot list {in_message(target.display)}: not a directory')
-    limit = ctx.settings.list_dir_max_entries
-    out: list[str] = []
-
-    def names(real: str) -> list[tuple[str, bool]]:
-        with os.scandir(real) as it:
-            found = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
-        found.sort()
-        return found
-
+        raise _compat(exc) from None
     try:
-        if not args.get("recursive"):
-            return {"entries": [printable(n) for n, _ in names(target.real)]}
-        # Pre-order walk with an explicit stack of child iterators (no recursion limit);
-        # symlinked directories are listed, never entered.
-        stack = [iter([(target.real, "", n, d) for n, d in names(target.real)])]
-        while stack:
-            item = next(stack[-1], None)
-            if item is None:
-                stack.pop()
-                continue
-            real, prefix, name, is_dir = item
-            if len(out) >= limit:
-                return {"entries": out, "truncated": True, "totalEntries": None}
-            rel = prefix + name
-            out.append(printable(rel))
-            if is_dir:
-                child = os.path.join(real, name)
-                try:
-                    grandchildren = names(child)
-                except OSError:
-                    grandchildren = []  # an unreadable subdirectory is listed but not entered
-                stack.append(iter([(child, rel + "/", n, d) for n, d in grandchildren]))
+        return _list_dir(ctx, target, fd, bool(args.get("recursive")))
+    finally:
+        cm.__exit__(None, None, None)
+
+
+def _compat(exc: ToolError) -> ToolError:
+    """list_dir keeps the error codes of the system it is compatible with."""
+    if exc.code in (Codes.FS_OUTSIDE_ROOT, Codes.ARGUMENT_INVALID, Codes.FS_HIDDEN, Codes.FS_PROTECTED):
+        return exc
+    code = {Codes.FS_NOT_FOUND: Codes.LIST_DIR_NOT_FOUND, Codes.FS_NOT_DIRECTORY: Codes.LIST_DIR_NOT_A_DIR}
+    return ToolError(code.get(exc.code, Codes.LIST_DIR_FS_ERROR), exc.message)
+
+
+def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
+    limit = ctx.settings.list_dir_max_entries
+    try:
+        if not recursive:
+            return {"entries": [name for name, _ in _names(fd)]}
+        out: list[str] = []
+        # Pre-order walk with an explicit stack of (folder fd, child iterator); symlinked
+        # folders are listed, never entered, and each folder is opened from its parent's fd.
+        stack = [(None, iter([("", n, d) for n, d in _names(fd)]))]
+        opened: list[int] = []
+        try:
+            while stack:
+                parent_fd, items = stack[-1]
+                item = next(items, None)
+                if item is None:
+                    stack.pop()
+                    if parent_fd is not None:
+                        os.close(parent_fd)
+                        opened.remove(parent_fd)
+                    continue
+                prefix, name, is_dir = item
+                if len(out) >= limit:
+                    return {"entries": out, "truncated": True, "totalEntries": None}
+                rel = prefix + name
+                out.append(rel)
+                if is_dir:
+                    try:
+                        child = os.open(name, _SUBDIR, dir_fd=parent_fd if parent_fd is not None else fd)
+                    except OSError as exc:
+                        if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EACCES, errno.EPERM):
+                            raise
+                        continue  # swapped for a symlink, gone, or unreadable: listed, not entered
+                    opened.append(child)
+                    try:
+                        grandchildren = _names(child)
+                    except OSError:
+                        grandchildren = []
+                    stack.append((child, iter([(rel + "/", n, d) for n, d in grandchildren])))
+        finally:
+            for extra in opened:
+                os.close(extra)
+        return {"entries": out}
     except OSError as exc:
-        raise ToolError(Codes.LIST_DIR_FS_ERROR, f'cannot list {in_message(target.display)}: {exc.strerror or exc}') from None
-    return {"entries": out}
+        raise _compat(target.error(exc)) from None

@@ -1,8 +1,15 @@
-"""Executors for ``write`` and ``edit``: gated, atomic, keeping mode and line endings.
+"""Executors for ``write`` and ``edit``: gated, atomic, keeping mode, line endings and the BOM.
 
-Both run entirely inside the state store's write gate: stat, check this session's observation,
-write a temporary file, rename it over the target, record the new version. Line endings are kept:
-a CRLF file stays CRLF when the model sends ``\\n`` (models almost always do).
+Both run their check-and-write inside the state store's write gate: look at the file through
+its folder's descriptor, check this session's observation of exactly that version, write a
+temporary file beside it and move it into place (``fsio.create_file`` / ``replace_file``), then
+record the new version. A file that appeared meanwhile is never replaced, a replaced file that
+someone else replaced first is put back, and a write that fails removes its temporary file and
+the folders it created.
+
+Line endings are kept: a CRLF file stays CRLF when the model sends ``\\n`` (models almost always
+do), and ``edit`` matches an ``old_string`` built from what ``read`` showed (``\\n`` between
+lines) against CRLF lines too, changing only the edited region.
 """
 
 from __future__ import annotations
@@ -13,35 +20,74 @@ import stat as statmod
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import atomic_write, file_version
-from ..paths import is_within
+from ..fsio import Changed, can_write, create_file, file_version, read_all, replace_file
+from ..paths import RETRIES, display_path
 from ..policy import check_observed, gated, observation_key
-from ..textread import BINARY_SNIFF_BYTES
 from ..render.quoting import in_message
+from ..textread import BINARY_SNIFF_BYTES
 
 __all__ = ["execute_write", "execute_edit"]
 
+_BOM = b"\xef\xbb\xbf"
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
-def _target(ctx: CallContext, path: str, verb: str):
-    target = ctx.resolver.resolve(ctx.cwd, path, verb=verb, allow_spill=True)
+
+def _refuse_path(ctx: CallContext, path: str, verb: str) -> None:
+    """Refuse what no write may touch before anything is resolved: outside, saved results, a folder name."""
+    raw, lexical = ctx.resolver.lexical(ctx.cwd, path)
+    if ctx.resolver.in_spill(lexical):
+        shown = lexical if ctx.resolver.rel_in_root(lexical) is None else display_path(lexical, ctx.cwd)
+        raise ToolError(Codes.FS_READ_ONLY, f"cannot {verb} {in_message(shown)}: saved search results are read-only")
+    if ctx.resolver.rel_in_root(lexical) is None:
+        raise ToolError(Codes.FS_OUTSIDE_ROOT, f"cannot {verb} {in_message(raw)}: path is outside the workspace")
     if path.endswith("/"):
-        raise ToolError(Codes.ARGUMENT_INVALID, f'file_path must name a file; {in_message(path)} ends with "/"')
-    spill_root = ctx.resolver.spill_root
-    if target.in_spill or (spill_root and is_within(target.real, spill_root)):
-        raise ToolError(Codes.FS_READ_ONLY, f'cannot {verb} {in_message(target.display)}: saved search results are read-only')
-    return target
+        raise ToolError(Codes.ARGUMENT_INVALID, f"file_path must name a file; {in_message(path)} ends with \"/\"")
 
 
-def _stat(real: str, verb: str, display: str) -> os.stat_result | None:
+def _current(target) -> os.stat_result | None:
+    """The target's lstat now, inside the gate (a symlink swapped in meanwhile: resolve again)."""
+    for _ in range(RETRIES):
+        entry = target.entry
+        if entry.parent_not_dir:
+            raise ToolError(Codes.FS_NOT_DIRECTORY, f"cannot {target.verb} {in_message(target.display)}: a parent is not a directory")
+        if entry.missing_parent:
+            return None
+        try:
+            st = os.stat(entry.name, dir_fd=entry.dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise target.error(exc) from None
+        if not statmod.S_ISLNK(st.st_mode):
+            return st
+        target.refresh()
+    raise target.error(OSError(0, "it kept changing while being opened; try again"))
+
+
+def _open_existing(target, st: os.stat_result, verb: str) -> tuple[int, os.stat_result]:
+    if not statmod.S_ISREG(st.st_mode):  # never open a FIFO, socket or device for this
+        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f"cannot {verb} {in_message(target.display)}: not a regular file")
     try:
-        st = os.stat(real)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(display)}: {exc.strerror or exc}') from None
-    if not statmod.S_ISREG(st.st_mode):
-        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot {verb} {in_message(display)}: not a regular file')
-    return st
+        fd = target.entry.open(os.O_RDONLY | _NONBLOCK)
+    except Exception as exc:  # Raced or OSError: the name changed under the gate
+        if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
+            raise target.error(exc) from None
+        raise _changed(verb, target.display) from None
+    fst = os.fstat(fd)
+    if not statmod.S_ISREG(fst.st_mode):
+        os.close(fd)
+        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f"cannot {verb} {in_message(target.display)}: not a regular file")
+    return fd, fst
+
+
+def _changed(verb: str, display: str) -> ToolError:
+    return ToolError(Codes.FS_NOT_OBSERVED,
+                     f"cannot {verb} {in_message(display)}: it changed since this session last read it; read it again")
+
+
+def _check_writable(target, fst: os.stat_result, verb: str) -> None:
+    if not can_write(target.entry.dir_fd, target.entry.name, fst):
+        raise ToolError(Codes.FS_PERMISSION_DENIED, f"cannot {verb} {in_message(target.display)}: permission denied")
 
 
 # Lone surrogates that are not surrogateescape's escaped bytes (U+DC80-U+DCFF).
@@ -63,53 +109,127 @@ def _is_crlf(sample: bytes) -> bool:
     return lf > 0 and sample.count(b"\r\n") == lf
 
 
-def _write_file(ctx: CallContext, gate, real: str, data: bytes, old: os.stat_result | None, verb: str, display: str):
+def _replace(ctx: CallContext, gate, target, data: bytes, old: os.stat_result, verb: str) -> None:
+    entry = target.entry
     try:
-        if old is None:
-            os.makedirs(os.path.dirname(real), exist_ok=True)
-        atomic_write(real, data, old.st_mode if old else None, (old.st_uid, old.st_gid) if old else None)
-        new = os.stat(real)
+        new = replace_file(entry.dir_fd, entry.name, data, old)
+    except (Changed, FileNotFoundError):
+        raise _changed(verb, target.display) from None
     except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(display)}: {exc.strerror or exc}') from None
+        raise target.error(exc) from None
+    _record(ctx, gate, target, new, verb)
+
+
+def _record(ctx: CallContext, gate, target, new: os.stat_result, verb: str) -> None:
     try:
-        gate.record_observation(ctx.session, observation_key(real), file_version(new))
+        gate.record_observation(ctx.session_key, observation_key(target.real), file_version(new))
     except Exception:
         raise ToolError(
             Codes.STATE_UNAVAILABLE,
-            f'cannot {verb} {in_message(display)}: the file was written but the session state could not record it',
+            f"cannot {verb} {in_message(target.display)}: the file was written but the session state could not record it",
         ) from None
 
 
 def execute_write(ctx: CallContext, args: dict) -> dict:
-    content: str = args["content"]
-    target = _target(ctx, args["file_path"], "write")
-    with gated(ctx.store, "write", target.display) as gate:
-        old = _stat(target.real, "write", target.display)
-        data = _encode(content)
-        if old is not None:
-            check_observed(gate, ctx.session, target.real, old, "write", target.display)
-            data = _keep_style(target.real, old, data)
-        _write_file(ctx, gate, target.real, data, old, "write", target.display)
-    return {"path": target.display, "operation": "create" if old is None else "update", "bytes": len(data)}
+    path: str = args["file_path"]
+    _refuse_path(ctx, path, "write")
+    data = _encode(args["content"])
+    with ctx.resolve(path, "write", make_parents=True) as target:
+        try:
+            with gated(ctx.store, "write", target.display) as gate:
+                old = _current(target)
+                if old is None:
+                    _create(ctx, gate, target, data)
+                else:
+                    fd, fst = _open_existing(target, old, "write")
+                    try:
+                        head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
+                        if b"\0" in head:
+                            raise ToolError(Codes.FS_NOT_TEXT, f"cannot write {in_message(target.display)}: binary "
+                                            "file; write replaces text files only")
+                        _check_writable(target, fst, "write")
+                        check_observed(gate, ctx.session_key, target.real, fst, "write", target.display)
+                        data = _keep_style(fd, fst, head, data)
+                    finally:
+                        os.close(fd)
+                    _replace(ctx, gate, target, data, fst, "write")
+        except BaseException:
+            target.entry.remove_created()
+            raise
+        return {"path": target.display, "operation": "create" if old is None else "update", "bytes": len(data)}
 
 
-def _keep_style(real: str, old: os.stat_result, data: bytes) -> bytes:
-    """Keep the replaced file's CRLF endings and its final newline (see the module docstring)."""
+def _create(ctx: CallContext, gate, target, data: bytes) -> None:
+    entry = target.entry
+    if os.geteuid() == 0:
+        folder = os.stat(".", dir_fd=entry.dir_fd)
+        if not can_write(entry.dir_fd, None, folder):
+            raise ToolError(Codes.FS_PERMISSION_DENIED, f"cannot write {in_message(target.display)}: permission denied")
     try:
-        with open(real, "rb") as f:
-            sample = f.read(65536)
-            last = b""
-            if old.st_size:
-                f.seek(old.st_size - 1)
-                last = f.read(1)
+        new = create_file(entry.dir_fd, entry.name, data)
+    except FileExistsError:
+        raise ToolError(
+            Codes.FS_NOT_OBSERVED,
+            f"cannot write {in_message(target.display)}: it was created by someone else since this session looked; "
+            "read it first",
+        ) from None
+    except OSError as exc:
+        raise target.error(exc) from None
+    _record(ctx, gate, target, new, "write")
+
+
+def _keep_style(fd: int, old: os.stat_result, sample: bytes, data: bytes) -> bytes:
+    """Keep the replaced file's CRLF endings, its final newline and its byte-order mark."""
+    try:
+        sample = os.pread(fd, 65536, 0) if len(sample) < 65536 and old.st_size > len(sample) else sample
+        last = os.pread(fd, 1, old.st_size - 1) if old.st_size else b""
     except OSError:
         return data
     crlf = _is_crlf(sample)
+    if sample.startswith(_BOM) and not data.startswith(_BOM):
+        data = _BOM + data
     if crlf and b"\n" in data and b"\r" not in data:
         data = data.replace(b"\n", b"\r\n")
     if last == b"\n" and data and not data.endswith(b"\n"):
         data += b"\r\n" if crlf else b"\n"
     return data
+
+
+def _matcher(old: str) -> re.Pattern:
+    """``old`` as a literal pattern in which each line break matches ``\\n`` or ``\\r\\n``."""
+    return re.compile(r"\r?\n".join(re.escape(part) for part in old.replace("\r\n", "\n").split("\n")))
+
+
+def _line_ending(text: str, start: int, end: int) -> str:
+    """The line ending to write for new text replacing ``text[start:end]``."""
+    region = text[start:end]
+    if "\n" in region:
+        return "\r\n" if "\r\n" in region else "\n"
+    nl = text.find("\n", end)
+    if nl >= 0:
+        return "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
+    return "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
+
+
+def _apply(text: str, old: str, new: str, replace_all: bool, shown: str) -> tuple[str, int]:
+    spans = [m.span() for m in _matcher(old).finditer(text)]
+    if not spans:
+        raise ToolError(Codes.EDIT_NOT_FOUND, f"old_string not found in {in_message(shown)}")
+    if len(spans) > 1 and not replace_all:
+        raise ToolError(
+            Codes.EDIT_AMBIGUOUS,
+            f"old_string appears {len(spans)} times in {in_message(shown)}; add context or set replace_all",
+        )
+    new = new.replace("\r\n", "\n")
+    out, pos = [], 0
+    for start, end in spans:
+        ending = _line_ending(text, start, end)
+        out.append(text[pos:start])
+        # Sliced in literally: no $&, \\1 or \\g<0> expansion can happen.
+        out.append(new.replace("\n", ending) if ending != "\n" else new)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out), len(spans)
 
 
 def execute_edit(ctx: CallContext, args: dict) -> dict:
@@ -118,39 +238,30 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
     replace_all = bool(args.get("replace_all", False))
     if old_string == new_string:
         raise ToolError(Codes.ARGUMENT_INVALID, "old_string and new_string must differ")
-    target = _target(ctx, args["file_path"], "edit")
-    shown = target.display
-    with gated(ctx.store, "edit", shown) as gate:
-        old = _stat(target.real, "edit", shown)
-        if old is None:
-            raise ToolError(Codes.FS_NOT_FOUND, f'cannot edit {in_message(shown)}: not found')
-        try:
-            with open(target.real, "rb") as f:
-                raw = f.read()
-        except OSError as exc:
-            raise ToolError(Codes.FS_ERROR, f'cannot edit {in_message(shown)}: {exc.strerror or exc}') from None
-        # Before the gate check: "read it first" would send the model to a read that must fail.
-        if b"\0" in raw[:BINARY_SNIFF_BYTES]:
-            raise ToolError(Codes.FS_NOT_TEXT, f'cannot edit {in_message(shown)}: binary file')
-        # The gate speaks of writing for both tools: an edit is a write of the whole file.
-        check_observed(gate, ctx.session, target.real, old, "write", shown)
-        text = raw.decode("utf-8", "surrogateescape")
-        crlf = _is_crlf(raw)
-        if crlf:
-            text = text.replace("\r\n", "\n")
-            old_string = old_string.replace("\r\n", "\n")
-            new_string = new_string.replace("\r\n", "\n")
-        found = text.count(old_string)
-        if found == 0:
-            raise ToolError(Codes.EDIT_NOT_FOUND, f'old_string not found in {in_message(shown)}')
-        if found > 1 and not replace_all:
-            raise ToolError(
-                Codes.EDIT_AMBIGUOUS,
-                f'old_string appears {found} times in {in_message(shown)}; add context or set replace_all',
-            )
-        # str.replace is literal: no $&, \\1 or \\g<0> expansion can happen.
-        result = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
-        if crlf:
-            result = result.replace("\n", "\r\n")
-        _write_file(ctx, gate, target.real, _encode(result), old, "edit", shown)
+    _refuse_path(ctx, args["file_path"], "edit")
+    with ctx.resolve(args["file_path"], "edit") as target:
+        shown = target.display
+        with gated(ctx.store, "edit", shown) as gate:
+            st = _current(target)
+            if st is None:
+                raise ToolError(Codes.FS_NOT_FOUND, f"cannot edit {in_message(shown)}: not found")
+            fd, fst = _open_existing(target, st, "edit")
+            try:
+                try:
+                    raw = read_all(fd)
+                except OSError as exc:
+                    raise target.error(exc) from None
+            finally:
+                os.close(fd)
+            # Before the gate check: "read it first" would send the model to a read that must fail.
+            if b"\0" in raw[:BINARY_SNIFF_BYTES]:
+                raise ToolError(Codes.FS_NOT_TEXT, f"cannot edit {in_message(shown)}: binary file")
+            _check_writable(target, fst, "edit")
+            # The gate speaks of writing for both tools: an edit is a write of the whole file.
+            check_observed(gate, ctx.session_key, target.real, fst, "write", shown)
+            bom = raw.startswith(_BOM)
+            text = raw[len(_BOM) if bom else 0 :].decode("utf-8", "surrogateescape")
+            result, found = _apply(text, old_string, new_string, replace_all, shown)
+            data = (_BOM if bom else b"") + _encode(result)
+            _replace(ctx, gate, target, data, fst, "edit")
     return {"path": shown, "replaceAll": replace_all, "replacements": found if replace_all else 1}

@@ -3,41 +3,17 @@
 from __future__ import annotations
 
 import os
-import stat as statmod
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..fsio import file_version
 from ..policy import record_read
-from ..textread import NotText, read_window
 from ..render.quoting import in_message
+from ..textread import NotText, read_window
 
-__all__ = ["execute_read", "open_regular"]
+__all__ = ["execute_read", "BOM"]
 
-
-def open_regular(real: str, verb: str, display: str) -> tuple[int, os.stat_result]:
-    """Open a regular file for reading, refusing anything else *before* it can block.
-
-    ``O_NONBLOCK`` keeps a FIFO swapped in after the stat from hanging the open; the fstat
-    afterwards is what decides.
-    """
-    try:
-        st = os.stat(real)
-    except FileNotFoundError:
-        raise ToolError(Codes.FS_NOT_FOUND, f'cannot {verb} {in_message(display)}: not found') from None
-    except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(display)}: {exc.strerror or exc}') from None
-    if not statmod.S_ISREG(st.st_mode):
-        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot {verb} {in_message(display)}: not a regular file')
-    try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot {verb} {in_message(display)}: {exc.strerror or exc}') from None
-    fst = os.fstat(fd)
-    if not statmod.S_ISREG(fst.st_mode):
-        os.close(fd)
-        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot {verb} {in_message(display)}: not a regular file')
-    return fd, fst
+BOM = "\ufeff"
 
 
 def _line_count(n: int) -> str:
@@ -50,36 +26,37 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
     limit = args.get("limit", s.read_limit)
     if limit > s.read_limit:
         raise ToolError(Codes.ARGUMENT_INVALID, f"limit must be less than or equal to {s.read_limit}")
-    target = ctx.resolver.resolve(ctx.cwd, args["file_path"], verb="read", allow_spill=True)
-    if not target.exists:
-        raise ToolError(Codes.FS_NOT_FOUND, f'cannot read {in_message(target.display)}: not found')
-    fd, fst = open_regular(target.real, "read", target.display)
-    try:
+    with ctx.resolve(args["file_path"], "read", spills=True) as target:
+        fd, fst = target.open_regular()
         try:
-            # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
-            keep = 4 * s.read_max_line_length + 8
-            window = read_window(fd, fst.st_size, offset, limit, s.read_stream_min_size, keep)
-        except NotText:
-            raise ToolError(Codes.FS_NOT_TEXT, f'cannot read {in_message(target.display)}: binary file') from None
-        except OSError as exc:
-            raise ToolError(Codes.FS_ERROR, f'cannot read {in_message(target.display)}: {exc.strerror or exc}') from None
-    finally:
-        os.close(fd)
-    if not window.lines and offset > 1:
-        raise ToolError(
-            Codes.ARGUMENT_INVALID,
-            f'offset {offset} is out of range for {in_message(target.display)} ({_line_count(window.total or 0)})',
-        )
-    lines, capped = _fit(window.lines, offset, s.read_max_line_length, s.read_max_bytes)
-    if not target.in_spill:
-        record_read(ctx.store, ctx.session, target.real, file_version(fst))
-    return {
-        "path": target.display,
-        "offset": offset,
-        "lines": lines,
-        "totalLines": window.total,
-        "capped": capped,
-    }
+            try:
+                # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
+                keep = 4 * s.read_max_line_length + 8
+                window = read_window(fd, fst.st_size, offset, limit, s.read_stream_min_size, keep)
+            except NotText:
+                raise ToolError(Codes.FS_NOT_TEXT, f"cannot read {in_message(target.display)}: binary file") from None
+            except OSError as exc:
+                raise target.error(exc) from None
+        finally:
+            os.close(fd)
+        if not window.lines and offset > 1:
+            raise ToolError(
+                Codes.ARGUMENT_INVALID,
+                f"offset {offset} is out of range for {in_message(target.display)} ({_line_count(window.total or 0)})",
+            )
+        raw = window.lines
+        if offset == 1 and raw and raw[0].startswith(BOM):
+            raw = [raw[0][1:], *raw[1:]]  # a byte-order mark is not text; write/edit keep it
+        lines, capped = _fit(raw, offset, s.read_max_line_length, s.read_max_bytes)
+        if not target.in_spill:
+            record_read(ctx.store, ctx.session_key, target.real, file_version(fst))
+        return {
+            "path": target.display,
+            "offset": offset,
+            "lines": lines,
+            "totalLines": window.total,
+            "capped": capped,
+        }
 
 
 def _fit(raw: list[str], offset: int, max_chars: int, max_bytes: int) -> tuple[list[dict], bool]:

@@ -9,19 +9,25 @@ a search rooted inside ``.git`` still shows none of its internals), the spill ro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-import stat as statmod
+import signal
+from dataclasses import dataclass
 from operator import itemgetter
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
-from ..paths import Resolved, is_within
+from ..beneath import proc_fd_path
+from ..paths import Target, is_within
 from ..registry import ToolSpec
 from ..render.search import render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
 from ..rg import RgMissing, RgOutcome, run_rg
+from ..recheck import Rechecker
+from ..rgfence import FenceError
 from ..rgjson import parse_matches
 from ..sampling import sample_across_groups
+from ..textread import BINARY_SNIFF_BYTES
 from ..render.quoting import in_message
 
 __all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS"]
@@ -32,49 +38,101 @@ _VCS_IN_PATH = re.compile("(?:^|/)(?:" + "|".join(re.escape(v) for v in VCS_DIRS
 _DISCOVERY = ["--no-config", "--no-ignore", "--hidden", "--no-follow"]
 
 
-def _search_root(ctx: CallContext, path: str | None, verb: str, allow_spill: bool) -> Resolved:
-    target = ctx.resolver.resolve(ctx.cwd, path, verb=verb, allow_spill=allow_spill)
-    if not target.exists:
-        raise ToolError(Codes.FS_NOT_FOUND, f'cannot {verb} {in_message(target.display)}: not found')
-    return target
+@dataclass
+class _Root:
+    """An opened search root: the target, a descriptor rg starts from, how rg names it."""
+
+    target: Target
+    fd: int  # a folder descriptor (rg's working directory) or a file descriptor (rg's one input)
+    is_dir: bool
+    prefix: str  # what rg's paths are prefixed with in display ("" or "DISPLAY/")
+    real: str  # the physical path of the search root
 
 
-def _inside_vcs(ctx: CallContext, target: Resolved) -> bool:
-    if target.in_spill:
+@contextlib.contextmanager
+def _search_root(ctx: CallContext, path: str | None, verb: str, spills: bool):
+    """Open the search root beneath the workspace (or this session's spill folder) for rg."""
+    with ctx.resolve(path, verb, spills=spills) as target:
+        if not target.exists:
+            raise target.not_found()
+        if target.is_dir:
+            fd, _st = target.open_dir(ToolError(Codes.FS_NOT_DIRECTORY, "unused"))
+            is_dir = True
+        else:
+            # Never hand rg a FIFO or a device: opening one can block forever.
+            fd, _st = target.open_regular()
+            is_dir = False
+        try:
+            prefix = "" if target.lexical == ctx.cwd else target.display.rstrip("/") + "/"
+            yield _Root(target, fd, is_dir, prefix, target.real)
+        finally:
+            os.close(fd)
+
+
+def _inside_vcs(ctx: CallContext, root: _Root) -> bool:
+    if root.target.in_spill:
         return False
-    rel = os.path.relpath(target.real, ctx.resolver.root)
-    return rel != "." and bool(_VCS_IN_PATH.search(rel.replace(os.sep, "/")))
+    rel = ctx.resolver.tree.relative(root.real)
+    return bool(rel) and bool(_VCS_IN_PATH.search(rel))
 
 
-def _rg_target(ctx: CallContext, target: Resolved) -> tuple[str, str]:
-    """The path argument for rg and the prefix to strip from its output for display."""
-    if target.lexical == ctx.cwd:
-        return ".", "./"
-    return target.display, ""
-
-
-def _spill_exclusion(ctx: CallContext) -> str | None:
-    """The spill root as rg prints it, when it lies inside the workspace (to filter it out)."""
+def _excluded(ctx: CallContext, root: _Root) -> list[str]:
+    """Folders below the search root that are never shown, relative to it (the spill root here)."""
     spill = ctx.resolver.spill_root
-    if spill and is_within(spill, ctx.resolver.root):
-        return spill
-    return None
+    out = []
+    if spill and not root.target.in_spill and is_within(spill, root.real) and spill != root.real:
+        out.append(os.path.relpath(spill, root.real))
+    return out
 
 
-def _run(ctx: CallContext, args: list[str], tool: str) -> RgOutcome:
+def _unfenced(ctx: CallContext) -> bool:
+    """Whether rg runs without Landlock, so what it reports must be checked again (recheck.py)."""
+    return ctx.fence is None or ctx.fence.mode != "landlock"
+
+
+def _exclusion_globs(rels: list[str]) -> list[str]:
+    # Anchored to the search root; names with glob syntax are left to the output filter alone.
+    return [f"--glob=!/{rel}" for rel in rels if not _GLOB_META.search(rel)]
+
+
+def _drop_excluded(paths: list[str], rels: list[str]) -> list[str]:
+    if not rels:
+        return paths
+    heads = tuple(rel + "/" for rel in rels)
+    return [p for p in paths if not p.startswith(heads) and p not in rels]
+
+
+def _run(ctx: CallContext, args: list[str], tool: str, root: _Root) -> RgOutcome:
+    """Run rg from the search root's descriptor, fenced; map every way it can fail."""
     if ctx.rg is None:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} is unavailable: no ripgrep (rg) binary was found")
+    proc_path = proc_fd_path(root.fd)
+    if root.is_dir:
+        cwd, pass_fds = (proc_path or root.real), ()
+    else:
+        cwd, pass_fds = "/", (root.fd,)
+    spawn = None
+    if ctx.fence is not None:
+        fence = ctx.fence
+
+        def spawn(start):
+            return fence.spawn(start, [(root.fd, root.is_dir)])
+
     try:
         outcome = run_rg(
             ctx.rg,
             args,
-            cwd=ctx.cwd,
+            cwd=cwd,
             timeout_s=ctx.settings.search_timeout_ms / 1000,
             max_stdout_bytes=ctx.settings.raw_output_max_bytes,
             cancel=ctx.cancel,
+            pass_fds=pass_fds,
+            spawn=spawn,
         )
     except RgMissing:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: the ripgrep (rg) binary could not be started") from None
+    except FenceError as exc:
+        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep could not be confined: {exc}") from None
     if outcome.timed_out:
         raise ToolError(
             Codes.SEARCH_ABORTED,
@@ -88,21 +146,35 @@ def _run(ctx: CallContext, args: list[str], tool: str) -> RgOutcome:
             f"{tool} produced more than {ctx.settings.raw_output_max_bytes} bytes of raw output and was "
             "stopped; narrow the pattern, path or include",
         )
+    code = outcome.returncode
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep was killed ({name})")
+    if code not in (0, 1, 2):
+        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep exited with status {code}: "
+                        f"{_diagnostic(outcome)}")
+    if code == 2 and outcome.stderr_head.startswith(_PATTERN_ERRORS):
+        raise ToolError(Codes.SEARCH_INVALID_PATTERN, f"invalid pattern: {_diagnostic(outcome)}")
     return outcome
 
 
-def _diagnostic(stderr: str) -> str:
-    return " ".join(stderr.split())[-1000:]
+# rg's own words for a pattern it cannot use: a regex, a glob (the glob tool's pattern or
+# grep's include), a literal it refuses in a regex, a regex past its size limit.
+_PATTERN_ERRORS = ("rg: regex parse error", "rg: error parsing glob", "rg: the literal", "rg: regex could not",
+                   "regex parse error", "error parsing glob")
+_GLOB_META = re.compile(r"[*?\[\]{}!\\]")
 
 
-def _keep(display: str, spill_prefix: str | None, real_prefix: str) -> bool:
-    if _VCS_IN_PATH.search(display):
-        return False
-    if spill_prefix is not None:
-        full = display if os.path.isabs(display) else os.path.join(real_prefix, display)
-        if is_within(os.path.normpath(full), spill_prefix):
-            return False
-    return True
+def _diagnostic(outcome: RgOutcome) -> str:
+    """rg's stderr in one line, at most 1,000 characters: its start (what went wrong) and its end."""
+    text = outcome.stderr_tail
+    if outcome.stderr_head and not text.startswith(outcome.stderr_head[:64]):
+        text = outcome.stderr_head + " ... " + text
+    text = " ".join(text.split())
+    return text if len(text) <= 1000 else text[:400] + " ... " + text[-595:]
 
 
 # ---------------------------------------------------------------------------------------- glob
@@ -112,41 +184,48 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
     pattern: str = args["pattern"]
     if pattern.startswith("!"):
         raise ToolError(Codes.ARGUMENT_INVALID, 'pattern must not start with "!"; negated globs are not supported')
-    target = _search_root(ctx, args.get("path"), "glob", allow_spill=False)
-    if not os.path.isdir(target.real):
-        raise ToolError(Codes.FS_NOT_DIRECTORY, f'cannot glob {in_message(target.display)}: not a directory')
-    value = {
-        "pattern": pattern,
-        "root": target.display,
-        "paths": [],
-        "totalPaths": 0,
-        "sampled": False,
-        "groupsShown": 0,
-        "groupsTotal": 0,
-        "spill": None,
-        "capped": False,
-    }
-    if _inside_vcs(ctx, target):
-        return value
-    arg, strip = _rg_target(ctx, target)
-    # The pattern comes before the exclusions: with rg, a later glob wins over an earlier one.
-    # --null: a file name may hold a newline, so paths are NUL-separated on the wire.
-    argv = ["--files", "--null", "--sort=modified", *_DISCOVERY, f"--glob={pattern}", *_VCS_EXCLUDES, "--", arg]
-    outcome = _run(ctx, argv, "glob")
-    if outcome.returncode not in (0, 1) and not outcome.stdout:
-        raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {_diagnostic(outcome.stderr_tail)}")
-    # One decode of the whole output (invalid UTF-8 in a name becomes U+FFFD for display).
-    blob = outcome.stdout.decode("utf-8", "replace")
-    if strip:
-        blob = blob.replace("\0" + strip, "\0")
-        if blob.startswith(strip):
-            blob = blob[len(strip) :]
-    paths = blob.split("\0")
-    if paths and paths[-1] == "":
-        paths.pop()
-    spill_prefix = _spill_exclusion(ctx)
-    if spill_prefix is not None or _has_vcs(outcome.stdout):
-        paths = [p for p in paths if _keep(p, spill_prefix, ctx.cwd)]
+    with _search_root(ctx, args.get("path"), "glob", spills=False) as root:
+        target = root.target
+        if not root.is_dir:
+            raise ToolError(Codes.FS_NOT_DIRECTORY, f"cannot glob {in_message(target.display)}: not a directory")
+        value = {
+            "pattern": pattern,
+            "root": target.display,
+            "paths": [],
+            "totalPaths": 0,
+            "sampled": False,
+            "groupsShown": 0,
+            "groupsTotal": 0,
+            "spill": None,
+            "capped": False,
+        }
+        if _inside_vcs(ctx, root):
+            return value
+        excluded = _excluded(ctx, root)
+        # The pattern comes before the exclusions: with rg, a later glob wins over an earlier one.
+        # --null: a file name may hold a newline, so paths are NUL-separated on the wire.
+        argv = ["--files", "--null", "--sort=modified", *_DISCOVERY, f"--glob={pattern}", *_VCS_EXCLUDES,
+                *_exclusion_globs(excluded), "--", "."]
+        outcome = _run(ctx, argv, "glob", root)
+        if outcome.returncode == 2 and not outcome.stdout:
+            raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {_diagnostic(outcome)}")
+        # One decode of the whole output; bytes that are not UTF-8 stay as surrogate escapes, so
+        # a path that is shown (quoted, as \udcXX) can be named back.
+        blob = outcome.stdout.decode("utf-8", "surrogateescape")
+        unfenced = _unfenced(ctx)
+        if excluded or unfenced or _has_vcs(outcome.stdout):
+            rels = [p[2:] for p in blob.split("\0") if p]
+            rels = [p for p in _drop_excluded(rels, excluded) if not _VCS_IN_PATH.search(p)]
+            if unfenced:
+                with Rechecker(root.fd) as check:
+                    rels = [p for p in rels if check.is_file(p)]
+    if excluded or unfenced or _has_vcs(outcome.stdout):
+        paths = [root.prefix + p for p in rels] if root.prefix else rels
+    else:
+        # rg names every path "./…" from its working directory: one replace makes them display paths.
+        paths = ("\0" + blob).replace("\0./", "\0" + root.prefix)[1:].split("\0")
+        if paths and paths[-1] == "":
+            paths.pop()
     return _shape_glob(ctx, value, paths, target)
 
 
@@ -154,7 +233,7 @@ def _has_vcs(stdout: bytes) -> bool:
     return any(name.encode() + b"/" in stdout for name in VCS_DIRS)
 
 
-def _shape_glob(ctx: CallContext, value: dict, paths: list[str], target: Resolved) -> dict:
+def _shape_glob(ctx: CallContext, value: dict, paths: list[str], target: Target) -> dict:
     cap = ctx.settings.glob_max_results
     total = len(paths)
     value["totalPaths"] = total
@@ -174,7 +253,7 @@ def _shape_glob(ctx: CallContext, value: dict, paths: list[str], target: Resolve
         value["paths"] = paths[:cap]
         value["groupsShown"] = len(set(keys[:cap]))
     value["capped"] = True
-    value["spill"] = ctx.spills.save(ctx.session, ctx.call_id, "glob", render_glob_spill(paths)) if ctx.spills else None
+    value["spill"] = _save(ctx, "glob", render_glob_spill(paths), value["pattern"])
     return value
 
 
@@ -189,50 +268,58 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             Codes.ARGUMENT_INVALID,
             "include must be one positive glob such as *.py (no commas, no leading !)",
         )
-    target = _search_root(ctx, args.get("path"), "grep", allow_spill=True)
-    try:
-        mode = os.stat(target.real).st_mode
-    except OSError as exc:
-        raise ToolError(Codes.FS_ERROR, f'cannot grep {in_message(target.display)}: {exc.strerror or exc}') from None
-    if not (statmod.S_ISDIR(mode) or statmod.S_ISREG(mode)):
-        # Never hand rg a FIFO or a device: opening one can block forever.
-        raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot grep {in_message(target.display)}: not a regular file')
-    value = {"pattern": pattern, "matches": [], "totalMatches": 0, "files": 0, "spill": None, "unreadable": 0}
-    if _inside_vcs(ctx, target):
-        return value
-    arg, strip = _rg_target(ctx, target)
-    argv = ["--json", *_DISCOVERY]
-    if include is not None:
-        argv.append(f"--glob={include}")
-    argv += [*_VCS_EXCLUDES, f"--regexp={pattern}", "--", arg]
-    outcome = _run(ctx, argv, "grep")
-    if outcome.returncode == 2 and not outcome.stdout:
-        diagnostic = _diagnostic(outcome.stderr_tail)
-        if "regex" in diagnostic or "pattern" in diagnostic:
-            raise ToolError(Codes.SEARCH_INVALID_PATTERN, f"invalid pattern: {diagnostic}")
-        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic}")
-    try:
-        found = parse_matches(outcome.stdout)
-    except ValueError as exc:
-        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
+    with _search_root(ctx, args.get("path"), "grep", spills=True) as root:
+        value = {"pattern": pattern, "matches": [], "totalMatches": 0, "files": 0, "spill": None, "unreadable": 0}
+        if _inside_vcs(ctx, root):
+            return value
+        if not root.is_dir and b"\0" in os.pread(root.fd, BINARY_SNIFF_BYTES, 0):
+            # rg would print a named binary file's lines with their control bytes; skip it, as rg
+            # skips binary files it meets in a folder, and say so.
+            value["binarySkipped"] = 1
+            return value
+        excluded = _excluded(ctx, root)
+        argv = ["--json", *_DISCOVERY]
+        if include is not None:
+            argv.append(f"--glob={include}")
+        argv += [*_VCS_EXCLUDES, *_exclusion_globs(excluded), f"--regexp={pattern}", "--",
+                 "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
+        outcome = _run(ctx, argv, "grep", root)
+        if outcome.returncode == 2 and not outcome.stdout:
+            raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {_diagnostic(outcome)}")
+        try:
+            found = parse_matches(outcome.stdout)
+        except ValueError as exc:
+            raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
+        if root.is_dir and _unfenced(ctx):
+            with Rechecker(root.fd) as check:
+                found = check.confirm_matches(found, lambda m: m.path[2:] if m.path.startswith("./") else m.path)
     if outcome.returncode == 2:
         value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
-    return _shape_grep(ctx, value, found, strip)
+    if root.is_dir:
+        strip, prefix = "./", root.prefix
+    else:
+        strip, prefix = None, root.target.display
+    return _shape_grep(ctx, value, found, strip, prefix, [root.prefix + rel for rel in excluded])
 
 
-def _shape_grep(ctx: CallContext, value: dict, found, strip: str) -> dict:
+def _shape_grep(ctx: CallContext, value: dict, found, strip: str | None, prefix: str, excluded: list[str]) -> dict:
     """Display paths, cut previews, stable file order; dicts only for the shown page.
 
-    The complete result stays a list of ``(path, line, text)`` tuples: a broad grep can hold tens
-    of thousands of matches, and only the spill needs them all.
+    rg's paths start with ``strip`` (``./``), which becomes ``prefix``; with ``strip`` None
+    (one file searched) every path is ``prefix``. The complete result stays a list of
+    ``(path, line, text)`` tuples: a broad grep can hold tens of thousands of matches, and only
+    the spill needs them all.
     """
-    cut = len(strip)
+    cut = len(strip) if strip else 0
     limit = ctx.settings.grep_max_line_bytes
     quick = limit // 4  # a text of at most this many characters cannot pass the byte cap
     rows = []
     append = rows.append
     for m in found:
-        path = m.path[cut:] if cut and m.path.startswith(strip) else m.path
+        if strip is None:
+            path = prefix
+        else:
+            path = prefix + m.path[cut:] if m.path.startswith(strip) else m.path
         text = m.text
         if len(text) <= quick and "\r" not in text:
             text = text[:-1] if text.endswith("\n") else text
@@ -240,9 +327,8 @@ def _shape_grep(ctx: CallContext, value: dict, found, strip: str) -> dict:
             text = truncate_line(text, limit)
         append((path, m.line, text))
     files = {r[0] for r in rows}
-    spill_prefix = _spill_exclusion(ctx)
-    if spill_prefix is not None or any(_VCS_IN_PATH.search(p) for p in files):
-        keep = {p for p in files if _keep(p, spill_prefix, ctx.cwd)}
+    if excluded or any(_VCS_IN_PATH.search(p) for p in files):
+        keep = set(_drop_excluded([p for p in files if not _VCS_IN_PATH.search(p)], excluded))
         rows = [r for r in rows if r[0] in keep]
     # rg searches files in parallel; a stable file order makes pages repeatable.
     rows.sort(key=itemgetter(0))
@@ -252,9 +338,17 @@ def _shape_grep(ctx: CallContext, value: dict, found, strip: str) -> dict:
     value["matches"] = shown
     value["totalMatches"] = total
     value["files"] = len({m["path"] for m in shown})
-    if total > cap and ctx.spills is not None:
-        value["spill"] = ctx.spills.save(ctx.session, ctx.call_id, "grep", render_grep_spill(rows, total))
+    if total > cap:
+        value["spill"] = _save(ctx, "grep", render_grep_spill(rows, total), value["pattern"])
     return value
+
+
+def _save(ctx: CallContext, tool: str, text: str, pattern: str) -> str | None:
+    """Save a complete result in this session's spill folder; None when it could not be."""
+    if ctx.spills is None:
+        return None
+    return ctx.spills.save(ctx.session_key, ctx.call_id, tool, text, label=f"{tool} {pattern}", user=ctx.user,
+                           quota=ctx.spill_quota)
 
 
 _PATTERN = {"type": "string", "minLength": 1}

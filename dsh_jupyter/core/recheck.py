@@ -1,0 +1,129 @@
+"""Re-check what an unfenced ripgrep reported, so nothing from outside the root is passed on.
+
+Why it exists: without Landlock, rg's own walk can be raced. rg lists a folder, a neighbour
+swaps one of its subfolders for a symlink to outside, rg opens the subfolder by name and reads
+outside files, reporting them under the inside name. Descriptors cannot stop that; checking the
+answer can. In ``descriptors-only`` mode every path rg reported is looked up again beneath the
+search root's descriptor (``O_NOFOLLOW`` at each step, no symlink followed), and for grep every
+reported line is compared with that line of the file found there. A path that is not a regular
+file beneath the root, or a line the file there does not hold, is dropped: whatever rg read
+outside is never shown. Under Landlock this is not needed (rg cannot open anything outside) and
+is skipped.
+
+What it must never do: follow a symlink, keep a result it could not confirm, or read more of a
+file than the highest line it must confirm.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as statmod
+
+__all__ = ["Rechecker"]
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_FILE = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+class Rechecker:
+    """Looks paths up beneath an open search root, caching the folders it opened (close it)."""
+
+    def __init__(self, root_fd: int) -> None:
+        self.root_fd = root_fd
+        self._dirs: dict[str, int | None] = {"": root_fd}
+
+    def close(self) -> None:
+        for rel, fd in self._dirs.items():
+            if rel and fd is not None:
+                os.close(fd)
+        self._dirs = {"": self.root_fd}
+
+    def __enter__(self) -> "Rechecker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _folder(self, rel: str) -> int | None:
+        if rel in self._dirs:
+            return self._dirs[rel]
+        parent, _, name = rel.rpartition("/")
+        pfd = self._folder(parent)
+        fd = None
+        if pfd is not None and name not in ("", ".", ".."):
+            try:
+                fd = os.open(name, _DIR, dir_fd=pfd)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EACCES, errno.EPERM):
+                    raise
+        self._dirs[rel] = fd
+        return fd
+
+    def _split(self, rel: str) -> tuple[int | None, str]:
+        parent, _, name = rel.rpartition("/")
+        return self._folder(parent), name
+
+    def is_file(self, rel: str) -> bool:
+        """Whether ``rel`` names a regular file beneath the root, no symlink on the way."""
+        fd, name = self._split(rel)
+        if fd is None or name in ("", ".", ".."):
+            return False
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            return False
+        return statmod.S_ISREG(st.st_mode)
+
+    def lines(self, rel: str, wanted: set[int]) -> dict[int, bytes] | None:
+        """The raw lines ``wanted`` (1-based, with their terminators) of the file ``rel``, or None."""
+        fd, name = self._split(rel)
+        if fd is None or name in ("", ".", ".."):
+            return None
+        try:
+            f = os.open(name, _FILE, dir_fd=fd)
+        except OSError:
+            return None
+        try:
+            if not statmod.S_ISREG(os.fstat(f).st_mode):
+                return None
+            last = max(wanted) if wanted else 0
+            out: dict[int, bytes] = {}
+            number, carry = 0, b""
+            while number < last:
+                chunk = os.read(f, 1 << 20)
+                if not chunk:
+                    if carry:
+                        number += 1
+                        if number in wanted:
+                            out[number] = carry
+                    break
+                pieces = (carry + chunk).split(b"\n")
+                carry = pieces.pop()
+                for piece in pieces:
+                    number += 1
+                    if number in wanted:
+                        out[number] = piece + b"\n"
+                    if number >= last:
+                        break
+            return out
+        finally:
+            os.close(f)
+
+    def confirm_matches(self, rows: list, path_of) -> list:
+        """Keep the grep matches whose line the file beneath the root really holds.
+
+        ``rows`` are rg matches with ``path`` (relative to the search root, no ``./``), ``line``
+        and ``text`` (the line as rg reported it, decoded as rg's parser decodes it).
+        """
+        by_file: dict[str, set[int]] = {}
+        for row in rows:
+            by_file.setdefault(path_of(row), set()).add(row.line)
+        found = {path: self.lines(path, wanted) for path, wanted in by_file.items()}
+        kept = []
+        for row in rows:
+            held = found.get(path_of(row))
+            line = held.get(row.line) if held is not None else None
+            if line is not None and line.decode("utf-8", "replace") == row.text:
+                kept.append(row)
+        return kept
