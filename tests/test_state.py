@@ -364,3 +364,79 @@ def test_gate_serialises_read_modify_write_across_processes(store: StateStore) -
     for proc in procs:
         finish(proc)
     assert store.observed_version("s", "/counter") == "100"
+
+
+# -- version 1 files, spill limits ---------------------------------------------------------------
+
+_V1 = """
+CREATE TABLE sessions (id TEXT PRIMARY KEY, cwd TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE observations (session TEXT NOT NULL, real_path TEXT NOT NULL, version TEXT NOT NULL,
+    observed_at REAL NOT NULL, PRIMARY KEY (session, real_path)) WITHOUT ROWID;
+CREATE TABLE spills (locator TEXT PRIMARY KEY, session TEXT NOT NULL, tool TEXT NOT NULL,
+    size INTEGER NOT NULL, created REAL NOT NULL);
+CREATE TABLE calls (seq INTEGER PRIMARY KEY AUTOINCREMENT, call_id TEXT NOT NULL UNIQUE,
+    session TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL, text TEXT NOT NULL,
+    is_error INTEGER NOT NULL, surface TEXT NOT NULL, started REAL NOT NULL, duration_ms REAL NOT NULL);
+INSERT INTO sessions VALUES ('default', '/old/root', 1.0);
+INSERT INTO spills VALUES ('/spills/x.txt', 'default', 'grep', 10, 1.0);
+INSERT INTO calls (call_id, session, tool, args, text, is_error, surface, started, duration_ms)
+    VALUES ('c1', 'default', 'read', '{}', 'old text', 0, 'python', 1.0, 1.0);
+PRAGMA user_version = 1;
+"""
+
+
+def test_a_version_1_file_is_upgraded_and_its_old_sessions_stay_out_of_the_way(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite"
+    raw = sqlite3.connect(path)
+    raw.executescript(_V1)
+    raw.close()
+    store = StateStore(path)
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == state_module.SCHEMA_VERSION
+    raw.close()
+    # the old rows are there under a root no workspace has, with their data
+    assert store.list_sessions("/old/root") == []
+    old = store.get_session("default")
+    assert (old.name, old.root, old.cwd, old.calls, old.spills) == ("default", "", "/old/root", 1, 1)
+    assert [c.text for c in store.list_calls("default")] == ["old text"]
+    # and the new columns work
+    store.ensure_session("k", "/new", "default", "/new", "alice")
+    store.append_call(call("c2", "k", user="alice"))
+    assert [c.user for c in store.list_calls("k")] == ["alice"]
+
+
+def test_spills_to_evict_keeps_every_limit(store: StateStore) -> None:
+    for i, (key, user) in enumerate([("a", "u1"), ("a", "u1"), ("b", "u2"), ("a", "u1"), ("b", "u2")]):
+        store.add_spill(key, f"/s/{i}", "grep", 100, created=1000.0 + i, user=user)
+    # session a holds 300 bytes; cap 150: its two oldest go
+    assert store.spills_to_evict(older_than=0, key="a", session_cap=150, total_cap=10_000) == ["/s/0", "/s/1"]
+    # all together 500; cap 250: the three oldest anywhere
+    assert store.spills_to_evict(older_than=0, key="a", session_cap=10_000, total_cap=250) == ["/s/0", "/s/1", "/s/2"]
+    # by age first
+    assert store.spills_to_evict(older_than=1002.5, key="a", session_cap=10_000, total_cap=10_000) == ["/s/0", "/s/1", "/s/2"]
+    # a user quota
+    assert store.spills_to_evict(older_than=0, key="b", session_cap=10_000, total_cap=10_000,
+                                 user="u2", user_cap=100) == ["/s/2"]
+    store.mark_evicted(["/s/0"])
+    assert [s.locator for s in store.list_spills("a")] == ["/s/1", "/s/3"]
+    assert store.spill_record("/s/0").evicted is not None and store.spill_owner("/s/0") is None
+    assert store.spill_usage("a") == 200 and store.spill_usage() == 400 and store.spill_usage(user="u2") == 200
+
+
+def test_the_default_state_path_is_jupyters_data_dir_for_every_process(monkeypatch, tmp_path: Path) -> None:
+    from jupyter_core.paths import jupyter_data_dir
+
+    from dsh_jupyter.core.statepaths import default_state_path, jupyter_data_dir as ours
+
+    monkeypatch.delenv("DSH_STATE_PATH", raising=False)
+    for env in ({}, {"JUPYTER_DATA_DIR": str(tmp_path / "jd")}, {"XDG_DATA_HOME": str(tmp_path / "xdg")},
+                {"HOME": str(tmp_path / "home")}):
+        with monkeypatch.context() as m:
+            for k in ("JUPYTER_DATA_DIR", "XDG_DATA_HOME"):
+                m.delenv(k, raising=False)
+            for k, v in env.items():
+                m.setenv(k, v)
+            assert ours() == jupyter_data_dir()
+            assert default_state_path() == os.path.join(jupyter_data_dir(), "dsh_jupyter", "state.sqlite")
+    monkeypatch.setenv("DSH_STATE_PATH", str(tmp_path / "x.sqlite"))
+    assert default_state_path() == str(tmp_path / "x.sqlite")

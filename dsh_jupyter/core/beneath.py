@@ -176,7 +176,7 @@ class Tree:
 
     def _fast(self, rel: str, follow_last: bool) -> Entry | None:
         parent, _, name = rel.rpartition("/")
-        if not name or any(p in ("", ".", "..") for p in rel.split("/")):
+        if not name or name in (".", "..") or "/../" in f"/{rel}/" or "/./" in f"/{rel}/" or "//" in rel:
             return None  # the root itself, or dot segments: the walk handles them exactly
         try:
             fd = syscalls.openat2(self.fd, parent or ".", os.O_PATH | os.O_DIRECTORY,

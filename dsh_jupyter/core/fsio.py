@@ -151,14 +151,14 @@ def can_write(dir_fd: int, name: str | None, st: os.stat_result | None) -> bool:
     the folder would allow a rename over it. Root passes every permission check, so for root a
     file or folder with no write bit at all (``0444``, ``0555``) counts as read-only too.
     """
-    mode = st.st_mode if st is not None else 0
-    if os.geteuid() == 0:
-        return bool(mode & 0o222) if st is not None else True
     target = "." if name is None else name
     try:
-        return os.access(target, os.W_OK, dir_fd=dir_fd, effective_ids=True, follow_symlinks=False)
+        allowed = os.access(target, os.W_OK, dir_fd=dir_fd, effective_ids=True, follow_symlinks=False)
     except (NotImplementedError, TypeError):  # no faccessat(AT_EACCESS) here
-        return os.access(target, os.W_OK, dir_fd=dir_fd, follow_symlinks=False)
+        allowed = os.access(target, os.W_OK, dir_fd=dir_fd, follow_symlinks=False)
+    if allowed and os.geteuid() == 0 and st is not None:
+        return bool(st.st_mode & 0o222)
+    return allowed
 
 
 class Changed(Exception):

@@ -238,12 +238,15 @@ class Resolver:
         a saved result of another session is "not found".
         """
         raw, lexical = self.lexical(cwd, path)
-        outside = ToolError(Codes.FS_OUTSIDE_ROOT, f"cannot {verb} {in_message(raw)}: path is outside the workspace")
+
+        def outside() -> ToolError:
+            return ToolError(Codes.FS_OUTSIDE_ROOT, f"cannot {verb} {in_message(raw)}: path is outside the workspace")
+
         if self.spill_root is not None and is_within(lexical, self.spill_root) and spill_folder is not None:
             return self._resolve_spill(lexical, verb, spill_folder)
         rel = self.rel_in_root(lexical)
         if rel is None:
-            raise outside
+            raise outside()
         display = display_path(lexical, cwd)
 
         def again() -> Entry:
@@ -252,11 +255,13 @@ class Resolver:
         return Target(display, lexical, again(), False, verb, again)
 
     def _resolve_spill(self, lexical: str, verb: str, spill_folder: str) -> Target:
-        not_found = ToolError(Codes.FS_NOT_FOUND, f"cannot {verb} {in_message(lexical)}: not found")
+        def not_found() -> ToolError:
+            return ToolError(Codes.FS_NOT_FOUND, f"cannot {verb} {in_message(lexical)}: not found")
+
         tree = self.spill_tree()
         rel = tree.relative(lexical) if tree is not None else None
         if not rel or rel.split("/", 1)[0] != spill_folder or "/" not in rel:
-            raise not_found
+            raise not_found()
 
         def again() -> Entry:
             return self._locate(tree, rel, verb, lexical, not_found, True, False)
@@ -264,12 +269,12 @@ class Resolver:
         return Target(lexical, lexical, again(), True, verb, again)
 
     @staticmethod
-    def _locate(tree: Tree, rel: str, verb: str, display: str, outside: ToolError, follow_last: bool,
+    def _locate(tree: Tree, rel: str, verb: str, display: str, outside, follow_last: bool,
                 make_parents: bool) -> Entry:
         try:
             return tree.locate(rel, follow_last=follow_last, make_parents=make_parents)
         except OutsideRoot:
-            raise outside from None
+            raise outside() from None
         except SymlinkLoop:
             raise ToolError(Codes.FS_SYMLINK_LOOP, f"cannot {verb} {in_message(display)}: symbolic link loop") from None
         except Raced:

@@ -86,17 +86,20 @@ class _OpenHow(ctypes.Structure):
     _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
 
 
+_HOW_SIZE = ctypes.sizeof(_OpenHow)
+
+
 def openat2(dir_fd: int, path: str | bytes, flags: int, resolve: int, mode: int = 0) -> int:
     """``openat2(dir_fd, path, {flags, mode, resolve})``; raises ``OSError`` (ENOSYS if absent)."""
     if not _LINUX:
         raise OSError(errno.ENOSYS, "openat2 is Linux-only")
     how = _OpenHow(flags | os.O_CLOEXEC, mode, resolve)
     raw = os.fsencode(path)
-    return _check(
-        _lib().syscall(_SYS_OPENAT2, ctypes.c_int(dir_fd), ctypes.c_char_p(raw), ctypes.byref(how),
-                       ctypes.c_size_t(ctypes.sizeof(how))),
-        os.fsdecode(raw),
-    )
+    fd = _lib().syscall(_SYS_OPENAT2, ctypes.c_int(dir_fd), raw, ctypes.byref(how), ctypes.c_size_t(_HOW_SIZE))
+    if fd < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), os.fsdecode(raw))
+    return fd
 
 
 def openat2_available() -> bool:

@@ -88,6 +88,27 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
     def workspace(self):
         return self.settings["dsh_jupyter_workspace"]
 
+    def set_cors_headers(self) -> None:
+        """Jupyter's own CORS answer, but never credentials for an origin nobody allowed.
+
+        Jupyter echoes the Origin of a token-authenticated request; with ``allow_credentials``
+        set it would also allow credentials for that foreign origin. Credentials are kept only
+        for an origin the server's ``allow_origin``/``allow_origin_pat`` names.
+        """
+        super().set_cors_headers()
+        if self._headers.get("Access-Control-Allow-Credentials") and not self._origin_allowed():
+            self.clear_header("Access-Control-Allow-Credentials")
+
+    def _origin_allowed(self) -> bool:
+        from jupyter_server.utils import origin_matches_pat
+
+        origin = self.request.headers.get("Origin")
+        if not origin:
+            return True
+        if self.allow_origin and self.allow_origin != "*":
+            return origin == self.allow_origin
+        return bool(self.allow_origin_pat and origin_matches_pat(self.allow_origin_pat, origin))
+
     def on_connection_close(self) -> None:
         self.cancel.set()  # the core's rg runner sees it and kills ripgrep's process group
         super().on_connection_close()

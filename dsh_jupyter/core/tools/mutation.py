@@ -161,10 +161,8 @@ def execute_write(ctx: CallContext, args: dict) -> dict:
 
 def _create(ctx: CallContext, gate, target, data: bytes) -> None:
     entry = target.entry
-    if os.geteuid() == 0:
-        folder = os.stat(".", dir_fd=entry.dir_fd)
-        if not can_write(entry.dir_fd, None, folder):
-            raise ToolError(Codes.FS_PERMISSION_DENIED, f"cannot write {in_message(target.display)}: permission denied")
+    if not can_write(entry.dir_fd, None, os.stat(".", dir_fd=entry.dir_fd)):
+        raise ToolError(Codes.FS_PERMISSION_DENIED, f"cannot write {in_message(target.display)}: permission denied")
     try:
         new = create_file(entry.dir_fd, entry.name, data)
     except FileExistsError:

@@ -106,6 +106,8 @@ def _run(ctx: CallContext, args: list[str], tool: str, root: _Root) -> RgOutcome
     """Run rg from the search root's descriptor, fenced; map every way it can fail."""
     if ctx.rg is None:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} is unavailable: no ripgrep (rg) binary was found")
+    if ctx.cancel.is_set():  # the caller left while this search waited for a slot
+        raise ToolError(Codes.SEARCH_ABORTED, f"{tool} was cancelled before it finished")
     proc_path = proc_fd_path(root.fd)
     if root.is_dir:
         cwd, pass_fds = (proc_path or root.real), ()
