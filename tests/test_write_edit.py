@@ -503,3 +503,15 @@ def test_file_with_an_undecodable_name_can_be_read_then_edited(ws, root):
     assert ws.run("write", file_path=name, content="three\n").text == UPDATED.format('"bad\\udcff.txt"')
     with open(raw, "rb") as fh:
         assert fh.read() == b"three\n"
+
+
+def test_a_failed_write_removes_the_folders_it_created(ws, root):
+    # The folders are made, then the file's name is refused (longer than NAME_MAX): nothing stays.
+    name = "n" * 300
+    r = ws.run("write", file_path=f"made/by/write/{name}", content="x\n")
+    assert r.is_error and r.value["code"] == "FS_ERROR", r.text
+    assert os.listdir(root) == []
+    (root / "kept").mkdir()  # a folder that existed before is not the write's to remove
+    r = ws.run("write", file_path=f"kept/new/{name}", content="x\n")
+    assert r.is_error
+    assert os.listdir(root) == ["kept"] and os.listdir(root / "kept") == []

@@ -300,7 +300,11 @@ class Tree:
         except BaseException:
             while stack:
                 _close(stack.pop()[0])
-            for cfd, _n in created:
+            for cfd, name in reversed(created):  # a failed resolution leaves no folder it made
+                try:
+                    os.rmdir(name, dir_fd=cfd)
+                except OSError:
+                    pass
                 _close(cfd)
             raise
 
