@@ -8,7 +8,7 @@ belongs to Jupyter; the values are still validated by ``core.settings.Settings``
 
 from __future__ import annotations
 
-from traitlets import Bool, HasTraits, Int, Unicode
+from traitlets import Bool, HasTraits, Int, List, Unicode
 
 from .core.settings import SETTING_DOCS, Settings
 
@@ -47,8 +47,12 @@ class SettingTraits(HasTraits):
     spill_max_bytes_per_session = _int("spill_max_bytes_per_session")
     spill_max_bytes_total = _int("spill_max_bytes_total")
     spill_max_age_hours = _int("spill_max_age_hours")
+    spill_max_bytes_read_only = _int("spill_max_bytes_read_only")
     landlock = _bool("landlock")
     openat2 = _bool("openat2")
+    allow_hidden = _bool("allow_hidden")
+    hide_globs = List(Unicode(), default_value=[], help=SETTING_DOCS["hide_globs"]).tag(config=True)
+    protected_paths = List(Unicode(), default_value=[], help=SETTING_DOCS["protected_paths"]).tag(config=True)
     state_path = _path("state_path")
     spill_root = _path("spill_root")
     rg_path = _path("rg_path")

@@ -23,7 +23,8 @@ def test_list_value_shape(ws, populated):
     r = ws.run("list", path="src", offset=1)
     assert isinstance(r, Result) and not r.is_error
     v = r.value
-    assert set(v) == {"path", "offset", "entries", "totalEntries", "counts"}
+    assert set(v) == {"path", "offset", "entries", "totalEntries", "counts", "hiddenEntries"}
+    assert v["hiddenEntries"] == 0
     assert v["path"] == "src" and v["offset"] == 1 and v["totalEntries"] == 4
     assert v["counts"] == {"directories": 1, "files": 2, "other": 1}
     assert [(e["name"], e["type"]) for e in v["entries"]] == [

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from .beneath import Entry, OutsideRoot, Raced, SymlinkLoop, Tree
 from .errors import Codes, ToolError
 from .render.quoting import in_message
+from .visibility import Visibility
 
 __all__ = ["Target", "Resolver", "display_path", "is_within", "fs_error", "RETRIES"]
 
@@ -173,12 +174,19 @@ class Target:
 class Resolver:
     """Resolves tool paths for one root (and a read-only spill root), through descriptors."""
 
-    def __init__(self, root: str, spill_root: str | None = None, *, use_openat2: bool = True) -> None:
+    def __init__(self, root: str, spill_root: str | None = None, *, use_openat2: bool = True,
+                 visibility: Visibility | None = None) -> None:
         self.tree = Tree(root, use_openat2=use_openat2)
         self.root = self.tree.real
         self.spill_root = os.path.realpath(spill_root) if spill_root else None
+        self.visibility = visibility or Visibility.build(self.root, True, (), ())
         self._use_openat2 = use_openat2
         self._spill_tree: Tree | None = None
+
+    def close(self) -> None:
+        self.tree.close()
+        if self._spill_tree is not None:
+            self._spill_tree.close()
 
     @property
     def mode(self) -> str:
@@ -248,9 +256,20 @@ class Resolver:
         if rel is None:
             raise outside()
         display = display_path(lexical, cwd)
+        vis = self.visibility
+        # Before anything is created: as named. After: where it really lies (a symlink must not
+        # lead into a hidden or protected place).
+        vis.check(rel, self.root + ("/" + rel if rel else ""), verb, display)
 
         def again() -> Entry:
-            return self._locate(self.tree, rel, verb, display, outside, follow_last, make_parents)
+            entry = self._locate(self.tree, rel, verb, display, outside, follow_last, make_parents)
+            try:
+                vis.check(rel, entry.real, verb, display)
+            except ToolError:
+                entry.remove_created()
+                entry.close()
+                raise
+            return entry
 
         return Target(display, lexical, again(), False, verb, again)
 

@@ -49,6 +49,12 @@ SETTING_DOCS: dict[str, str] = {
     "the kernel has Landlock (false: descriptors only).",
     "openat2": "Resolve paths with openat2(RESOLVE_BENEATH) where the kernel has it (false: the "
     "component-by-component O_NOFOLLOW walk everywhere; both are race-free).",
+    "allow_hidden": "Show, search, read and write hidden files (a path component starting with '.'). "
+    "On a Jupyter server this follows ContentsManager.allow_hidden (default false).",
+    "hide_globs": "Names left out of listings and searches (on a Jupyter server: ContentsManager.hide_globs).",
+    "protected_paths": "Folders that are never shown, searched, read or written, besides Jupyter's own "
+    "runtime, data and config folders, IPython's folder, the state folder and the spill root.",
+    "spill_max_bytes_read_only": "Bytes the saved results of one caller without write permission may hold.",
 }
 
 _POSITIVE_INTS = (
@@ -66,8 +72,10 @@ _POSITIVE_INTS = (
     "spill_max_bytes_per_session",
     "spill_max_bytes_total",
     "spill_max_age_hours",
+    "spill_max_bytes_read_only",
 )
-_BOOLS = ("glob_sample_over_cap", "landlock", "openat2")
+_BOOLS = ("glob_sample_over_cap", "landlock", "openat2", "allow_hidden")
+_STRING_LISTS = ("hide_globs", "protected_paths")
 _OPTIONAL_PATHS = ("state_path", "spill_root", "rg_path")
 
 
@@ -90,8 +98,12 @@ class Settings:
     spill_max_bytes_per_session: int = 128 * 1024 * 1024
     spill_max_bytes_total: int = 512 * 1024 * 1024
     spill_max_age_hours: int = 168
+    spill_max_bytes_read_only: int = 16 * 1024 * 1024
     landlock: bool = True
     openat2: bool = True
+    allow_hidden: bool = True
+    hide_globs: tuple[str, ...] = ()
+    protected_paths: tuple[str, ...] = ()
     state_path: str | None = None
     spill_root: str | None = None
     rg_path: str | None = None
@@ -107,6 +119,13 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise SettingsError(f"setting {name} must be true or false, got {value!r}")
+        for name in _STRING_LISTS:
+            value = getattr(self, name)
+            if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(
+                isinstance(v, str) and v and "\0" not in v for v in value
+            ):
+                raise SettingsError(f"setting {name} must be a list of non-empty strings, got {value!r}")
+            object.__setattr__(self, name, tuple(value))
         for name in _OPTIONAL_PATHS:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value or "\0" in value):

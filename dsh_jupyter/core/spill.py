@@ -50,6 +50,11 @@ class SpillStore:
         self.limits = limits
         self._tree: Tree | None = None
 
+    def close(self) -> None:
+        if self._tree is not None:
+            self._tree.close()
+            self._tree = None
+
     def _folder_tree(self) -> Tree:
         if self._tree is None:
             os.makedirs(self.root, mode=0o700, exist_ok=True)

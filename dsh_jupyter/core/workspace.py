@@ -29,7 +29,9 @@ from .schema import validate_args
 from .settings import Settings, SettingsError
 from .spill import SpillLimits, SpillStore
 from .state import CallRecord, StateError, StateStore, session_key
+from .inplace import leftover_backups
 from .statepaths import default_state_path
+from .visibility import Visibility, default_protected
 
 __all__ = ["Workspace", "Result", "default_state_path", "os_user"]
 
@@ -100,7 +102,10 @@ class Workspace:
             or os.environ.get("DSH_SPILL_ROOT")
             or os.path.join(os.path.dirname(self.state_path), "spills")
         )
-        self.resolver = Resolver(root, spill_root, use_openat2=self.settings.openat2)
+        s = self.settings
+        visibility = Visibility.build(root, s.allow_hidden, s.hide_globs,
+                                      default_protected(self.state_path, spill_root) + list(s.protected_paths))
+        self.resolver = Resolver(root, spill_root, use_openat2=s.openat2, visibility=visibility)
         self.root = self.resolver.root
         self.rg = find_rg(self.settings.rg_path)
         self.fence = Fencing(self.settings.landlock, self.rg)
@@ -110,14 +115,21 @@ class Workspace:
         except StateError as exc:
             log.warning("session state unavailable (%s); reads work, writes are refused", exc)
             self.store = None
-        s = self.settings
         limits = SpillLimits(s.spill_max_bytes_per_session, s.spill_max_bytes_total, s.spill_max_age_hours * 3600.0)
         self.spills = SpillStore(self.resolver.spill_root, self.store, limits)
+        if self.store is not None:
+            for copy, label in leftover_backups(os.path.join(os.path.dirname(self.state_path), "backups")):
+                log.warning("an interrupted write left the old content of %s in %s", label, copy)
         if surface not in SURFACES:
             raise SettingsError(f"surface must be one of {', '.join(SURFACES)}")
         self.surface = surface
         self.session = check_session_id(session)
         self.user = os_user()
+
+    def close(self) -> None:
+        """Let go of the descriptors this workspace holds (its root, the spill root)."""
+        self.resolver.close()
+        self.spills.close()
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -127,9 +139,12 @@ class Workspace:
 
     def status(self) -> dict:
         """How this workspace confines the tools (for ``GET /dsh/api/status`` and the docs)."""
+        vis = self.resolver.visibility
         return {
             **self.fence.describe(),
             "resolver": self.resolver.mode,
+            "allowHidden": vis.allow_hidden,
+            "hideGlobs": list(vis.hide_globs),
             "tools": list(self.registry),
         }
 

@@ -24,21 +24,28 @@ def _composition(counts: dict) -> str:
     return text
 
 
-def list_footer(offset: int, shown: int, total: int, counts: dict) -> str:
+def list_footer(offset: int, shown: int, total: int, counts: dict, hidden: int = 0) -> str:
+    """The footer: the complete count and composition, and how many entries were left out.
+
+    Hidden entries (and protected folders) are not listed, but they are counted, so a listing
+    that left something out never reads as the whole folder.
+    """
+    left_out = f"; {count(hidden, 'hidden entry', 'hidden entries')} not shown" if hidden else ""
     if total == 0:
-        return "(Empty directory)"
+        return f"(Empty directory{left_out})"
     if offset == 1 and shown == total:
-        return f"({count(total, 'entry', 'entries')}: {_composition(counts)})"
+        return f"({count(total, 'entry', 'entries')}: {_composition(counts)}{left_out})"
     last = offset + shown - 1
     order = "Directories first, then files, then other, each alphabetical."
     tail = "End of listing." if last >= total else f"Use offset={last + 1} to continue."
-    return f"(Showing entries {offset}-{last} of {total}: {_composition(counts)}. {order} {tail})"
+    return f"(Showing entries {offset}-{last} of {total}: {_composition(counts)}{left_out}. {order} {tail})"
 
 
 def render_list(value: dict) -> str:
     """``value`` is the canonical ``list`` value (path, offset, entries, totalEntries, counts)."""
     lines = [quote_name(e["name"]) + _MARK[e["type"]] for e in value["entries"]]
-    footer = list_footer(value["offset"], len(lines), value["totalEntries"], value["counts"])
+    footer = list_footer(value["offset"], len(lines), value["totalEntries"], value["counts"],
+                         value.get("hiddenEntries", 0))
     return envelope(value["path"], "directory", lines, footer)
 
 

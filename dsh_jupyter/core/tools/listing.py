@@ -14,7 +14,7 @@ import os
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import entry_details, scan_directory
+from ..fsio import Listing, entry_details, scan_directory
 from ..render.quoting import has_raw_bytes, in_message
 
 __all__ = ["execute_list", "execute_list_dir", "opened_folder"]
@@ -49,6 +49,7 @@ def execute_list(ctx: CallContext, args: dict) -> dict:
             entries = scan_directory(fd)
         except OSError as exc:
             raise target.error(exc) from None
+        entries, hidden = _visible(ctx, entries, target.real)
         total = len(entries)
         if offset > max(total, 1):
             raise ToolError(
@@ -67,12 +68,30 @@ def execute_list(ctx: CallContext, args: dict) -> dict:
             "entries": rows,
             "totalEntries": total,
             "counts": counts,
+            "hiddenEntries": hidden,
         }
 
 
-def _names(fd: int) -> list[tuple[str, bool]]:
+def _visible(ctx: CallContext, entries: Listing, folder_real: str) -> tuple[Listing, int]:
+    """The listing without hidden, hide-glob and protected entries, and how many were left out."""
+    vis = ctx.resolver.visibility
+    protected = vis.protected_names(folder_real)
+    if vis.allow_hidden and not vis.hide_globs and not protected:
+        return entries, 0
+    shown = vis.shown
+
+    def keep(names: list[str]) -> list[str]:
+        return [n for n in names if shown(n) and n not in protected]
+
+    kept = Listing(keep(entries.directories), keep(entries.files), keep(entries.other))
+    return kept, len(entries) - len(kept)
+
+
+def _names(fd: int, keep=None) -> list[tuple[str, bool]]:
     with os.scandir(fd) as it:
         found = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+    if keep is not None:
+        found = [f for f in found if keep(f[0])]
     found.sort()
     return found
 
@@ -100,13 +119,34 @@ def _compat(exc: ToolError) -> ToolError:
 
 def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
     limit = ctx.settings.list_dir_max_entries
+    vis = ctx.resolver.visibility
+    left_out = [0]
+    filtering = not vis.allow_hidden or bool(vis.hide_globs) or bool(vis.protected)
+
+    def keeper(folder_real: str | None):
+        if not filtering:
+            return None
+        protected = vis.protected_names(folder_real) if folder_real is not None else frozenset()
+
+        def keep(name: str) -> bool:
+            ok = vis.shown(name) and name not in protected
+            left_out[0] += not ok
+            return ok
+
+        return keep
+
+    def done(value: dict) -> dict:
+        if left_out[0]:
+            value["hiddenEntries"] = left_out[0]  # left out as Jupyter leaves them out; counted
+        return value
+
     try:
         if not recursive:
-            return {"entries": [name for name, _ in _names(fd)]}
+            return done({"entries": [name for name, _ in _names(fd, keeper(target.real))]})
         out: list[str] = []
         # Pre-order walk with an explicit stack of (folder fd, child iterator); symlinked
         # folders are listed, never entered, and each folder is opened from its parent's fd.
-        stack = [(None, iter([("", n, d) for n, d in _names(fd)]))]
+        stack = [(None, iter([("", n, d) for n, d in _names(fd, keeper(target.real))]))]
         opened: list[int] = []
         try:
             while stack:
@@ -120,7 +160,7 @@ def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
                     continue
                 prefix, name, is_dir = item
                 if len(out) >= limit:
-                    return {"entries": out, "truncated": True, "totalEntries": None}
+                    return done({"entries": out, "truncated": True, "totalEntries": None})
                 rel = prefix + name
                 out.append(rel)
                 if is_dir:
@@ -132,13 +172,13 @@ def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
                         continue  # swapped for a symlink, gone, or unreadable: listed, not entered
                     opened.append(child)
                     try:
-                        grandchildren = _names(child)
+                        grandchildren = _names(child, keeper(os.path.join(target.real, rel)))
                     except OSError:
                         grandchildren = []
                     stack.append((child, iter([(rel + "/", n, d) for n, d in grandchildren])))
         finally:
             for extra in opened:
                 os.close(extra)
-        return {"entries": out}
+        return done({"entries": out})
     except OSError as exc:
         raise _compat(target.error(exc)) from None

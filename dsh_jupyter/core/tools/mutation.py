@@ -21,6 +21,7 @@ import stat as statmod
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..fsio import Changed, can_write, create_file, file_version, read_all, replace_file
+from ..inplace import needs_in_place, rewrite_in_place
 from ..paths import RETRIES, display_path
 from ..policy import check_observed, gated, observation_key
 from ..render.quoting import in_message
@@ -110,9 +111,14 @@ def _is_crlf(sample: bytes) -> bool:
 
 
 def _replace(ctx: CallContext, gate, target, data: bytes, old: os.stat_result, verb: str) -> None:
+    """Replace by rename, or rewrite in place where a rename would change owner, group or links."""
     entry = target.entry
     try:
-        new = replace_file(entry.dir_fd, entry.name, data, old)
+        if needs_in_place(entry.dir_fd, old):
+            backups = os.path.join(os.path.dirname(ctx.store.path), "backups")
+            new = rewrite_in_place(entry.dir_fd, entry.name, data, old, backups, target.real)
+        else:
+            new = replace_file(entry.dir_fd, entry.name, data, old)
     except (Changed, FileNotFoundError):
         raise _changed(verb, target.display) from None
     except OSError as exc:

@@ -77,12 +77,28 @@ def _inside_vcs(ctx: CallContext, root: _Root) -> bool:
 
 
 def _excluded(ctx: CallContext, root: _Root) -> list[str]:
-    """Folders below the search root that are never shown, relative to it (the spill root here)."""
+    """Folders below the search root that are never shown, relative to it (protected folders)."""
+    if root.target.in_spill:
+        return []
+    out = set(ctx.resolver.visibility.protected_below(root.real))
     spill = ctx.resolver.spill_root
-    out = []
-    if spill and not root.target.in_spill and is_within(spill, root.real) and spill != root.real:
-        out.append(os.path.relpath(spill, root.real))
-    return out
+    if spill and is_within(spill, root.real) and spill != root.real:
+        out.add(os.path.relpath(spill, root.real))
+    return sorted(out)
+
+
+def _discovery(ctx: CallContext) -> list[str]:
+    """rg's discovery flags: hidden files only where allowed, and the hide globs left out."""
+    vis = ctx.resolver.visibility
+    flags = list(_DISCOVERY) if vis.allow_hidden else [f for f in _DISCOVERY if f != "--hidden"]
+    return flags
+
+
+def _hide_globs(ctx: CallContext) -> list[str]:
+    # After the pattern and include: with rg, a later glob wins, so these always leave names out.
+    # An explicit --glob overrides rg's own hidden-file rule, so hidden names need one too.
+    vis = ctx.resolver.visibility
+    return ([] if vis.allow_hidden else ["--glob=!.*"]) + [f"--glob=!{g}" for g in vis.hide_globs]
 
 
 def _unfenced(ctx: CallContext) -> bool:
@@ -206,8 +222,8 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         excluded = _excluded(ctx, root)
         # The pattern comes before the exclusions: with rg, a later glob wins over an earlier one.
         # --null: a file name may hold a newline, so paths are NUL-separated on the wire.
-        argv = ["--files", "--null", "--sort=modified", *_DISCOVERY, f"--glob={pattern}", *_VCS_EXCLUDES,
-                *_exclusion_globs(excluded), "--", "."]
+        argv = ["--files", "--null", "--sort=modified", *_discovery(ctx), f"--glob={pattern}", *_VCS_EXCLUDES,
+                *_hide_globs(ctx), *_exclusion_globs(excluded), "--", "."]
         outcome = _run(ctx, argv, "glob", root)
         if outcome.returncode == 2 and not outcome.stdout:
             raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {_diagnostic(outcome)}")
@@ -280,10 +296,10 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             value["binarySkipped"] = 1
             return value
         excluded = _excluded(ctx, root)
-        argv = ["--json", *_DISCOVERY]
+        argv = ["--json", *_discovery(ctx)]
         if include is not None:
             argv.append(f"--glob={include}")
-        argv += [*_VCS_EXCLUDES, *_exclusion_globs(excluded), f"--regexp={pattern}", "--",
+        argv += [*_VCS_EXCLUDES, *_hide_globs(ctx), *_exclusion_globs(excluded), f"--regexp={pattern}", "--",
                  "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
         outcome = _run(ctx, argv, "grep", root)
         if outcome.returncode == 2 and not outcome.stdout:
