@@ -16,13 +16,14 @@ import uuid
 from .context import CallContext
 from .errors import Codes, ToolError
 from .paths import Resolver, is_within, printable
-from .registry import ToolSpec, build_registry
+from .registry import build_registry
 from .result import Result
 from .rg import find_rg
 from .schema import validate_args
 from .settings import Settings, SettingsError
 from .spill import SpillStore
 from .state import CallRecord, StateError, StateStore
+from .toolspec import ToolSpec
 from .render.quoting import in_message
 
 __all__ = ["Workspace", "Result", "default_state_path"]

@@ -17,12 +17,12 @@ from operator import itemgetter
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..paths import Resolved, is_within
-from ..registry import ToolSpec
 from ..render.search import render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
 from ..rg import RgMissing, RgOutcome, run_rg
 from ..rgjson import parse_matches
 from ..sampling import sample_across_groups
 from ..render.quoting import in_message
+from ..toolspec import PATH, ToolSpec
 
 __all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS"]
 
@@ -271,7 +271,7 @@ GLOB = ToolSpec(
         "type": "object",
         "properties": {
             "pattern": {**_PATTERN, "description": "Glob such as **/*.py or src/**/test_*.py."},
-            "path": {"type": "string", "minLength": 1, "description": "Directory to search (default: working directory)."},
+            "path": {**PATH, "description": "Directory to search (default: working directory)."},
         },
         "required": ["pattern"],
         "additionalProperties": False,
@@ -298,7 +298,7 @@ GREP = ToolSpec(
         "type": "object",
         "properties": {
             "pattern": {**_PATTERN, "description": "Regular expression to search for."},
-            "path": {"type": "string", "minLength": 1, "description": "File or directory to search."},
+            "path": {**PATH, "description": "File or directory to search."},
             "include": {"type": "string", "minLength": 1, "description": "One glob such as *.py; no commas, no leading !."},
         },
         "required": ["pattern"],
