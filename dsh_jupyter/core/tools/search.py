@@ -20,7 +20,7 @@ from ..paths import Resolved, is_within
 from ..render.search import render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
 from ..rg import RgMissing, RgOutcome, run_rg
 from ..rgjson import parse_matches
-from ..sampling import sample_across_groups
+from ..sampling import sample_across_groups, sample_sorted_paths
 from ..render.quoting import in_message
 from ..toolspec import PATH, ToolSpec
 
@@ -30,6 +30,7 @@ VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
 _VCS_EXCLUDES = [f"--glob=!{name}" for name in VCS_DIRS]
 _VCS_IN_PATH = re.compile("(?:^|/)(?:" + "|".join(re.escape(v) for v in VCS_DIRS) + ")(?:/|$)")
 _DISCOVERY = ["--no-config", "--no-ignore", "--hidden", "--no-follow"]
+_PATH_OF = itemgetter(0)  # a grep row is (path, line, text)
 
 
 def _search_root(ctx: CallContext, path: str | None, verb: str, allow_spill: bool) -> Resolved:
@@ -51,6 +52,14 @@ def _rg_target(ctx: CallContext, target: Resolved) -> tuple[str, str]:
     if target.lexical == ctx.cwd:
         return ".", "./"
     return target.display, ""
+
+
+def _root_prefix(ctx: CallContext, target: Resolved) -> str:
+    """What a printed path starts with below the search root ("" at the session cwd).
+
+    The rest of the path up to its next ``/`` names the top-level entry the samplers group by.
+    """
+    return "" if target.lexical == ctx.cwd else target.display.rstrip("/") + "/"
 
 
 def _spill_exclusion(ctx: CallContext) -> str | None:
@@ -161,8 +170,7 @@ def _shape_glob(ctx: CallContext, value: dict, paths: list[str], target: Resolve
     if total <= cap:
         value["paths"] = paths
         return value
-    prefix = "" if target.lexical == ctx.cwd else target.display.rstrip("/") + "/"
-    cut = len(prefix)
+    cut = len(_root_prefix(ctx, target))
     keys = [p[cut:].partition("/")[0] for p in paths] if cut else [p.partition("/")[0] for p in paths]
     sample = sample_across_groups(keys, cap)
     value["groupsTotal"] = sample.groups_total
@@ -197,7 +205,10 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
     if not (statmod.S_ISDIR(mode) or statmod.S_ISREG(mode)):
         # Never hand rg a FIFO or a device: opening one can block forever.
         raise ToolError(Codes.FS_NOT_REGULAR_FILE, f'cannot grep {in_message(target.display)}: not a regular file')
-    value = {"pattern": pattern, "matches": [], "totalMatches": 0, "files": 0, "spill": None, "unreadable": 0}
+    value = {
+        "pattern": pattern, "matches": [], "totalMatches": 0, "files": 0, "filesTotal": 0,
+        "sampled": False, "spill": None, "unreadable": 0,
+    }
     if _inside_vcs(ctx, target):
         return value
     arg, strip = _rg_target(ctx, target)
@@ -217,14 +228,15 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
     if outcome.returncode == 2:
         value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
-    return _shape_grep(ctx, value, found, strip)
+    return _shape_grep(ctx, value, found, strip, target)
 
 
-def _shape_grep(ctx: CallContext, value: dict, found, strip: str) -> dict:
-    """Display paths, cut previews, stable file order; dicts only for the shown page.
+def _shape_grep(ctx: CallContext, value: dict, found, strip: str, target: Resolved) -> dict:
+    """Display paths, cut previews, path order; over the cap, a page spread across the tree.
 
-    The complete result stays a list of ``(path, line, text)`` tuples: a broad grep can hold tens
-    of thousands of matches, and only the spill needs them all.
+    The complete result stays a list of ``(path, line, text)`` tuples in path order: a broad grep
+    can hold tens of thousands of matches, and only the spill needs them all. Dicts are built for
+    the shown page only.
     """
     cut = len(strip)
     limit = ctx.settings.grep_max_line_bytes
@@ -244,14 +256,25 @@ def _shape_grep(ctx: CallContext, value: dict, found, strip: str) -> dict:
     if spill_prefix is not None or any(_VCS_IN_PATH.search(p) for p in files):
         keep = {p for p in files if _keep(p, spill_prefix, ctx.cwd)}
         rows = [r for r in rows if r[0] in keep]
-    # rg searches files in parallel; a stable file order makes pages repeatable.
-    rows.sort(key=itemgetter(0))
+    else:
+        keep = files
+    # rg searches files in parallel; a stable file order makes pages repeatable. The sort is
+    # stable, so each file's matches stay in line order.
+    rows.sort(key=_PATH_OF)
     total = len(rows)
     cap = ctx.settings.grep_max_matches
-    shown = [{"path": p, "line": n, "text": t} for p, n, t in rows[:cap]]
-    value["matches"] = shown
     value["totalMatches"] = total
-    value["files"] = len({m["path"] for m in shown})
+    value["filesTotal"] = len(keep)
+    page = rows
+    if total > cap:
+        sample = sample_sorted_paths(rows, cap, prefix=_root_prefix(ctx, target), key=_PATH_OF)
+        value["sampled"] = not sample.flat
+        if sample.flat:
+            page = rows[:cap]
+        else:
+            page = [row for first, count in sample.spans for row in rows[first : first + count]]
+    value["matches"] = [{"path": p, "line": n, "text": t} for p, n, t in page]
+    value["files"] = len(keep) if page is rows else len({r[0] for r in page})
     if total > cap and ctx.spills is not None:
         value["spill"] = ctx.spills.save(ctx.session, ctx.call_id, "grep", render_grep_spill(rows, total))
     return value
