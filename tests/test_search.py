@@ -401,10 +401,37 @@ def test_grep_invalid_regex(root: Path, tmp_path: Path) -> None:
 
 def test_grep_include_validation(root: Path, tmp_path: Path) -> None:
     ws = make(root, tmp_path)
-    for include in ("*.py,*.txt", "!*.py"):
+    one_glob = "Error: include must be one positive glob such as *.py or *.{py,md} (no comma list, no leading !)"
+    for include in ("*.py,*.txt", "!*.py", "*.{py,md},*.txt", ","):
         r = ws.run("grep", pattern="x", include=include)
         assert r.value["code"] == "ARGUMENT_INVALID"
-        assert r.text == "Error: include must be one positive glob such as *.py (no commas, no leading !)"
+        assert r.text == one_glob
+    r = ws.run("grep", pattern="x", include="*.{py,md")
+    assert (r.value["code"], r.text) == (
+        "ARGUMENT_INVALID", "Error: include has a { without its }; write [{] for a literal brace")
+    r = ws.run("grep", pattern="x", include="*}")
+    assert (r.value["code"], r.text) == (
+        "ARGUMENT_INVALID", "Error: include has a } without its {; write [}] for a literal brace")
+
+
+def test_grep_include_braces_hold_alternatives(root: Path, tmp_path: Path) -> None:
+    for name in ("a.py", "b.md", "c.txt", "d,e.txt", "f{g}.txt"):
+        write(root, name, "x\n")
+    ws = make(root, tmp_path)
+
+    def files(include: str) -> list[str]:
+        r = ws.run("grep", pattern="x", include=include)
+        assert not r.is_error, r.text
+        return sorted({m["path"] for m in r.value["matches"]})
+
+    assert files("*.{py,md}") == ["a.py", "b.md"]
+    assert files("*.{py,{md,txt}}") == ["a.py", "b.md", "c.txt", "d,e.txt", "f{g}.txt"]
+    assert files("{a.py,c.txt}") == ["a.py", "c.txt"]
+    # a literal comma or brace: in a class or escaped
+    assert files("*[,]*") == ["d,e.txt"]
+    assert files("*\\,*") == ["d,e.txt"]
+    assert files("*[{]*") == ["f{g}.txt"]
+    assert files("*[]{]*") == ["f{g}.txt"]
 
 
 def test_grep_long_multibyte_line_is_cut_at_a_boundary(root: Path, tmp_path: Path) -> None:

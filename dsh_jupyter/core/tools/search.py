@@ -192,11 +192,8 @@ def _shape_glob(ctx: CallContext, value: dict, paths: list[str], target: Resolve
 def execute_grep(ctx: CallContext, args: dict) -> dict:
     pattern: str = args["pattern"]
     include: str | None = args.get("include")
-    if include is not None and ("," in include or include.startswith("!")):
-        raise ToolError(
-            Codes.ARGUMENT_INVALID,
-            "include must be one positive glob such as *.py (no commas, no leading !)",
-        )
+    if include is not None:
+        _check_include(include)
     target = _search_root(ctx, args.get("path"), "grep", allow_spill=True)
     try:
         mode = os.stat(target.real).st_mode
@@ -229,6 +226,48 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
     if outcome.returncode == 2:
         value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
     return _shape_grep(ctx, value, found, strip, target)
+
+
+INCLUDE_ONE_GLOB = "include must be one positive glob such as *.py or *.{py,md} (no comma list, no leading !)"
+
+
+def _check_include(include: str) -> None:
+    """Refuse what is not one positive glob: a leading ``!``, a comma outside braces, or braces
+    that do not pair up.
+
+    A comma inside ``{}`` separates alternatives of the one glob (``*.{py,md}``), as ripgrep
+    reads it, and a comma inside ``[...]`` or after a backslash is a literal comma (``*[,]*``,
+    ``*\\,*``). Only a top-level comma makes a list of globs, which ``--glob`` does not take.
+    """
+    if include.startswith("!"):
+        raise ToolError(Codes.ARGUMENT_INVALID, INCLUDE_ONE_GLOB)
+    depth = 0
+    i, n = 0, len(include)
+    while i < n:
+        c = include[i]
+        if c == "\\":
+            i += 1  # the next character is literal
+        elif c == "[":
+            # a class runs to the next ], which may come first ([]x], [!]x]) as a literal
+            j = i + 1
+            if j < n and include[j] in "!^":
+                j += 1
+            if j < n and include[j] == "]":
+                j += 1
+            close = include.find("]", j)
+            if close >= 0:
+                i = close
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                raise ToolError(Codes.ARGUMENT_INVALID, "include has a } without its {; write [}] for a literal brace")
+            depth -= 1
+        elif c == "," and depth == 0:
+            raise ToolError(Codes.ARGUMENT_INVALID, INCLUDE_ONE_GLOB)
+        i += 1
+    if depth:
+        raise ToolError(Codes.ARGUMENT_INVALID, "include has a { without its }; write [{] for a literal brace")
 
 
 def _shape_grep(ctx: CallContext, value: dict, found, strip: str, target: Resolved) -> dict:
@@ -322,7 +361,11 @@ GREP = ToolSpec(
         "properties": {
             "pattern": {**_PATTERN, "description": "Regular expression to search for."},
             "path": {**PATH, "description": "File or directory to search."},
-            "include": {"type": "string", "minLength": 1, "description": "One glob such as *.py; no commas, no leading !."},
+            "include": {
+                "type": "string",
+                "minLength": 1,
+                "description": "One glob such as *.py or *.{py,md}; not a comma list (*.py,*.md), no leading !.",
+            },
         },
         "required": ["pattern"],
         "additionalProperties": False,
