@@ -66,7 +66,10 @@ class Result:
             return ""
         if self.tool in ("list", "read"):
             body = text[: -len("\n</content>")] if text.endswith("\n</content>") else text
-            return body.rpartition("\n\n")[2] if "\n\n" in body else ""
+            if "\n\n" in body:
+                return body.rpartition("\n\n")[2]
+            # no entries or lines: the footer follows <content> directly
+            return body.partition("\n<content>\n")[2]
         if self.tool in ("glob", "grep"):
             tail: list[str] = []
             for para in reversed(text.split("\n\n")[1:]):
