@@ -6,9 +6,10 @@ their spaces), routes the first word through the subcommand table (``commands.py
 the result object (``--text`` prints the model's text, ``--json`` the value, instead).
 
 The kernel's ``Workspace`` is built on first use from ``DSH_ROOT``/``DSH_STATE_PATH`` (exported by
-the server extension, so a kernel the server started shares its state) and this class's config
-traits, which carry the core settings under their own names (``%config DshMagics.list_max_entries
-= 50``). The default session is ``default``, the same as a REST call that names none.
+the server extension, so a kernel the server started shares its state), the server's settings in
+``DSH_SETTINGS`` and this class's config traits, which carry the core settings under their own
+names (``%config DshMagics.list_max_entries = 50``) and win over the server's. The default session
+is ``default``, the same as a REST call that names none.
 
 What it must never do: show a traceback for a user mistake (``UsageError`` instead), import
 ipywidgets before a widget is wanted, or log a call under another surface than ``magic``.
@@ -23,7 +24,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from traitlets import Unicode, observe
 
-from ..core.settings import Settings, SettingsError
+from ..core.settings import Settings, SettingsError, settings_from_env
 from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
 from .commands import SUBCOMMANDS, overview, short_usage
@@ -46,20 +47,46 @@ class DshMagics(SettingTraits, Magics):
     def __init__(self, shell=None, **kwargs) -> None:
         super().__init__(shell=shell, **kwargs)
         self._workspace: Workspace | None = None
+        self._workspace_key: tuple | None = None
         self._session = "default"
 
     # -- the workspace ---------------------------------------------------------------------
 
     @property
     def workspace(self) -> Workspace:
-        """The kernel's Workspace (surface ``magic``), built on first use."""
-        if self._workspace is None:
-            settings = {n: v for n, v in self.setting_values().items() if v is not None}
-            try:
+        """The kernel's Workspace (surface ``magic``), built on first use and whenever its settings
+        change (``%config`` even to the value a trait already had, or another ``DSH_SETTINGS``)."""
+        try:
+            settings = self.effective_settings()
+            key = (self.root, sorted(settings.items()))
+            if self._workspace is None or key != self._workspace_key:
                 self._workspace = Workspace(self.root, session=self._session, surface="magic", **settings)
-            except SettingsError as exc:
-                raise UsageError(f"dsh cannot start: {exc}") from None
+                self._workspace_key = key
+        except SettingsError as exc:
+            raise UsageError(f"dsh cannot start: {exc}") from None
         return self._workspace
+
+    def effective_settings(self) -> dict:
+        """The settings the kernel's workspace uses, each from the first place that has it.
+
+        1. ``%config DshMagics.<name>`` (or ``c.DshMagics.<name>`` in ``ipython_config.py``):
+           what the user set in this kernel;
+        2. ``DSH_SETTINGS``: what the server that started this kernel runs with, so ``%dsh``
+           pages exactly as the REST API does;
+        3. the trait's default (the core default; an unset path stays unset).
+        """
+        configured = self.configured_names()
+        settings = {n: v for n, v in self.setting_values().items() if v is not None}
+        settings.update({n: v for n, v in settings_from_env().items() if n not in configured})
+        return settings
+
+    def configured_names(self) -> set[str]:
+        """The settings given in this kernel's config for this class (``%config DshMagics.x``)."""
+        names: set[str] = set()
+        for cls in type(self).__mro__:
+            if cls.__name__ in self.config:
+                names.update(k for k in self.config[cls.__name__] if k in Settings.names())
+        return names
 
     @observe("root", *Settings.names())
     def _settings_changed(self, change) -> None:
