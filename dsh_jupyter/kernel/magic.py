@@ -1,9 +1,10 @@
 """The ``%dsh`` line magic and ``%%dsh`` cell magic: the workspace tools from a notebook cell.
 
 Why it exists: a notebook user should reach the same tools, the same session and the same text
-an agent sees, in one line. The magic splits the line with ``shlex`` (quoted arguments keep
-their spaces), routes the first word through the subcommand table (``commands.py``), and returns
-the result object (``--text`` prints the model's text, ``--json`` the value, instead).
+an agent sees, in one line. The magic splits the line as a shell would (``shlex``: quoted
+arguments keep their spaces; a trailing ``# comment`` is dropped), routes the first word through
+the subcommand table (``commands.py``), and returns the result object (``--text`` prints the
+model's text, ``--json`` the value, instead).
 
 The kernel's ``Workspace`` is built on first use from ``DSH_ROOT``/``DSH_STATE_PATH`` (exported by
 the server extension, so a kernel the server started shares its state), the server's settings in
@@ -30,7 +31,7 @@ from ..settings_traits import SettingTraits
 from .commands import SUBCOMMANDS, overview, short_usage
 from .results import KernelResult
 
-__all__ = ["DshMagics", "run_line"]
+__all__ = ["DshMagics", "run_line", "split_line", "strip_comment"]
 
 
 @magics_class
@@ -116,10 +117,55 @@ def _help_requested(tokens: list[str]) -> bool:
     return False
 
 
+_BLANKS = " \t\r\n"
+
+
+def strip_comment(line: str) -> str:
+    """``line`` without its trailing ``# comment``, read the way a POSIX shell reads one.
+
+    A ``#`` starts a comment only at the start of a word (at the start of the line or after
+    whitespace) and outside quotes, so ``a#b``, ``'#x'`` and ``\\#x`` stay words, as in a shell.
+    (``shlex`` with ``commenters`` would cut ``a#b`` to ``a``.) An unclosed quote is left for
+    ``shlex`` to report.
+    """
+    quote = None
+    word_start = True
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if quote == "'":
+            if c == "'":
+                quote = None
+        elif quote == '"':
+            if c == "\\":
+                i += 1  # \" does not close the quotes
+            elif c == '"':
+                quote = None
+        elif c == "\\":
+            i += 1  # the next character is literal
+            word_start = False
+        elif c in "'\"":
+            quote = c
+            word_start = False
+        elif c in _BLANKS:
+            word_start = True
+        elif c == "#" and word_start:
+            return line[:i]
+        else:
+            word_start = False
+        i += 1
+    return line
+
+
+def split_line(line: str) -> list[str]:
+    """The words of a ``%dsh`` line, as a shell would split it (quotes, escapes, ``# comment``)."""
+    return shlex.split(strip_comment(line))
+
+
 def run_line(magics: DshMagics, line: str, cell: str | None):
     """Route one ``%dsh`` line (and ``%%dsh`` body) to its subcommand; see the module docstring."""
     try:
-        tokens = shlex.split(line)
+        tokens = split_line(line)
     except ValueError as exc:
         raise UsageError(f"cannot split the arguments ({exc}). {short_usage()}") from None
     if not tokens:
@@ -134,8 +180,12 @@ def run_line(magics: DshMagics, line: str, cell: str | None):
         return None
     args = parser.parse_args(rest)
     usage = parser.one_line_usage().removeprefix("usage: ")
-    if sub.cell and cell is None:
-        raise UsageError(f"{name} takes the cell body as input; use the cell magic: %{usage}")
+    line_form = sub.line_flag is not None and getattr(args, sub.line_flag)
+    if line_form and cell is not None:
+        raise UsageError(f"--{sub.line_flag} takes no cell body; use the line magic: {usage}")
+    if sub.cell and cell is None and not line_form:
+        hint = f" (or the line magic with --{sub.line_flag})" if sub.line_flag else ""
+        raise UsageError(f"{name} takes the cell body as input; use the cell magic: %{usage}{hint}")
     if not sub.cell and cell is not None and cell.strip():
         raise UsageError(f"{name} takes no cell body; use the line magic: {usage}")
     result = sub.run(magics, args, cell)
