@@ -65,6 +65,13 @@ def test_write_empty_creates_an_empty_file(shell, root):
     assert (root / "notes.txt").read_bytes() == b""
 
 
+def test_a_body_of_one_blank_line_is_one_newline_not_empty(cell, root):
+    result, _, err = cell("%%dsh write one.txt\n\n")
+    assert err == "" and (root / "one.txt").read_bytes() == b"\n"
+    result, _, err = cell("%%dsh write none.txt\n")  # IPython itself refuses an empty body
+    assert "the cell body is empty" in err and not (root / "none.txt").exists()
+
+
 def test_write_empty_takes_no_body_and_write_without_it_needs_one(cell):
     result, _, err = cell("%%dsh write x.txt --empty\nsomething\n")
     assert not result.success

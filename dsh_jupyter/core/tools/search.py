@@ -354,7 +354,9 @@ GREP = ToolSpec(
     description=(
         "Search file contents with a regular expression (ripgrep syntax). path is a file or a "
         "directory (default: working directory); include is one glob that limits the files searched. "
-        "Matches are grouped by file with line numbers; past the cap the complete result is saved."
+        "Matches are grouped by file with line numbers. A result within the cap is shown whole; a "
+        "larger one is sampled across the top-level entries of path and their files, and the "
+        "complete result is saved."
     ),
     input_schema={
         "type": "object",
@@ -373,7 +375,8 @@ GREP = ToolSpec(
     guidance=(
         "Use grep to find where text occurs. Narrow with path or include when a search is broad; "
         "read a matching file for context around a line. A capped result names the file holding "
-        "every match: read it with offset/limit or grep it."
+        "every match: read it with offset/limit or grep it. When the footer says the page was "
+        "sampled, it shows breadth (how many of the matching files it covers), not the first matches."
     ),
     execute=execute_grep,
     render=render_grep,
