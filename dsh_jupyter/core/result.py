@@ -58,7 +58,8 @@ class Result:
 
         ``list`` and ``read``: the paragraph before ``</content>``. ``glob``: the parenthesised
         paragraph after the paths (only an over-cap page has one). ``grep``: the trailing
-        parenthesised notes (unreadable files, where the full result is). Surfaces that show a
+        parenthesised notes (unreadable files; how much of the result a sampled page covers and
+        where the full result is). Surfaces that show a
         page in another form (an HTML table, a widget) repeat this so a page never reads as the whole.
         """
         text = self.text
