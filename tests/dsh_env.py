@@ -1,8 +1,8 @@
 """Isolation from the DSH_* variables a server extension exports into its own process.
 
-The in-process Jupyter servers of the server and kernel tests set DSH_STATE_PATH, DSH_ROOT and
-DSH_SPILL_ROOT in the test process itself (as the extension does in a real server); each test
-must start without them and leave the caller's values as they were.
+The in-process Jupyter servers of the server and kernel tests set DSH_STATE_PATH, DSH_ROOT,
+DSH_SPILL_ROOT and DSH_SETTINGS in the test process itself (as the extension does in a real
+server); each test must start without them and leave the caller's values as they were.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-DSH_ENV = ("DSH_STATE_PATH", "DSH_ROOT", "DSH_SPILL_ROOT")
+DSH_ENV = ("DSH_STATE_PATH", "DSH_ROOT", "DSH_SPILL_ROOT", "DSH_SETTINGS")
 
 
 @pytest.fixture(autouse=True)

@@ -13,8 +13,8 @@ ORDER = "Directories first, then files, then other, each alphabetical."
 
 
 def env(path: str, lines: list[str], footer: str) -> str:
-    body = "".join(f"{line}\n" for line in lines)
-    return f"<path>{path}</path>\n<type>directory</type>\n<content>\n{body}\n{footer}\n</content>"
+    body = "".join(f"{line}\n" for line in lines) + ("\n" if lines else "")
+    return f"<path>{path}</path>\n<type>directory</type>\n<content>\n{body}{footer}\n</content>"
 
 
 # -- footers and envelope, one directory each -------------------------------------------------
@@ -25,6 +25,9 @@ def test_empty_directory(ws, root, tree):
     r = ws.run("list", path="empty")
     assert not r.is_error
     assert r.text == env("empty", [], "(Empty directory)")
+    # no blank line before the footer when there is no entry line, as the reference prints it
+    assert r.text == "<path>empty</path>\n<type>directory</type>\n<content>\n(Empty directory)\n</content>"
+    assert r.footer() == "(Empty directory)"
     assert r.value["entries"] == [] and r.value["totalEntries"] == 0
 
 

@@ -16,8 +16,8 @@ from conftest import assert_error
 
 
 def env(path: str, lines: list[str], footer: str) -> str:
-    body = "".join(f"{line}\n" for line in lines)
-    return f"<path>{path}</path>\n<type>file</type>\n<content>\n{body}\n{footer}\n</content>"
+    body = "".join(f"{line}\n" for line in lines) + ("\n" if lines else "")
+    return f"<path>{path}</path>\n<type>file</type>\n<content>\n{body}{footer}\n</content>"
 
 
 def numbered(first: int, texts: list[str]) -> list[str]:
@@ -64,6 +64,8 @@ def test_empty_file(ws, root):
     (root / "empty.txt").write_bytes(b"")
     r = ws.run("read", file_path="empty.txt")
     assert r.text == env("empty.txt", [], "(End of file - total 0 lines)")
+    assert r.text == "<path>empty.txt</path>\n<type>file</type>\n<content>\n(End of file - total 0 lines)\n</content>"
+    assert r.footer() == "(End of file - total 0 lines)"
     assert r.value["lines"] == [] and r.value["totalLines"] == 0
     assert_error(ws.run("read", file_path="empty.txt", offset=2), "ARGUMENT_INVALID",
                  'offset 2 is out of range for "empty.txt" (0 lines)')

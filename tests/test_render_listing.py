@@ -37,7 +37,7 @@ def test_envelope_exact():
         "<path>src</path>\n<type>directory</type>\n<content>\na/\nb\n\n(F)\n</content>"
     )
     assert envelope("e", "directory", [], "(Empty directory)") == (
-        "<path>e</path>\n<type>directory</type>\n<content>\n\n(Empty directory)\n</content>"
+        "<path>e</path>\n<type>directory</type>\n<content>\n(Empty directory)\n</content>"
     )
 
 
@@ -114,7 +114,7 @@ def test_render_list_full_envelope():
 
 def test_render_list_empty():
     assert render_list(value([], path="empty")) == (
-        "<path>empty</path>\n<type>directory</type>\n<content>\n\n(Empty directory)\n</content>"
+        "<path>empty</path>\n<type>directory</type>\n<content>\n(Empty directory)\n</content>"
     )
 
 

@@ -47,7 +47,7 @@ def test_render_read_window_and_empty():
     )
     empty = {"path": "e", "offset": 1, "lines": [], "totalLines": 0, "capped": False}
     assert render_read(empty) == (
-        "<path>e</path>\n<type>file</type>\n<content>\n\n(End of file - total 0 lines)\n</content>"
+        "<path>e</path>\n<type>file</type>\n<content>\n(End of file - total 0 lines)\n</content>"
     )
 
 

@@ -116,12 +116,15 @@ def m(path, line, text):
     return {"path": path, "line": line, "text": text}
 
 
-def grep_value(matches, total, *, spill="/state/spill/grep-1.txt", unreadable=0):
+def grep_value(matches, total, *, spill="/state/spill/grep-1.txt", unreadable=0, sampled=False, files_total=None):
+    files = len({x["path"] for x in matches})
     return {
         "pattern": "x",
         "matches": matches,
         "totalMatches": total,
-        "files": len({x["path"] for x in matches}),
+        "files": files,
+        "filesTotal": files if files_total is None else files_total,
+        "sampled": sampled,
         "spill": spill,
         "unreadable": unreadable,
     }
@@ -185,6 +188,61 @@ def test_grep_unreadable_then_spill_footer():
     )
     text = render_grep(grep_value([m("a", 1, "x")], 1, unreadable=2))
     assert text == "Found 1 match\n\na\nLine 1: x\n\n(2 files could not be read and were skipped.)"
+
+
+SAMPLED_PAGE = [m("aaa/f0.txt", 1, "x"), m("aaa/f1.txt", 1, "x"), m("bbb/f0.txt", 1, "x")]
+
+
+def test_grep_sampled_page_from_every_matching_file():
+    text = render_grep(grep_value(SAMPLED_PAGE, 1135, sampled=True, files_total=3))
+    assert text == (
+        "Found 3 of 1135 matches\n\naaa/f0.txt\nLine 1: x\n\naaa/f1.txt\nLine 1: x\n\nbbb/f0.txt\nLine 1: x\n\n"
+        "(Showing 3 of 1135 matches from all 3 files that matched, sampled across top-level entries and files "
+        "instead of taken in path order. Full grep result stored at: /state/spill/grep-1.txt. "
+        "Use read with offset/limit, or grep this path to search within it.)"
+    )
+
+
+def test_grep_sampled_page_from_some_of_the_files():
+    text = render_grep(grep_value(SAMPLED_PAGE, 12910, sampled=True, files_total=410))
+    assert text.endswith(
+        "\n\n(Showing 3 of 12910 matches from 3 of the 410 files that matched, sampled across top-level entries "
+        "and files instead of taken in path order; narrow path or include to see the others. Full grep result "
+        "stored at: /state/spill/grep-1.txt. Use read with offset/limit, or grep this path to search within it.)"
+    )
+
+
+def test_grep_sampled_page_without_spill():
+    every = render_grep(grep_value(SAMPLED_PAGE, 1135, sampled=True, files_total=3, spill=None))
+    assert every.endswith(
+        "\n\n(Showing 3 of 1135 matches from all 3 files that matched, sampled across top-level entries and "
+        "files instead of taken in path order. The full result could not be saved.)"
+    )
+    some = render_grep(grep_value(SAMPLED_PAGE, 12910, sampled=True, files_total=410, spill=None))
+    assert some.endswith(
+        "\n\n(Showing 3 of 12910 matches from 3 of the 410 files that matched, sampled across top-level entries "
+        "and files instead of taken in path order; narrow path or include to see the others. The full result "
+        "could not be saved.)"
+    )
+
+
+def test_grep_sampled_page_keeps_the_unreadable_note_first():
+    text = render_grep(grep_value(SAMPLED_PAGE, 9, sampled=True, files_total=4, unreadable=1))
+    assert text.endswith(
+        "\n\n(1 file could not be read and was skipped.)\n\n(Showing 3 of 9 matches from 3 of the 4 files that "
+        "matched, sampled across top-level entries and files instead of taken in path order; narrow path or "
+        "include to see the others. Full grep result stored at: /state/spill/grep-1.txt. Use read with "
+        "offset/limit, or grep this path to search within it.)"
+    )
+
+
+def test_grep_head_page_makes_no_sampling_claim():
+    # a capped page that is the path-order head keeps the plain footer, even with many files
+    text = render_grep(grep_value([m("a", 1, "x"), m("a", 2, "x")], 9, files_total=5))
+    assert text.endswith(
+        "\n\n(Full grep result stored at: /state/spill/grep-1.txt. Use read with offset/limit, or grep this "
+        "path to search within it.)"
+    )
 
 
 def test_grep_spill_is_the_complete_result():

@@ -226,9 +226,12 @@ def test_grep_cap_spills_the_complete_result(root: Path, tmp_path: Path) -> None
     ws = make(root, tmp_path, grep_max_matches=3)
     r = ws.run("grep", pattern="hit")
     loc = r.value["spill"]
+    # each file is its own top-level entry: the page takes every entry's first match in turn
     assert r.text == (
-        "Found 3 of 8 matches\n\nf0.txt\nLine 1: hit\nLine 2: hit\n\nf1.txt\nLine 1: hit\n\n"
-        f"(Full grep result stored at: {loc}. {HINT})"
+        "Found 3 of 8 matches\n\nf0.txt\nLine 1: hit\n\nf1.txt\nLine 1: hit\n\nf2.txt\nLine 1: hit\n\n"
+        "(Showing 3 of 8 matches from 3 of the 4 files that matched, sampled across top-level entries and "
+        "files instead of taken in path order; narrow path or include to see the others. "
+        f"Full grep result stored at: {loc}. {HINT})"
     )
     full = Path(loc).read_text(encoding="utf-8")
     assert full.startswith("Found 8 matches\n\nf0.txt\nLine 1: hit\n")
@@ -243,6 +246,127 @@ def test_grep_cap_spills_the_complete_result(root: Path, tmp_path: Path) -> None
     # deleted with their session
     assert ws.delete_session("default") is True
     assert not os.path.exists(loc)
+
+
+def needle_tree(root: Path) -> None:
+    """The shape that hid 45 of 55 files: aaa/ first in path order with 1,000 matches in 10
+    files, then nine entries holding 15 matches each, in 5 files of 3."""
+    for i in range(10):
+        write(root, f"aaa/f{i}.txt", "needle\n" * 100)
+    for entry in "bcdefghij":
+        for i in range(5):
+            write(root, f"{entry * 3}/f{i}.txt", "needle\n" * 3)
+
+
+def test_grep_over_the_cap_is_spread_across_entries_and_files(root: Path, tmp_path: Path) -> None:
+    needle_tree(root)
+    ws = make(root, tmp_path)
+    r = ws.run("grep", pattern="needle")
+    loc = r.value["spill"]
+    files = [p for p in dict.fromkeys(m["path"] for m in r.value["matches"])]
+    assert len(files) == 55 and files == sorted(files)  # every matching file, in path order
+    per_file = [sum(1 for m in r.value["matches"] if m["path"] == f) for f in files]
+    # the nine small entries whole (135 matches); aaa's 115 slots round-robin over its 10 files
+    assert per_file == [12] * 5 + [11] * 5 + [3] * 45
+    # each file shows its first matches, in line order
+    assert [m["line"] for m in r.value["matches"] if m["path"] == "aaa/f9.txt"] == list(range(1, 12))
+    assert {k: v for k, v in r.value.items() if k != "matches"} == {
+        "pattern": "needle", "totalMatches": 1135, "files": 55, "filesTotal": 55, "sampled": True,
+        "spill": loc, "unreadable": 0,
+    }
+    lines = r.text.split("\n")
+    assert lines[:4] == ["Found 250 of 1135 matches", "", "aaa/f0.txt", "Line 1: needle"]
+    footer = (
+        "(Showing 250 of 1135 matches from all 55 files that matched, sampled across top-level entries and "
+        f"files instead of taken in path order. Full grep result stored at: {loc}. {HINT})"
+    )
+    assert lines[-2:] == ["", footer]
+    assert r.footer() == footer and r.header() == "Found 250 of 1135 matches"
+    frame = r.to_frame()
+    assert list(frame.columns) == ["path", "line", "text"] and len(frame) == 250
+    assert frame["path"].tolist() == [m["path"] for m in r.value["matches"]]
+    # the spill keeps the complete result, in path order
+    spilled = Path(loc).read_text(encoding="utf-8")
+    assert spilled.startswith("Found 1135 matches\n\naaa/f0.txt\nLine 1: needle\nLine 2: needle\n")
+    assert spilled.count("Line ") == 1135
+    blocks = [b.split("\n", 1)[0] for b in spilled.split("\n\n")[1:]]
+    assert blocks == sorted(blocks) and len(blocks) == 55
+    # the call log holds the same text
+    assert ws.calls()["calls"][-1]["text"] == r.text
+
+
+def test_grep_sampled_page_that_cannot_reach_every_file(root: Path, tmp_path: Path) -> None:
+    for entry in ("a", "b"):
+        for i in range(4):
+            write(root, f"{entry}/f{i}.txt", "hit\nhit\n")
+    r = make(root, tmp_path, grep_max_matches=5).run("grep", pattern="hit")
+    assert [(m["path"], m["line"]) for m in r.value["matches"]] == [
+        ("a/f0.txt", 1), ("a/f1.txt", 1), ("a/f2.txt", 1), ("b/f0.txt", 1), ("b/f1.txt", 1)
+    ]
+    assert (r.value["files"], r.value["filesTotal"], r.value["sampled"]) == (5, 8, True)
+    assert r.footer() == (
+        "(Showing 5 of 16 matches from 5 of the 8 files that matched, sampled across top-level entries and "
+        "files instead of taken in path order; narrow path or include to see the others. Full grep result "
+        f"stored at: {r.value['spill']}. {HINT})"
+    )
+
+
+def test_grep_sampled_below_a_path(root: Path, tmp_path: Path) -> None:
+    for entry in ("x", "y"):
+        write(root, f"src/{entry}/a.py", "hit\n" * 4)
+    write(root, "other/z.py", "hit\n" * 4)  # outside the search path
+    r = make(root, tmp_path, grep_max_matches=4).run("grep", pattern="hit", path="src")
+    assert [(m["path"], m["line"]) for m in r.value["matches"]] == [
+        ("src/x/a.py", 1), ("src/x/a.py", 2), ("src/y/a.py", 1), ("src/y/a.py", 2)
+    ]
+    assert r.value["sampled"] is True and r.value["filesTotal"] == 2
+
+
+def test_grep_sampled_without_a_spill(root: Path, tmp_path: Path) -> None:
+    for i in range(3):
+        write(root, f"d{i}/f.txt", "hit\nhit\n")
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    ws = make(root, tmp_path, grep_max_matches=3, spill_root=str(blocker / "spills"))
+    r = ws.run("grep", pattern="hit")
+    assert not r.is_error and r.value["spill"] is None
+    assert r.text == (
+        "Found 3 of 6 matches\n\nd0/f.txt\nLine 1: hit\n\nd1/f.txt\nLine 1: hit\n\nd2/f.txt\nLine 1: hit\n\n"
+        "(Showing 3 of 6 matches from all 3 files that matched, sampled across top-level entries and files "
+        "instead of taken in path order. The full result could not be saved.)"
+    )
+    write(root, "d3/f.txt", "hit\n")
+    r = ws.run("grep", pattern="hit")
+    assert r.footer() == (
+        "(Showing 3 of 7 matches from 3 of the 4 files that matched, sampled across top-level entries and "
+        "files instead of taken in path order; narrow path or include to see the others. The full result "
+        "could not be saved.)"
+    )
+
+
+def test_grep_one_file_or_a_head_page_makes_no_sampling_claim(root: Path, tmp_path: Path) -> None:
+    write(root, "big.txt", "hit\n" * 10)
+    ws = make(root, tmp_path, grep_max_matches=3)
+    r = ws.run("grep", pattern="hit")
+    assert r.text == (
+        "Found 3 of 10 matches\n\nbig.txt\nLine 1: hit\nLine 2: hit\nLine 3: hit\n\n"
+        f"(Full grep result stored at: {r.value['spill']}. {HINT})"
+    )
+    assert (r.value["sampled"], r.value["files"], r.value["filesTotal"]) == (False, 1, 1)
+    # one match per top-level entry: the round-robin is the path-order head
+    for i in range(4):
+        write(root, f"e{i}.md", "hit\n")
+    r = ws.run("grep", pattern="hit", include="*.md")
+    assert r.value["sampled"] is False and (r.value["files"], r.value["filesTotal"]) == (3, 4)
+    assert r.footer() == f"(Full grep result stored at: {r.value['spill']}. {HINT})"
+
+
+def test_grep_within_the_cap_counts_files(root: Path, tmp_path: Path) -> None:
+    write(root, "a.txt", "hit\nhit\n")
+    write(root, "b/c.txt", "hit\n")
+    r = make(root, tmp_path).run("grep", pattern="hit")
+    assert (r.value["files"], r.value["filesTotal"], r.value["sampled"]) == (2, 2, False)
+    assert r.footer() == ""
 
 
 def test_spills_are_per_session(root: Path, tmp_path: Path) -> None:
@@ -285,10 +409,37 @@ def test_grep_invalid_regex(root: Path, tmp_path: Path) -> None:
 
 def test_grep_include_validation(root: Path, tmp_path: Path) -> None:
     ws = make(root, tmp_path)
-    for include in ("*.py,*.txt", "!*.py"):
+    one_glob = "Error: include must be one positive glob such as *.py or *.{py,md} (no comma list, no leading !)"
+    for include in ("*.py,*.txt", "!*.py", "*.{py,md},*.txt", ","):
         r = ws.run("grep", pattern="x", include=include)
         assert r.value["code"] == "ARGUMENT_INVALID"
-        assert r.text == "Error: include must be one positive glob such as *.py (no commas, no leading !)"
+        assert r.text == one_glob
+    r = ws.run("grep", pattern="x", include="*.{py,md")
+    assert (r.value["code"], r.text) == (
+        "ARGUMENT_INVALID", "Error: include has a { without its }; write [{] for a literal brace")
+    r = ws.run("grep", pattern="x", include="*}")
+    assert (r.value["code"], r.text) == (
+        "ARGUMENT_INVALID", "Error: include has a } without its {; write [}] for a literal brace")
+
+
+def test_grep_include_braces_hold_alternatives(root: Path, tmp_path: Path) -> None:
+    for name in ("a.py", "b.md", "c.txt", "d,e.txt", "f{g}.txt"):
+        write(root, name, "x\n")
+    ws = make(root, tmp_path)
+
+    def files(include: str) -> list[str]:
+        r = ws.run("grep", pattern="x", include=include)
+        assert not r.is_error, r.text
+        return sorted({m["path"] for m in r.value["matches"]})
+
+    assert files("*.{py,md}") == ["a.py", "b.md"]
+    assert files("*.{py,{md,txt}}") == ["a.py", "b.md", "c.txt", "d,e.txt", "f{g}.txt"]
+    assert files("{a.py,c.txt}") == ["a.py", "c.txt"]
+    # a literal comma or brace: in a class or escaped
+    assert files("*[,]*") == ["d,e.txt"]
+    assert files("*\\,*") == ["d,e.txt"]
+    assert files("*[{]*") == ["f{g}.txt"]
+    assert files("*[]{]*") == ["f{g}.txt"]
 
 
 def test_grep_long_multibyte_line_is_cut_at_a_boundary(root: Path, tmp_path: Path) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.settings import Settings, SettingsError
+from dsh_jupyter.core.settings import SETTINGS_ENV, Settings, SettingsError, settings_from_env, settings_to_env
 
 SPEC_DEFAULTS = {
     "list_max_entries": 200,
@@ -27,8 +30,8 @@ SPEC_DEFAULTS = {
     "landlock": True,
     "openat2": True,
     "allow_hidden": True,
-    "hide_globs": (),
-    "protected_paths": (),
+    "hide_globs": [],
+    "protected_paths": [],
     "state_path": None,
     "spill_root": None,
     "rg_path": None,
@@ -45,7 +48,7 @@ def test_workspace_uses_the_defaults(make_ws):
     ws = make_ws()
     for name, value in SPEC_DEFAULTS.items():
         if name != "state_path":
-            assert getattr(ws.settings, name) == value, name
+            assert ws.settings.as_dict()[name] == value, name
 
 
 def test_workspace_takes_settings_by_name(make_ws):
@@ -128,3 +131,23 @@ def test_bad_surface_and_session(root, tmp_path):
 
     with pytest.raises(ToolError, match="session must be a non-empty string"):
         Workspace(root, session="", state_path=tmp_path / "s.sqlite")
+
+
+def test_settings_round_trip_through_the_kernel_variable():
+    s = Settings(glob_max_results=3, state_path="/srv/state.sqlite", glob_sample_over_cap=False)
+    exported = settings_to_env(s)
+    assert json.loads(exported) == {k: v for k, v in s.as_dict().items() if v is not None}
+    assert "rg_path" not in json.loads(exported)  # an unset path is not exported
+    assert Settings.from_mapping(settings_from_env({SETTINGS_ENV: exported})) == s
+    assert settings_from_env({}) == {} and settings_from_env({SETTINGS_ENV: ""}) == {}
+
+
+def test_exported_settings_of_a_newer_server_drop_unknown_names(caplog):
+    assert settings_from_env({SETTINGS_ENV: '{"read_limit": 5, "future_cap": 1}'}) == {"read_limit": 5}
+    assert "ignoring unknown settings future_cap" in caplog.text
+
+
+@pytest.mark.parametrize("raw", ["read_limit=5", "[1, 2]", '"text"', "{"])
+def test_exported_settings_must_be_a_json_object(raw):
+    with pytest.raises(SettingsError, match="^" + re.escape(f"DSH_SETTINGS must be a JSON object of settings, got {raw!r}") + "$"):
+        settings_from_env({SETTINGS_ENV: raw})

@@ -8,46 +8,18 @@ the registry was built: a schema shown to a model is a promise that the tool can
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from .render.listing import render_list, render_list_dir
 from .render.reading import render_edit, render_read, render_write
 from .tools.listing import execute_list, execute_list_dir
 from .tools.mutation import execute_edit, execute_write
 from .tools.reading import execute_read
+from .tools.search import GLOB, GREP
+from .toolspec import OFFSET, PATH, ToolSpec, object_schema
 
-__all__ = ["ToolSpec", "build_registry"]
+__all__ = ["ToolSpec", "build_registry"]  # ToolSpec lives in toolspec.py; re-exported for callers
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    description: str
-    input_schema: dict
-    guidance: str
-    execute: Callable[..., dict]
-    render: Callable[[dict], str]
-    writes: bool = False  # needs contents:write on the server
-    rows_key: str | None = None  # the value's list that to_frame() turns into rows
-
-    def definition(self) -> dict:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-            "guidance": self.guidance,
-        }
-
-
-def _obj(props: dict, required: tuple[str, ...] = ()) -> dict:
-    return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
-
-
-_PATH = {"type": "string", "minLength": 1}
-_OFFSET = {"type": "integer", "minimum": 1}
 
 LIST = ToolSpec(
     name="list",
@@ -57,10 +29,10 @@ LIST = ToolSpec(
         "most a fixed number of entries; the footer always gives the complete count and the offset "
         "of the next page."
     ),
-    input_schema=_obj(
+    input_schema=object_schema(
         {
-            "path": {**_PATH, "description": "Directory to list, relative to the working directory."},
-            "offset": {**_OFFSET, "description": "1-based entry to start the page at (default 1)."},
+            "path": {**PATH, "description": "Directory to list, relative to the working directory."},
+            "offset": {**OFFSET, "description": "1-based entry to start the page at (default 1)."},
         }
     ),
     guidance=(
@@ -80,10 +52,10 @@ READ = ToolSpec(
         "number of lines (default and maximum 2000). The footer says which lines were shown and "
         "the offset to continue from. Saved full search results can be read the same way."
     ),
-    input_schema=_obj(
+    input_schema=object_schema(
         {
-            "file_path": {**_PATH, "description": "File to read, relative to the working directory."},
-            "offset": {**_OFFSET, "description": "1-based line to start at (default 1)."},
+            "file_path": {**PATH, "description": "File to read, relative to the working directory."},
+            "offset": {**OFFSET, "description": "1-based line to start at (default 1)."},
             "limit": {"type": "integer", "minimum": 1, "description": "Lines to return (default 2000)."},
         },
         ("file_path",),
@@ -104,9 +76,9 @@ WRITE = ToolSpec(
         "Create a file (and missing parent directories) or replace a whole file. Replacing an "
         "existing file requires that this session has read its current version."
     ),
-    input_schema=_obj(
+    input_schema=object_schema(
         {
-            "file_path": {**_PATH, "description": "File to write, relative to the working directory."},
+            "file_path": {**PATH, "description": "File to write, relative to the working directory."},
             "content": {"type": "string", "x-allow-nul": True, "description": "The complete new content."},
         },
         ("file_path", "content"),
@@ -128,9 +100,9 @@ EDIT = ToolSpec(
         "exactly once unless replace_all is true. Requires that this session has read the file's "
         "current version."
     ),
-    input_schema=_obj(
+    input_schema=object_schema(
         {
-            "file_path": {**_PATH, "description": "File to edit, relative to the working directory."},
+            "file_path": {**PATH, "description": "File to edit, relative to the working directory."},
             "old_string": {"type": "string", "minLength": 1, "x-allow-nul": True, "description": "Exact text to replace."},
             "new_string": {"type": "string", "x-allow-nul": True, "description": "Replacement text, inserted literally."},
             "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
@@ -154,9 +126,9 @@ LIST_DIR = ToolSpec(
         "recursive, every relative path below it in pre-order (bounded; a capped walk says "
         "\"truncated\": true)."
     ),
-    input_schema=_obj(
+    input_schema=object_schema(
         {
-            "path": {**_PATH, "description": "Directory to list."},
+            "path": {**PATH, "description": "Directory to list."},
             "recursive": {"type": "boolean", "description": "List all descendants (default false)."},
         },
         ("path",),
@@ -175,12 +147,7 @@ def build_registry(rg: str | None) -> dict[str, ToolSpec]:
     """The tools on offer, in the order a model should meet them."""
     tools = [LIST, READ, WRITE, EDIT, LIST_DIR]
     if rg is not None:
-        try:
-            from .tools.search import GLOB, GREP
-        except ImportError:  # pragma: no cover - search tools ship with the package
-            GLOB = GREP = None
-        if GLOB is not None:
-            tools[1:1] = [GLOB, GREP]
+        tools[1:1] = [GLOB, GREP]
     else:
         log.warning("no ripgrep binary found: the glob and grep tools are not offered")
     return {t.name: t for t in tools}

@@ -58,7 +58,8 @@ class Result:
 
         ``list`` and ``read``: the paragraph before ``</content>``. ``glob``: the parenthesised
         paragraph after the paths (only an over-cap page has one). ``grep``: the trailing
-        parenthesised notes (unreadable files, where the full result is). Surfaces that show a
+        parenthesised notes (unreadable files; how much of the result a sampled page covers and
+        where the full result is). Surfaces that show a
         page in another form (an HTML table, a widget) repeat this so a page never reads as the whole.
         """
         text = self.text
@@ -66,7 +67,10 @@ class Result:
             return ""
         if self.tool in ("list", "read"):
             body = text[: -len("\n</content>")] if text.endswith("\n</content>") else text
-            return body.rpartition("\n\n")[2] if "\n\n" in body else ""
+            if "\n\n" in body:
+                return body.rpartition("\n\n")[2]
+            # no entries or lines: the footer follows <content> directly
+            return body.partition("\n<content>\n")[2]
         if self.tool in ("glob", "grep"):
             tail: list[str] = []
             for para in reversed(text.split("\n\n")[1:]):

@@ -2,7 +2,9 @@
 
 The schemas are small and flat (strings, integers, booleans; required; no extra properties), so a
 tiny validator covering exactly that subset keeps messages in our own words: one sentence naming
-the argument, code ``ARGUMENT_INVALID``.
+the argument, code ``ARGUMENT_INVALID``. Two extension keywords: ``x-allow-nul`` lets a string hold
+NUL (file content may), and ``x-not-blank`` refuses a string of only whitespace (a path argument:
+``"   "`` names no file anyone means, and would otherwise create one named three spaces).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def _check(name: str, spec: dict, value: object) -> object:
     if kind == "string":
         if not isinstance(value, str):
             raise _fail(f"{name} must be a string")
-        if len(value) < spec.get("minLength", 0):
+        if len(value) < spec.get("minLength", 0) or (spec.get("x-not-blank") and not value.strip()):
             raise _fail(f"{name} must be a non-empty string")
         if "\0" in value and not spec.get("x-allow-nul", False):
             raise _fail(f"{name} must not contain a NUL character")

@@ -9,10 +9,20 @@ middle of a tool call.
 from __future__ import annotations
 
 import dataclasses
+import json
+import logging
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Settings", "SettingsError", "SETTING_DOCS"]
+__all__ = ["Settings", "SettingsError", "SETTING_DOCS", "SETTINGS_ENV", "settings_to_env", "settings_from_env"]
+
+log = logging.getLogger(__name__)
+
+# The server exports its settings to the kernels it starts in this one variable, a JSON object
+# under the settings' own names, so `%dsh` pages exactly as REST does (see settings_from_env).
+SETTINGS_ENV = "DSH_SETTINGS"
 
 
 class SettingsError(ValueError):
@@ -148,4 +158,33 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
     def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.names()}
+        """Every setting by name; list settings as lists (so the dict is plain JSON)."""
+        return {name: list(v) if isinstance(v := getattr(self, name), tuple) else v for name in self.names()}
+
+
+def settings_to_env(settings: Settings) -> str:
+    """The value of ``DSH_SETTINGS`` for ``settings``: a JSON object of every set value."""
+    return json.dumps({k: v for k, v in settings.as_dict().items() if v is not None}, sort_keys=True)
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The settings a server exported in ``DSH_SETTINGS`` ({} when there are none).
+
+    The values are validated when a ``Settings`` is built from them, like any other. A name this
+    version does not know (a server running a newer release) is left out with a warning rather
+    than refusing every call; a value that is not a JSON object is refused, naming the variable.
+    """
+    raw = (os.environ if environ is None else environ).get(SETTINGS_ENV)
+    if not raw:
+        return {}
+    try:
+        values = json.loads(raw)
+    except ValueError:
+        values = None
+    if not isinstance(values, dict):
+        raise SettingsError(f"{SETTINGS_ENV} must be a JSON object of settings, got {raw[:200]!r}")
+    known = set(Settings.names())
+    unknown = sorted(k for k in values if k not in known)
+    if unknown:
+        log.warning("%s: ignoring unknown settings %s", SETTINGS_ENV, ", ".join(unknown))
+    return {k: v for k, v in values.items() if k in known}

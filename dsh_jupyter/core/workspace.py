@@ -20,7 +20,7 @@ import uuid
 from .context import CallContext
 from .errors import Codes, ToolError
 from .paths import Resolver, is_within
-from .registry import ToolSpec, build_registry
+from .registry import build_registry
 from .render.quoting import escape_surrogates, in_message
 from .result import Result
 from .rg import find_rg
@@ -31,6 +31,7 @@ from .spill import SpillLimits, SpillStore
 from .state import CallRecord, StateError, StateStore, session_key
 from .inplace import leftover_backups
 from .statepaths import default_state_path
+from .toolspec import ToolSpec
 from .visibility import Visibility, default_protected
 
 __all__ = ["Workspace", "Result", "default_state_path", "os_user"]

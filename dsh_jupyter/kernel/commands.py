@@ -56,6 +56,7 @@ class Subcommand:
     run: Callable  # (magics, namespace, cell) -> result object
     cell: bool = False  # True: the cell body is an input (``%%dsh write``), required
     outputs: bool = True  # accepts --text / --json
+    line_flag: str | None = None  # a flag that makes the line form complete, with no body (write --empty)
 
     def parser(self) -> SubParser:
         parser = SubParser(f"%dsh {self.name}", self.summary)
@@ -93,31 +94,41 @@ def _read(m, a, cell):
 
 
 def _write(m, a, cell):
-    return m.call("write", {"file_path": a.file, "content": cell})
+    # IPython refuses a cell magic with an empty body, so an empty file is the line form's flag.
+    return m.call("write", {"file_path": a.file, "content": "" if a.empty else cell})
 
 
-def parse_edit_body(body: str) -> tuple[str, str]:
-    """Split an edit cell body into (old, new) at its one line ``=======``.
+def parse_edit_body(body: str, separator: str = EDIT_SEPARATOR) -> tuple[str, str]:
+    """Split an edit cell body into (old, new) at its one line ``separator`` (``=======``).
 
     The lines before the separator are the old text, the lines after it the new text, each
     joined with newlines and without a final newline (the one IPython adds to every cell body
-    is dropped). No separator or more than one is a usage error: the split would be a guess.
+    is dropped). No separator or more than one is a usage error: the split would be a guess;
+    text that holds a line ``=======`` is edited with another ``--separator``.
     """
+    if not separator or "\n" in separator or "\r" in separator:
+        raise UsageError(f"--separator must be one non-empty line, got {separator!r}. {_EDIT_USAGE}")
     text = body[:-1] if body.endswith("\n") else body
     lines = text.split("\n")
-    marks = [i for i, line in enumerate(lines) if line == EDIT_SEPARATOR]
+    marks = [i for i, line in enumerate(lines) if line == separator]
     if len(marks) != 1:
         found = "none" if not marks else f"{len(marks)} (lines {', '.join(str(i + 2) for i in marks)} of the cell)"
         raise UsageError(
-            f"the edit body needs exactly one line {EDIT_SEPARATOR} between the old and the new text; found {found}. "
-            f"Usage: %%dsh edit FILE [--replace-all] with the body: old text, a line {EDIT_SEPARATOR}, new text"
+            f"the edit body needs exactly one line {separator} between the old and the new text; found {found}. "
+            f"{_EDIT_USAGE}"
         )
     i = marks[0]
     return "\n".join(lines[:i]), "\n".join(lines[i + 1 :])
 
 
+_EDIT_USAGE = (
+    f"Usage: %%dsh edit FILE [--replace-all] [--separator LINE] with the body: old text, a line "
+    f"{EDIT_SEPARATOR} (or the --separator line), new text"
+)
+
+
 def _edit(m, a, cell):
-    old, new = parse_edit_body(cell)
+    old, new = parse_edit_body(cell, a.separator)
     return m.call("edit", _given(file_path=a.file, old_string=old, new_string=new, replace_all=a.replace_all))
 
 
@@ -197,11 +208,17 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         Subcommand("read", "Read a window of a text file as numbered lines.",
                    ((("file",), {"metavar": "FILE"}), (("--offset",), _OFFSET),
                     (("--limit",), {**_INT, "help": "lines to show (default and maximum: read_limit)"})), _read),
-        Subcommand("write", "Create or replace FILE with the cell body (%%dsh write FILE).",
-                   ((("file",), {"metavar": "FILE"}),), _write, cell=True),
+        Subcommand("write", "Create or replace FILE with the cell body (%%dsh write FILE), or empty it (--empty).",
+                   ((("file",), {"metavar": "FILE"}),
+                    (("--empty",), {"action": "store_true",
+                                    "help": "write an empty FILE from the line magic (a cell magic needs a body)"})),
+                   _write, cell=True, line_flag="empty"),
         Subcommand("edit", f"Replace text in FILE; cell body: old text, a line {EDIT_SEPARATOR}, new text.",
-                   ((("file",), {"metavar": "FILE"}), (("--replace-all",), {"action": "store_true", "help": "replace every occurrence"})), _edit,
-                   cell=True),
+                   ((("file",), {"metavar": "FILE"}),
+                    (("--replace-all",), {"action": "store_true", "help": "replace every occurrence"}),
+                    (("--separator",), {"metavar": "LINE", "default": EDIT_SEPARATOR,
+                                        "help": f"the line between old and new text (default {EDIT_SEPARATOR})"})),
+                   _edit, cell=True),
         Subcommand("list_dir", "Compatibility listing as JSON (optionally recursive, bounded).",
                    ((("path",), {"metavar": "PATH"}), (("--recursive",), {"action": "store_true", "help": "every path below PATH (bounded)"})), _list_dir),
         Subcommand("session", "Show the current session, or switch to session NAME.",

@@ -4,7 +4,8 @@ Why it exists: Jupyter loads exactly one ``ExtensionApp`` per extension. This on
 ``DshJupyter`` traitlets (the SPEC section 5 settings, same snake_case names) into one validated
 core ``Workspace`` rooted at the server's ``root_dir``, owns the thread pool tool calls run on,
 exports ``DSH_STATE_PATH``/``DSH_ROOT``/``DSH_SPILL_ROOT`` so kernels started by this server attach
-to the same state, and registers the ``/dsh/api`` routes.
+to the same state, and ``DSH_SETTINGS`` (every setting, as JSON) so their ``%dsh`` pages as REST
+does, and registers the ``/dsh/api`` routes.
 
 What it must never do: start with a setting the core refuses (a ``SettingsError`` stops the
 extension with the message naming the setting), keep a module-level Workspace (handlers reach it
@@ -20,7 +21,7 @@ from jupyter_core.paths import jupyter_runtime_dir
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Int
 
-from ..core.settings import SettingsError
+from ..core.settings import SETTINGS_ENV, SettingsError, settings_to_env
 from ..core.statepaths import default_state_path
 from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
@@ -88,6 +89,9 @@ class DshJupyter(SettingTraits, ExtensionApp):
         os.environ["DSH_STATE_PATH"] = workspace.state_path
         os.environ["DSH_ROOT"] = workspace.root
         os.environ["DSH_SPILL_ROOT"] = workspace.resolver.spill_root
+        # ... and every cap, so %dsh in those kernels pages exactly as REST does
+        exported = workspace.settings.replace(state_path=workspace.state_path, spill_root=workspace.resolver.spill_root)
+        os.environ[SETTINGS_ENV] = settings_to_env(exported)
         self.settings["dsh_jupyter_workspace"] = workspace
         self.settings["dsh_jupyter_executor"] = self.executor
         self.settings["dsh_jupyter_search_executor"] = self.search_executor

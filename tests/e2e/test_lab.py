@@ -198,7 +198,8 @@ def test_grep_match_opens_a_read_window(page, lab, screenshot_dir):
     run_all_cells(page)
     out = output(page, 1)
     expect()(out.locator(".widget-html-content", has_text=re.compile(r"Found 8 of \d+ matches"))).to_be_visible()
-    expect()(footer(out, "(Full grep result stored at:")).to_be_visible()
+    expect()(footer(out, "from all 4 files that matched, sampled across top-level entries and files")).to_be_visible()
+    expect()(footer(out, "Full grep result stored at:")).to_be_visible()
 
     match = out.locator("button.widget-button", has_text=re.compile(r"^Line 12: value_10 = 10")).first
     match.click()  # a match opens a read window at its line, marked

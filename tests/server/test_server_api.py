@@ -275,7 +275,7 @@ def test_every_setting_is_a_traitlet_with_its_docs():
         assert name in traits, name
         assert traits[name].help.startswith(SETTING_DOCS[name])
         default = Settings().as_dict()[name]
-        if isinstance(default, tuple):  # list settings: a List trait with the same (empty) default
+        if isinstance(default, list):  # list settings: a List trait with the same (empty) default
             assert list(traits[name].make_dynamic_default() or []) == list(default)
         elif default is not None:
             assert traits[name].default_value == default

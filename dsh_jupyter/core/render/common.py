@@ -15,6 +15,12 @@ def count(n: int, singular: str, plural: str | None = None) -> str:
 
 
 def envelope(display: str, kind: str, lines: Iterable[str], footer: str) -> str:
-    """``<path>P</path>``, ``<type>K</type>``, the lines, a blank line, the footer, ``</content>``."""
+    """``<path>P</path>``, ``<type>K</type>``, the lines, a blank line, the footer, ``</content>``.
+
+    With no lines (an empty directory, an empty file) the footer follows ``<content>`` directly,
+    as the reference prints it: the blank line separates lines from the footer, and there are none.
+    """
     body = "".join(f"{line}\n" for line in lines)
-    return f"<path>{quote_name(display)}</path>\n<type>{kind}</type>\n<content>\n{body}\n{footer}\n</content>"
+    if body:
+        body += "\n"
+    return f"<path>{quote_name(display)}</path>\n<type>{kind}</type>\n<content>\n{body}{footer}\n</content>"

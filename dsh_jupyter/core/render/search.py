@@ -151,13 +151,31 @@ def render_grep(value: dict) -> str:
         lines.append(f"({_plural(binary, 'binary file', 'binary files')} "
                      f"{'was' if binary == 1 else 'were'} skipped: grep searches text files only.)")
     if shown < total:
-        spill = value.get("spill")
         lines.append("")
-        if spill is None:
-            lines.append(f"({_NOT_SAVED})")
-        else:
-            lines.append(f"(Full grep result stored at: {spill}. {_READ_HINT})")
+        lines.append(_grep_footer(value, shown, total))
     return "\n".join(lines)
+
+
+def _grep_footer(value: dict, shown: int, total: int) -> str:
+    """Where the full result is; for a sampled page also how much of the tree it covers.
+
+    A page that is the plain path-order head (one file, or a sample that would equal the head)
+    makes no sampling claim, as glob's flat rule.
+    """
+    spill = value.get("spill")
+    where = _NOT_SAVED if spill is None else f"Full grep result stored at: {spill}. {_READ_HINT}"
+    if not value.get("sampled"):
+        return f"({where})"
+    files, files_total = value["files"], value["filesTotal"]
+    matched = _plural(files_total, "file", "files") + " that matched"
+    cover = f"all {matched}" if files >= files_total else f"{files} of the {matched}"
+    head = (
+        f"Showing {shown} of {_plural(total, 'match', 'matches')} from {cover}, sampled across "
+        "top-level entries and files instead of taken in path order"
+    )
+    if files < files_total:
+        head += "; narrow path or include to see the others"
+    return f"({head}. {where})"
 
 
 def render_grep_spill(matches: Sequence[dict], total: int) -> str:

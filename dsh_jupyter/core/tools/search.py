@@ -20,15 +20,15 @@ from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..beneath import proc_fd_path
 from ..paths import Target, is_within
-from ..registry import ToolSpec
 from ..render.search import render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
 from ..rg import RgMissing, RgOutcome, run_rg
 from ..recheck import Rechecker
 from ..rgfence import FenceError
 from ..rgjson import parse_matches
-from ..sampling import sample_across_groups
+from ..sampling import sample_across_groups, sample_sorted_paths
 from ..textread import BINARY_SNIFF_BYTES
 from ..render.quoting import in_message
+from ..toolspec import PATH, ToolSpec
 
 __all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS"]
 
@@ -36,6 +36,7 @@ VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
 _VCS_EXCLUDES = [f"--glob=!{name}" for name in VCS_DIRS]
 _VCS_IN_PATH = re.compile("(?:^|/)(?:" + "|".join(re.escape(v) for v in VCS_DIRS) + ")(?:/|$)")
 _DISCOVERY = ["--no-config", "--no-ignore", "--hidden", "--no-follow"]
+_PATH_OF = itemgetter(0)  # a grep row is (path, line, text)
 
 
 @dataclass
@@ -244,22 +245,23 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         paths = ("\0" + blob).replace("\0./", "\0" + root.prefix)[1:].split("\0")
         if paths and paths[-1] == "":
             paths.pop()
-    return _shape_glob(ctx, value, paths, target)
+    return _shape_glob(ctx, value, paths, root.prefix)
 
 
 def _has_vcs(stdout: bytes) -> bool:
     return any(name.encode() + b"/" in stdout for name in VCS_DIRS)
 
 
-def _shape_glob(ctx: CallContext, value: dict, paths: list[str], target: Target) -> dict:
+def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: str) -> dict:
+    """The page: all paths within the cap, else a sample across top-level entries (``root_prefix``
+    is what every path starts with below the search root)."""
     cap = ctx.settings.glob_max_results
     total = len(paths)
     value["totalPaths"] = total
     if total <= cap:
         value["paths"] = paths
         return value
-    prefix = "" if target.lexical == ctx.cwd else target.display.rstrip("/") + "/"
-    cut = len(prefix)
+    cut = len(root_prefix)
     keys = [p[cut:].partition("/")[0] for p in paths] if cut else [p.partition("/")[0] for p in paths]
     sample = sample_across_groups(keys, cap)
     value["groupsTotal"] = sample.groups_total
@@ -281,13 +283,13 @@ def _shape_glob(ctx: CallContext, value: dict, paths: list[str], target: Target)
 def execute_grep(ctx: CallContext, args: dict) -> dict:
     pattern: str = args["pattern"]
     include: str | None = args.get("include")
-    if include is not None and ("," in include or include.startswith("!")):
-        raise ToolError(
-            Codes.ARGUMENT_INVALID,
-            "include must be one positive glob such as *.py (no commas, no leading !)",
-        )
+    if include is not None:
+        _check_include(include)
     with _search_root(ctx, args.get("path"), "grep", spills=True) as root:
-        value = {"pattern": pattern, "matches": [], "totalMatches": 0, "files": 0, "spill": None, "unreadable": 0}
+        value = {
+            "pattern": pattern, "matches": [], "totalMatches": 0, "files": 0, "filesTotal": 0,
+            "sampled": False, "spill": None, "unreadable": 0,
+        }
         if _inside_vcs(ctx, root):
             return value
         if not root.is_dir and b"\0" in os.pread(root.fd, BINARY_SNIFF_BYTES, 0):
@@ -317,16 +319,60 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         strip, prefix = "./", root.prefix
     else:
         strip, prefix = None, root.target.display
-    return _shape_grep(ctx, value, found, strip, prefix, [root.prefix + rel for rel in excluded])
+    return _shape_grep(ctx, value, found, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix)
 
 
-def _shape_grep(ctx: CallContext, value: dict, found, strip: str | None, prefix: str, excluded: list[str]) -> dict:
-    """Display paths, cut previews, stable file order; dicts only for the shown page.
+INCLUDE_ONE_GLOB = "include must be one positive glob such as *.py or *.{py,md} (no comma list, no leading !)"
+
+
+def _check_include(include: str) -> None:
+    """Refuse what is not one positive glob: a leading ``!``, a comma outside braces, or braces
+    that do not pair up.
+
+    A comma inside ``{}`` separates alternatives of the one glob (``*.{py,md}``), as ripgrep
+    reads it, and a comma inside ``[...]`` or after a backslash is a literal comma (``*[,]*``,
+    ``*\\,*``). Only a top-level comma makes a list of globs, which ``--glob`` does not take.
+    """
+    if include.startswith("!"):
+        raise ToolError(Codes.ARGUMENT_INVALID, INCLUDE_ONE_GLOB)
+    depth = 0
+    i, n = 0, len(include)
+    while i < n:
+        c = include[i]
+        if c == "\\":
+            i += 1  # the next character is literal
+        elif c == "[":
+            # a class runs to the next ], which may come first ([]x], [!]x]) as a literal
+            j = i + 1
+            if j < n and include[j] in "!^":
+                j += 1
+            if j < n and include[j] == "]":
+                j += 1
+            close = include.find("]", j)
+            if close >= 0:
+                i = close
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                raise ToolError(Codes.ARGUMENT_INVALID, "include has a } without its {; write [}] for a literal brace")
+            depth -= 1
+        elif c == "," and depth == 0:
+            raise ToolError(Codes.ARGUMENT_INVALID, INCLUDE_ONE_GLOB)
+        i += 1
+    if depth:
+        raise ToolError(Codes.ARGUMENT_INVALID, "include has a { without its }; write [{] for a literal brace")
+
+
+def _shape_grep(ctx: CallContext, value: dict, found, strip: str | None, prefix: str, excluded: list[str],
+                root_prefix: str) -> dict:
+    """Display paths, cut previews, path order; over the cap, a page spread across the tree.
 
     rg's paths start with ``strip`` (``./``), which becomes ``prefix``; with ``strip`` None
-    (one file searched) every path is ``prefix``. The complete result stays a list of
-    ``(path, line, text)`` tuples: a broad grep can hold tens of thousands of matches, and only
-    the spill needs them all.
+    (one file searched) every path is ``prefix``; ``root_prefix`` is what every path starts with
+    below the search root (the samplers group by the next segment). The complete result stays a
+    list of ``(path, line, text)`` tuples in path order: a broad grep can hold tens of thousands
+    of matches, and only the spill needs them all. Dicts are built for the shown page only.
     """
     cut = len(strip) if strip else 0
     limit = ctx.settings.grep_max_line_bytes
@@ -348,14 +394,25 @@ def _shape_grep(ctx: CallContext, value: dict, found, strip: str | None, prefix:
     if excluded or any(_VCS_IN_PATH.search(p) for p in files):
         keep = set(_drop_excluded([p for p in files if not _VCS_IN_PATH.search(p)], excluded))
         rows = [r for r in rows if r[0] in keep]
-    # rg searches files in parallel; a stable file order makes pages repeatable.
-    rows.sort(key=itemgetter(0))
+    else:
+        keep = files
+    # rg searches files in parallel; a stable file order makes pages repeatable. The sort is
+    # stable, so each file's matches stay in line order.
+    rows.sort(key=_PATH_OF)
     total = len(rows)
     cap = ctx.settings.grep_max_matches
-    shown = [{"path": p, "line": n, "text": t} for p, n, t in rows[:cap]]
-    value["matches"] = shown
     value["totalMatches"] = total
-    value["files"] = len({m["path"] for m in shown})
+    value["filesTotal"] = len(keep)
+    page = rows
+    if total > cap:
+        sample = sample_sorted_paths(rows, cap, prefix=root_prefix, key=_PATH_OF)
+        value["sampled"] = not sample.flat
+        if sample.flat:
+            page = rows[:cap]
+        else:
+            page = [row for first, count in sample.spans for row in rows[first : first + count]]
+    value["matches"] = [{"path": p, "line": n, "text": t} for p, n, t in page]
+    value["files"] = len(keep) if page is rows else len({r[0] for r in page})
     if total > cap:
         value["spill"] = _save(ctx, "grep", render_grep_spill(rows, total), value["pattern"])
     return value
@@ -383,7 +440,7 @@ GLOB = ToolSpec(
         "type": "object",
         "properties": {
             "pattern": {**_PATTERN, "description": "Glob such as **/*.py or src/**/test_*.py."},
-            "path": {"type": "string", "minLength": 1, "description": "Directory to search (default: working directory)."},
+            "path": {**PATH, "description": "Directory to search (default: working directory)."},
         },
         "required": ["pattern"],
         "additionalProperties": False,
@@ -404,14 +461,20 @@ GREP = ToolSpec(
     description=(
         "Search file contents with a regular expression (ripgrep syntax). path is a file or a "
         "directory (default: working directory); include is one glob that limits the files searched. "
-        "Matches are grouped by file with line numbers; past the cap the complete result is saved."
+        "Matches are grouped by file with line numbers. A result within the cap is shown whole; a "
+        "larger one is sampled across the top-level entries of path and their files, and the "
+        "complete result is saved."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "pattern": {**_PATTERN, "description": "Regular expression to search for."},
-            "path": {"type": "string", "minLength": 1, "description": "File or directory to search."},
-            "include": {"type": "string", "minLength": 1, "description": "One glob such as *.py; no commas, no leading !."},
+            "path": {**PATH, "description": "File or directory to search."},
+            "include": {
+                "type": "string",
+                "minLength": 1,
+                "description": "One glob such as *.py or *.{py,md}; not a comma list (*.py,*.md), no leading !.",
+            },
         },
         "required": ["pattern"],
         "additionalProperties": False,
@@ -419,7 +482,8 @@ GREP = ToolSpec(
     guidance=(
         "Use grep to find where text occurs. Narrow with path or include when a search is broad; "
         "read a matching file for context around a line. A capped result names the file holding "
-        "every match: read it with offset/limit or grep it."
+        "every match: read it with offset/limit or grep it. When the footer says the page was "
+        "sampled, it shows breadth (how many of the matching files it covers), not the first matches."
     ),
     execute=execute_grep,
     render=render_grep,

@@ -1,0 +1,35 @@
+"""``%dsh grep`` over the cap: the spread page, its footer, the frame and the HTML table agree."""
+
+from __future__ import annotations
+
+import html
+
+HINT = "Use read with offset/limit, or grep this path to search within it."
+
+
+def test_magic_grep_over_the_cap_is_spread_and_says_so(shell, cell, root, tree, python_ws):
+    spec = {f"hay/aaa/f{i}.txt": "needle\n" * 100 for i in range(10)}
+    spec.update({f"hay/{e * 3}/f{i}.txt": "needle\n" * 3 for e in "bcdefghij" for i in range(5)})
+    tree(root, spec)
+    r = shell.run_line_magic("dsh", "grep needle hay")
+    loc = r.value["spill"]
+    footer = (
+        "(Showing 250 of 1135 matches from all 55 files that matched, sampled across top-level entries and "
+        f"files instead of taken in path order. Full grep result stored at: {loc}. {HINT})"
+    )
+    assert r.text.endswith("\n\n" + footer) and r.footer() == footer
+    assert (r.value["files"], r.value["filesTotal"], r.value["sampled"]) == (55, 55, True)
+    frame = r.to_frame()
+    assert len(frame) == 250 and frame["path"].nunique() == 55
+    assert frame.to_dict("records") == r.value["matches"]
+    # the static table for non-widget frontends repeats the header and the footer
+    table = r._repr_mimebundle_()["text/html"]
+    assert f"<p>{html.escape('Found 250 of 1135 matches')}</p>" in table
+    assert f"<p>{html.escape(footer)}</p>" in table
+    # --text prints the same page as the Python API (its own call saves its own spill)
+    _, out, err = cell("%dsh grep needle hay --text")
+    assert err == ""
+    plain = python_ws().run("grep", pattern="needle", path="hay")
+    assert out.rpartition("\n\n")[0] == plain.text.rpartition("\n\n")[0]
+    # the widget's footer is the model's footer
+    assert r.widget().footer == footer

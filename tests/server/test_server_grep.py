@@ -1,0 +1,51 @@
+"""An over-cap grep through REST: the same spread page, value and footer as the Python API."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dsh_jupyter import Workspace
+
+HINT = "Use read with offset/limit, or grep this path to search within it."
+
+
+def needle_tree(tree, root) -> None:
+    spec = {f"aaa/f{i}.txt": "needle\n" * 100 for i in range(10)}
+    spec.update({f"{e * 3}/f{i}.txt": "needle\n" * 3 for e in "bcdefghij" for i in range(5)})
+    tree(root, spec)
+
+
+def without_locator(text: str, locator: str) -> str:
+    return text.replace(locator, "LOC")
+
+
+@pytest.mark.dsh_settings(grep_max_matches=250)
+async def test_rest_grep_page_is_spread_and_says_so(tool, api, tree, jp_root_dir, state_path, spill_root):
+    needle_tree(tree, jp_root_dir / "hay")
+    data = await tool("grep", session="g", pattern="needle", path="hay")
+    value = data["value"]
+    loc = value["spill"]
+    assert loc and loc.startswith(str(spill_root))
+    assert (value["totalMatches"], value["files"], value["filesTotal"], value["sampled"]) == (1135, 55, 55, True)
+    assert len(value["matches"]) == 250
+    assert data["text"].startswith("Found 250 of 1135 matches\n\nhay/aaa/f0.txt\nLine 1: needle\n")
+    assert data["text"].endswith(
+        "\n\n(Showing 250 of 1135 matches from all 55 files that matched, sampled across top-level entries "
+        f"and files instead of taken in path order. Full grep result stored at: {loc}. {HINT})"
+    )
+    # the same page as the Python API (which saves its own spill under another locator)
+    python = Workspace(jp_root_dir, session="p", state_path=state_path, spill_root=str(spill_root))
+    local = python.run("grep", pattern="needle", path="hay")
+    assert without_locator(data["text"], loc) == without_locator(local.text, local.value["spill"])
+    assert value["matches"] == local.value["matches"]
+    # the call log holds exactly the text the agent got
+    status, calls = await api("GET", "sessions", "g", "calls")
+    assert status == 200 and calls["calls"][-1]["text"] == data["text"]
+    # and the spill page the footer points to is the complete result, in path order
+    status, page = await api("GET", "spill", params={"session": "g", "locator": loc, "offset": 1, "limit": 4})
+    assert status == 200
+    assert re.findall(r"^\d+: (.*)$", page["text"], re.M) == [
+        "Found 1135 matches", "", "hay/aaa/f0.txt", "Line 1: needle"
+    ]

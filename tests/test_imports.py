@@ -1,0 +1,114 @@
+"""Every module imports, and the core's modules import each other without a circle.
+
+An import circle works only while every name is looked up late (a lazy import inside a function,
+a module attribute read at call time); the first ``from x import y`` at the top of either module
+breaks it. The graph is read from the source with ``ast`` — every ``import`` statement counts,
+also one inside a function — so a circle is caught even when it happens to import today.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import dsh_jupyter
+
+PACKAGE = Path(dsh_jupyter.__file__).parent
+
+
+def all_modules() -> list[str]:
+    names = ["dsh_jupyter"]
+    for info in pkgutil.walk_packages([str(PACKAGE)], prefix="dsh_jupyter."):
+        names.append(info.name)
+    return sorted(names)
+
+
+def module_file(name: str) -> Path | None:
+    rel = Path(*name.split(".")[1:])
+    for candidate in (PACKAGE / rel.with_suffix(".py"), PACKAGE / rel / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def imported_modules(name: str, known: set[str]) -> set[str]:
+    """The package modules that module ``name`` imports (absolute and relative forms)."""
+    path = module_file(name)
+    assert path is not None, name
+    is_package = path.name == "__init__.py"
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            # ``from pkg import mod`` imports the module pkg.mod when there is one.
+            subs = {f"{target}.{alias.name}" for alias in node.names} & known
+            found.update(subs or {target})
+    return {m for m in found if m in known and m != name}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle in ``graph`` as a path that ends where it starts, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                cycle = visit(nxt)
+                if cycle:
+                    return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            cycle = visit(node)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_every_module_imports():
+    for name in all_modules():
+        importlib.import_module(name)
+
+
+def test_the_core_has_no_import_cycle():
+    known = set(all_modules())
+    core = {m for m in known if m == "dsh_jupyter.core" or m.startswith("dsh_jupyter.core.")}
+    graph = {m: imported_modules(m, known) & core for m in core}
+    assert "dsh_jupyter.core.tools.search" in graph["dsh_jupyter.core.registry"]
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_the_core_imports_no_jupyter():
+    known = set(all_modules())
+    for name in (m for m in known if m.startswith("dsh_jupyter.core")):
+        path = module_file(name)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            for imported in names:
+                top = imported.split(".")[0]
+                assert top not in {"jupyter_server", "tornado", "ipywidgets", "IPython", "traitlets"}, (name, imported)

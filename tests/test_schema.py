@@ -1,0 +1,56 @@
+"""Argument validation (core/schema.py): blank paths are refused on every tool, exact messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsh_jupyter.core.errors import ToolError
+from dsh_jupyter.core.schema import validate_args
+
+from conftest import assert_error
+
+# every tool's path-like argument, with the other arguments it needs
+PATH_ARGS = [
+    ("list", "path", {}),
+    ("glob", "path", {"pattern": "*"}),
+    ("grep", "path", {"pattern": "x"}),
+    ("read", "file_path", {}),
+    ("write", "file_path", {"content": "x"}),
+    ("edit", "file_path", {"old_string": "a", "new_string": "b"}),
+    ("list_dir", "path", {}),
+]
+BLANKS = ["", " ", "   ", "\t", "\n", " \u3000 "]
+
+
+@pytest.mark.parametrize("tool,name,others", PATH_ARGS)
+@pytest.mark.parametrize("blank", BLANKS)
+def test_a_blank_path_is_an_argument_error_on_every_tool(ws, root, tool, name, others, blank):
+    before = sorted(p.name for p in root.iterdir())
+    r = ws.run(tool, **{name: blank, **others})
+    assert_error(r, "ARGUMENT_INVALID", f"{name} must be a non-empty string")
+    assert sorted(p.name for p in root.iterdir()) == before  # nothing was created
+
+
+def test_every_path_argument_carries_the_flag(ws):
+    flagged = {
+        (t["name"], prop)
+        for t in ws.tools()
+        for prop, spec in t["inputSchema"]["properties"].items()
+        if spec.get("x-not-blank")
+    }
+    assert flagged == {(tool, name) for tool, name, _ in PATH_ARGS}
+
+
+def test_a_pattern_of_spaces_is_still_a_pattern(ws, root, tree):
+    tree(root, {"a.txt": "one  two\n", "b.txt": "none\n"})
+    r = ws.run("grep", pattern="  ")
+    assert r.text == "Found 1 match\n\na.txt\nLine 1: one  two"
+    assert not ws.run("glob", pattern=" ").is_error
+
+
+def test_validate_args_not_blank_flag():
+    schema = {"type": "object", "properties": {"p": {"type": "string", "x-not-blank": True},
+                                               "q": {"type": "string"}}}
+    assert validate_args(schema, {"p": " a ", "q": "  "}) == {"p": " a ", "q": "  "}
+    with pytest.raises(ToolError, match="^p must be a non-empty string$"):
+        validate_args(schema, {"p": " \t "})
