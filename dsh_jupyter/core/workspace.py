@@ -29,7 +29,7 @@ __all__ = ["Workspace", "Result", "default_state_path"]
 
 log = logging.getLogger(__name__)
 
-SURFACES = ("python", "rest", "magic", "widget")
+SURFACES = ("python", "rest", "magic", "widget", "mcp")
 
 # The call log keeps what a model saw (bounded by the caps) but not every byte a model sent: a
 # 300 MB ``write`` must not copy 300 MB into the state file. Longer argument strings are cut.
