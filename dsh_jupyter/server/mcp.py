@@ -26,8 +26,6 @@ import logging
 
 import orjson
 from jupyter_server.auth.decorator import authorized
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.auth.provider import AccessToken
 from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from tornado import web
@@ -184,8 +182,6 @@ class McpHandler(DshHandler):
     def asgi_scope(self, may_write: bool) -> dict:
         req = self.request
         host, _, port = (req.host or "").rpartition(":")
-        user = self.current_user
-        username = getattr(user, "username", None) or str(user)
         return {
             "type": "http",
             "asgi": {"version": "3.0", "spec_version": "2.3"},
@@ -199,8 +195,8 @@ class McpHandler(DshHandler):
             "headers": [(k.lower().encode("latin-1"), v.encode("latin-1", "replace")) for k, v in req.headers.get_all()],
             "client": (req.remote_ip or "", 0),
             "server": (host or req.host, int(port) if port.isdigit() else 0),
-            # The SDK binds each MCP session to the credential that opened it: here, the Jupyter user.
-            "user": AuthenticatedUser(AccessToken(token="", client_id=username, scopes=[])),
+            # No "user": the SDK would bind a session to it, but Jupyter names a token-only client
+            # anew on every request that carries no cookie. Each request is authorized on its own.
             _CANCEL: self.cancel,
             _MAY_WRITE: may_write,
         }
@@ -226,19 +222,24 @@ class McpHandler(DshHandler):
                     name = raw_name.decode("latin-1")
                     if name.lower() not in _SKIP_HEADERS:
                         self.set_header(name, raw_value.decode("latin-1"))
+                if self._headers.get("Content-Type", "").startswith("text/event-stream"):
+                    await self.push()  # a stream's headers go now, not with its first event
             elif message["type"] == "http.response.body" and not self.gone.is_set():
                 chunk = message.get("body", b"")
                 if chunk:
                     self.write(chunk)
                 if message.get("more_body"):
-                    try:
-                        await self.flush()  # SSE: every event leaves as soon as it is written
-                    except StreamClosedError:
-                        self.gone.set()
+                    await self.push()  # SSE: every event leaves as soon as it is written
                 else:
                     self.done()
 
         return send
+
+    async def push(self) -> None:
+        try:
+            await self.flush()
+        except StreamClosedError:
+            self.gone.set()
 
     def done(self) -> None:
         """Finish the response once, keeping the SDK's Content-Type (APIHandler would force JSON)."""

@@ -45,9 +45,9 @@ def start_server(tmp: Path, extra_args: list[str] = (), tree: dict = TREE) -> Ju
     return JupyterProcess.start(tmp, Path(os.path.realpath(root)), extra_args=[*CAPS, *extra_args])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory):
-    """One real server for a test module (tests use their own dsh sessions and files)."""
+    """One real server for the MCP tests (each test uses its own dsh sessions and files)."""
     srv = start_server(tmp_path_factory.mktemp("mcp-server"))
     try:
         yield srv

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 
 import anyio
 import httpx2
@@ -251,9 +252,11 @@ def test_raw_protocol_session_id_sse_get_and_delete(server):
         call = http.post(mcp_url(server, "raw"), headers=with_id, json={
             "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list", "arguments": {"path": "src"}}})
         assert call.status_code == 200 and "(2 entries: 1 directory, 1 file)" in call.text
+        started = time.monotonic()
         with http.stream("GET", mcp_url(server, "raw"), headers={**with_id, "Accept": "text/event-stream"}) as stream:
             assert stream.status_code == 200
             assert stream.headers["content-type"].startswith("text/event-stream")
+        assert time.monotonic() - started < 5  # the headers do not wait for the first event
         unknown = http.post(mcp_url(server, "raw"), headers={**with_id, "Mcp-Session-Id": "nope"}, json={
             "jsonrpc": "2.0", "id": 3, "method": "tools/list"})
         assert unknown.status_code == 404
@@ -262,6 +265,27 @@ def test_raw_protocol_session_id_sse_get_and_delete(server):
         after = http.post(mcp_url(server, "raw"), headers=with_id, json={
             "jsonrpc": "2.0", "id": 4, "method": "tools/list"})
         assert after.status_code == 404
+
+
+def test_a_client_without_cookies_keeps_its_session(server):
+    """Jupyter names a token-only client anew on each request; its MCP session must still work."""
+    headers = {"Authorization": f"token {server.token}", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json"}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    reply = httpx2.post(mcp_url(server, "cookieless"), headers=headers, json=init, timeout=30)
+    assert reply.cookies  # Jupyter offered a login cookie, which this client never sends back
+    with_id = {**headers, "Mcp-Session-Id": reply.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+    note = httpx2.post(mcp_url(server, "cookieless"), headers=with_id, timeout=30,
+                       json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert note.status_code == 202
+    call = httpx2.post(mcp_url(server, "cookieless"), headers=with_id, timeout=30, json={
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list", "arguments": {"path": "src"}}})
+    assert call.status_code == 200, call.text
+    assert "(2 entries: 1 directory, 1 file)" in call.text
+    with httpx2.stream("GET", mcp_url(server, "cookieless"), headers=with_id, timeout=30) as stream:
+        assert stream.status_code == 200
+    assert httpx2.delete(mcp_url(server, "cookieless"), headers=with_id, timeout=30).status_code == 200
 
 
 def test_a_second_client_fastmcp_smoke(server):
