@@ -123,6 +123,11 @@ class McpEndpoint:
                 await asyncio.wait_for(self._task, 10)
             except Exception as exc:  # shutting down: log, never raise
                 log.warning("dsh_jupyter: the MCP session manager did not stop cleanly: %r", exc)
+        # sse-starlette leaves one shutdown watcher per event loop (it polls for uvicorn's exit,
+        # which never comes here); end it, or the loop's close reports it as a pending task.
+        for task in asyncio.all_tasks():
+            if getattr(task.get_coro(), "__qualname__", "") == "_shutdown_watcher":
+                task.cancel()
 
 
 class McpHandler(DshHandler):
@@ -131,6 +136,7 @@ class McpHandler(DshHandler):
     def initialize(self, name: str, **kwargs) -> None:
         super().initialize(name, **kwargs)
         self.gone = asyncio.Event()
+        self.content_type = "application/json"  # until the SDK's response says otherwise
 
     def on_connection_close(self) -> None:
         super().on_connection_close()  # sets self.cancel: a running search is killed
@@ -218,11 +224,16 @@ class McpHandler(DshHandler):
         async def send(message: dict) -> None:
             if message["type"] == "http.response.start":
                 self.set_status(message["status"])
+                seen = set()
                 for raw_name, raw_value in message.get("headers", []):
-                    name = raw_name.decode("latin-1")
-                    if name.lower() not in _SKIP_HEADERS:
-                        self.set_header(name, raw_value.decode("latin-1"))
-                if self._headers.get("Content-Type", "").startswith("text/event-stream"):
+                    name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+                    if name in _SKIP_HEADERS:
+                        continue
+                    (self.add_header if name in seen else self.set_header)(name, value)
+                    seen.add(name)
+                    if name == "content-type":
+                        self.content_type = value
+                if self.content_type.startswith("text/event-stream"):
                     await self.push()  # a stream's headers go now, not with its first event
             elif message["type"] == "http.response.body" and not self.gone.is_set():
                 chunk = message.get("body", b"")
@@ -246,7 +257,7 @@ class McpHandler(DshHandler):
         if self._finished:
             return
         try:
-            self.finish(set_content_type=self._headers.get("Content-Type", "application/json"))
+            self.finish(set_content_type=self.content_type)
         except StreamClosedError:
             pass  # the client is gone; nothing left to tell it
 
