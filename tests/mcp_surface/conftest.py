@@ -61,10 +61,10 @@ def mcp_url(server: JupyterProcess, session: str | None = None) -> str:
 
 @asynccontextmanager
 async def connect(server: JupyterProcess, session: str | None = None, token: str | None = "default",
-                  initialize: bool = True):
+                  initialize: bool = True, scheme: str = "token"):
     """An initialized SDK ``ClientSession`` on ``/dsh/mcp`` (``token=None``: no Authorization header)."""
     token = server.token if token == "default" else token
-    headers = {} if token is None else {"Authorization": f"token {token}"}
+    headers = {} if token is None else {"Authorization": f"{scheme} {token}"}
     async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
         async with streamable_http_client(mcp_url(server, session), http_client=http) as (read, write):
             async with ClientSession(read, write) as client:

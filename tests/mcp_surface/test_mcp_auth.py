@@ -83,6 +83,16 @@ def test_no_valid_token_is_refused_and_nothing_runs(server, token):
     assert session not in [s["id"] for s in sessions]
 
 
+def test_a_bearer_token_works_as_well(server):
+    """Clients that only know "Authorization: Bearer ..." (Codex's bearer_token_env_var) get in too."""
+    async def main():
+        async with connect(server, "bearer", scheme="Bearer") as client:
+            return await client.call_tool("list", {"path": "src"})
+
+    assert anyio.run(main).is_error is False
+    assert [c["tool"] for c in calls(server, "bearer")] == ["list"]
+
+
 def test_read_only_user_reads_but_cannot_write_or_edit(read_only_server):
     server = read_only_server
 
