@@ -12,7 +12,6 @@ would shadow the SDK.)
 from __future__ import annotations
 
 import os
-import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -120,5 +119,3 @@ def descendants(pid: int) -> list[tuple[int, str]]:
 def rg_processes(pid: int) -> list[int]:
     return [p for p, comm in descendants(pid) if comm == "rg"]
 
-
-PYTHON = sys.executable

@@ -92,6 +92,9 @@ def test_a_cancelled_call_kills_rg(any_server, slow_file):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(slow_call)
                 assert await eventually(lambda: rg_processes(server.proc.pid)), "rg never started"
+                started = time.monotonic()  # the search runs off the event loop: others are served
+                status, other = server.request("POST", "dsh/api/tools/list", {"args": {"path": "src"}})
+                assert status == 200 and not other["isError"] and time.monotonic() - started < 5
                 scope.cancel()
             assert await eventually(lambda: not rg_processes(server.proc.pid)), rg_processes(server.proc.pid)
             return await client.call_tool("list", {"path": "src"})  # the session still serves
