@@ -376,7 +376,7 @@ def test_spills_are_per_session(root: Path, tmp_path: Path) -> None:
     a = ws.call("grep", {"pattern": "hit"}, session="a")
     ws.call("grep", {"pattern": "hit"}, session="b")
     assert [s["locator"] for s in ws.spill_list("a")] == [a.value["spill"]]
-    assert "/session-" in a.value["spill"] and a.value["spill"].endswith("%3Aa/" + os.path.basename(a.value["spill"]))
+    assert "/session-a-" in a.value["spill"]
     assert ws.spill_page(a.value["spill"], session="b").value["code"] == "FS_NOT_FOUND"
     # neither read nor grep of another session's spill gets anything
     for tool, args in (("read", {"file_path": a.value["spill"]}), ("grep", {"pattern": "hit", "path": a.value["spill"]})):

@@ -20,7 +20,8 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from urllib.parse import quote
+import hashlib
+import re
 
 from .beneath import Tree
 from .fsio import create_file
@@ -31,8 +32,15 @@ log = logging.getLogger(__name__)
 
 
 def session_folder(key: str) -> str:
-    """A folder name for any session key (``session-`` prefix: never ``.`` or ``..``)."""
-    return "session-" + quote(key, safe="")
+    """A folder name for a session key: readable, and safe in a URL or a shell.
+
+    ``session-`` + the session name with anything but letters, digits, ``.``, ``_`` and ``-``
+    made ``_`` (at most 40 characters) + a hash of the whole key, so two keys never share a folder
+    and the locator needs no quoting in ``/dsh/api/spill?locator=…``.
+    """
+    name = key.split(":", 1)[-1]
+    readable = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:40]
+    return f"session-{readable}-{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ Why it exists: Jupyter loads exactly one ``ExtensionApp`` per extension. This on
 core ``Workspace`` rooted at the server's ``root_dir``, owns the thread pool tool calls run on,
 exports ``DSH_STATE_PATH``/``DSH_ROOT``/``DSH_SPILL_ROOT`` so kernels started by this server attach
 to the same state, and ``DSH_SETTINGS`` (every setting, as JSON) so their ``%dsh`` pages as REST
-does, and registers the ``/dsh/api`` routes.
+does, and registers the ``/dsh/api`` routes and the ``/dsh/mcp`` MCP endpoint.
 
 What it must never do: start with a setting the core refuses (a ``SettingsError`` stops the
 extension with the message naming the setting), keep a module-level Workspace (handlers reach it
@@ -19,12 +19,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from jupyter_core.paths import jupyter_runtime_dir
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Int
+from traitlets import Bool, Int
 
 from ..core.settings import SETTINGS_ENV, SettingsError, settings_to_env
 from ..core.statepaths import default_state_path
 from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
+from . import mcp
 from .handlers import route_table
 
 __all__ = ["DshJupyter", "DshJupyterApp", "DEFAULT_MAX_BODY_BYTES"]
@@ -61,6 +62,10 @@ class DshJupyter(SettingTraits, ExtensionApp):
         "search_timeout_ms is answered SEARCH_ABORTED. A separate pool, so hung searches never delay "
         "list or read.",
     ).tag(config=True)
+    mcp_json_response = Bool(
+        False,
+        help="Answer MCP requests at /dsh/mcp with one JSON body instead of an SSE stream.",
+    ).tag(config=True)
 
     def core_settings(self) -> dict:
         """The traitlet values under their core names, with the server's path defaults filled in."""
@@ -96,6 +101,10 @@ class DshJupyter(SettingTraits, ExtensionApp):
         self.settings["dsh_jupyter_executor"] = self.executor
         self.settings["dsh_jupyter_search_executor"] = self.search_executor
         self.settings["dsh_jupyter_max_body_bytes"] = self.max_body_bytes
+        self.settings["dsh_jupyter_mcp"] = mcp.McpEndpoint(
+            workspace, self.executor, max_body_bytes=self.max_body_bytes, json_response=self.mcp_json_response,
+            search_executor=self.search_executor,
+        )
         status = workspace.status()
         self.log.info(
             "dsh_jupyter: tools %s; state %s; spills %s; paths resolved by %s; ripgrep confined by %s",
@@ -108,8 +117,12 @@ class DshJupyter(SettingTraits, ExtensionApp):
 
     def initialize_handlers(self) -> None:
         self.handlers.extend(route_table())
+        self.handlers.extend(mcp.route_table())
 
     async def stop_extension(self) -> None:
+        endpoint = self.settings.get("dsh_jupyter_mcp")
+        if endpoint is not None:
+            await endpoint.stop()
         for executor in (getattr(self, "executor", None), getattr(self, "search_executor", None)):
             if executor is not None:
                 executor.shutdown(wait=False, cancel_futures=True)

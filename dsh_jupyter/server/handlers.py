@@ -135,12 +135,16 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
             self.log.warning("dsh_jupyter: session state unavailable: %s", exc)
             raise ApiError(503, Codes.STATE_UNAVAILABLE, "the session state is unavailable") from None
 
-    async def require(self, action: str) -> None:
-        """403 unless the current user may ``action`` on ``contents`` (on top of the decorator)."""
+    async def allowed(self, action: str) -> bool:
+        """Whether the current user may ``action`` on ``contents``, as the server's Authorizer says."""
         allowed = self.authorizer.is_authorized(self, self.current_user, action, self.auth_resource)
         if asyncio.iscoroutine(allowed):
             allowed = await allowed
-        if not allowed:
+        return bool(allowed)
+
+    async def require(self, action: str) -> None:
+        """403 unless the current user may ``action`` on ``contents`` (on top of the decorator)."""
+        if not await self.allowed(action):
             raise ApiError(403, "FORBIDDEN", f"User is not authorized to {action} on resource: {self.auth_resource}.")
 
     def json_body(self) -> dict:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import copy
 
+from ..core.workspace import SURFACES
+
 __all__ = ["build_document", "OPENAPI_VERSION"]
 
 OPENAPI_VERSION = "3.0.3"
@@ -122,7 +124,7 @@ _SCHEMAS = {
     ),
     "CallRecord": _obj(
         {"callId": _STR, "tool": _STR, "args": {"type": "object"}, "text": _STR, "isError": _BOOL,
-         "surface": {"type": "string", "enum": ["python", "rest", "magic", "widget", "mcp"]},
+         "surface": {"type": "string", "enum": list(SURFACES)},
          "user": {**_STR, "description": "Who made the call (the authenticated user, or the OS user)."},
          "started": _NUM, "durationMs": _NUM},
         ("callId", "tool", "args", "text", "isError", "surface", "user", "started", "durationMs"),

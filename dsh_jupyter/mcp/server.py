@@ -1,0 +1,91 @@
+"""One low-level MCP ``Server`` over a ``Workspace``, for the HTTP endpoint and the stdio server.
+
+Why it exists: both transports must answer ``tools/list`` and ``tools/call`` the same way, and
+the protocol itself (handshake, versions, JSON-RPC, cancellation) is the official SDK's job. This
+module wires the SDK's ``Server`` handlers to ``Workspace.call``; each transport says only how a
+request maps to a dsh session, a cancel event and the right to write (``CallScope``) and how a
+blocking call is taken off the event loop (``submit``).
+
+What it must never do: run a tool on the event loop, let the SDK validate tool arguments (the
+core answers argument problems as ``ARGUMENT_INVALID`` results, with the same text as REST), run
+a writing tool for a caller the transport has not cleared to write, or leave ripgrep running
+when the request that started it is cancelled.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from mcp import MCPError, types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+
+from .. import __version__
+from ..core.result import Result
+from ..core.workspace import Workspace
+from .tools import call_result, instructions, tool_list
+
+__all__ = ["CallScope", "FORBIDDEN", "SURFACE", "build_server"]
+
+SURFACE = "mcp"  # the call log's surface for every call made through MCP
+
+# JSON-RPC error code for a tool call the caller may not make (the server-defined range).
+FORBIDDEN = -32003
+
+
+@dataclass(frozen=True)
+class CallScope:
+    """What the transport knows about one request: its dsh session, cancel event, write right."""
+
+    session: str | None = None
+    cancel: threading.Event | None = None
+    may_write: bool = True
+    user: str | None = None  # who is calling (recorded with each call); None: the OS user
+
+
+Submit = Callable[..., Awaitable[Result]]  # (call, search=False) -> Result, off the event loop
+SEARCH_TOOLS = ("glob", "grep")
+
+
+def build_server(
+    workspace: Workspace,
+    submit: Submit,
+    scope_of: Callable[[ServerRequestContext], CallScope] = lambda ctx: CallScope(),
+) -> Server:
+    """The SDK server offering ``workspace``'s tools; ``submit`` runs a blocking call off the loop."""
+    tools = tool_list(workspace.registry)
+
+    async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        scope = scope_of(ctx)
+        spec = workspace.registry.get(params.name)
+        if spec is not None and spec.writes and not scope.may_write:
+            raise MCPError(FORBIDDEN, "User is not authorized to write on resource: contents.")
+        cancel = scope.cancel or threading.Event()
+        search = params.name in SEARCH_TOOLS
+        call = functools.partial(
+            workspace.call, params.name, params.arguments or {}, session=scope.session, surface=SURFACE,
+            cancel=cancel, user=scope.user, queued_since=time.monotonic() if search else None,
+            # a caller who may not write gets the small spill quota of read-only callers
+            spill_quota=None if scope.may_write else workspace.settings.spill_max_bytes_read_only,
+        )
+        try:
+            result = await submit(call, search=search)
+        except BaseException:
+            cancel.set()  # the request was cancelled (or the server is stopping): kill rg's group
+            raise
+        return call_result(result)
+
+    return Server(
+        "dsh-jupyter",
+        version=__version__,
+        instructions=instructions(workspace.registry),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )

@@ -1,0 +1,275 @@
+"""The Streamable HTTP MCP endpoint at ``<base_url>dsh/mcp``: the SDK's transport behind Jupyter auth.
+
+Why it exists: MCP clients (Claude Code, Codex, Jupyter AI, ...) should reach the tools inside
+the Jupyter server they already authenticate against, with no glue. The protocol is the official
+SDK's: its low-level ``Server`` (built in ``dsh_jupyter.mcp.server``) and its
+``StreamableHTTPSessionManager``, which speaks ASGI. Jupyter is tornado, so a thin bridge hands
+each request to the manager after tornado and Jupyter have done what they do for every API
+route: ``@web.authenticated`` + ``@authorized`` (token header, or cookie + XSRF), the origin check,
+and here also the body limit and, for ``write``/``edit``, ``contents:write``. The SDK's answers
+(a JSON body, an SSE stream, 202, its own 4xx) are relayed as they are, streamed chunk by chunk.
+
+Why a bridge and not a mount: jupyter-server has no way to mount an ASGI app under its own
+authentication; running the SDK's Starlette app on a second port would leave Jupyter's token,
+cookies, authorizer and ``base_url`` behind.
+
+What it must never do: reach the SDK before authentication and authorization have passed (a
+refused request runs nothing), run a tool on the event loop (calls go to the extension's thread
+pool), leave a search running after its client went away (the connection's close sets the
+call's cancel event), or answer with a traceback, the token or the absolute root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import orjson
+from jupyter_server.auth.decorator import authorized
+from mcp.server.context import ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from tornado import web
+from tornado.iostream import StreamClosedError
+
+from ..mcp.server import FORBIDDEN, CallScope, build_server
+from .handlers import ApiError, DshHandler, dumps
+
+__all__ = ["McpEndpoint", "McpHandler", "PATH", "route_table"]
+
+PATH = "/dsh/mcp"
+log = logging.getLogger(__name__)
+
+# Keys this module adds to the ASGI scope; the tool handler reads them back from ``ctx.request``.
+_CANCEL, _MAY_WRITE, _USER = "dsh_jupyter.cancel", "dsh_jupyter.may_write", "dsh_jupyter.user"
+# Hop-by-hop and length headers are tornado's to write.
+_SKIP_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
+
+
+def _scope_of(ctx: ServerRequestContext) -> CallScope:
+    """The dsh session (``?session=``), cancel event and write right of the HTTP request behind ``ctx``."""
+    request = ctx.request
+    if request is None:  # not over HTTP: nothing was cleared
+        return CallScope(may_write=False)
+    return CallScope(
+        session=request.query_params.get("session") or None,
+        cancel=request.scope.get(_CANCEL),
+        may_write=bool(request.scope.get(_MAY_WRITE)),
+        user=request.scope.get(_USER),
+    )
+
+
+def called_tools(body: bytes) -> list[str]:
+    """The tool names a request body asks to call (a JSON-RPC message or a batch of them)."""
+    try:
+        message = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return []  # the SDK answers the parse error
+    names = []
+    for item in message if isinstance(message, list) else [message]:
+        if isinstance(item, dict) and item.get("method") == "tools/call":
+            params = item.get("params")
+            if isinstance(params, dict) and isinstance(params.get("name"), str):
+                names.append(params["name"])
+    return names
+
+
+class McpEndpoint:
+    """The SDK server and session manager, run on the Jupyter server's event loop while it is up."""
+
+    def __init__(self, workspace, executor, *, max_body_bytes: int, json_response: bool,
+                 search_executor=None) -> None:
+        self.workspace = workspace
+
+        async def submit(call, search: bool = False):
+            # Searches on their own pool, as over REST: hung searches never delay list or read.
+            pool = search_executor if search and search_executor is not None else executor
+            return await asyncio.get_running_loop().run_in_executor(pool, call)
+
+        self.server = build_server(workspace, submit, _scope_of)
+        self.manager = StreamableHTTPSessionManager(
+            app=self.server,
+            json_response=json_response,
+            max_request_body_size=max_body_bytes,
+            # Host and Origin are checked by Jupyter (allow_remote_access, allow_origin) first.
+            security_settings=None,
+        )
+        self._task: asyncio.Task | None = None
+        self._ready: asyncio.Future | None = None
+        self._stop: asyncio.Event | None = None
+
+    async def handle(self, scope: dict, receive, send) -> None:
+        await self._started()
+        await self.manager.handle_request(scope, receive, send)
+
+    async def _started(self) -> None:
+        """Start the manager's task group on first use (the loop is not running at initialize)."""
+        if self._task is None:
+            loop = asyncio.get_running_loop()
+            self._ready, self._stop = loop.create_future(), asyncio.Event()
+            self._task = loop.create_task(self._run(self._ready, self._stop))
+        await asyncio.shield(self._ready)
+
+    async def _run(self, ready: asyncio.Future, stop: asyncio.Event) -> None:
+        try:
+            async with self.manager.run():
+                ready.set_result(None)
+                await stop.wait()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError("MCP stopped"))
+            raise
+
+    async def stop(self) -> None:
+        """End every MCP session (the extension is stopping)."""
+        if self._task is not None and self._stop is not None:
+            self._stop.set()
+            try:
+                await asyncio.wait_for(self._task, 10)
+            except Exception as exc:  # shutting down: log, never raise
+                log.warning("dsh_jupyter: the MCP session manager did not stop cleanly: %r", exc)
+        # sse-starlette leaves one shutdown watcher per event loop (it polls for uvicorn's exit,
+        # which never comes here); end it, or the loop's close reports it as a pending task.
+        for task in asyncio.all_tasks():
+            if getattr(task.get_coro(), "__qualname__", "") == "_shutdown_watcher":
+                task.cancel()
+
+
+class McpHandler(DshHandler):
+    """POST (JSON-RPC messages), GET (the server's SSE stream), DELETE (end a session)."""
+
+    def initialize(self, name: str, **kwargs) -> None:
+        super().initialize(name, **kwargs)
+        self.gone = asyncio.Event()
+        self.content_type = "application/json"  # until the SDK's response says otherwise
+
+    def on_connection_close(self) -> None:
+        super().on_connection_close()  # sets self.cancel: a running search is killed
+        self.gone.set()
+
+    @web.authenticated
+    @authorized("read")  # every MCP request reads; tools/call of write or edit also needs "write"
+    async def post(self) -> None:
+        await self.relay()
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        await self.relay()
+
+    @web.authenticated
+    @authorized("read")
+    async def delete(self) -> None:
+        await self.relay()
+
+    async def relay(self) -> None:
+        body = self.request.body or b""
+        limit = self.settings["dsh_jupyter_max_body_bytes"]
+        if len(body) > limit:
+            raise ApiError(413, "BODY_TOO_LARGE", f"request body is larger than {limit} bytes")
+        may_write = False
+        if self.request.method == "POST":
+            registry = self.workspace.registry
+            may_write = await self.allowed("write")
+            if any(name in registry and registry[name].writes for name in called_tools(body)):
+                try:
+                    await self.require("write")
+                except ApiError as exc:
+                    return self.refuse(body, exc)
+        endpoint: McpEndpoint = self.settings["dsh_jupyter_mcp"]
+        await endpoint.handle(self.asgi_scope(may_write), self.receiver(body), self.sender())
+        self.done()
+
+    def refuse(self, body: bytes, exc: ApiError) -> None:
+        """403 with a JSON-RPC error body, so an MCP client reports the reason for that request."""
+        try:
+            message = orjson.loads(body)
+            request_id = message.get("id") if isinstance(message, dict) else None
+        except orjson.JSONDecodeError:
+            request_id = None
+        self.set_status(exc.status_code)
+        self.finish(dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": FORBIDDEN, "message": exc.message}}))
+
+    def asgi_scope(self, may_write: bool) -> dict:
+        req = self.request
+        host, _, port = (req.host or "").rpartition(":")
+        return {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": req.method,
+            "scheme": req.protocol,
+            "path": req.path,
+            "raw_path": req.path.encode("latin-1", "replace"),
+            "query_string": req.query.encode("latin-1", "replace"),
+            "root_path": "",
+            "headers": [(k.lower().encode("latin-1"), v.encode("latin-1", "replace")) for k, v in req.headers.get_all()],
+            "client": (req.remote_ip or "", 0),
+            "server": (host or req.host, int(port) if port.isdigit() else 0),
+            # No "user": the SDK would bind a session to it, but Jupyter names a token-only client
+            # anew on every request that carries no cookie. Each request is authorized on its own.
+            _CANCEL: self.cancel,
+            _MAY_WRITE: may_write,
+            _USER: self.user_name,
+        }
+
+    def receiver(self, body: bytes):
+        sent = False
+
+        async def receive() -> dict:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await self.gone.wait()
+            return {"type": "http.disconnect"}
+
+        return receive
+
+    def sender(self):
+        async def send(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                self.set_status(message["status"])
+                seen = set()
+                for raw_name, raw_value in message.get("headers", []):
+                    name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+                    if name in _SKIP_HEADERS:
+                        continue
+                    (self.add_header if name in seen else self.set_header)(name, value)
+                    seen.add(name)
+                    if name == "content-type":
+                        self.content_type = value
+                if self.content_type.startswith("text/event-stream"):
+                    await self.push()  # a stream's headers go now, not with its first event
+            elif message["type"] == "http.response.body" and not self.gone.is_set():
+                chunk = message.get("body", b"")
+                if chunk:
+                    self.write(chunk)
+                if message.get("more_body"):
+                    await self.push()  # SSE: every event leaves as soon as it is written
+                else:
+                    self.done()
+
+        return send
+
+    async def push(self) -> None:
+        try:
+            await self.flush()
+        except StreamClosedError:
+            self.gone.set()
+
+    def done(self) -> None:
+        """Finish the response once, keeping the SDK's Content-Type (APIHandler would force JSON)."""
+        if self._finished:
+            return
+        try:
+            self.finish(set_content_type=self.content_type)
+        except StreamClosedError:
+            pass  # the client is gone; nothing left to tell it
+
+    def on_finish(self) -> None:
+        self.gone.set()  # a receive() still waiting for a disconnect can return now
+        super().on_finish()
+
+
+def route_table() -> list[tuple]:
+    return [(PATH, McpHandler)]
