@@ -12,15 +12,14 @@ from __future__ import annotations
 import os
 import re
 import stat as statmod
-from operator import itemgetter
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..paths import Resolved, is_within
 from ..registry import ToolSpec
-from ..render.search import render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
+from ..render.search import _TRUNCATED, render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
 from ..rg import RgMissing, RgOutcome, run_rg
-from ..rgjson import parse_matches
+from ..rgjson import parse_match_records, submatch_spans
 from ..sampling import sample_across_groups
 from ..render.quoting import in_message
 
@@ -212,19 +211,21 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             raise ToolError(Codes.SEARCH_INVALID_PATTERN, f"invalid pattern: {diagnostic}")
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic}")
     try:
-        found = parse_matches(outcome.stdout)
+        found, records = parse_match_records(outcome.stdout)
     except ValueError as exc:
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
     if outcome.returncode == 2:
         value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
-    return _shape_grep(ctx, value, found, strip)
+    return _shape_grep(ctx, value, found, strip, records)
 
 
-def _shape_grep(ctx: CallContext, value: dict, found, strip: str) -> dict:
+def _shape_grep(ctx: CallContext, value: dict, found, strip: str, records: list[bytes]) -> dict:
     """Display paths, cut previews, stable file order; dicts only for the shown page.
 
     The complete result stays a list of ``(path, line, text)`` tuples: a broad grep can hold tens
-    of thousands of matches, and only the spill needs them all.
+    of thousands of matches, and only the spill needs them all. Only the shown page's matches get
+    ``submatches`` (character spans of the pattern in ``text``, for highlighting; never in model
+    text), parsed from their raw records (``records``, in ``found``'s order).
     """
     cut = len(strip)
     limit = ctx.settings.grep_max_line_bytes
@@ -239,22 +240,40 @@ def _shape_grep(ctx: CallContext, value: dict, found, strip: str) -> dict:
         else:
             text = truncate_line(text, limit)
         append((path, m.line, text))
-    files = {r[0] for r in rows}
+    paths = [r[0] for r in rows]
+    files = set(paths)
+    order = range(len(rows))
     spill_prefix = _spill_exclusion(ctx)
     if spill_prefix is not None or any(_VCS_IN_PATH.search(p) for p in files):
         keep = {p for p in files if _keep(p, spill_prefix, ctx.cwd)}
-        rows = [r for r in rows if r[0] in keep]
-    # rg searches files in parallel; a stable file order makes pages repeatable.
-    rows.sort(key=itemgetter(0))
+        order = [i for i in order if paths[i] in keep]
+    # rg searches files in parallel; a stable file order makes pages repeatable. The order is
+    # kept as indices so the shown rows can find their raw records.
+    order = sorted(order, key=paths.__getitem__)
+    rows = [rows[i] for i in order]
     total = len(rows)
     cap = ctx.settings.grep_max_matches
-    shown = [{"path": p, "line": n, "text": t} for p, n, t in rows[:cap]]
+    shown = []
+    for i, (p, n, t) in zip(order[:cap], rows[:cap]):
+        keep_chars = len(t) if t == _untruncated(found[i].text) else len(t) - len(_TRUNCATED.format(limit))
+        try:
+            spans = submatch_spans(records[i], keep_chars)
+        except ValueError as exc:
+            raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
+        shown.append({"path": p, "line": n, "text": t, "submatches": spans})
     value["matches"] = shown
     value["totalMatches"] = total
     value["files"] = len({m["path"] for m in shown})
     if total > cap and ctx.spills is not None:
         value["spill"] = ctx.spills.save(ctx.session, ctx.call_id, "grep", render_grep_spill(rows, total))
     return value
+
+
+def _untruncated(text: str) -> str:
+    """``text`` without rg's line terminator: what a shown line is when it was not cut."""
+    if text.endswith("\n"):
+        return text[:-2] if text.endswith("\r\n") else text[:-1]
+    return text
 
 
 _PATTERN = {"type": "string", "minLength": 1}
