@@ -23,6 +23,7 @@ from .schema import validate_args
 from .settings import Settings, SettingsError
 from .spill import SpillStore
 from .state import CallRecord, StateError, StateStore
+from .tools.listing import browse_listing
 from .render.quoting import in_message
 
 __all__ = ["Workspace", "Result", "default_state_path"]
@@ -168,6 +169,19 @@ class Workspace:
         result = Result(tool, text, value, is_error, session, call_id, duration_ms)
         self._log_call(result, args, surface or self.surface, started)
         return result
+
+    def browse(self, path: str | None = None, offset: int = 1, limit: int | None = None, sort: str = "model",
+               descending: bool = False, name_filter: str | None = None, session: str | None = None) -> dict:
+        """A listing page for a person's view (widgets): sorted or filtered over the whole directory.
+
+        Not a tool call: the model never sees it, so it is not in the registry and not in the call
+        log. The value is ``list``'s plus ``matchedEntries``, ``sort``, ``descending``, ``filter``
+        and ``stamp`` (see ``tools.listing.browse_listing``). A failure raises ``ToolError``.
+        """
+        session = check_session_id(session or self.session)
+        ctx = CallContext(settings=self.settings, resolver=self.resolver, store=self.store, spills=self.spills,
+                          session=session, cwd=self.session_cwd(session), call_id="", rg=self.rg)
+        return browse_listing(ctx, path, offset, limit, sort, descending, name_filter)
 
     def _log_call(self, result: Result, args: dict, surface: str, started: float) -> None:
         if self.store is None:

@@ -10,7 +10,7 @@ from ..fsio import entry_details, scan_directory
 from ..paths import printable
 from ..render.quoting import in_message
 
-__all__ = ["execute_list", "execute_list_dir"]
+__all__ = ["execute_list", "execute_list_dir", "browse_listing", "BROWSE_SORTS"]
 
 
 def _scan(ctx: CallContext, path: str | None, verb: str):
@@ -49,6 +49,62 @@ def execute_list(ctx: CallContext, args: dict) -> dict:
         "entries": rows,
         "totalEntries": total,
         "counts": counts,
+    }
+
+
+BROWSE_SORTS = ("model", "name", "size", "modified")
+
+
+def browse_listing(ctx: CallContext, path: str | None = None, offset: int = 1, limit: int | None = None,
+                   sort: str = "model", descending: bool = False, name_filter: str | None = None) -> dict:
+    """One page of a directory for a person's view: sorted or filtered over the whole listing.
+
+    Not a tool: no schema, no model text, no call log (``Workspace.browse`` is its only caller).
+    It scans through ``_scan``, the one place ``list`` opens a directory, and returns the
+    ``list`` value's keys plus ``matchedEntries`` (entries left by ``name_filter``, which
+    ``offset`` counts), ``sort``, ``descending``, ``filter`` and ``stamp`` (the directory's
+    inode, mtime and ctime in ns: a cheap "changed since?" check). ``sort`` is ``model`` (the
+    tool's own order), ``name`` (case-insensitive), ``size`` (files by size; directories and
+    other entries count as -1) or ``modified``; ``limit`` 0 gives counts and stamp, no rows.
+    """
+    if sort not in BROWSE_SORTS:
+        raise ToolError(Codes.ARGUMENT_INVALID, f"sort must be one of {', '.join(BROWSE_SORTS)}")
+    cap = ctx.settings.list_max_entries
+    limit = cap if limit is None else min(max(limit, 0), cap)
+    target, entries = _scan(ctx, path, "list")
+    st = os.stat(target.real)
+    rows = entries.page(0, len(entries))
+    if name_filter:
+        needle = name_filter.casefold()
+        rows = [r for r in rows if needle in r[0].casefold()]
+    if offset < 1 or offset > max(len(rows), 1):
+        raise ToolError(Codes.ARGUMENT_INVALID, f"offset {offset} is out of range ({len(rows)} entries)")
+    details = None
+    if sort in ("size", "modified"):
+        details = {name: entry_details(target.real, name) for name, _ in rows}
+        field = "size" if sort == "size" else "mtime"
+        rows.sort(key=lambda r: details[r[0]].get(field, -1) if field == "mtime" or r[1] == "file" else -1,
+                  reverse=descending)  # stable either way: ties keep the model's order
+    elif sort == "name":
+        rows.sort(key=lambda r: r[0].casefold(), reverse=descending)
+    elif descending:
+        rows.reverse()
+    page = []
+    for name, kind in rows[offset - 1 : offset - 1 + limit]:
+        row = {"name": printable(name), "type": kind}
+        row.update(details[name] if details is not None else entry_details(target.real, name))
+        page.append(row)
+    return {
+        "path": target.display,
+        "offset": offset,
+        "entries": page,
+        "totalEntries": len(entries),
+        "matchedEntries": len(rows),
+        "counts": {"directories": len(entries.directories), "files": len(entries.files), "other": len(entries.other)},
+        "sort": sort,
+        "descending": bool(descending),
+        "filter": name_filter or "",
+        "stamp": [st.st_ino, st.st_mtime_ns, st.st_ctime_ns],
     }
 
 
