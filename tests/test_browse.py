@@ -66,10 +66,13 @@ def test_filter_is_case_insensitive_and_offsets_count_what_it_leaves(ws):
 
 def test_stamp_moves_when_the_folder_changes(ws):
     before = ws.browse("d", limit=0)
-    assert before["entries"] == [] and len(before["stamp"]) == 3
+    assert before == {"path": "d", "stamp": ws.browse("d")["stamp"]} and len(before["stamp"]) == 3
     assert ws.browse("d", limit=0)["stamp"] == before["stamp"]
     (Path(ws.root) / "d" / "new.txt").write_text("new")
     assert ws.browse("d", limit=0)["stamp"] != before["stamp"]
+    assert ws.browse("missing", limit=0) == {"path": "missing", "stamp": None}  # gone: no stamp, no scan
+    with pytest.raises(ToolError):
+        ws.browse("..", limit=0)  # still confined
 
 
 def test_confined_like_list(ws, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
@@ -65,12 +66,22 @@ def browse_listing(ctx: CallContext, path: str | None = None, offset: int = 1, l
     ``offset`` counts), ``sort``, ``descending``, ``filter`` and ``stamp`` (the directory's
     inode, mtime and ctime in ns: a cheap "changed since?" check). ``sort`` is ``model`` (the
     tool's own order), ``name`` (case-insensitive), ``size`` (files by size; directories and
-    other entries count as -1) or ``modified``; ``limit`` 0 gives counts and stamp, no rows.
+    other entries count as -1) or ``modified``. ``limit`` 0 is the cheap check: ``path`` and
+    ``stamp`` only, from one stat of the directory, without scanning it.
     """
     if sort not in BROWSE_SORTS:
         raise ToolError(Codes.ARGUMENT_INVALID, f"sort must be one of {', '.join(BROWSE_SORTS)}")
     cap = ctx.settings.list_max_entries
     limit = cap if limit is None else min(max(limit, 0), cap)
+    if limit == 0:
+        target = ctx.resolver.resolve(ctx.cwd, path, verb="list")
+        try:
+            st = os.stat(target.real) if target.exists else None
+        except OSError:
+            st = None
+        if st is None or not stat.S_ISDIR(st.st_mode):
+            return {"path": target.display, "stamp": None}
+        return {"path": target.display, "stamp": [st.st_ino, st.st_mtime_ns, st.st_ctime_ns]}
     target, entries = _scan(ctx, path, "list")
     st = os.stat(target.real)
     rows = entries.page(0, len(entries))
