@@ -55,7 +55,12 @@ export function createFrame(model, el, view) {
     pending.slow = setTimeout(() => {
       busyText.textContent = "waiting for the kernel…";
     }, SLOW_MS);
-    model.send({ action, seq, ...args });
+    try {
+      model.send({ action, seq, ...args });
+    } catch (error) {
+      markGone(); // the comm is closed: the kernel restarted or stopped
+      return false;
+    }
     return true;
   }
 
@@ -110,22 +115,32 @@ export function createFrame(model, el, view) {
     modelBox.hidden = !on;
   }
 
-  // The kernel is gone once ipywidgets marks the view disconnected (a restart or a shutdown).
-  const watch = () => {
-    const isGone = el.classList.contains("jupyter-widgets-disconnected");
-    root.classList.toggle("dsh-is-gone", isGone);
-    if (isGone && pending) {
+  // The kernel is gone after a restart or a shutdown: the models of the old kernel never answer
+  // again. JupyterLab's widget manager reports it through the kernel's status (watched when the
+  // host exposes it), other hosts by marking the view disconnected; a send that fails says so too.
+  function markGone() {
+    root.classList.add("dsh-is-gone");
+    if (pending) {
       clearTimeout(pending.slow);
       pending = null;
       root.removeAttribute("aria-busy");
       root.classList.remove("dsh-busy");
       busyText.textContent = "";
     }
-  };
-  const observer = new MutationObserver(watch);
+  }
+  const observer = new MutationObserver(() => {
+    if (el.classList.contains("jupyter-widgets-disconnected")) markGone();
+  });
   observer.observe(el, { attributes: true, attributeFilter: ["class"] });
-  model.on("comm_live_update", () => setTimeout(watch, 0));
-  frame.dispose = () => observer.disconnect();
+  const kernel = model.widget_manager && model.widget_manager.kernel;
+  const onStatus = (_kernel, state) => {
+    if (state === "restarting" || state === "autorestarting" || state === "dead") markGone();
+  };
+  if (kernel && kernel.statusChanged && kernel.statusChanged.connect) kernel.statusChanged.connect(onStatus);
+  frame.dispose = () => {
+    observer.disconnect();
+    if (kernel && kernel.statusChanged && kernel.statusChanged.disconnect) kernel.statusChanged.disconnect(onStatus);
+  };
   return frame;
 }
 

@@ -1,5 +1,5 @@
 // keys.js: keyboard use of a view: arrow keys move between rows, Enter opens, Backspace or
-// Alt+Up goes to the parent folder, "/" focuses the filter. One row at a time is tabbable (a
+// Alt+Up goes to the parent folder, "/" focuses the filter, Escape closes an opened window. One row at a time is tabbable (a
 // roving tabindex), so Tab leaves the rows and reaches the pager.
 //
 // Why it exists: a person should be able to browse without the mouse, and keys pressed while
@@ -30,7 +30,8 @@ export function firstRow(root, focus) {
 }
 
 /**
- * Key handling on `root`: `handlers` has onEnter(row), onParent(), onFilter() (each optional).
+ * Key handling on `root`: `handlers` has onEnter(row), onParent(), onFilter(), onEscape() (each
+ * optional; onEscape is for a key pressed inside an opened window).
  * Keys typed in a text box are left to it, except Enter (the box handles it) and Escape (back
  * to the rows).
  */
@@ -65,6 +66,9 @@ export function bindKeys(root, handlers) {
       handled = rows.length > 0;
     } else if (event.key === "Enter" && row && handlers.onEnter) {
       handlers.onEnter(row);
+      handled = true;
+    } else if (event.key === "Escape" && handlers.onEscape && event.target.closest && event.target.closest(".dsh-window")) {
+      handlers.onEscape(); // leave an opened window: it closes, the focus goes back to its row
       handled = true;
     } else if (event.key === "Backspace" && handlers.onParent) {
       handlers.onParent();

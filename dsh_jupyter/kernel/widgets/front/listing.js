@@ -53,6 +53,7 @@ export function renderListing(model, el) {
     onEnter: row => open(Number(row.dataset.index)),
     onParent: up,
     onFilter: () => filter.focus(),
+    onEscape: () => request("close", {}, { focus: "opener" }),
   });
 
   function drawCrumbs() {

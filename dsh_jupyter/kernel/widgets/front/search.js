@@ -8,7 +8,7 @@
 
 import { h, icon, iconKind } from "./dom.js";
 import { createFrame } from "./frame.js";
-import { bindKeys, firstRow, keepFocus } from "./keys.js";
+import { activate, bindKeys, firstRow, keepFocus } from "./keys.js";
 import { renderWindow, revealHit } from "./window.js";
 
 const WIDE = 160; // characters of a line shown around its first match
@@ -65,7 +65,7 @@ function renderSearch(model, el, kind) {
     const args = index === undefined ? { group: Number(group) } : { group: Number(group), index: Number(index) };
     request(action, args, { focus: "open" });
   };
-  bindKeys(root, { onEnter: openRow });
+  bindKeys(root, { onEnter: openRow, onEscape: () => request("close", {}, { focus: "opener" }) });
   root.addEventListener("keydown", event => {
     const head = event.target.closest && event.target.closest(".dsh-group-head");
     if (!head || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
@@ -175,8 +175,14 @@ function renderSearch(model, el, kind) {
       if (close) close.focus({ preventScroll: true });
     }
   });
+  let lastAnchor = model.get("panel").anchor || "";
   frame.onDone(after => {
-    if (after.focus === "opener") firstRow(root, true);
+    if (after.focus === "opener") {
+      const opener = lastAnchor && root.querySelector(`[data-key="${lastAnchor.startsWith("file:") ? `group:${lastAnchor.slice(5)}` : lastAnchor}"]`);
+      if (opener) activate(root, opener);
+      else firstRow(root, true);
+    }
+    lastAnchor = model.get("panel").anchor || "";
   });
 
   model.on("change", () => keepFocus(root, draw));
