@@ -23,10 +23,12 @@ export function activate(root, row, focus = true) {
 
 /** Give the first row the tab stop (and, with `focus`, the focus): a new page starts there. */
 export function firstRow(root, focus) {
-  const rows = visibleRows(root);
-  if (!rows.length) return;
-  const current = rows.find(r => r.tabIndex === 0) || rows[0];
-  activate(root, focus ? rows[0] : current, focus);
+  // Only the first shown row is looked for: measuring all of them would lay out every row.
+  const all = root.querySelectorAll(ROW);
+  const first = [...all].find(row => row.offsetParent !== null);
+  if (!first) return;
+  const current = root.querySelector(`${ROW}[tabindex="0"]`);
+  activate(root, focus || !current ? first : current, focus);
 }
 
 /**

@@ -89,38 +89,83 @@ export function renderListing(model, el) {
     return h("div", { role: "row", class: "dsh-head-row" }, cells);
   }
 
-  function rowFor(entry, index, panel) {
-    const opener = panel.anchor === `row:${index}`;
-    const tip = entry.target ? `${entry.label} -> ${entry.target} (not followed)`
-      : entry.type === "directory" ? "list this folder" : entry.type === "file" ? "open it below" : "not a regular file";
-    return h("div", {
-      role: "row", class: `dsh-row dsh-${entry.type}${opener ? " dsh-opener" : ""}`, "data-row": "",
-      "data-index": index, "data-key": `row:${index}`, tabindex: "-1", title: tip,
-      "aria-expanded": entry.type === "file" ? (opener ? "true" : "false") : null,
-      "aria-controls": opener ? "dsh-panel" : null,
-      onclick: () => open(index),
-    },
-    h("div", { role: "gridcell", class: "dsh-cell dsh-name" }, icon(iconKind(entry.type, entry.name)),
-      h("span", { class: "dsh-label" }, entry.label)),
-    h("div", { role: "gridcell", class: "dsh-cell dsh-size" }, humanSize(entry.size)),
-    h("div", { role: "gridcell", class: "dsh-cell dsh-mtime", title: exactTime(entry.mtime) }, relativeTime(entry.mtime)));
+  // Row elements are made once and refilled for every page: a page change rewrites 200 rows'
+  // text instead of building 1,600 elements, which keeps a click near the cost of the call.
+  const grid = h("div", { role: "grid", class: "dsh-grid" });
+  const empty = h("div", { class: "dsh-empty" }, "no entries here");
+  const pool = [];
+  const icons = {};
+
+  function makeRow() {
+    const parts = {
+      icon: h("span", { class: "dsh-icon-slot" }),
+      label: h("span", { class: "dsh-label" }),
+      size: h("div", { role: "gridcell", class: "dsh-cell dsh-size" }),
+      mtime: h("div", { role: "gridcell", class: "dsh-cell dsh-mtime" }),
+      kind: "",
+    };
+    const el = h("div", { role: "row", "data-row": "", tabindex: "-1" },
+      h("div", { role: "gridcell", class: "dsh-cell dsh-name" }, parts.icon, parts.label), parts.size, parts.mtime);
+    el.addEventListener("click", () => open(Number(el.dataset.index)));
+    el.dshParts = parts;
+    return el;
   }
 
+  function fillRow(el, entry, index, panel) {
+    const p = el.dshParts;
+    const opener = panel.anchor === `row:${index}`;
+    el.className = `dsh-row dsh-${entry.type}${opener ? " dsh-opener" : ""}`;
+    el.dataset.index = index;
+    el.dataset.key = `row:${index}`;
+    el.title = entry.target ? `${entry.label} -> ${entry.target} (not followed)`
+      : entry.type === "directory" ? "list this folder" : entry.type === "file" ? "open it below" : "not a regular file";
+    if (entry.type === "file") el.setAttribute("aria-expanded", opener ? "true" : "false");
+    else el.removeAttribute("aria-expanded");
+    if (opener) el.setAttribute("aria-controls", "dsh-panel");
+    else el.removeAttribute("aria-controls");
+    const kind = iconKind(entry.type, entry.name);
+    if (p.kind !== kind) {
+      icons[kind] = icons[kind] || icon(kind);
+      p.icon.replaceChildren(icons[kind].cloneNode(true));
+      p.kind = kind;
+    }
+    p.label.textContent = entry.label;
+    p.size.textContent = humanSize(entry.size);
+    p.mtime.textContent = relativeTime(entry.mtime);
+    p.mtime.title = exactTime(entry.mtime);
+  }
+
+  let headKey = "";
   function drawBody() {
     const panel = model.get("panel");
-    const grid = h("div", { role: "grid", class: "dsh-grid", "aria-label": `entries of ${model.get("subject")}`,
-      "aria-rowcount": model.get("matched") + 1 });
-    grid.append(header());
+    const list = model.get("rows");
+    grid.setAttribute("aria-label", `entries of ${model.get("subject")}`);
+    grid.setAttribute("aria-rowcount", model.get("matched") + 1);
+    const key = `${model.get("sort")}:${model.get("descending")}`;
+    if (key !== headKey || !grid.firstChild) {
+      const head = header();
+      if (grid.firstChild) grid.replaceChild(head, grid.firstChild);
+      else grid.append(head);
+      headKey = key;
+    }
+    for (const old of grid.querySelectorAll(":scope > .dsh-panel-row, :scope > .dsh-empty")) old.remove();
+    while (pool.length < list.length) pool.push(makeRow());
+    list.forEach((entry, index) => fillRow(pool[index], entry, index, panel));
+    for (let i = 0; i < pool.length; i += 1) {
+      const el = pool[i];
+      if (i < list.length && el.parentNode !== grid) grid.append(el);
+      else if (i >= list.length && el.parentNode === grid) el.remove();
+    }
     let section = null;
-    model.get("rows").forEach((entry, index) => {
-      grid.append(rowFor(entry, index, panel));
-      if (panel.anchor === `row:${index}`) {
+    if (panel.anchor && panel.anchor.startsWith("row:")) {
+      const at = Number(panel.anchor.slice(4));
+      if (at < list.length) {
         section = renderWindow(panel, request, { closable: true, id: "dsh-panel" });
-        grid.append(h("div", { role: "row", class: "dsh-panel-row" }, h("div", { role: "gridcell" }, section)));
+        pool[at].after(h("div", { role: "row", class: "dsh-panel-row" }, h("div", { role: "gridcell" }, section)));
       }
-    });
-    if (!model.get("rows").length) grid.append(h("div", { class: "dsh-empty" }, "no entries here"));
-    body.replaceChildren(grid);
+    }
+    if (!list.length) grid.append(empty);
+    if (grid.parentNode !== body) body.replaceChildren(grid);
     return section;
   }
 
