@@ -99,7 +99,7 @@ def build_root(root: Path) -> Path:
         "src/lib/strings.py": "def shout(s):\n    return s.upper()  # TODO unicode\n",
         "src/lib/numbers.py": "def double(n):\n    # TODO overflow\n    # TODO negative\n    return 2 * n\n",
         "docs/guide.md": "# Guide\n\nTODO: write the guide.\n",
-        "src/lib/spaced.py": "x  =   1    # TODO   keep   spacing\n",
+        "src/lib/spaced.py": "x  =   1    # TODO   keep   spacing\n" + "y = '" + "z" * 1500 + " TODO late'\n",
         "notes.txt": "first line\nsecond line\n",
         "README.md": "# e2e workspace\n",
         "logs/long.txt": "".join(f"log line {i}: " + "." * (i % 50) + "\n" for i in range(1, 3001)),

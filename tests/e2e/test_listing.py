@@ -169,6 +169,14 @@ def test_keyboard_moves_opens_and_goes_up_without_reaching_the_notebook(page, la
     box.fill("205")
     box.press("Enter")  # Enter jumps, like "go"
     expect()(status(w)).to_have_text("entries 205-210 of 210")
+    box = w.locator(".dsh-controls .dsh-jump")
+    box.fill("999")
+    box.press("Enter")  # a failed call: its error, styled as one; the page stays
+    error = w.locator(":scope > .dsh-error")
+    expect()(error).to_have_text('Error: offset 999 is out of range for "big" (210 entries)')
+    expect()(error).to_have_attribute("role", "alert")
+    assert error.evaluate("el => getComputedStyle(el).borderLeftStyle") == "solid"
+    expect()(status(w)).to_have_text("entries 205-210 of 210")
 
 
 def test_busy_state_shows_at_once_and_clicks_do_not_queue(page, lab):

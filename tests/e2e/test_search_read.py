@@ -123,6 +123,13 @@ def test_code_keeps_its_spacing_in_a_monospace_font(page, lab):
         const w = s.getBoundingClientRect().width; s.remove(); return w; })""")
     assert abs(widths[0] - widths[1]) < 0.5, widths  # every character is as wide as the next
 
+    late = w.locator(".dsh-item .dsh-code").nth(1)  # a 1,500-character line: shown around its match
+    expect()(late.locator(".dsh-cut").first).to_have_text("…")
+    expect()(late.locator("mark")).to_have_text("TODO")
+    assert late.evaluate("el => el.textContent.length") < 200
+    mark_box, item_box = late.locator("mark").bounding_box(), w.locator(".dsh-item").nth(1).bounding_box()
+    assert item_box["x"] <= mark_box["x"] and mark_box["x"] + mark_box["width"] <= item_box["x"] + item_box["width"]
+
 
 def test_glob_and_the_saved_result_whose_paths_are_links(page, lab, screenshot_dir):
     run_notebook(page, lab, "glob.ipynb")

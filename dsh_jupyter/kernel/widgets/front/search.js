@@ -12,7 +12,7 @@ import { activate, bindKeys, firstRow, keepFocus } from "./keys.js";
 import { renderWindow, revealHit } from "./window.js";
 
 const WIDE = 160; // characters of a line shown around its first match
-const BEFORE = 48; // of them, before the match
+const BEFORE = 32; // of them, before the match (so the match is near the start, in view)
 
 /** Sorted, merged [start, end] spans inside [0, length). */
 export function cleanSpans(spans, length) {
@@ -34,7 +34,7 @@ export function matchLine(text, spans) {
   let to = text.length;
   if (text.length > WIDE) {
     const first = marks.length ? marks[0][0] : 0;
-    from = Math.max(0, Math.min(first - BEFORE, text.length - WIDE));
+    from = Math.max(0, first - BEFORE);
     to = Math.min(text.length, from + WIDE);
   }
   const code = h("code", { class: "dsh-code" });
