@@ -206,6 +206,7 @@ def test_a_saved_notebook_with_50_reads_and_the_call_log_stays_small(page, lab):
     page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)').title.includes('*')"
                            " && !document.querySelector('.lm-TabBar-tab.lm-mod-current.jp-mod-dirty')", timeout=30_000)
     saved = (lab.root / "saved.ipynb").read_bytes()
+    print(f"saved notebook: {len(saved):,} bytes")
     assert len(saved) < 200_000, len(saved)
     assert b"</content>" not in saved and b"value_14 = 14" not in saved  # no call's text, just the summary
     assert b"read src/app/main.py" in saved or b"src/app/main.py" in saved
