@@ -1,4 +1,4 @@
-"""One "next page" click in the listing widget, beside the core call and the filesystem floor.
+"""One "next page" request to the listing widget, beside the core call and the filesystem floor.
 
     python benchmarks/bench_widget_paging.py [--entries 100000] [--runs 7] [--dir DIR]
 
@@ -6,18 +6,18 @@ Builds (once, reusing DIR if it already holds the tree) one directory of N entri
 subdirectory), then times, in one run, the median of several:
   - ``os.scandir`` + sort (directories first, then files, each by name) + the first page: the floor;
   - ``Workspace.run("list", path=…, offset=…)``: the tool through the Python API;
-  - one click on the listing widget's "next" button: the core call plus updating the widgets
-    (row widgets reused: the default), with the widget's own update timed apart, and the same
-    click with every row widget rebuilt per page (``ListingView.reuse_rows = False``), to show
-    what reuse buys;
-and after each click the number of rows the widget holds (one page) and the messages the click
-would send to the browser (counted with a recording comm; no kernel or browser is involved).
+  - one "next" request handled by the listing widget in the kernel (the message the browser sends,
+    the core call, the folder's change stamp, the one state update and the "done" answer);
+and after each request the rows the widget holds (one page), the messages it sent and their size
+(counted with a recording comm; no kernel or browser is involved). What the browser then takes
+to draw the rows is measured by ``bench_widget_browser.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import json
 import statistics
 import sys
 import tempfile
@@ -34,7 +34,7 @@ SENT: list = []
 
 class CountingComm(BaseComm):
     def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
-        SENT.append(msg_type)
+        SENT.append((msg_type, len(json.dumps(data or {}))))
 
 
 def build_dir(path: str, entries: int) -> None:
@@ -67,29 +67,14 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-SHOW_TIMES: list = []
-
-
-def timed_show(view: ListingView) -> None:
-    """Record how long the widget spends updating itself (everything after the core call)."""
-    show = view.show
-
-    def wrapper(result):
-        t0 = time.perf_counter()
-        show(result)
-        SHOW_TIMES.append(time.perf_counter() - t0)
-
-    view.show = wrapper
-
-
-def click(view: ListingView) -> tuple[float, int, int]:
-    """One "next" click: (seconds, rows held afterwards, messages sent)."""
+def click(view: ListingView) -> tuple[float, int, int, int]:
+    """One "next" request as the browser sends it: (seconds, rows held, messages sent, bytes sent)."""
     SENT.clear()
     t0 = time.perf_counter()
-    view.pager.next_button.click()
+    view._on_msg(view, {"action": "page", "seq": 1, "where": "next"}, [])
     seconds = time.perf_counter() - t0
     assert not view.error, view.error
-    return seconds, len(view.rows), len(SENT)
+    return seconds, len(view.rows), len(SENT), sum(size for _kind, size in SENT)
 
 
 def main() -> int:
@@ -115,16 +100,11 @@ def main() -> int:
     t = time.perf_counter()
     view = ListingView(ws, ws.session, path="big")
     build_s = time.perf_counter() - t
-    opened = SENT.count("comm_open")
-    ListingView.reuse_rows = False
-    rebuild_view = ListingView(ws, ws.session, path="big")
-    ListingView.reuse_rows = True
-    timed_show(view)
+    opened = sum(1 for kind, _ in SENT if kind == "comm_open")
 
-    # One round per run, each measuring all four the same way, so drift on a busy machine
+    # One round per run, each measuring all three the same way, so drift on a busy machine
     # affects them alike.
-    floor_t, tool_t, reuse_t, rebuild_t = [], [], [], []
-    held, messages, rebuild_held, rebuild_messages = [], [], [], []
+    floor_t, tool_t, click_t, held, messages, sizes = [], [], [], [], [], []
     for offset in offsets:
         t = time.perf_counter()
         floor(target, offset, page)
@@ -133,27 +113,19 @@ def main() -> int:
         r = ws.run("list", path="big", offset=offset)
         tool_t.append(time.perf_counter() - t)
         assert not r.is_error, r.text
-        seconds, rows, sent = click(view)
-        reuse_t.append(seconds), held.append(rows), messages.append(sent)
-        ListingView.reuse_rows = False
-        seconds, rows, sent = click(rebuild_view)
-        ListingView.reuse_rows = True
-        rebuild_t.append(seconds), rebuild_held.append(rows), rebuild_messages.append(sent)
+        seconds, rows, sent, size = click(view)
+        click_t.append(seconds), held.append(rows), messages.append(sent), sizes.append(size)
 
-    f, tool, reused, rebuild = (median_ms(x) for x in (floor_t, tool_t, reuse_t, rebuild_t))
+    f, tool, clicked = (median_ms(x) for x in (floor_t, tool_t, click_t))
     print(f"page size: {page} (list_max_entries); medians of {opts.runs} runs")
     print(f"  os.scandir + sort + page (floor)     {f:8.1f} ms")
     print(f"  Workspace.run('list', offset=…)      {tool:8.1f} ms   {tool / f:5.2f}x floor")
-    print(f"  widget 'next' click (rows reused)    {reused:8.1f} ms   {reused / f:5.2f}x floor, "
-          f"{reused - tool:+.1f} ms over the core call")
-    print(f"    of which the widget's own update   {median_ms(SHOW_TIMES):8.1f} ms   (rows, footer, pager; the rest is "
-          "the core call)")
-    print(f"  widget 'next' click (rows rebuilt)   {rebuild:8.1f} ms   {rebuild / reused:5.2f}x the reused click")
+    print(f"  widget 'next' request (kernel side)  {clicked:8.1f} ms   {clicked / f:5.2f}x floor, "
+          f"{clicked - tool:+.1f} ms over the core call (the change stamp and the state update)")
     print(f"  first display of the widget          {build_s * 1000:8.1f} ms   ({opened} widget models opened)")
-    print(f"  rows held after each click (reused):  {held}")
-    print(f"  rows held after each click (rebuilt): {rebuild_held}")
-    print(f"  messages per click (reused):          {messages}")
-    print(f"  messages per click (rebuilt):         {rebuild_messages}")
+    print(f"  rows held after each request:         {held}")
+    print(f"  messages per request:                 {messages}")
+    print(f"  bytes per request:                    {sizes}")
     return 0
 
 

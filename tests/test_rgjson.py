@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from dsh_jupyter.core.rgjson import RgMatch, parse_matches
+from dsh_jupyter.core.rgjson import RgMatch, parse_match_records, parse_matches, submatch_spans
 
 
 def _rg() -> str:
@@ -157,3 +157,39 @@ def test_large_output_parses_quickly():
     assert len(stdout) > 20_000_000
     matches = parse_matches(stdout)
     assert len(matches) == 50_000
+
+
+def test_records_and_submatch_spans_from_real_rg(tmp_path: Path):
+    (tmp_path / "a.txt").write_text("café needle, needle\nno\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_bytes(b"\xff needle\n")
+    matches, records = parse_match_records(run_rg("needle", tmp_path))
+    assert len(matches) == len(records) == 2
+    by_name = {Path(m.path).name: (m, r) for m, r in zip(matches, records)}
+    match, record = by_name["a.txt"]
+    spans = submatch_spans(record, len(match.text))
+    # character offsets ("é" is two bytes, one character), one span per occurrence
+    assert spans == [[5, 11], [13, 19]]
+    assert [match.text[a:b] for a, b in spans] == ["needle", "needle"]
+    assert submatch_spans(record, 15) == [[5, 11], [13, 15]]  # clipped to the shown part
+    assert submatch_spans(record, 5) == []
+    match, record = by_name["b.txt"]  # a line rg sends as base64 bytes
+    assert match.text == "\ufffd needle\n"
+    assert [match.text[a:b] for a, b in submatch_spans(record, 99)] == ["needle"]
+
+
+def test_records_follow_the_careful_path_too():
+    rec = {"type": "match", "data": {"lines": {"text": "x hit\n"}, "path": {"text": "p"}, "line_number": 1,
+                                      "submatches": [{"match": {"text": "hit"}, "start": 2, "end": 5}],
+                                      "absolute_offset": 0}}
+    line = orjson.dumps(rec)  # key order differs from rg's: the fast path gives up
+    matches, records = parse_match_records(line + b"\n")
+    assert matches == [RgMatch("p", 1, "x hit\n")] and records == [line]
+    assert submatch_spans(records[0], 99) == [[2, 5]]
+
+
+@pytest.mark.parametrize("sub", [{"start": 3, "end": 2}, {"start": 0, "end": 99}, {"start": "0", "end": 1}, "x"])
+def test_a_broken_submatch_raises(sub):
+    rec = {"type": "match", "data": {"path": {"text": "p"}, "lines": {"text": "abc\n"}, "line_number": 1,
+                                      "absolute_offset": 0, "submatches": [sub]}}
+    with pytest.raises(ValueError, match="^malformed rg --json output: .*submatch"):
+        submatch_spans(orjson.dumps(rec), 99)

@@ -596,3 +596,28 @@ def test_rg_vanishing_later_is_a_clear_search_error(root: Path, tmp_path: Path) 
     r = ws.run("grep", pattern="x")
     assert r.value["code"] == "SEARCH_FAILED"
     assert r.text == "Error: grep failed: the ripgrep (rg) binary could not be started"
+
+
+def test_grep_page_carries_submatch_spans_and_the_text_does_not_change(root: Path, tmp_path: Path) -> None:
+    write(root, "a.py", "x = 'été'  # TODO one TODO two\nplain\n")
+    write(root, "b.py", "    TODO: keep   spacing\n")
+    write(root, "long.txt", "é" * 1500 + " TODO late\n" + "TODO early " + "é" * 1500 + "\n")
+    ws = make(root, tmp_path)
+    r = ws.run("grep", pattern="TODO")
+    assert r.text == ws.run("grep", pattern="TODO").text
+    assert "submatches" not in r.text and "[[" not in r.text
+    spans = {(m["path"], m["line"]): m["submatches"] for m in r.value["matches"]}
+    a = next(m for m in r.value["matches"] if m["path"] == "a.py")
+    assert [a["text"][s:e] for s, e in a["submatches"]] == ["TODO", "TODO"]
+    assert spans[("b.py", 1)] == [[4, 8]]
+    # a long line is cut at grep_max_line_bytes: a match past the cut has no span, one before keeps it
+    assert spans[("long.txt", 1)] == []
+    assert spans[("long.txt", 2)] == [[0, 4]]
+
+
+def test_grep_submatches_only_for_the_shown_page(root: Path, tmp_path: Path) -> None:
+    for i in range(5):
+        write(root, f"f{i}.txt", "hit and hit\n")
+    r = make(root, tmp_path, grep_max_matches=2).run("grep", pattern="hit")
+    assert [m["submatches"] for m in r.value["matches"]] == [[[0, 3], [8, 11]]] * 2
+    assert r.value["totalMatches"] == 5

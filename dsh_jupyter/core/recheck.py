@@ -110,8 +110,8 @@ class Rechecker:
         finally:
             os.close(f)
 
-    def confirm_matches(self, rows: list, path_of) -> list:
-        """Keep the grep matches whose line the file beneath the root really holds.
+    def confirm_matches(self, rows: list, path_of) -> list[int]:
+        """The indices of the grep matches whose line the file beneath the root really holds.
 
         ``rows`` are rg matches with ``path`` (relative to the search root, no ``./``), ``line``
         and ``text`` (the line as rg reported it, decoded as rg's parser decodes it).
@@ -121,9 +121,9 @@ class Rechecker:
             by_file.setdefault(path_of(row), set()).add(row.line)
         found = {path: self.lines(path, wanted) for path, wanted in by_file.items()}
         kept = []
-        for row in rows:
+        for i, row in enumerate(rows):
             held = found.get(path_of(row))
             line = held.get(row.line) if held is not None else None
             if line is not None and line.decode("utf-8", "replace") == row.text:
-                kept.append(row)
+                kept.append(i)
         return kept

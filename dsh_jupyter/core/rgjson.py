@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import orjson
 
-__all__ = ["RgMatch", "parse_matches"]
+__all__ = ["RgMatch", "parse_matches", "parse_match_records", "submatch_spans"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,12 +97,58 @@ def parse_matches(stdout: bytes) -> list[RgMatch]:
     reads their fields directly; anything unexpected sends the whole output through the careful
     line-by-line parser below, which either agrees or raises the precise error.
     """
+    return parse_match_records(stdout)[0]
+
+
+def parse_match_records(stdout: bytes) -> tuple[list[RgMatch], list[bytes]]:
+    """``parse_matches`` and, in the same order, each match's raw record line.
+
+    The raw lines cost nothing extra (they are slices the parser makes anyway); a caller keeps
+    the few it shows and reads their submatches with ``submatch_spans``, so the complete result
+    never pays for parsing the submatch arrays.
+    """
     lines = stdout.split(b"\n")
     picked = [line for line in lines if line.startswith(_MATCH)]
     try:
-        return _fast(lines, picked)
+        return _fast(lines, picked), picked
     except Exception:
-        return _careful(lines)
+        records: list[bytes] = []
+        return _careful(lines, records), records
+
+
+def submatch_spans(record: bytes, keep: int) -> list[list[int]]:
+    """``[[start, end], ...]``: where the pattern matched, as character offsets into the line text.
+
+    rg reports byte offsets into the line's bytes; they are turned into offsets into the decoded
+    text (as ``RgMatch.text`` holds it) and clipped to its first ``keep`` characters (the part of
+    a long line that is shown); a span that starts past them is left out. Raises ``ValueError``
+    (``malformed rg --json output: …``) on a record that is not a well-formed match.
+    """
+    data = _load(record, 1).get("data")
+    if not isinstance(data, dict):
+        raise _malformed(1, "match record has no data object")
+    lines = data.get("lines")
+    if isinstance(lines, dict) and isinstance(lines.get("text"), str):
+        raw = lines["text"].encode("utf-8", "surrogatepass")
+    else:
+        raw = base64.b64decode(_data_text_bytes(lines))
+    spans = []
+    for sub in data.get("submatches") or ():
+        start, end = (sub.get("start"), sub.get("end")) if isinstance(sub, dict) else (None, None)
+        if type(start) is not int or type(end) is not int or not 0 <= start <= end <= len(raw):
+            raise _malformed(1, "match record has an invalid submatch")
+        first = len(raw[:start].decode("utf-8", "replace"))
+        if first >= keep:
+            continue
+        last = min(len(raw[:end].decode("utf-8", "replace")), keep)
+        spans.append([first, last])
+    return spans
+
+
+def _data_text_bytes(obj: object) -> str:
+    if isinstance(obj, dict) and isinstance(obj.get("bytes"), str):
+        return obj["bytes"]
+    raise _malformed(1, "match record has no lines text or bytes")
 
 
 def _fast(lines: list[bytes], picked: list[bytes]) -> list[RgMatch]:
@@ -136,7 +182,7 @@ def _fast(lines: list[bytes], picked: list[bytes]) -> list[RgMatch]:
     return out
 
 
-def _careful(lines: list[bytes]) -> list[RgMatch]:
+def _careful(lines: list[bytes], records: list[bytes] | None = None) -> list[RgMatch]:
     """Line by line, validating every record; raises ``ValueError`` naming the first bad line.
 
     Non-match records that start with rg's own prefix are skipped after a cheap framing check
@@ -154,6 +200,8 @@ def _careful(lines: list[bytes]) -> list[RgMatch]:
             if record["type"] != "match":
                 raise _malformed(line_no, "duplicate type key")
             append(_match(record, line_no))
+            if records is not None:
+                records.append(line)
         elif line.startswith(_SKIP) and line.endswith(b"}"):
             continue
         else:
@@ -161,4 +209,6 @@ def _careful(lines: list[bytes]) -> list[RgMatch]:
             record = _load(line, line_no)
             if record["type"] == "match":
                 append(_match(record, line_no))
+                if records is not None:
+                    records.append(line)
     return matches

@@ -33,6 +33,7 @@ from .inplace import leftover_backups
 from .statepaths import default_state_path
 from .toolspec import ToolSpec
 from .visibility import Visibility, default_protected
+from .tools.browse import browse_listing
 
 __all__ = ["Workspace", "Result", "default_state_path", "os_user"]
 
@@ -225,6 +226,20 @@ class Workspace:
         result = Result(tool, text, value, is_error, session, call_id, duration_ms)
         self._log_call(result, args, surface or self.surface, started, user)
         return result
+
+    def browse(self, path: str | None = None, offset: int = 1, limit: int | None = None, sort: str = "model",
+               descending: bool = False, name_filter: str | None = None, session: str | None = None) -> dict:
+        """A listing page for a person's view (widgets): sorted or filtered over the whole directory.
+
+        Not a tool call: the model never sees it, so it is not in the registry and not in the call
+        log. The value is ``list``'s plus ``matchedEntries``, ``sort``, ``descending``, ``filter``
+        and ``stamp`` (see ``tools.browse.browse_listing``). A failure raises ``ToolError``.
+        """
+        session = check_session_id(session or self.session)
+        ctx = CallContext(settings=self.settings, resolver=self.resolver, store=self.store, spills=self.spills,
+                          session=session, cwd=self.session_cwd(session), call_id="", rg=self.rg,
+                          session_key=self.key(session), user=self.user, fence=self.fence)
+        return browse_listing(ctx, path, offset, limit, sort, descending, name_filter)
 
     def _log_call(self, result: Result, args: dict, surface: str, started: float, user: str) -> None:
         if self.store is None:

@@ -2,7 +2,8 @@
 
 ``%load_ext dsh_jupyter`` calls ``load(shell)``: it registers ``DshMagics`` and adds it to the
 shell's configurables so ``%config DshMagics.<setting> = …`` works. ``unload`` removes both. The
-widgets (``dsh_jupyter.kernel.widgets``) are imported only when a result is shown as a widget.
+widgets (``dsh_jupyter.kernel.widgets``) are imported only when a result is shown as a widget:
+``load`` registers ``_view_for`` with ``kernel.results``, which never imports the widgets itself.
 """
 
 from __future__ import annotations
@@ -12,9 +13,17 @@ __all__ = ["load", "unload"]
 _KEY = "_dsh_jupyter_magics"
 
 
+def _view_for(result):
+    from .widgets import view_for  # anywidget and ipywidgets are imported only when a view is wanted
+
+    return view_for(result)
+
+
 def load(shell) -> None:
+    from . import results
     from .magic import DshMagics
 
+    results.set_view_factory(_view_for)
     if getattr(shell, _KEY, None) is not None:
         return  # already loaded in this shell
     magics = DshMagics(shell=shell)

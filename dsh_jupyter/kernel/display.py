@@ -52,7 +52,11 @@ def bundle(obj, include=None, exclude=None) -> dict:
             log.exception("could not build the dsh widget")
             view = None
         if view is not None:
-            data.update(view._repr_mimebundle_())
+            shown = view._repr_mimebundle_()
+            if isinstance(shown, tuple):  # anywidget answers (data, metadata)
+                shown = shown[0]
+            if WIDGET_MIME in shown:
+                data[WIDGET_MIME] = shown[WIDGET_MIME]
     data["text/plain"] = obj.text
     data["text/html"] = obj._html()
     return {k: v for k, v in data.items() if _wanted(k, include, exclude)}

@@ -6,8 +6,10 @@ Why it exists: the magic returns an object, not printed text, so a notebook user
 fetch the next page); ``InfoResult`` carries the answers that are not tool calls (the call log,
 saved results, the tool list, the session) in the same shape.
 
-What it must never do: change a tool's text (``text`` is exactly what the model saw), or hold a
-widget before a frontend asks for one.
+What it must never do: change a tool's text (``text`` is exactly what the model saw), hold a
+widget before a frontend asks for one, or import the widgets: how a result becomes a widget is
+registered from above (``set_view_factory``, called when the extension loads), so the
+dependency between results and widgets runs one way, widgets to results.
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core.render.quoting import quote_name
 from ..core.result import Result, html_table
 from .display import bundle
 
-__all__ = ["KernelResult", "InfoResult", "INFO_COLUMNS", "calls_info", "spills_info", "tools_info", "session_info"]
+__all__ = ["KernelResult", "InfoResult", "INFO_COLUMNS", "calls_info", "spills_info", "tools_info", "session_info",
+           "set_view_factory"]
 
 # Stable, documented columns of ``InfoResult.to_frame()`` per kind (tool results use FRAME_COLUMNS).
 INFO_COLUMNS: dict[str, list[str]] = {
@@ -30,6 +34,18 @@ INFO_COLUMNS: dict[str, list[str]] = {
     "tools": ["name", "arguments", "description"],
     "session": ["id", "current", "cwd", "observations", "spills", "calls", "created"],
 }
+
+
+# The static HTML of a call log is a summary: a saved notebook must not embed every call's text.
+_HTML_COLUMNS = {"calls": ["number", "tool", "args", "surface", "is_error", "started", "duration_ms"]}
+
+_view_factory: Callable | None = None  # result -> widget or None, registered by the kernel layer
+
+
+def set_view_factory(factory: Callable | None) -> None:
+    """Install how a result becomes a widget (``kernel.load`` passes the widgets' ``view_for``)."""
+    global _view_factory
+    _view_factory = factory
 
 
 class _Shown:
@@ -41,10 +57,8 @@ class _Shown:
     def widget(self):
         """The navigable view of this result (built once), or None when it has none."""
         cached = getattr(self, "_view", None)
-        if cached is None:
-            from .widgets import view_for  # ipywidgets is imported only when a view is wanted
-
-            cached = view_for(self)
+        if cached is None and _view_factory is not None:
+            cached = _view_factory(self)
             object.__setattr__(self, "_view", cached)
         return cached
 
@@ -98,7 +112,12 @@ class InfoResult(_Shown):
 
             return f"<pre>{html.escape(self.text)}</pre>"
         first = self.text.partition("\n")[0]
-        return html_table(INFO_COLUMNS[self.kind], self.rows_, header=first, footer=self.footer_)
+        columns = _HTML_COLUMNS.get(self.kind, INFO_COLUMNS[self.kind])
+        rows = self.rows_
+        if self.kind == "calls":  # titles only: long arguments by their length, times readable
+            rows = [{**r, "args": _arg_text(r["args"]), "started": _when(r["started"]),
+                     "duration_ms": f"{r['duration_ms']:.1f}"} for r in rows]
+        return html_table(columns, rows, header=first, footer=self.footer_)
 
 
 def error_info(kind: str, message: str, session: str, workspace=None) -> InfoResult:

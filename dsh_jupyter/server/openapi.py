@@ -65,7 +65,8 @@ _VALUES = {
         ("pattern", "root", "paths", "totalPaths", "sampled", "groupsShown", "groupsTotal", "spill"),
     ),
     "grep": _obj(
-        {"pattern": _STR, "matches": _arr(_obj({"path": _STR, "line": _INT, "text": _STR}, ("path", "line", "text"))),
+        {"pattern": _STR, "matches": _arr(_obj({"path": _STR, "line": _INT, "text": _STR,
+                                         "submatches": _arr(_arr(_INT))}, ("path", "line", "text"))),
          "totalMatches": _INT, "files": _INT, "spill": _NULLABLE_STR},
         ("pattern", "matches", "totalMatches", "files", "spill"),
     ),

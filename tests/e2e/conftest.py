@@ -1,9 +1,12 @@
 """A real JupyterLab in a real browser: the fixtures of the end-to-end tests.
 
 - ``lab``: ``jupyter lab`` as a subprocess on 127.0.0.1 with a token, over a prepared root (a
-  directory of 210 entries so a listing pages, source files to grep, one small notebook per test),
-  with the dsh state and spills, Jupyter's folders and JupyterLab's settings under a temporary folder.
-  News and update checks are off, so no notification covers the page.
+  directory of 210 entries so a listing pages, files of known sizes up to a 16.4 MiB log, source
+  files to grep, a 3,000-line log to read, one small notebook per test), with the dsh state and
+  spills, Jupyter's folders and JupyterLab's settings under a temporary folder. News and update
+  checks are off, so no notification covers the page; the app is exposed as ``window.jupyterapp``
+  so a test can run a command (the theme) the way the menu does. The same server serves
+  Notebook 7 at ``/tree``.
 - ``browser``: Chromium driven by Playwright for Python, headless, with a fresh profile. Playwright's
   own browser download is never used. The Chromium is the system's: ``DSH_CHROMIUM`` if set, else
   ``/usr/bin/chromium``, else the first of chromium, chromium-browser, google-chrome on ``PATH``
@@ -35,13 +38,34 @@ CHROMIUM_ARGS = [
 ]
 TOKEN = "dsh-e2e-token"
 
+# A listing whose "list" calls take 1.5 s: the busy state must show at once and clicks must not queue.
+SLOW_LISTING = """import time
+view = %dsh list big
+_call = view.workspace.call
+def _slow_call(tool, args=None, **kw):
+    if tool == "list":
+        time.sleep(1.5)
+    return _call(tool, args, **kw)
+view.workspace.call = _slow_call
+view"""
+
+LOG_SIZE = 17_155_682  # shown as 16.4 MiB
+
+
 # One notebook per test, each a few cells; they live in the lab's root.
 NOTEBOOKS = {
-    "explore.ipynb": ["%load_ext dsh_jupyter\n%dsh list"],
+    "explore.ipynb": ["%load_ext dsh_jupyter\n%dsh list", "# a second cell: the notebook's keys must not move to it"],
+    "sizes.ipynb": ["%load_ext dsh_jupyter\n%dsh list sizes"],
+    "long.ipynb": ["%load_ext dsh_jupyter\n%dsh read logs/long.txt"],
+    "slow.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-slow", SLOW_LISTING],
+    "saved.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-saved",
+                    "for i in range(50):\n    _ = get_ipython().run_line_magic('dsh', f'read src/app/main.py --offset {i % 30 + 1}')",
+                    "%dsh calls"],
     "read.ipynb": ["%load_ext dsh_jupyter\n%dsh read src/app/main.py --limit 12"],
     "glob.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.glob_max_results = 12", "%dsh glob '*'"],
     "grep.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.grep_max_matches = 8",
                    "%dsh grep TODO --include '*.py'"],
+    "spaced.ipynb": ["%load_ext dsh_jupyter", "%dsh grep TODO src/lib/spaced.py"],
     "calls.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-calls", "%dsh list", "%dsh calls"],
 }
 
@@ -75,13 +99,20 @@ def build_root(root: Path) -> Path:
         "src/lib/strings.py": "def shout(s):\n    return s.upper()  # TODO unicode\n",
         "src/lib/numbers.py": "def double(n):\n    # TODO overflow\n    # TODO negative\n    return 2 * n\n",
         "docs/guide.md": "# Guide\n\nTODO: write the guide.\n",
+        "src/lib/spaced.py": "x  =   1    # TODO   keep   spacing\n" + "y = '" + "z" * 1500 + " TODO late'\n",
         "notes.txt": "first line\nsecond line\n",
         "README.md": "# e2e workspace\n",
+        "logs/long.txt": "".join(f"log line {i}: " + "." * (i % 50) + "\n" for i in range(1, 3001)),
+        "sizes/small.txt": "x" * 100,
+        "sizes/medium.bin": "m" * 5000,
+        "sizes/tiny.txt": "t" * 10,
     }
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+    with open(root / "sizes" / "app.log", "wb") as f:
+        f.truncate(LOG_SIZE)  # sparse: 16.4 MiB on paper, nothing on disk
     kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     for name, sources in NOTEBOOKS.items():
         nb = nbformat.v4.new_notebook(metadata={"kernelspec": kernelspec})
@@ -122,7 +153,8 @@ def lab(tmp_path_factory, chromium):
     (settings / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
-    server = JupyterProcess.start(home, root, app="lab", token=TOKEN)
+    server = JupyterProcess.start(home, root, app="lab", token=TOKEN,
+                                  extra_args=["--LabApp.expose_app_in_browser=True"])
     yield server
     server.stop()
 

@@ -152,3 +152,14 @@ def test_kernel_result_keeps_the_core_fields(shell):
     assert isinstance(r, KernelResult)
     assert r.args == {"file_path": "notes.txt", "limit": 1}
     assert str(r) == r.text and r.call_id and r.session == "default"
+
+
+def test_call_log_html_is_a_summary_without_the_calls_text(shell):
+    for _ in range(3):
+        shell.run_line_magic("dsh", "read notes.txt")
+    shell.run_cell("%%dsh write big.txt\n" + "w" * 3000 + "\n")
+    r = shell.run_line_magic("dsh", "calls")
+    body = r._repr_mimebundle_()["text/html"]
+    assert "<table>" in body and "read" in body and "second line" not in body
+    assert "&lt;3001 characters&gt;" in body and "w" * 100 not in body
+    assert len(body) < 3000

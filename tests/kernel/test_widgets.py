@@ -1,35 +1,31 @@
-"""The widgets driven from Python (no browser): paging, navigation, opened views, what they hold."""
+"""The listing and read widget models driven from Python (no browser): traits, paging, sorting,
+filter, opened windows (grep, glob and the call log: test_widgets_search.py).
+
+A click in the browser is one custom message ``{action, seq, ...}``; ``act`` sends exactly that
+through the view's message handler, so these tests exercise what the front end asks for.
+"""
 
 from __future__ import annotations
 
-import html
-from collections import Counter
+import os
+import time
 
 import pytest
 
-from dsh_jupyter.kernel.results import KernelResult, calls_info
-from dsh_jupyter.kernel.widgets import (
-    CallLogView,
-    GlobView,
-    GrepView,
-    ListingView,
-    ReadView,
-    SpillsView,
-    SpillView,
-    view_for,
-)
-from dsh_jupyter.kernel.widgets.base import pre
+from dsh_jupyter.kernel.results import KernelResult
+from dsh_jupyter.kernel.widgets import DshView, ListingView, ReadView, view_for
+from dsh_jupyter.kernel.widgets.listing import MODEL_ORDER
 
 
 @pytest.fixture
 def big(root, tree):
-    """``big/``: 450 files and 2 directories; ``long.txt``: 5,000 lines."""
-    spec = {f"big/file{i:03}.txt": f"content {i}\n" for i in range(450)}
+    """``big/``: 450 files of growing size and 2 directories; ``long.txt``: 5,000 lines."""
+    spec = {f"big/file{i:03}.txt": "x" * i + "\n" for i in range(450)}
     spec["big/dir_a/inner.txt"] = "inner\n"
     spec["big/dir_b"] = {}
     spec["long.txt"] = "".join(f"row {i}\n" for i in range(1, 5001))
     spec["src/app.py"] = "import os\n\ndef main():\n    return 'hello world'\n"
-    spec["src/lib/util.py"] = "".join(f"x = {i}\n" for i in range(1, 40)) + "hello = 'util'\n"
+    spec["src/lib/util.py"] = "".join(f"x = {i}\n" for i in range(1, 40)) + "hello = 'util'   # hello again\n"
     tree(root, spec)
     return root
 
@@ -38,12 +34,17 @@ def shown(ws, tool, **args):
     return KernelResult.wrap(ws.run(tool, **args), ws, args)
 
 
-def widget_calls(ws):
-    return [(c["tool"], c["args"]) for c in ws.calls(limit=1000)["calls"] if c["surface"] == "widget"]
+def act(view, action, **args):
+    """What a click sends: one custom message, handled as the browser's request."""
+    view._on_msg(view, {"action": action, "seq": 1, **args}, [])
 
 
-def row_names(view):
-    return [row.name.description for row in view._pool]
+def widget_calls(ws, session=None):
+    return [(c["tool"], c["args"]) for c in ws.calls(session, limit=1000)["calls"] if c["surface"] == "widget"]
+
+
+def names(view):
+    return [r["name"] for r in view.rows]
 
 
 # -- listing -------------------------------------------------------------------------------------
@@ -52,303 +53,255 @@ def row_names(view):
 def test_listing_pages_one_page_at_a_time(make_ws, big):
     ws = make_ws(list_max_entries=200)
     view = ListingView(ws, ws.session, result=shown(ws, "list", path="big"))
-    assert (view.offset, len(view.rows), view.total) == (1, 200, 452)
-    seen = []
-    for button, offset, count in [("next", 201, 200), ("next", 401, 52), ("prev", 201, 200), ("prev", 1, 200)]:
-        getattr(view.pager, f"{button}_button").click()
+    assert (view.offset, len(view.rows), view.total, view.status) == (1, 200, 452, "entries 1-200 of 452")
+    assert view.pager == {"prev": False, "next": True, "offset": 1, "noun": "entries", "step": 200}
+    for where, offset, count in [("next", 201, 200), ("next", 401, 52), ("previous", 201, 200), ("previous", 1, 200)]:
+        act(view, "page", where=where)
         assert (view.offset, len(view.rows)) == (offset, count)
         expected = ws.run("list", path="big", offset=offset)
         assert view.footer == expected.footer() and view.model_text == expected.text
-        assert view.rows == expected.value["entries"]
-        # what the front end holds: one page of rows, no more
-        assert len(view.grid.children) == 4 * count
-        assert len(view._pool) <= 200
-        assert sum(1 for name in row_names(view) if name) == count
-        seen.append(view.pager.status.value)
-    assert seen[1] == "entries 401-452 of 452" and view.pager.prev_button.disabled
+        assert names(view) == [e["name"] for e in expected.value["entries"]]
     assert widget_calls(ws) == [("list", {"path": "big", "offset": o}) for o in (201, 401, 201, 1)]
 
 
-def test_listing_next_is_disabled_on_the_last_page(make_ws, big):
+def test_listing_last_page_and_a_bad_jump_keeps_the_page(make_ws, big):
     ws = make_ws()
     view = ListingView(ws, ws.session, path="big", offset=401)
-    assert view.pager.next_button.disabled and not view.pager.prev_button.disabled
-    assert view.footer.endswith("End of listing.)")
-
-
-def test_listing_jump_and_a_bad_jump_keeps_the_page(make_ws, big):
-    ws = make_ws()
-    view = ListingView(ws, ws.session, path="big")
-    view.pager.offset_box.value = 77
-    view.pager.go_button.click()
+    assert view.pager["next"] is False and view.pager["prev"] is True
+    assert view.footer.endswith("End of listing.)") and view.status == "entries 401-452 of 452"
+    act(view, "page", where=77)
     assert view.offset == 77 and view.rows[0]["name"] == "file074.txt"
-    view.pager.offset_box.value = 999
-    view.pager.go_button.click()
+    act(view, "page", where=999)
     assert view.error == 'Error: offset 999 is out of range for "big" (452 entries)'
     assert view.offset == 77 and len(view.rows) == 200
-    assert view.error_line.layout.display == "" and html.escape(view.error) in view.error_line.value
-    view.pager.offset_box.value = 1
-    view.pager.go_button.click()
-    assert view.error == "" and view.error_line.layout.display == "none"
+    act(view, "page", where=1)
+    assert view.error == ""
 
 
-def test_listing_reuses_its_row_widgets(make_ws, big):
-    ws = make_ws()
-    view = ListingView(ws, ws.session, path="big")
-    before = [id(cell) for row in view._pool for cell in row.cells()]
-    view.pager.next_button.click()
-    view.pager.next_button.click()
-    view.pager.prev_button.click()
-    assert [id(cell) for row in view._pool for cell in row.cells()] == before
-
-
-def test_a_page_change_is_one_message_per_changed_widget(make_ws, big, comms):
+def test_a_request_is_one_state_update_then_done(make_ws, big, comms):
     ws = make_ws()
     view = ListingView(ws, ws.session, path="big")
     comms.sent.clear()
-    view.pager.next_button.click()
-    updates = Counter(comm_id for comm_id, msg_type, data in comms.sent if data and data.get("method") == "update")
-    assert updates and max(updates.values()) == 1
-    assert not [m for m in comms.sent if m[1] == "comm_open"]  # no widget is created for a new page
+    act(view, "page", where="next")
+    methods = [data.get("method") for _comm, kind, data in comms.sent if kind == "comm_msg"]
+    assert methods == ["update", "custom"]  # rows, status, footer together; then "done"
+    update = next(data for _c, kind, data in comms.sent if data.get("method") == "update")
+    assert {"rows", "status", "footer", "offset", "pager"} <= set(update["state"])
+    assert comms.sent[-1][2]["content"] == {"done": 1, "ok": True}
+    assert not [m for m in comms.sent if m[1] == "comm_open"]  # no widget is created for a page
 
 
-def test_directory_click_lists_it_and_breadcrumb_goes_up(make_ws, big):
-    ws = make_ws()
-    view = ListingView(ws, ws.session)
-    big_row = next(i for i, e in enumerate(view.rows) if e["name"] == "big")
-    view._pool[big_row].name.click()
-    assert view.path == "big" and view.offset == 1
-    view._pool[0].name.click()  # dir_a (directories come first)
-    assert view.path == "big/dir_a"
-    assert view.footer == ws.run("list", path="big/dir_a").footer() == "(1 entry: 0 directories, 1 file)"
-    assert [b.description for b in view.breadcrumb.children] == [".", "big", "dir_a"]
-    assert view.breadcrumb.children[-1].disabled
-    view.breadcrumb.children[1].click()
-    assert view.path == "big" and view.total == 452
-    view.breadcrumb.children[0].click()
-    assert view.path == "."
-    assert ("list", {"path": "big/dir_a", "offset": 1}) in widget_calls(ws)
-
-
-def test_file_click_opens_a_read_view(make_ws, big):
-    ws = make_ws()
-    view = ListingView(ws, ws.session, path="src")
-    index = next(i for i, e in enumerate(view.rows) if e["name"] == "app.py")
-    view._pool[index].name.click()
-    opened = view.opened
-    assert isinstance(opened, ReadView) and opened.path == "src/app.py"
-    assert opened.model_text == ws.run("read", file_path="src/app.py").text
-    assert opened.footer == "(End of file - total 4 lines)"
-    assert view.detail.children[-1] is opened
-    view.close_button.click()
-    assert view.opened is None and view.detail.children == ()
-
-
-def test_listing_rows_show_what_the_table_needs(make_ws, root, tree, link):
-    tree(root, {"d/a file.txt": "12345", "d/sub": {}, "d/ln": link("a file.txt")})
-    ws = make_ws()
-    view = ListingView(ws, ws.session, path="d")
-    cells = [(r.name.description, r.kind.value, r.size.value) for r in view._pool]
-    assert cells == [("sub/", "directory", ""), ("a file.txt", "file", "5"), ("ln@", "other", "")]
-    assert view._pool[2].name.disabled and "a file.txt" in view._pool[2].name.tooltip
-    assert all(len(r.mtime.value) == 16 for r in view._pool)
-
-
-def test_model_view_toggle_shows_the_exact_text(make_ws, big):
+def test_a_failing_action_reports_and_still_ends_the_request(make_ws, big, comms):
     ws = make_ws()
     view = ListingView(ws, ws.session, path="big")
-    assert view.model_box.layout.display == "none" and view.model_box.value == ""
-    view.model_toggle.value = True
-    assert view.model_box.value == pre(view.model_text) and view.model_box.layout.display == ""
-    view.pager.next_button.click()
-    assert view.model_box.value == pre(ws.run("list", path="big", offset=201).text)
-    view.model_toggle.value = False
-    assert view.model_box.value == "" and view.model_box.layout.display == "none"
-    assert html.escape(view.footer) in view.footer_line.value
+    comms.sent.clear()
+    act(view, "no_such_action")
+    assert view.error.startswith("Error: the widget could not do 'no_such_action'")
+    assert comms.sent[-1][2]["content"] == {"done": 1, "ok": False}
+
+
+def test_directory_click_crumbs_and_up(make_ws, big):
+    ws = make_ws()
+    view = ListingView(ws, ws.session)
+    act(view, "open", index=names(view).index("big"))
+    assert view.path == "big" and view.offset == 1
+    act(view, "open", index=0)  # dir_a (directories come first)
+    assert view.path == "big/dir_a" and view.footer == "(1 entry: 0 directories, 1 file)"
+    assert view.crumbs == [[".", "."], ["big", "big"], ["dir_a", "big/dir_a"]]
+    act(view, "up")
+    assert view.path == "big" and view.total == 452
+    act(view, "crumb", path=".")
+    assert view.path == "."
+    act(view, "up")  # at the top: nothing happens
+    assert view.path == "." and view.error == ""
+
+
+def test_file_click_opens_a_window_below_its_row(make_ws, big):
+    ws = make_ws()
+    view = ListingView(ws, ws.session, path="src")
+    index = names(view).index("app.py")
+    act(view, "open", index=index)
+    assert view.opened.path == "src/app.py"
+    assert view.panel["anchor"] == f"row:{index}" and view.panel["subject"] == "src/app.py"
+    assert view.panel["lines"][0] == [1, "import os"] and view.panel["footer"] == "(End of file - total 4 lines)"
+    assert view.opened.model_text == ws.run("read", file_path="src/app.py").text
+    act(view, "close")
+    assert view.opened is None and view.panel == {}
+
+
+def test_a_page_change_closes_the_window_its_row_opened(make_ws, big):
+    ws = make_ws()
+    view = ListingView(ws, ws.session, path="big")
+    act(view, "open", index=2)
+    assert view.panel
+    act(view, "page", where="next")
+    assert view.panel == {} and view.opened is None
+
+
+def test_rows_are_plain_data_with_the_models_names(make_ws, root, tree, link):
+    tree(root, {"d/a file.txt": "12345", "d/sub": {}, "d/ln": link("a file.txt"), "d/ends with space ": "x"})
+    ws = make_ws()
+    view = ListingView(ws, ws.session, path="d")
+    cells = [(r["label"], r["type"], r["size"]) for r in view.rows]
+    assert cells == [("sub/", "directory", None), ("a file.txt", "file", 5), ('"ends with space "', "file", 1),
+                     ("ln@", "other", None)]
+    assert view.rows[3]["target"] == "a file.txt"
+    assert all(isinstance(r["mtime"], float) for r in view.rows)
+    act(view, "open", index=3)  # a link is not followed
+    assert view.opened is None and view.path == "d"
+
+
+def test_model_view_sends_the_text_only_while_open(make_ws, big):
+    ws = make_ws()
+    view = ListingView(ws, ws.session, path="big")
+    assert view.model_shown == "" and view.model_text
+    act(view, "model_view", on=True)
+    assert view.model_shown == view.model_text
+    act(view, "page", where="next")
+    assert view.model_shown == ws.run("list", path="big", offset=201).text
+    act(view, "model_view", on=False)
+    assert view.model_shown == ""
+
+
+def test_sort_by_size_is_over_the_whole_listing_and_not_logged(make_ws, big):
+    ws = make_ws(list_max_entries=50)
+    view = ListingView(ws, ws.session, path="big")
+    assert view.order == MODEL_ORDER and view.footer_note == ""
+    act(view, "sort", key="size")
+    assert view.sort == "size" and not view.descending
+    act(view, "sort", key="size")  # the same column again: descending
+    assert view.descending and names(view)[:2] == ["file449.txt", "file448.txt"]  # not on the model's first page
+    assert view.order == "Sorted by size, largest first, over all 452 entries: not the model's order"
+    assert view.footer == ws.run("list", path="big").footer()  # still the model's own footer...
+    assert view.footer_note.startswith("(of the model's own page, entries 1-50 in its own order")
+    act(view, "page", where="next")
+    assert names(view)[0] == "file399.txt" and view.status == "entries 51-100 of 452"
+    act(view, "sort", key="model", descending=False)
+    assert view.order == MODEL_ORDER and names(view)[0] == "dir_a" and view.footer_note == ""
+    assert [t for t, _ in widget_calls(ws)] == ["list", "list"]  # sorted pages are not tool calls
+
+
+def test_sort_by_modified_and_name(make_ws, root, tree):
+    tree(root, {"m/b.txt": "b", "m/A.txt": "a", "m/c.txt": "c"})
+    for name, t in [("b.txt", 3000), ("A.txt", 1000), ("c.txt", 2000)]:
+        os.utime(root / "m" / name, (t, t))
+    ws = make_ws()
+    view = ListingView(ws, ws.session, path="m")
+    act(view, "sort", key="modified")
+    assert names(view) == ["A.txt", "c.txt", "b.txt"]
+    act(view, "sort", key="name", descending=True)
+    assert names(view) == ["c.txt", "b.txt", "A.txt"]
+
+
+def test_filter_is_over_the_whole_listing_and_belongs_to_its_folder(make_ws, big):
+    ws = make_ws(list_max_entries=20)
+    view = ListingView(ws, ws.session, path="big")
+    act(view, "filter", text="FILE44")
+    assert names(view) == [f"file44{i}.txt" for i in range(10)] and view.matched == 10 and view.total == 452
+    assert view.status == "entries 1-10 of 10 matching"
+    assert view.order.endswith("; 10 of 452 names contain FILE44")
+    act(view, "filter", text="")
+    assert view.matched == 452 and view.status == "entries 1-20 of 452" and view.order == MODEL_ORDER
+    act(view, "filter", text="dir")
+    act(view, "open", index=0)  # into dir_a: the filter stays behind
+    assert view.path == "big/dir_a" and view.filter == "" and names(view) == ["inner.txt"]
+
+
+def test_a_changed_folder_is_noticed_on_the_next_interaction(make_ws, big):
+    ws = make_ws()
+    view = ListingView(ws, ws.session, path="src")
+    assert view.notice == ""
+    time.sleep(0.01)
+    (big / "src" / "new.txt").write_text("new\n")
+    act(view, "open", index=names(view).index("app.py"))
+    assert view.notice == "This folder changed since this page was fetched. Refresh to see it as it is now."
+    act(view, "refresh")
+    assert view.notice == "" and "new.txt" in names(view)
+
+
+def test_paging_a_changed_folder_says_entries_may_have_moved(make_ws, big):
+    ws = make_ws()
+    view = ListingView(ws, ws.session, path="big")
+    (big / "big" / "aaa.txt").write_text("new\n")
+    act(view, "page", where="next")
+    assert view.notice.startswith("This folder changed since the previous page was fetched")
+    act(view, "crumb", path=".")  # another folder: a fresh start
+    assert view.notice == ""
+
+
+def test_views_log_with_surface_widget_in_their_session(make_ws, big):
+    ws = make_ws()
+    view = ListingView(ws, "another", path="big")
+    act(view, "page", where="next")
+    assert {c["surface"] for c in ws.calls("another")["calls"]} == {"widget"} and ws.calls()["total"] == 0
+
+
+def test_a_view_is_one_widget_model_whatever_it_opens(make_ws, big):
+    from ipywidgets.widgets.widget import _instances  # every live widget model (ipywidgets 8)
+
+    ws = make_ws()
+    before = len(_instances)
+    view = ListingView(ws, ws.session, path="src")
+    assert len(_instances) == before + 2  # the view and its Layout: no widget per row
+    for _ in range(3):
+        act(view, "open", index=names(view).index("app.py"))
+        act(view, "close")
+        act(view, "open", index=names(view).index("lib"))
+        act(view, "up")
+    assert len(_instances) == before + 2 and isinstance(view, DshView)
 
 
 # -- read ----------------------------------------------------------------------------------------
 
 
-def test_read_view_pages(make_ws, big):
+def test_read_view_pages_and_jumps(make_ws, big):
     ws = make_ws()
     view = ReadView(ws, ws.session, path="long.txt")
-    assert (view.offset, len(view.lines)) == (1, 2000)
+    assert (view.offset, len(view.lines), view.status) == (1, 2000, "lines 1-2,000 of 5,000")
     assert view.footer == "(Showing lines 1-2000 of 5000. Use offset=2001 to continue.)"
-    view.pager.next_button.click()
-    assert view.offset == 2001 and view.lines[0] == {"number": 2001, "text": "row 2001"}
-    view.pager.next_button.click()
-    assert view.offset == 4001 and view.footer == "(End of file - total 5000 lines)"
-    assert view.pager.next_button.disabled
-    view.pager.offset_box.value = 4990
-    view.pager.go_button.click()
+    act(view, "window", op="next")
+    assert view.offset == 2001 and view.panel["lines"][0] == [2001, "row 2001"]
+    act(view, "window", op="next")
+    assert view.offset == 4001 and view.footer == "(End of file - total 5000 lines)" and not view.panel["next"]
+    act(view, "window", op="jump", line=4990)
     assert len(view.lines) == 11 and view.model_text == ws.run("read", file_path="long.txt", offset=4990).text
-    view.pager.prev_button.click()
+    act(view, "window", op="previous")  # after a jump: one limit back
     assert view.offset == 2990
     assert all(t == "read" for t, _ in widget_calls(ws))
+
+
+def test_previous_exactly_undoes_next_in_a_byte_capped_window(make_ws, root, tree):
+    lines = [("y" * 900 if i % 3 == 0 else "short") for i in range(1, 3001)]
+    tree(root, {"wide.txt": "\n".join(lines) + "\n"})
+    ws = make_ws()
+    view = ReadView(ws, ws.session, path="wide.txt")
+    starts = [view.offset]
+    for _ in range(3):
+        act(view, "window", op="next")
+        starts.append(view.offset)
+    assert starts[1] - starts[0] < ws.settings.read_limit  # the byte cap cut the window short
+    for expected in reversed(starts[:-1]):
+        act(view, "window", op="previous")
+        assert view.offset == expected
+    assert not view.panel["prev"]
 
 
 def test_read_view_keeps_the_limit_of_the_magic(make_ws, big):
     ws = make_ws()
     view = view_for(shown(ws, "read", file_path="long.txt", limit=10))
     assert isinstance(view, ReadView) and view.limit == 10
-    view.pager.next_button.click()
+    act(view, "window", op="next")
     assert [line["number"] for line in view.lines] == list(range(11, 21))
     assert view.footer == "(Showing lines 11-20 of 5000. Use offset=21 to continue.)"
+    act(view, "close")  # the window is the whole view: nothing to close
+    assert view.panel
 
 
-# -- grep and glob ------------------------------------------------------------------------------
-
-
-def test_grep_groups_matches_and_a_match_opens_at_its_line(make_ws, big):
+def test_editor_path_only_under_the_servers_root(make_ws, big, monkeypatch):
     ws = make_ws()
-    result = shown(ws, "grep", pattern="hello", path="src")
-    view = view_for(result)
-    assert isinstance(view, GrepView)
-    assert view.by_file == {"src/app.py": 1, "src/lib/util.py": 1}
-    assert view.header_text == "Found 2 matches" and view.footer == ""
-    file_box = view.body.children[1]
-    assert file_box.children[0].description == "src/lib/util.py"
-    match_button = file_box.children[1].children[0]
-    assert match_button.description == "Line 40: hello = 'util'"
-    match_button.click()
-    opened = view.opened
-    assert isinstance(opened, ReadView) and opened.highlight == 40
-    assert opened.offset == 37 and 40 in [line["number"] for line in opened.lines]
-    assert "<mark>hello = &#x27;util&#x27;</mark>" in opened.window.value
-    assert widget_calls(ws) == [("read", {"file_path": "src/lib/util.py", "offset": 37})]
-    file_box.children[0].click()
-    assert view.opened.offset == 1 and view.opened.highlight == 0
-
-
-def test_glob_groups_by_top_level_entry_and_opens_the_spill(make_ws, big):
-    ws = make_ws(glob_max_results=20)
-    result = shown(ws, "glob", pattern="*.txt")
-    view = view_for(result)
-    assert isinstance(view, GlobView)
-    assert set(view.groups) == {"big/", "long.txt"}
-    assert sum(len(p) for p in view.groups.values()) == 20
-    assert view.footer == result.footer() and "sampled across 2 of the 2 top-level entries" in view.footer
-    assert view.spill_button.layout.display == ""
-    view.spill_button.click()
-    spill = view.opened
-    assert isinstance(spill, SpillView) and spill.locator == result.value["spill"]
-    assert spill.footer == "(Showing lines 1-200 of 452. Use offset=201 to continue.)"
-    spill.pager.next_button.click()
-    assert spill.offset == 201 and len(spill.lines) == 200
-    assert spill.model_text == ws.spill_page(result.value["spill"], offset=201, limit=200).text
-    spill.pager.next_button.click()
-    assert spill.footer == "(End of file - total 452 lines)" and len(spill.lines) == 52
-    assert [t for t, _ in widget_calls(ws)] == ["read", "read", "read"]
-    # a path in the glob page opens a read window
-    view.body.children[0].children[1].click()
-    assert isinstance(view.opened, ReadView) and view.opened.path.endswith(".txt")
-
-
-def test_glob_under_the_cap_has_no_spill_button(make_ws, big):
-    ws = make_ws()
-    view = view_for(shown(ws, "glob", pattern="*.py"))
-    assert view.spill is None and view.spill_button.layout.display == "none" and view.open_spill() is None
-    assert view.footer == "" and view.groups == {"src/": ["src/app.py", "src/lib/util.py"]}
-
-
-def test_spill_viewer_is_for_the_owning_session_only(make_ws, big):
-    ws = make_ws(glob_max_results=5)
-    locator = ws.run("glob", pattern="*.txt").value["spill"]
-    other = make_ws(session="someone else")
-    view = SpillView(other, other.session, locator)
-    assert view.error.startswith("Error: cannot read ") and view.error.endswith(": not found") and view.lines == []
-
-
-def test_grep_spill_button(make_ws, big):
-    ws = make_ws(grep_max_matches=10)
-    view = view_for(shown(ws, "grep", pattern="content", path="big"))
-    assert view.header_text == "Found 10 of 450 matches" and view.footer.startswith("(Full grep result stored at:")
-    view.spill_button.click()
-    assert view.opened.footer.startswith("(Showing lines 1-200 of ")
-
-
-# -- call log and saved results ----------------------------------------------------------------
-
-
-def test_call_log_expands_to_the_exact_text(make_ws, big):
-    ws = make_ws()
-    texts = [ws.run("read", file_path="src/app.py").text, ws.run("list", path="nowhere").text]
-    view = view_for(calls_info(ws.calls(), ws))
-    assert isinstance(view, CallLogView)
-    assert [c["tool"] for c in view.calls] == ["read", "list"]
-    assert view.accordion.titles == ("1. python · read", "2. python · list ERROR")
-    assert all(child.value == "" for child in view.accordion.children)
-    view.accordion.selected_index = 1
-    assert view.expanded == 1 and view.accordion.children[1].value == pre(texts[1])
-    view.expand(0)
-    assert view.accordion.children[0].value == pre(texts[0]) and view.accordion.children[1].value == ""
-    assert view.footer == "(2 calls.)"
-
-
-def test_call_log_pages_newest_last(make_ws, big):
-    ws = make_ws()
-    for i in range(7):
-        ws.run("read", file_path="long.txt", offset=i + 1, limit=1)
-    view = CallLogView(ws, ws.session, limit=3)
-    assert view.offset == 5 and [c["args"]["offset"] for c in view.calls] == [5, 6, 7]
-    assert view.pager.next_button.disabled
-    view.pager.prev_button.click()
-    assert view.offset == 2 and view.footer == "(Showing calls 2-4 of 7. Use --offset N --limit N to see others.)"
-    ws.run("list")
-    view.refresh_button.click()
-    assert [c["tool"] for c in view.calls] == ["read", "read", "list"]
-
-
-def test_call_log_reuses_its_sections_from_page_to_page(make_ws, big):
-    """Paging changes the titles, never the section widgets: JupyterLab's accordion view put new
-    titles on the old sections while it was still removing them when both were replaced at once."""
-    ws = make_ws()
-    for i in range(5):
-        ws.run("read", file_path="long.txt", offset=i + 1, limit=1)
-    view = CallLogView(ws, ws.session, limit=3)
-    sections = list(view.accordion.children)
-    view.expand(0)
-    view.pager.prev_button.click()
-    assert list(view.accordion.children) == sections
-    assert view.accordion.titles == ("1. python · read", "2. python · read", "3. python · read")
-    assert all(child.value == "" for child in sections)  # no text of the previous page is kept
-    view.pager.next_button.click()  # the last page is shorter: a prefix of the same sections
-    assert view.accordion.titles == ("4. python · read", "5. python · read")
-    assert list(view.accordion.children) == sections[:2]
-
-
-def test_spills_view_opens_a_spill(make_ws, big):
-    ws = make_ws(glob_max_results=5)
-    ws.run("glob", pattern="*.txt")
-    view = SpillsView(ws, ws.session)
-    assert len(view.spills) == 1
-    button = view.children[3].children[0].children[0]
-    button.click()
-    assert isinstance(view.opened, SpillView) and view.opened.total == 452
-
-
-def test_views_log_with_surface_widget_in_their_session(make_ws, big):
-    ws = make_ws()
-    view = ListingView(ws, "another", path="big")
-    view.pager.next_button.click()
-    surfaces = {c["surface"] for c in ws.calls("another")["calls"]}
-    assert surfaces == {"widget"} and ws.calls()["total"] == 0
-
-
-def test_navigation_leaves_no_widgets_behind(make_ws, big):
-    from ipywidgets.widgets.widget import _instances  # every live widget model (ipywidgets 8)
-
-    ws = make_ws()
-    view = ListingView(ws, ws.session, path="big")
-    view.load("src", 1)
-    view.load("big", 1)
-    before = len(_instances)
-    for _ in range(3):
-        view.load("src", 1)
-        view._pool[1].name.click()  # app.py: a read window opens
-        view.close_opened()
-        view.breadcrumb.children[0].click()
-        view.load("big", 1)
-        view.pager.next_button.click()
-    assert len(_instances) <= before
+    monkeypatch.delenv("DSH_ROOT", raising=False)
+    assert ReadView(ws, ws.session, path="src/app.py").panel["editor"] == ""
+    monkeypatch.setenv("DSH_ROOT", str(big))
+    assert ReadView(ws, ws.session, path="src/app.py").panel["editor"] == "src/app.py"
+    monkeypatch.setenv("DSH_ROOT", str(big / "src" / "lib"))
+    assert ReadView(ws, ws.session, path="src/app.py").panel["editor"] == ""

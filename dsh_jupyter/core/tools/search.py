@@ -20,11 +20,11 @@ from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..beneath import proc_fd_path
 from ..paths import Target, is_within
-from ..render.search import render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
+from ..render.search import _TRUNCATED, render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
 from ..rg import RgMissing, RgOutcome, run_rg
 from ..recheck import Rechecker
 from ..rgfence import FenceError
-from ..rgjson import parse_matches
+from ..rgjson import parse_match_records, submatch_spans
 from ..sampling import sample_across_groups, sample_sorted_paths
 from ..textread import BINARY_SNIFF_BYTES
 from ..render.quoting import in_message
@@ -307,19 +307,21 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         if outcome.returncode == 2 and not outcome.stdout:
             raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {_diagnostic(outcome)}")
         try:
-            found = parse_matches(outcome.stdout)
+            found, records = parse_match_records(outcome.stdout)
         except ValueError as exc:
             raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
         if root.is_dir and _unfenced(ctx):
             with Rechecker(root.fd) as check:
-                found = check.confirm_matches(found, lambda m: m.path[2:] if m.path.startswith("./") else m.path)
+                kept = check.confirm_matches(found, lambda m: m.path[2:] if m.path.startswith("./") else m.path)
+            found, records = [found[i] for i in kept], [records[i] for i in kept]
     if outcome.returncode == 2:
         value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
     if root.is_dir:
         strip, prefix = "./", root.prefix
     else:
         strip, prefix = None, root.target.display
-    return _shape_grep(ctx, value, found, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix)
+    return _shape_grep(ctx, value, found, records, strip, prefix, [root.prefix + rel for rel in excluded],
+                       root.prefix)
 
 
 INCLUDE_ONE_GLOB = "include must be one positive glob such as *.py or *.{py,md} (no comma list, no leading !)"
@@ -364,8 +366,8 @@ def _check_include(include: str) -> None:
         raise ToolError(Codes.ARGUMENT_INVALID, "include has a { without its }; write [{] for a literal brace")
 
 
-def _shape_grep(ctx: CallContext, value: dict, found, strip: str | None, prefix: str, excluded: list[str],
-                root_prefix: str) -> dict:
+def _shape_grep(ctx: CallContext, value: dict, found, records: list[bytes], strip: str | None, prefix: str,
+                excluded: list[str], root_prefix: str) -> dict:
     """Display paths, cut previews, path order; over the cap, a page spread across the tree.
 
     rg's paths start with ``strip`` (``./``), which becomes ``prefix``; with ``strip`` None
@@ -390,29 +392,33 @@ def _shape_grep(ctx: CallContext, value: dict, found, strip: str | None, prefix:
         else:
             text = truncate_line(text, limit)
         append((path, m.line, text))
-    files = {r[0] for r in rows}
+    paths = [r[0] for r in rows]
+    files = set(paths)
+    order = range(len(rows))
     if excluded or any(_VCS_IN_PATH.search(p) for p in files):
         keep = set(_drop_excluded([p for p in files if not _VCS_IN_PATH.search(p)], excluded))
-        rows = [r for r in rows if r[0] in keep]
+        order = [i for i in order if paths[i] in keep]
     else:
         keep = files
     # rg searches files in parallel; a stable file order makes pages repeatable. The sort is
-    # stable, so each file's matches stay in line order.
-    rows.sort(key=_PATH_OF)
+    # stable, so each file's matches stay in line order; it is kept as indices, so the shown rows
+    # can find their raw records.
+    order = sorted(order, key=paths.__getitem__)
+    rows = [rows[i] for i in order]
     total = len(rows)
     cap = ctx.settings.grep_max_matches
     value["totalMatches"] = total
     value["filesTotal"] = len(keep)
-    page = rows
+    positions: range | list[int] = range(total)
     if total > cap:
         sample = sample_sorted_paths(rows, cap, prefix=root_prefix, key=_PATH_OF)
         value["sampled"] = not sample.flat
         if sample.flat:
-            page = rows[:cap]
+            positions = range(cap)
         else:
-            page = [row for first, count in sample.spans for row in rows[first : first + count]]
-    value["matches"] = [{"path": p, "line": n, "text": t} for p, n, t in page]
-    value["files"] = len(keep) if page is rows else len({r[0] for r in page})
+            positions = [j for first, count in sample.spans for j in range(first, first + count)]
+    value["matches"] = [_shown(rows[j], found[order[j]], records[order[j]], limit) for j in positions]
+    value["files"] = len(keep) if total <= cap else len({rows[j][0] for j in positions})
     if total > cap:
         value["spill"] = _save(ctx, "grep", render_grep_spill(rows, total), value["pattern"])
     return value
@@ -424,6 +430,25 @@ def _save(ctx: CallContext, tool: str, text: str, pattern: str) -> str | None:
         return None
     return ctx.spills.save(ctx.session_key, ctx.call_id, tool, text, label=f"{tool} {pattern}", user=ctx.user,
                            quota=ctx.spill_quota)
+
+
+def _shown(row: tuple, match, record: bytes, limit: int) -> dict:
+    """One match of the shown page, with ``submatches``: character spans of the pattern in ``text``
+    (for highlighting in the widgets; never in model text), read from its raw record."""
+    path, line, text = row
+    keep_chars = len(text) if text == _untruncated(match.text) else len(text) - len(_TRUNCATED.format(limit))
+    try:
+        spans = submatch_spans(record, keep_chars)
+    except ValueError as exc:
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
+    return {"path": path, "line": line, "text": text, "submatches": spans}
+
+
+def _untruncated(text: str) -> str:
+    """``text`` without rg's line terminator: what a shown line is when it was not cut."""
+    if text.endswith("\n"):
+        return text[:-2] if text.endswith("\r\n") else text[:-1]
+    return text
 
 
 _PATTERN = {"type": "string", "minLength": 1}

@@ -1,26 +1,31 @@
-"""Navigable ipywidgets views of dsh results (stock ipywidgets 8, no custom front-end code).
+"""Navigable views of dsh results: one anywidget front end (``front/``) over synced traitlets.
 
 ``view_for(result)`` picks the view for a result the magic returned; the views can also be built
-directly, e.g. ``ListingView(workspace, "default", path="src")``. Every view fetches one page at a
-time through the core, logs its calls with surface ``widget``, repeats the model's footer and has
-a "model view" toggle that shows the exact text the model saw.
+directly, e.g. ``ListingView(workspace, "default", path="src")``. Every view fetches one page at
+a time through the core, logs its tool calls with surface ``widget``, repeats the model's footer
+and has a "model view" toggle that shows the exact text the model saw.
+
+This package imports ``kernel.results``; ``kernel.results`` never imports it (the kernel layer
+registers ``view_for`` with the results when the extension loads), so the dependency is one-way.
 """
 
 from __future__ import annotations
 
-from .base import Pager, ToolView
+from .base import DshView
 from .calls import CallLogView, SpillsView
 from .listing import ListingView
 from .reading import ReadView, SpillView
 from .search import GlobView, GrepView
+from .windows import ReadWindow, SpillWindow
 
 __all__ = [
     "view_for",
-    "ToolView",
-    "Pager",
+    "DshView",
     "ListingView",
     "ReadView",
     "SpillView",
+    "ReadWindow",
+    "SpillWindow",
     "GlobView",
     "GrepView",
     "CallLogView",

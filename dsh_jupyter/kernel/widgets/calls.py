@@ -1,144 +1,213 @@
-"""Session widgets: the call log (each call expandable to the exact model text) and saved results.
+"""Session widgets: the call log (titles, filters, one call's exact text) and the saved results.
 
 Why it exists: an agent builder wants to see, in a notebook, exactly what the model saw in a
 session, whichever surface made the call (rest, magic, widget, python). The call log shows one
-page of calls, newest last, and fills a call's text only when it is expanded, so the browser
-holds titles for a page and the text of the call being read. The saved-results list opens each
-spill in the spill viewer.
+page of call titles (tool, key arguments, time, duration, surface), newest last, filterable by
+tool and to failures only, and sends a call's text to the browser only while it is expanded,
+so a saved notebook never embeds every call's text. The saved-results list names each spill by
+the query that made it and opens it in the saved-result window, whose paths are links.
 
-What it must never do: fetch the whole log (one ``Workspace.calls`` page per click), or show a
-call's text other than verbatim.
+What it must never do: send more than one page of titles and one call's text, or show a call's
+text other than verbatim.
 """
 
 from __future__ import annotations
 
-import html
+import os
 
-import ipywidgets as W
-from traitlets import Int, List
+from traitlets import Bool, Int, List, Unicode
 
 from ..results import calls_info, spills_info
-from .base import Pager, ToolView, batched, close_tree, pre
-from .reading import SpillView
+from .base import DshView
+from .search import query_name
+from .windows import SpillWindow
 
-__all__ = ["CallLogView", "SpillsView", "CALLS_PAGE"]
+__all__ = ["CallLogView", "SpillsView", "CALLS_PAGE", "call_title", "spill_names"]
 
 CALLS_PAGE = 50
+_SCAN_CHUNK = 500
+_LONG = 60  # an argument longer than this is shown by its length
 
 
-def _title(number: int, call: dict) -> str:
-    mark = " ERROR" if call["isError"] else ""
-    return f"{number}. {call['surface']} · {call['tool']}{mark}"
+def call_title(call: dict) -> str:
+    """The call as typed: tool and key arguments, a long one shown by its length (``<N characters>``)."""
+    args = {}
+    for key, value in (call.get("args") or {}).items():
+        if isinstance(value, str) and (len(value) > _LONG or key in ("content", "old_string", "new_string")):
+            args[key] = f"<{len(value)} characters>"
+        else:
+            args[key] = value
+    return query_name(call["tool"], args)
 
 
-class CallLogView(ToolView):
-    """One page of a session's call log, newest last, in an accordion."""
+def _summary(number: int, call: dict) -> dict:
+    return {"number": number, "tool": call["tool"], "title": call_title(call), "surface": call["surface"],
+            "error": bool(call["isError"]), "started": call["started"], "ms": round(call["durationMs"], 1)}
 
-    offset = Int(1)  # 1-based number of the first call shown
-    total = Int(0)
-    calls = List()  # the page's calls: never more than one page
-    expanded = Int(None, allow_none=True)  # index (on the page) of the call whose text is shown
+
+def spill_names(workspace, session: str, spills: list[dict], limit: int = 5000) -> dict[str, str]:
+    """locator -> the query that saved it, found in the session's call log (newest calls first)."""
+    wanted = {os.path.basename(s["locator"]).split("-", 1)[0]: s["locator"] for s in spills}
+    names: dict[str, str] = {}
+    total = workspace.calls(session, 0, 0)["total"]
+    end = total
+    while wanted and end > 0 and total - end < limit:
+        start = max(0, end - _SCAN_CHUNK)
+        for call in workspace.calls(session, start, end - start)["calls"]:
+            locator = wanted.pop(call["callId"][:12], None)
+            if locator is not None:
+                names[locator] = call_title(call)
+        end = start
+    return names
+
+
+class CallLogView(DshView):
+    """One page of a session's call log, newest last; see the module docstring."""
+
+    offset = Int(1).tag(sync=True)  # 1-based number (in the shown list) of the first call
+    total = Int(0).tag(sync=True)  # calls in the shown list (all, or those the filters keep)
+    calls = List().tag(sync=True)  # the page's titles: never more than one page, never their text
+    expanded = Int(None, allow_none=True).tag(sync=True)  # number of the call whose text is shown
+    expanded_text = Unicode("").tag(sync=True)
+    tool_filter = Unicode("").tag(sync=True)
+    errors_only = Bool(False).tag(sync=True)
+    tools = List().tag(sync=True)  # tool names for the filter
 
     def __init__(self, workspace, session: str, info=None, limit: int = CALLS_PAGE) -> None:
         super().__init__(workspace, session)
+        self.kind, self.title = "calls", "calls"
+        self.subject = session
         self.limit = limit
-        self.accordion = W.Accordion()
-        self.accordion.observe(self._selected, "selected_index")
-        # The accordion's children are reused from page to page, only their titles change: when
-        # children and titles were both replaced in one update, JupyterLab's accordion view applied
-        # the new titles to the old sections still being removed, so a section could show another
-        # call's title (seen in the browser tests).
-        self._pool: list[W.HTML] = []
-        self.refresh_button = W.Button(description="newest", icon="rotate", tooltip="show the newest calls")
-        self.refresh_button.on_click(lambda _b: self.newest())
-        self.pager = Pager(self.load, noun="calls")
-        self.assemble([self.pager, self.refresh_button], [self.accordion])
-        if info is not None:
-            self.show(info)
-        else:
-            self.newest()
+        self._kept: list[dict] | None = None  # the filtered log's titles, when a filter is on
+        self.tools = sorted(spec for spec in workspace.registry)
+        with self.hold_sync():
+            if info is not None:
+                self._show_page(info.value)
+                self.model_text, self.footer = info.text, info.footer()
+            else:
+                self.newest()
+
+    def handlers(self) -> dict:
+        return {**super().handlers(), "page": self.page, "expand": self.expand, "newest": self.newest,
+                "filter": self.set_filter}
+
+    # -- paging ----------------------------------------------------------------------------------
 
     def newest(self) -> bool:
-        total = self.workspace.calls(self.session, 0, 0)["total"]
+        if self._kept is not None:
+            self._kept = self._scan()
+        total = len(self._kept) if self._kept is not None else self.workspace.calls(self.session, 0, 0)["total"]
         return self.load(max(1, total - self.limit + 1))
+
+    def page(self, where) -> bool:
+        if where == "next":
+            return self.load(self.offset + len(self.calls)) if self.offset + len(self.calls) <= self.total else False
+        if where == "previous":
+            return self.offset > 1 and self.load(max(1, self.offset - self.limit))
+        return self.load(int(where))
+
+    def next_page(self) -> bool:
+        return self.page("next")
+
+    def previous_page(self) -> bool:
+        return self.page("previous")
 
     def load(self, offset: int) -> bool:
         if offset < 1:
             self.error = "Error: offset must be at least 1"
             return False
+        if self._kept is not None:
+            if offset > max(len(self._kept), 1):
+                self.error = f"Error: offset {offset} is out of range ({len(self._kept)} calls)"
+                return False
+            self.error = ""
+            self._show_rows(self._kept[offset - 1 : offset - 1 + self.limit], offset, len(self._kept))
+            return True
         page = self.workspace.calls(self.session, offset - 1, self.limit)
         if not page["calls"] and page["total"]:
             self.error = f"Error: offset {offset} is out of range ({page['total']} calls)"
             return False
         self.error = ""
-        self.show(calls_info(page, self.workspace))
+        self._show_page(page)
         return True
 
-    def show(self, info) -> None:
-        page = info.value
-        calls = page["calls"]
+    def _show_page(self, page: dict) -> None:
         start = page["offset"] + 1
-        while len(self._pool) < len(calls):  # at most one page of sections, ever
-            self._pool.append(W.HTML())
-        children = self._pool[: len(calls)]
-        with self.hold_sync(), batched([self.accordion, self.title, self.footer_line, *self._pool]):
-            self.offset = start
-            self.total = page["total"]
-            self.calls = calls
-            self.expanded = None
-            self.accordion.selected_index = None
-            for child in self._pool:
-                child.value = ""  # no call text of the previous page stays in the browser
-            if list(self.accordion.children) != children:
-                self.accordion.children = children
-            self.accordion.titles = tuple(_title(start + i, c) for i, c in enumerate(calls))
-            self.title.value = f"<b>calls</b> in session <code>{html.escape(page['session'])}</code>"
-            self.model_text = info.text
-            self.footer = info.footer()
-        last = start + len(calls) - 1
-        self.pager.update(start, len(calls), page["total"], self.limit, last < page["total"])
+        rows = [_summary(start + i, c) for i, c in enumerate(page["calls"])]
+        self._show_rows(rows, start, page["total"])
+        info = calls_info(page, self.workspace)
+        self.model_text, self.footer = info.text, info.footer()
 
-    def expand(self, index: int | None) -> None:
-        self.accordion.selected_index = index
+    def _show_rows(self, rows: list[dict], offset: int, total: int) -> None:
+        self.calls, self.offset, self.total = rows, offset, total
+        self.expanded, self.expanded_text = None, ""  # no call text of the previous page stays
+        last = offset + len(rows) - 1
+        self.status = f"calls {offset:,}-{last:,} of {total:,}" if rows else f"no calls of {total:,}"
+        self.pager = {"prev": offset > 1, "next": last < total, "offset": offset, "noun": "calls", "step": self.limit}
+        kept = "" if self._kept is None else " kept by the filter"
+        self.summary = f"{total:,} {'call' if total == 1 else 'calls'}{kept}"
 
-    def close_parts(self) -> None:
-        super().close_parts()
-        for child in self._pool:
-            close_tree(child)
-        for part in self.pager.parts():
-            part.close()
+    # -- filters and expansion -------------------------------------------------------------------
 
-    def _selected(self, change) -> None:
-        index = change["new"]
-        for i, child in enumerate(self.accordion.children):
-            if i != index and child.value:
-                child.value = ""  # only the expanded call's text lives in the browser
-        if index is not None and index < len(self.calls):
-            call = self.calls[index]
-            self.accordion.children[index].value = pre(call["text"])
-        self.expanded = index
+    def set_filter(self, tool: str = "", errors_only: bool = False) -> bool:
+        """Keep only calls of ``tool`` ("" for any) and, if ``errors_only``, only failed ones."""
+        self.tool_filter, self.errors_only = tool or "", bool(errors_only)
+        self._kept = self._scan() if (self.tool_filter or self.errors_only) else None
+        if self._kept is None:
+            self.notice = ""
+        return self.newest()
+
+    def _scan(self) -> list[dict]:
+        kept, start = [], 0
+        total = self.workspace.calls(self.session, 0, 0)["total"]
+        while start < total:
+            for i, call in enumerate(self.workspace.calls(self.session, start, _SCAN_CHUNK)["calls"]):
+                if (not self.tool_filter or call["tool"] == self.tool_filter) and (
+                        not self.errors_only or call["isError"]):
+                    kept.append(_summary(start + i + 1, call))
+            start += _SCAN_CHUNK
+        return kept
+
+    def expand(self, number: int | None) -> None:
+        """Show the exact text of call ``number`` (its place in the whole log); None collapses."""
+        if number is None or number == self.expanded:
+            self.expanded, self.expanded_text = None, ""
+            return
+        page = self.workspace.calls(self.session, int(number) - 1, 1)["calls"]
+        self.expanded = int(number)
+        self.expanded_text = page[0]["text"] if page else ""
+
+    def titles(self) -> list[str]:
+        """The rows as one line each (what the front end lays out in columns)."""
+        return [f"{c['number']}. {c['surface']} · {c['title']}{' ERROR' if c['error'] else ''}" for c in self.calls]
 
 
-class SpillsView(ToolView):
-    """The session's saved full results, each with a button that opens the spill viewer."""
+class SpillsView(DshView):
+    """The session's saved full results, each named by its query, each opening the saved-result window."""
 
-    spills = List()
+    spills = List().tag(sync=True)  # [{locator, tool, size, created, name}]
 
     def __init__(self, workspace, session: str, info=None) -> None:
         super().__init__(workspace, session)
+        self.kind, self.title, self.subject = "spills", "saved results", session
         if info is None:
             info = spills_info(workspace.spill_list(session), session, workspace)
-        self.spills = list(info.value)
-        self.title.value = f"<b>saved results</b> of session <code>{html.escape(session)}</code>"
-        rows = []
-        for spill in self.spills:
-            button = W.Button(description="open", icon="table-list", tooltip="page through this result")
-            button.on_click(lambda _b, loc=spill["locator"]: self.open_spill(loc))
-            label = W.Label(f"{spill['tool']}: {spill['locator']} ({spill['size']:,} bytes)")
-            rows.append(W.HBox([button, label]))
-        self.assemble([], [W.VBox(rows)])
+        names = spill_names(workspace, session, list(info.value))
+        self.spills = [{**s, "name": names.get(s["locator"], s["tool"])} for s in info.value]
+        n = len(self.spills)
+        self.summary = f"{n} saved {'result' if n == 1 else 'results'}"
         self.model_text = info.text
         self.footer = info.footer()
+        if not self.spills:
+            self.notice = info.text
 
-    def open_spill(self, locator: str):
-        return self.open_view(SpillView(self.workspace, self.session, locator))
+    def handlers(self) -> dict:
+        return {**super().handlers(), "open": self.open_spill}
+
+    def open_spill(self, index):
+        if isinstance(index, str):  # a locator
+            index = next(i for i, s in enumerate(self.spills) if s["locator"] == index)
+        spill = self.spills[int(index)]
+        window = SpillWindow(self, spill["locator"], name=spill["name"], tool=spill["tool"])
+        return self.open_window(window, f"spill:{index}")
+

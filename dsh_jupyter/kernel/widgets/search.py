@@ -1,27 +1,27 @@
 """Search widgets: glob paths grouped by top-level entry, grep matches grouped by file.
 
 Why it exists: a glob or grep page is at most ``glob_max_results`` paths or ``grep_max_matches``
-matches, so it is shown whole, but arranged the way a person scans it, every path or match
-opens a read window (a grep match opens at its line), and when the core saved the full result a
-button opens the spill viewer that pages through it. The model's footer is repeated under the
-page, so a sampled or capped page says so here exactly as it did to the model.
+matches, so it is shown whole, but arranged the way a person scans a search panel: per-file
+groups with counts, lines in the code font with the matched text marked (from the value's
+``submatches``), and every path or match opening a read window in place (a match at its line,
+marked). When the core saved the full result, "open the full result" opens it in the same panel.
+The model's header and footer are shown as the model got them.
 
-What it must never do: fetch the full result into the widget (that is what the spill viewer's
-paging is for), or show a path other than as the model saw it.
+What it must never do: fetch the full result into the widget (the saved-result window pages it),
+or show a path other than as the model saw it.
 """
 
 from __future__ import annotations
 
-import html
+import shlex
 
-import ipywidgets as W
 from traitlets import Dict, List, Unicode
 
 from ...core.render.quoting import quote_name
-from .base import ToolView, show_if
-from .reading import CONTEXT_LINES, ReadView, SpillView
+from .base import DshView
+from .windows import SpillWindow
 
-__all__ = ["GlobView", "GrepView", "group_paths"]
+__all__ = ["GlobView", "GrepView", "group_paths", "query_name"]
 
 
 def group_paths(paths: list[str], root: str) -> dict[str, list[str]]:
@@ -35,97 +35,103 @@ def group_paths(paths: list[str], root: str) -> dict[str, list[str]]:
     return groups
 
 
-def _link(description: str, tooltip: str, on_click) -> W.Button:
-    button = W.Button(description=description, tooltip=tooltip, layout=W.Layout(width="auto", max_width="100%"))
-    button.on_click(lambda _b: on_click())
-    return button
+def query_name(tool: str, args: dict) -> str:
+    """A call as a person would type it: ``grep TODO src --include '*.py'`` (names a saved result)."""
+    words = [tool]
+    for key in ("pattern", "file_path", "path"):
+        if args.get(key) is not None:
+            words.append(shlex.quote(str(args[key])))
+    for key, value in args.items():
+        if key not in ("pattern", "file_path", "path") and value is not None:
+            words.append(f"--{key.replace('_', '-')}" if value is True else f"--{key} {shlex.quote(str(value))}")
+    return " ".join(words)
 
 
-class _SearchView(ToolView):
-    spill = Unicode(None, allow_none=True)
+class _SearchView(DshView):
+    spill = Unicode(None, allow_none=True).tag(sync=True)
+    spill_name = Unicode("").tag(sync=True)
 
     def __init__(self, workspace, session: str, result) -> None:
         super().__init__(workspace, session)
+        self.args = dict(getattr(result, "args", None) or {})
         self.spill = result.value.get("spill")
-        self.spill_button = W.Button(
-            description="open the full result", icon="table-list",
-            tooltip="page through the complete saved result", layout=W.Layout(display="none"),
-        )
-        self.spill_button.on_click(lambda _b: self.open_spill())
-        show_if(self.spill_button, bool(self.spill))
-        self.body = W.VBox()
-        self.assemble([self.spill_button], [self.body])
+        self.spill_name = query_name(result.tool, self.args)
         self.model_text = result.text
         self.footer = result.footer()
+        self.header = result.header()
+
+    def handlers(self) -> dict:
+        return {**super().handlers(), "spill": self.open_spill}
 
     def open_spill(self):
         if not self.spill:
             return None
-        return self.open_view(SpillView(self.workspace, self.session, self.spill))
-
-    def open_file(self, path: str, line: int = 0):
-        offset = max(1, line - CONTEXT_LINES) if line else 1
-        return self.open_view(ReadView(self.workspace, self.session, path=path, offset=offset, highlight=line))
+        window = SpillWindow(self, self.spill, name=self.spill_name, tool=self.title)
+        return self.open_window(window, "spill")
 
 
 class GlobView(_SearchView):
     """A glob page: paths grouped by top-level entry, each opening a read window."""
 
+    groups = List().tag(sync=True)  # [{key, label, paths: [[path, label], ...]}]
     paths = List()
-    groups = Dict()
+    grouped = Dict()
 
     def __init__(self, workspace, session: str, result) -> None:
         super().__init__(workspace, session, result)
         value = result.value
+        self.kind, self.title = "glob", "glob"
         self.paths = list(value["paths"])
-        self.groups = group_paths(self.paths, value.get("root", "."))
+        self.grouped = group_paths(self.paths, value.get("root", "."))
         shown, total = len(self.paths), value["totalPaths"]
-        self.title.value = (
-            f"<b>glob</b> <code>{html.escape(value['pattern'])}</code> in "
-            f"<code>{html.escape(quote_name(value.get('root', '.')))}</code>: {shown:,} of {total:,} paths"
-            f" in {len(self.groups):,} top-level {'entry' if len(self.groups) == 1 else 'entries'} shown"
-        )
-        boxes = []
-        for key, paths in self.groups.items():
-            count = f"{len(paths)} shown" if key.endswith("/") else ""
-            header = W.HTML(f"<b>{html.escape(quote_name(key.rstrip('/')) + ('/' if key.endswith('/') else ''))}</b>"
-                            f" <span style='color:#888'>{count}</span>")
-            links = [_link(quote_name(p), "open a read window", lambda p=p: self.open_file(p)) for p in paths]
-            boxes.append(W.VBox([header, *links]))
+        self.subject = value["pattern"]
+        root = quote_name(value.get("root", "."))
+        n = len(self.grouped)
+        self.summary = (f"in {root}: {shown:,} of {total:,} paths in {n:,} top-level "
+                        f"{'entry' if n == 1 else 'entries'} shown")
+        self.groups = [
+            {"key": key, "label": quote_name(key.rstrip("/")) + ("/" if key.endswith("/") else ""),
+             "paths": [[p, quote_name(p)] for p in paths]}
+            for key, paths in self.grouped.items()
+        ]
         if not self.paths:
-            boxes.append(W.HTML(f"<i>{html.escape(result.text)}</i>"))
-        self.body.children = boxes
+            self.notice = result.text
+
+    def handlers(self) -> dict:
+        return {**super().handlers(), "open_path": self.open_path}
+
+    def open_path(self, group: int, index: int):
+        path = self.groups[int(group)]["paths"][int(index)][0]
+        return self.open_file(path, 0, f"path:{group}:{index}")
 
 
 class GrepView(_SearchView):
-    """A grep page: matches grouped by file; a file opens at line 1, a match at its line."""
+    """A grep page: matches grouped by file; a file opens at line 1, a match at its line (marked)."""
 
+    files = List().tag(sync=True)  # [{path, label, matches: [[line, text, [[start, end], ...]], ...]}]
     matches = List()
-    header_text = Unicode("")  # the model's "Found K of N matches" line
 
     def __init__(self, workspace, session: str, result) -> None:
         super().__init__(workspace, session, result)
         value = result.value
+        self.kind, self.title = "grep", "grep"
         self.matches = list(value["matches"])
-        self.header_text = result.header()
-        self.title.value = (
-            f"<b>grep</b> <code>{html.escape(value['pattern'])}</code>: "
-            f"{html.escape(self.header_text or result.text.partition(chr(10))[0])}"
-        )
-        by_file: dict[str, list[dict]] = {}
-        for match in self.matches:
-            by_file.setdefault(match["path"], []).append(match)
-        boxes = []
-        for path, matches in by_file.items():
-            head = _link(quote_name(path), "open a read window", lambda p=path: self.open_file(p))
-            head.icon = "file"
-            links = [
-                _link(f"Line {m['line']}: {m['text']}", f"open a read window at line {m['line']}",
-                      lambda p=path, n=m["line"]: self.open_file(p, n))
-                for m in matches
-            ]
-            boxes.append(W.VBox([head, W.VBox(links, layout=W.Layout(margin="0 0 0 2em"))]))
+        self.subject = value["pattern"]
+        by_file: dict[str, list] = {}
+        for m in self.matches:
+            by_file.setdefault(m["path"], []).append([m["line"], m["text"], m.get("submatches", [])])
+        self.by_file = {path: len(ms) for path, ms in by_file.items()}
+        self.files = [{"path": p, "label": quote_name(p), "matches": ms} for p, ms in by_file.items()]
+        self.summary = self.header or result.text.partition("\n")[0]
         if not self.matches:
-            boxes.append(W.HTML(f"<i>{html.escape(result.text.partition(chr(10))[0])}</i>"))
-        self.by_file = {p: len(ms) for p, ms in by_file.items()}
-        self.body.children = boxes
+            self.notice = result.text.partition("\n")[0]
+
+    def handlers(self) -> dict:
+        return {**super().handlers(), "open_match": self.open_match, "open_path": self.open_path}
+
+    def open_path(self, group: int):
+        return self.open_file(self.files[int(group)]["path"], 0, f"file:{group}")
+
+    def open_match(self, group: int, index: int):
+        entry = self.files[int(group)]
+        return self.open_file(entry["path"], entry["matches"][int(index)][0], f"match:{group}:{index}")

@@ -1,0 +1,100 @@
+// dom.js: building elements, and the formats a person reads (sizes, times, file-type icons).
+//
+// Why it exists: every view draws its rows from plain data; these helpers keep that short and
+// the formats the same everywhere. They never touch the model or send anything.
+
+/** An element: h("div", {class: "x", onclick: f, text: "hi"}, child, ...). */
+export function h(tag, props, ...kids) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "text") el.textContent = value;
+    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const kid of kids.flat(Infinity)) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    el.append(kid instanceof Node ? kid : String(kid));
+  }
+  return el;
+}
+
+/** Bytes as a person reads them: 532 B, 16.4 MiB (binary units, as file browsers show them). */
+export function humanSize(bytes) {
+  if (bytes === null || bytes === undefined) return "";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  if (unit === 0) return `${bytes} B`;
+  return `${value < 100 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** Epoch seconds as "5 min ago", "3 days ago", "in the future"; "" for none. */
+export function relativeTime(seconds, now = Date.now()) {
+  if (seconds === null || seconds === undefined) return "";
+  const diff = (now - seconds * 1000) / 1000;
+  if (diff < -60) return "in the future";
+  if (diff < 45) return "just now";
+  const steps = [[60, "second"], [60, "min"], [24, "hour"], [30, "day"], [12, "month"], [Infinity, "year"]];
+  let value = diff;
+  for (let i = 0; i < steps.length; i += 1) {
+    const [size, name] = steps[i];
+    if (value < size || i === steps.length - 1) {
+      const n = Math.max(1, Math.round(value));
+      const word = name === "min" ? "min" : n === 1 ? name : `${name}s`;
+      return `${n} ${word} ago`;
+    }
+    value /= size;
+  }
+  return "";
+}
+
+/** Epoch seconds as the exact local date and time (the tooltip of a relative time). */
+export function exactTime(seconds) {
+  if (seconds === null || seconds === undefined) return "";
+  const d = new Date(seconds * 1000);
+  const pad = n => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+const CODE = /\.(py|ipynb|js|mjs|ts|tsx|jsx|json|ya?ml|toml|c|h|cc|cpp|hpp|rs|go|java|rb|sh|sql|css|html?)$/i;
+const TEXT = /\.(md|rst|txt|log|csv|tsv|cfg|ini)$/i;
+const IMAGE = /\.(png|jpe?g|gif|svg|webp|bmp|ico)$/i;
+
+// 16x16 outlines drawn with currentColor; the colour comes from the stylesheet per kind.
+const PATHS = {
+  folder: "M1.5 3.5h4.2l1.5 1.6h7.3v8.4H1.5z",
+  file: "M3.5 1.5h6l3 3v10h-9z M9.5 1.5v3h3",
+  code: "M3.5 1.5h6l3 3v10h-9z M9.5 1.5v3h3 M6.5 8l-1.5 1.8 1.5 1.8 M9.5 8l1.5 1.8-1.5 1.8",
+  text: "M3.5 1.5h6l3 3v10h-9z M9.5 1.5v3h3 M5.5 8h5 M5.5 10h5 M5.5 12h3",
+  image: "M2.5 2.5h11v11h-11z M2.5 11l3.5-3.5 3 3 2-2 2.5 2.5",
+  link: "M6.5 9.5l3-3 M7 5l1.2-1.2a2.3 2.3 0 013.3 3.3L10.3 8.3 M9 11l-1.2 1.2a2.3 2.3 0 01-3.3-3.3L5.7 7.7",
+};
+
+/** Which icon a row gets: folder, link, or by the name's extension. */
+export function iconKind(type, name) {
+  if (type === "directory") return "folder";
+  if (type === "other") return "link";
+  if (CODE.test(name)) return "code";
+  if (TEXT.test(name)) return "text";
+  if (IMAGE.test(name)) return "image";
+  return "file";
+}
+
+/** A small inline SVG icon (aria-hidden: the row's name says what it is). */
+export function icon(kind) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 16 16");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("class", `dsh-icon dsh-icon-${kind}`);
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", PATHS[kind] || PATHS.file);
+  svg.append(path);
+  return svg;
+}

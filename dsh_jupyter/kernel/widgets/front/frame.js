@@ -1,0 +1,180 @@
+// frame.js: what every view shares: title bar, error and notice lines, the body, the model's
+// footer, the model view, one request at a time with a busy state, and the kernel-gone banner.
+//
+// Why it exists: each view must say what it shows, repeat the model's footer verbatim, show
+// within 100 ms that a call runs, never queue clicks, and say plainly when its kernel is gone.
+// It never builds rows (the views do) and never rewrites model text: it shows it as it came.
+
+import { h } from "./dom.js";
+
+const SLOW_MS = 4000; // after this, the busy line says the kernel has not answered yet
+
+export function createFrame(model, el, view) {
+  const spinner = h("span", { class: "dsh-spinner", "aria-hidden": "true" });
+  const busyText = h("span", { class: "dsh-busy-text", role: "status", "aria-live": "polite" });
+  const titleText = h("span", { class: "dsh-title-text" });
+  const modelButton = h("button", {
+    class: "dsh-btn dsh-model-toggle", type: "button", "aria-pressed": "false",
+    title: "show exactly the text the model sees",
+  }, "model view");
+  const tools = h("span", { class: "dsh-tools" });
+  const titleBar = h("div", { class: "dsh-titlebar" }, titleText, spinner, busyText, tools, modelButton);
+  const controls = h("div", { class: "dsh-controls" });
+  const notice = h("div", { class: "dsh-notice", role: "status" });
+  const error = h("div", { class: "dsh-error", role: "alert" });
+  const body = h("div", { class: "dsh-body" });
+  const footerText = h("pre", { class: "dsh-footer-text" });
+  const footerNote = h("span", { class: "dsh-footer-note" });
+  const footer = h("div", { class: "dsh-footer", "aria-label": "the model's footer" },
+    h("span", { class: "dsh-footer-label" }, "the model's footer", footerNote), footerText);
+  const modelBox = h("pre", { class: "dsh-model", "aria-label": "the model's text" });
+  const gone = h("div", { class: "dsh-gone", role: "alert" },
+    "This explorer's kernel has restarted or stopped, so it cannot fetch anything. Re-run this cell to explore again.");
+  const root = h("div", {
+    class: `dsh dsh-${view}`, "data-lm-suppress-shortcuts": "true", role: "region",
+    "aria-label": `dsh ${view}`,
+  }, gone, titleBar, controls, notice, error, body, footer, modelBox);
+  el.append(root);
+
+  let seq = 0;
+  let pending = null;
+  const doneHooks = [];
+  const frame = { model, root, titleBar, tools, controls, body, footer, footerNote, request, onDone, update, isBusy };
+
+  function isBusy() {
+    return pending !== null;
+  }
+
+  /** Send one action; false (nothing sent) while another is pending or the kernel is gone. */
+  function request(action, args = {}, after = {}) {
+    if (pending || root.classList.contains("dsh-is-gone")) return false;
+    seq += 1;
+    pending = { seq, after, started: performance.now() };
+    root.setAttribute("aria-busy", "true");
+    root.classList.add("dsh-busy");
+    pending.slow = setTimeout(() => {
+      busyText.textContent = "waiting for the kernel…";
+    }, SLOW_MS);
+    try {
+      model.send({ action, seq, ...args });
+    } catch (error) {
+      markGone(); // the comm is closed: the kernel restarted or stopped
+      return false;
+    }
+    return true;
+  }
+
+  function onDone(hook) {
+    doneHooks.push(hook);
+  }
+
+  // The state update a request caused arrives before its "done"; ipywidgets applies updates
+  // through a promise chain, so "done" is handled one task later, after the rows are drawn.
+  model.on("msg:custom", msg => setTimeout(() => finish(msg), 0));
+
+  function finish(msg) {
+    if (!pending || !msg || msg.done !== pending.seq) return;
+    const finished = pending;
+    clearTimeout(finished.slow);
+    pending = null;
+    root.removeAttribute("aria-busy");
+    root.classList.remove("dsh-busy");
+    busyText.textContent = "";
+    root.dataset.lastMs = String(Math.round(performance.now() - finished.started));
+    for (const hook of doneHooks) hook(finished.after, msg);
+  }
+
+  modelButton.addEventListener("click", () => request("model_view", { on: !model.get("model_view") }));
+
+  function update() {
+    titleText.replaceChildren(
+      h("b", { class: "dsh-tool" }, model.get("title")),
+      model.get("subject") ? h("code", { class: "dsh-subject" }, model.get("subject")) : null,
+      model.get("summary") ? h("span", { class: "dsh-summary" }, model.get("summary")) : null,
+    );
+    const err = model.get("error");
+    error.textContent = err;
+    error.hidden = !err;
+    const note = model.get("notice");
+    notice.replaceChildren();
+    notice.hidden = !note;
+    if (note) {
+      notice.append(h("span", {}, note));
+      if (view === "listing" && /changed/.test(note)) {
+        notice.append(h("button", { class: "dsh-btn", type: "button", onclick: () => request("refresh") }, "refresh"));
+      }
+    }
+    const foot = model.get("footer");
+    footerText.textContent = foot;
+    footerNote.textContent = model.get("footer_note");
+    footer.hidden = !foot;
+    const on = model.get("model_view");
+    modelButton.setAttribute("aria-pressed", on ? "true" : "false");
+    modelButton.classList.toggle("dsh-on", on);
+    modelBox.textContent = model.get("model_shown");
+    modelBox.hidden = !on;
+  }
+
+  // The kernel is gone after a restart or a shutdown: the models of the old kernel never answer
+  // again. JupyterLab's widget manager reports it through the kernel's status (watched when the
+  // host exposes it), other hosts by marking the view disconnected; a send that fails says so too.
+  function markGone() {
+    root.classList.add("dsh-is-gone");
+    if (pending) {
+      clearTimeout(pending.slow);
+      pending = null;
+      root.removeAttribute("aria-busy");
+      root.classList.remove("dsh-busy");
+      busyText.textContent = "";
+    }
+  }
+  const observer = new MutationObserver(() => {
+    if (el.classList.contains("jupyter-widgets-disconnected")) markGone();
+  });
+  observer.observe(el, { attributes: true, attributeFilter: ["class"] });
+  const kernel = model.widget_manager && model.widget_manager.kernel;
+  const onStatus = (_kernel, state) => {
+    if (state === "restarting" || state === "autorestarting" || state === "dead") markGone();
+  };
+  if (kernel && kernel.statusChanged && kernel.statusChanged.connect) kernel.statusChanged.connect(onStatus);
+  frame.dispose = () => {
+    observer.disconnect();
+    if (kernel && kernel.statusChanged && kernel.statusChanged.disconnect) kernel.statusChanged.disconnect(onStatus);
+  };
+  return frame;
+}
+
+/**
+ * A pager: previous / next / status / jump box. `state` is {prev, next, offset, noun}; the box
+ * takes an entry (or a line) number and Enter jumps, like the go button.
+ */
+export function pager(state, status, { onPrev, onNext, onJump, jumpLabel = "offset", key = "page" }) {
+  const prev = h("button", {
+    class: "dsh-btn dsh-prev", type: "button", disabled: !state.prev, title: "the page before this one",
+    "data-key": `${key}-prev`,
+    "aria-label": "previous page", onclick: onPrev,
+  }, "‹ previous");
+  const next = h("button", {
+    class: "dsh-btn dsh-next", type: "button", disabled: !state.next, title: "the page after this one",
+    "data-key": `${key}-next`,
+    "aria-label": "next page", onclick: onNext,
+  }, "next ›");
+  const box = h("input", {
+    class: "dsh-jump", type: "text", inputmode: "numeric", size: "9", "aria-label": jumpLabel,
+    placeholder: jumpLabel, value: state.offset ?? "", "data-key": `${key}-box`,
+  });
+  const go = () => {
+    const n = parseInt(box.value.replace(/[,\s]/g, ""), 10);
+    if (Number.isFinite(n) && n >= 1) onJump(n);
+  };
+  box.addEventListener("keydown", event => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      event.stopPropagation();
+      go();
+    }
+  });
+  const goButton = h("button", { class: "dsh-btn", type: "button", onclick: go, title: `show the page at this ${jumpLabel}` }, "go");
+  return h("div", { class: "dsh-pager", role: "group", "aria-label": "pager" },
+    prev, next, h("span", { class: "dsh-status" }, status), h("label", { class: "dsh-jump-label" }, box, goButton));
+}

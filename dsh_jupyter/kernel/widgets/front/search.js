@@ -1,0 +1,201 @@
+// search.js: glob and grep pages like a search panel: collapsible groups with counts, lines in
+// the code font with spacing kept and the matched text in its own <mark>, long lines shown
+// around the match, and a file opened below the row that was clicked.
+//
+// Why it exists: to draw GlobView's and GrepView's one page of plain data. The page is the
+// model's page (at most the cap): nothing is fetched except what a click opens, and the
+// "open the full result" window pages the saved complete result through the kernel.
+
+import { h, icon, iconKind } from "./dom.js";
+import { createFrame } from "./frame.js";
+import { activate, bindKeys, firstRow, keepFocus } from "./keys.js";
+import { renderWindow, revealHit } from "./window.js";
+
+const WIDE = 160; // characters of a line shown around its first match
+const BEFORE = 32; // of them, before the match (so the match is near the start, in view)
+
+/** Sorted, merged [start, end] spans inside [0, length). */
+export function cleanSpans(spans, length) {
+  const out = [];
+  for (const [a, b] of [...(spans || [])].sort((x, y) => x[0] - y[0])) {
+    const start = Math.max(0, Math.min(a, length));
+    const end = Math.max(start, Math.min(b, length));
+    if (end <= start) continue;
+    if (out.length && start <= out[out.length - 1][1]) out[out.length - 1][1] = Math.max(out[out.length - 1][1], end);
+    else out.push([start, end]);
+  }
+  return out;
+}
+
+/** The line as code: the shown part around the first match, each match in a <mark>. */
+export function matchLine(text, spans) {
+  const marks = cleanSpans(spans, text.length);
+  let from = 0;
+  let to = text.length;
+  if (text.length > WIDE) {
+    const first = marks.length ? marks[0][0] : 0;
+    from = Math.max(0, first - BEFORE);
+    to = Math.min(text.length, from + WIDE);
+  }
+  const code = h("code", { class: "dsh-code" });
+  if (from > 0) code.append(h("span", { class: "dsh-cut", title: `${from} characters before` }, "…"));
+  let at = from;
+  for (const [a, b] of marks) {
+    if (b <= from || a >= to) continue;
+    const start = Math.max(a, from);
+    const end = Math.min(b, to);
+    if (start > at) code.append(text.slice(at, start));
+    code.append(h("mark", { class: "dsh-hl" }, text.slice(start, end)));
+    at = end;
+  }
+  if (at < to) code.append(text.slice(at, to));
+  if (to < text.length) code.append(h("span", { class: "dsh-cut", title: `${text.length - to} characters after` }, "…"));
+  return code;
+}
+
+function renderSearch(model, el, kind) {
+  const frame = createFrame(model, el, kind);
+  const { root, tools, body, request } = frame;
+  const collapsed = new Set(); // group keys the person folded (front-end state only)
+  const header = h("div", { class: "dsh-search-header" });
+  frame.controls.append(header);
+
+  const openRow = row => {
+    const { action, group, index } = row.dataset;
+    const args = index === undefined ? { group: Number(group) } : { group: Number(group), index: Number(index) };
+    request(action, args, { focus: "open" });
+  };
+  bindKeys(root, { onEnter: openRow, onEscape: () => request("close", {}, { focus: "opener" }) });
+  root.addEventListener("keydown", event => {
+    const head = event.target.closest && event.target.closest(".dsh-group-head");
+    if (!head || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
+    const key = head.dataset.fold;
+    if (event.key === "ArrowLeft") collapsed.add(key);
+    else collapsed.delete(key);
+    event.preventDefault();
+    event.stopPropagation();
+    keepFocus(root, draw);
+  });
+
+  function groupsOf() {
+    if (kind === "grep") {
+      return model.get("files").map((f, g) => ({
+        key: f.path, label: f.label, count: f.matches.length, headAction: "open_path", group: g,
+        items: f.matches.map(([line, text, spans], i) => ({
+          key: `match:${g}:${i}`, action: "open_match", index: i, line,
+          content: matchLine(text, spans), title: `open at line ${line}`,
+        })),
+      }));
+    }
+    return model.get("groups").map((grp, g) => ({
+      key: grp.key, label: grp.label, count: grp.paths.length, headAction: null, group: g,
+      items: grp.paths.map(([path, label], i) => ({
+        key: `path:${g}:${i}`, action: "open_path", index: i,
+        content: h("span", { class: "dsh-path" }, icon(iconKind("file", path)), h("span", { class: "dsh-label" }, label)),
+        title: "open it below",
+      })),
+    }));
+  }
+
+  function draw() {
+    frame.update();
+    header.textContent = kind === "grep" ? model.get("header") : "";
+    header.hidden = !header.textContent;
+    tools.replaceChildren(model.get("spill")
+      ? h("button", {
+        class: "dsh-btn dsh-spill", type: "button", "data-key": "spill",
+        title: `page through the complete saved result of ${model.get("spill_name")}`,
+        "aria-expanded": model.get("panel").anchor === "spill" ? "true" : "false",
+        onclick: () => request("spill", {}, { focus: "open" }),
+      }, "open the full result")
+      : "");
+    const panel = model.get("panel");
+    const list = h("div", { class: "dsh-groups", role: "tree", "aria-label": `${kind} results` });
+    let section = null;
+    if (panel.anchor === "spill") {
+      section = renderWindow(panel, request, { closable: true, id: "dsh-panel" });
+      list.append(section);
+    }
+    for (const grp of groupsOf()) {
+      const open = !collapsed.has(grp.key);
+      const toggle = h("button", {
+        class: "dsh-toggle", type: "button", tabindex: "-1", "aria-label": open ? "collapse" : "expand",
+        onclick: event => {
+          event.stopPropagation();
+          if (open) collapsed.add(grp.key);
+          else collapsed.delete(grp.key);
+          keepFocus(root, draw);
+        },
+      }, open ? "▾" : "▸");
+      const headProps = {
+        class: `dsh-group-head${panel.anchor === `file:${grp.group}` ? " dsh-opener" : ""}`, role: "treeitem",
+        "aria-expanded": open ? "true" : "false", "data-fold": grp.key, "data-key": `group:${grp.group}`,
+      };
+      if (grp.headAction) {
+        Object.assign(headProps, { "data-row": "", tabindex: "-1", "data-action": grp.headAction, "data-group": grp.group });
+      }
+      const head = h("div", headProps, toggle, icon(kind === "grep" ? iconKind("file", grp.key) : "folder"),
+        h("span", { class: "dsh-label" }, grp.label), h("span", { class: "dsh-count" }, String(grp.count)));
+      if (grp.headAction) {
+        head.addEventListener("click", () => request(grp.headAction, { group: grp.group }, { focus: "open" }));
+      }
+      const items = h("div", { class: "dsh-items", role: "group" });
+      if (panel.anchor === `file:${grp.group}`) {
+        section = renderWindow(panel, request, { closable: true, id: "dsh-panel" });
+        items.append(section);
+      }
+      if (open) {
+        for (const item of grp.items) {
+          const opener = panel.anchor === item.key;
+          items.append(h("div", {
+            class: `dsh-item${opener ? " dsh-opener" : ""}`, role: "treeitem", "data-row": "", tabindex: "-1",
+            "data-key": item.key, "data-action": item.action, "data-group": grp.group, "data-index": item.index,
+            "aria-expanded": opener ? "true" : "false", title: item.title,
+            onclick: () => request(item.action, { group: grp.group, index: item.index }, { focus: "open" }),
+          }, item.line !== undefined ? h("span", { class: "dsh-ln" }, item.line) : null, item.content));
+          if (opener) {
+            section = renderWindow(panel, request, { closable: true, id: "dsh-panel" });
+            items.append(section);
+          }
+        }
+      }
+      list.append(h("div", { class: "dsh-group", role: "none" }, head, items));
+    }
+    body.replaceChildren(list);
+    return section;
+  }
+
+  frame.onDone(after => {
+    if (after.focus !== "open") return;
+    const section = root.querySelector("#dsh-panel");
+    if (section) {
+      section.scrollIntoView({ block: "nearest" });
+      revealHit(section);
+      const close = section.querySelector(".dsh-close");
+      if (close) close.focus({ preventScroll: true });
+    }
+  });
+  let lastAnchor = model.get("panel").anchor || "";
+  frame.onDone(after => {
+    if (after.focus === "opener") {
+      const opener = lastAnchor && root.querySelector(`[data-key="${lastAnchor.startsWith("file:") ? `group:${lastAnchor.slice(5)}` : lastAnchor}"]`);
+      if (opener) activate(root, opener);
+      else firstRow(root, true);
+    }
+    lastAnchor = model.get("panel").anchor || "";
+  });
+
+  model.on("change", () => keepFocus(root, draw));
+  draw();
+  firstRow(root, false);
+  return () => frame.dispose();
+}
+
+export function renderGlob(model, el) {
+  return renderSearch(model, el, "glob");
+}
+
+export function renderGrep(model, el) {
+  return renderSearch(model, el, "grep");
+}
+

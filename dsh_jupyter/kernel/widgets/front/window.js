@@ -1,0 +1,86 @@
+// window.js: a read window (a file, or a saved full result) drawn from one page of lines: line
+// numbers, the code font with spacing kept, the marked line scrolled into view, its own pager
+// with "jump to line", the model's footer, "open in the editor" when the JupyterLab extension
+// answers, and a close button when it was opened from a row.
+//
+// Why it exists: the same window is the whole view of `%dsh read` and the panel a listing or a
+// search opens in place. It draws what the kernel sent; it fetches nothing itself.
+
+import { h } from "./dom.js";
+import { pager } from "./frame.js";
+
+/**
+ * Whether dsh-jupyter's JupyterLab extension is in this page and can open files in the editor.
+ * The extension answers a "dsh-jupyter:probe" event synchronously by filling in its detail.
+ */
+export function shimAnswers() {
+  const detail = {};
+  document.dispatchEvent(new CustomEvent("dsh-jupyter:probe", { detail }));
+  return Boolean(detail.openInEditor);
+}
+
+function openInEditor(path, line) {
+  document.dispatchEvent(new CustomEvent("dsh-jupyter:open-in-editor", { detail: { path, line } }));
+}
+
+/**
+ * The window element for `state` (see windows.py: ReadWindow.state). `send(action, args, after)`
+ * asks the kernel; `closable` adds the close button (a panel), `id` names it for aria-controls.
+ */
+export function renderWindow(state, send, { closable = false, id = "" } = {}) {
+  const act = (op, extra = {}) => send("window", { op, ...extra }, { focus: "window" });
+  const bar = h("div", { class: "dsh-window-bar" },
+    h("b", { class: "dsh-tool" }, state.title),
+    h("code", { class: "dsh-subject" }, state.name || state.subject),
+    state.back ? h("button", { class: "dsh-btn", type: "button", "data-key": "win-back", onclick: () => act("back") }, `‹ back to the ${state.back}`) : null,
+    h("span", { class: "dsh-grow" }),
+    state.editor && shimAnswers()
+      ? h("button", {
+        class: "dsh-btn dsh-editor", type: "button", title: "open this file in JupyterLab's editor at the first line shown",
+        onclick: () => openInEditor(state.editor, state.highlight || state.offset),
+      }, "open in editor")
+      : null,
+    closable
+      ? h("button", {
+        class: "dsh-btn dsh-close", type: "button", "data-key": "win-close", "aria-label": "close this window", title: "close",
+        onclick: () => send("close", {}, { focus: "opener" }),
+      }, "✕ close")
+      : null,
+  );
+  const nav = pager(state, state.status, {
+    onPrev: () => act("previous"),
+    onNext: () => act("next"),
+    onJump: line => act("jump", { line }),
+    jumpLabel: "line",
+    key: "win",
+  });
+  const width = String(state.lines.length ? state.lines[state.lines.length - 1][0] : 1).length;
+  const lines = h("div", { class: "dsh-lines", role: "list", "aria-label": `lines of ${state.subject}`, tabindex: "0" });
+  lines.style.setProperty("--dsh-ln-width", `${width + 1}ch`);
+  const links = state.links || [];
+  state.lines.forEach(([number, text], i) => {
+    const hit = number === state.highlight;
+    const link = links[i];
+    const code = link
+      ? h("a", { class: "dsh-code dsh-link", href: "#", title: "open this", onclick: event => {
+        event.preventDefault();
+        act("link", { index: i });
+      } }, text)
+      : h("span", { class: "dsh-code" }, text);
+    lines.append(h("div", { class: hit ? "dsh-line dsh-hit" : "dsh-line", role: "listitem", "data-line": number },
+      h("span", { class: "dsh-ln", "aria-hidden": "true" }, number), code));
+  });
+  const parts = [bar, nav];
+  if (state.error) parts.push(h("div", { class: "dsh-error", role: "alert" }, state.error));
+  parts.push(lines);
+  if (state.footer) parts.push(h("pre", { class: "dsh-window-footer", "aria-label": "the model's footer" }, state.footer));
+  const section = h("section", { class: "dsh-window", role: "region", id: id || null, "aria-label": `${state.title} ${state.subject}` }, ...parts);
+  return section;
+}
+
+/** After the window is in the page: bring the marked line into the middle of its scroll area. */
+export function revealHit(section) {
+  const hit = section.querySelector(".dsh-hit");
+  const lines = section.querySelector(".dsh-lines");
+  if (hit && lines) lines.scrollTop = Math.max(0, hit.offsetTop - lines.offsetTop - lines.clientHeight / 3);
+}

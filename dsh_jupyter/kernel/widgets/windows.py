@@ -1,0 +1,248 @@
+"""Read windows: one page of a file (or of a saved full result), paged the way a reader expects.
+
+Why it exists: a file opened from a listing, a glob path or a grep match is shown as ``read``
+returns it, one window at a time, with the model's footer ("Showing lines A-B of T…"). The same
+window is the body of ``%dsh read`` and the panel a listing or search opens in place, so it is
+plain Python state, not a widget: its owner syncs ``state()`` into its ``panel`` trait.
+
+A window's length is capped in lines *and* bytes, so "previous" cannot be computed from the
+offset: a window of 2000 lines may stop at line 700 when lines are long. "next" therefore
+remembers where it came from and "previous" goes back there, so previous exactly undoes next.
+Only after a jump (or at the first window) does "previous" step back by the line limit.
+
+What it must never do: load more than one window per call (each page is one ``read`` call with
+offset/limit), or show lines without the footer that says which lines they are.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from ...core.errors import ToolError
+from ...core.render.quoting import quote_name
+
+__all__ = ["ReadWindow", "SpillWindow", "CONTEXT_LINES", "SPILL_PAGE_LINES", "contents_path"]
+
+CONTEXT_LINES = 3  # a window opened at a line starts this many lines above it
+SPILL_PAGE_LINES = 200  # lines per spill-viewer page (a saved glob result: one path per line)
+
+
+def contents_path(workspace, session: str, path: str) -> str:
+    """``path`` relative to the Jupyter server's root, for "open in the editor"; "" if unknown.
+
+    Only a kernel started by a server running the dsh extension knows that root (``DSH_ROOT``);
+    a saved result outside the workspace has no editor path.
+    """
+    server_root = os.environ.get("DSH_ROOT")
+    if not server_root:
+        return ""
+    try:
+        target = workspace.resolver.resolve(workspace.session_cwd(session), path, verb="read")
+    except ToolError:
+        return ""
+    if target.in_spill or not target.exists:
+        return ""
+    rel = os.path.relpath(target.real, os.path.realpath(server_root))
+    return "" if rel == ".." or rel.startswith(".." + os.sep) else rel.replace(os.sep, "/")
+
+
+class ReadWindow:
+    """``read`` as a window with previous / next / jump; see the module docstring."""
+
+    kind = "read"
+    label = "read"
+    noun = "lines"
+
+    def __init__(self, view, path: str, offset: int = 1, limit: int | None = None, highlight: int = 0,
+                 result=None) -> None:
+        self.view = view  # the owning DshView: its session, workspace and call()
+        self.path = path
+        self.limit = limit
+        self.highlight = highlight  # a line to mark (the grep match that opened it), 0 for none
+        self.offset = offset
+        self.lines: list[dict] = []
+        self.total: int | None = None
+        self.footer = ""
+        self.model_text = ""
+        self.error = ""
+        self.history: list[int] = []  # offsets "next" came from, so "previous" goes back exactly
+        self.listener = None  # called after every change (the owner re-syncs its panel)
+        self.editor_path = ""
+        self.back = None  # the window this one was opened from (a saved result), for "back"
+        if result is not None:
+            self.show(result)
+        else:
+            self.load(offset)
+
+    # -- paging ----------------------------------------------------------------------------------
+
+    def fetch(self, offset: int):
+        args = {"file_path": self.path, "offset": offset}
+        if self.limit is not None:
+            args["limit"] = self.limit
+        return self.view.call("read", **args)
+
+    def load(self, offset: int) -> bool:
+        """Fetch one window and show it; False (window kept, error shown) on a failed call."""
+        result = self.fetch(offset)
+        if result.is_error:
+            self.error = result.text
+            self._changed()
+            return False
+        self.show(result)
+        return True
+
+    def step(self) -> int:
+        return self.limit or self.view.workspace.settings.read_limit
+
+    @property
+    def has_more(self) -> bool:
+        last = self.offset + len(self.lines) - 1
+        return bool(self.lines) and (self.total is None or last < self.total)
+
+    def next_page(self) -> bool:
+        if not self.has_more:
+            return False
+        here = self.offset
+        if self.load(self.offset + len(self.lines)):
+            self.history.append(here)
+            return True
+        return False
+
+    def previous_page(self) -> bool:
+        if self.offset <= 1:
+            return False
+        if self.history:
+            back = self.history[-1]
+            if self.load(back):
+                self.history.pop()
+                return True
+            return False
+        return self.load(max(1, self.offset - self.step()))
+
+    def jump(self, line: int) -> bool:
+        """Show the window starting at ``line`` (jump history is not kept: previous steps back)."""
+        if self.load(max(1, line)):
+            self.history = []
+            return True
+        return False
+
+    # -- state -----------------------------------------------------------------------------------
+
+    def show(self, result) -> None:
+        value = result.value
+        self.offset = value["offset"]
+        self.lines = value["lines"]
+        self.total = value["totalLines"]
+        self.model_text = result.text
+        self.footer = result.footer()
+        self.error = ""
+        if not self.editor_path:
+            self.editor_path = self.editor_path_for(value["path"])
+        self._changed()
+
+    def editor_path_for(self, display: str) -> str:
+        return contents_path(self.view.workspace, self.view.session, display)
+
+    @property
+    def status(self) -> str:
+        if not self.lines:
+            return f"no {self.noun}"
+        last = self.offset + len(self.lines) - 1
+        of = "" if self.total is None else f" of {self.total:,}"
+        return f"{self.noun} {self.offset:,}-{last:,}{of}"
+
+    def state(self) -> dict:
+        """Plain data for the front end: one window of ``[number, text]`` lines and its footer."""
+        return {
+            "kind": self.kind,
+            "title": self.label,
+            "subject": quote_name(self.path),
+            "lines": [[line["number"], line["text"]] for line in self.lines],
+            "highlight": self.highlight,
+            "status": self.status,
+            "footer": self.footer,
+            "error": self.error,
+            "prev": self.offset > 1,
+            "next": self.has_more,
+            "offset": self.offset,
+            "editor": self.editor_path,
+            "back": self.back.label if self.back is not None else "",
+        }
+
+    def _changed(self) -> None:
+        if self.listener is not None:
+            self.listener()
+
+
+_GREP_LINE = re.compile(r"Line (\d+): ")
+
+
+def unquote(name: str) -> str:
+    """A name as ``quote_name`` printed it, back to the name (a JSON string when it was quoted)."""
+    if len(name) >= 2 and name.startswith('"') and name.endswith('"'):
+        try:
+            return json.loads(name)
+        except ValueError:
+            return name
+    return name
+
+
+class SpillWindow(ReadWindow):
+    """A saved full glob/grep result, paged with ``Workspace.spill_page`` (owner session only).
+
+    Its paths are links: every line of a glob result, and in a grep result each file's line and
+    each ``Line N:`` under it (a page that starts inside a file knows that file only when it was
+    reached with "next").
+    """
+
+    kind = "spill"
+    label = "saved result"
+
+    def __init__(self, view, locator: str, offset: int = 1, limit: int | None = SPILL_PAGE_LINES,
+                 name: str = "", tool: str = "") -> None:
+        self.locator = locator
+        self.name = name  # the query that made it ("grep TODO --include *.py")
+        self.tool = tool  # "glob" or "grep": how its lines read
+        self._carry: dict[int, str] = {}  # page offset -> the grep file that page starts inside
+        super().__init__(view, locator, offset=offset, limit=limit)
+
+    def next_page(self) -> bool:
+        links = self.links()
+        current = next((link[0] for link in reversed(links) if link), None)
+        here_next = self.offset + len(self.lines)
+        if current is not None and self.tool == "grep":
+            self._carry[here_next] = current
+        return super().next_page()
+
+    def links(self) -> list:
+        """Per shown line: ``[path, line]`` it opens (line 0: the file's start), or None."""
+        out: list = []
+        if self.tool == "glob":
+            return [[unquote(line["text"]), 0] if line["text"] else None for line in self.lines]
+        if self.tool != "grep":
+            return [None] * len(self.lines)
+        current = self._carry.get(self.offset)
+        for line in self.lines:
+            text = line["text"]
+            match = _GREP_LINE.match(text)
+            if match:
+                out.append([current, int(match.group(1))] if current is not None else None)
+            elif not text or (line["number"] == 1 and text.startswith(("Found ", "No matches"))):
+                out.append(None)
+            else:
+                current = unquote(text)
+                out.append([current, 0])
+        return out
+
+    def fetch(self, offset: int):
+        return self.view.workspace.spill_page(self.locator, session=self.view.session, offset=offset,
+                                              limit=self.limit, surface="widget")
+
+    def editor_path_for(self, display: str) -> str:
+        return ""  # saved results live outside the workspace
+
+    def state(self) -> dict:
+        return {**super().state(), "name": self.name, "links": self.links()}

@@ -1,0 +1,253 @@
+"""End to end: the listing widget in a real JupyterLab and Chromium (see helpers.py for how it is driven).
+
+What only a browser shows: the output's height, where an opened window lands, what keys do (and
+that they do not reach the notebook), the busy state of a slow call, sizes and times as people
+read them, the theme's colours, and what a kernel restart leaves behind. Screenshots for the docs
+are taken along the way (docs/screenshots/listing*.png).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .helpers import (
+    ACTIVE, contrast, expect, footer, labels, not_busy, output, row, rows, run_notebook, screenshot, set_theme,
+    status, widget,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+MAX_OUTPUT_PX = 800
+
+
+def test_listing_pages_a_directory_in_a_bounded_output(page, lab, screenshot_dir):
+    run_notebook(page, lab, "explore.ipynb")
+    w = widget(page, 0)
+    assert output(page, 0).bounding_box()["height"] <= MAX_OUTPUT_PX
+    row(w, "big/").click()  # a directory lists in place
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    expect()(footer(w)).to_contain_text("(Showing entries 1-200 of 210: 5 directories, 205 files.")
+    assert output(page, 0).bounding_box()["height"] <= MAX_OUTPUT_PX  # 200 rows scroll inside it
+    names = labels(w)
+    assert len(names) == 200 and names[:2] == ["dir-1/", "dir-2/"], names[:5]
+    expect()(w.locator(".dsh-crumbs li")).to_have_text([".", "big"])
+    expect()(w.locator(".dsh-order")).to_have_text(re.compile(r"^the model's order: directories first"))
+
+    w.locator(".dsh-controls .dsh-next").click()  # rows, status and footer change together
+    expect()(status(w)).to_have_text("entries 201-210 of 210")
+    expect()(footer(w)).to_contain_text("End of listing.)")
+    assert labels(w) == [f"file-{i:03d}.txt" for i in range(196, 206)]
+    w.locator(".dsh-controls .dsh-prev").click()
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+
+    row(w, "file-003.txt").click()  # a file opens below its row
+    panel = w.locator("#dsh-panel")
+    expect()(panel.locator(".dsh-line")).to_have_text(["1file 3"])
+    screenshot(page, output(page, 0), screenshot_dir / "listing.png")
+    w.locator(".dsh-crumb", has_text=re.compile(r"^\.$")).click()  # the breadcrumb goes back up
+    expect()(row(w, "big/")).to_be_visible()
+
+
+def test_an_opened_file_is_in_view_below_the_row_that_opened_it(page, lab):
+    run_notebook(page, lab, "explore.ipynb")
+    w = widget(page, 0)
+    row(w, "big/").click()
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    opener = row(w, "file-180.txt")
+    opener.scroll_into_view_if_needed()
+    opener.click()
+    panel = w.locator("#dsh-panel")
+    expect()(panel).to_be_visible()
+    box = panel.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"], box  # no scrolling needed
+    expect()(opener).to_have_class(re.compile(r"\bdsh-opener\b"))
+    expect()(opener).to_have_attribute("aria-expanded", "true")
+    assert opener.evaluate("el => el.nextElementSibling.querySelector('#dsh-panel') !== null")
+    expect()(panel.locator(".dsh-window-bar code")).to_have_text("big/file-180.txt")
+    expect()(panel.locator(".dsh-pager")).to_have_count(1)  # one pager per view
+    panel.locator(".dsh-close").click()
+    expect()(w.locator("#dsh-panel")).to_have_count(0)
+    expect()(opener).not_to_have_class(re.compile(r"\bdsh-opener\b"))
+
+
+def test_sizes_times_sort_by_size_and_filter(page, lab):
+    run_notebook(page, lab, "sizes.ipynb")
+    w = widget(page, 0)
+    log = row(w, "app.log")
+    expect()(log.locator(".dsh-size")).to_have_text("16.4 MiB")
+    expect()(row(w, "medium.bin").locator(".dsh-size")).to_have_text("4.9 KiB")
+    expect()(row(w, "tiny.txt").locator(".dsh-size")).to_have_text("10 B")
+    expect()(log.locator(".dsh-mtime")).to_have_text(re.compile(r"^(just now|\d+ (seconds?|min|hours?) ago)$"))
+    expect()(log.locator(".dsh-mtime")).to_have_attribute("title", re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$"))
+    assert labels(w) == ["app.log", "medium.bin", "small.txt", "tiny.txt"]
+
+    size = w.locator("[role=columnheader]", has_text="size")
+    size.locator("button").click()
+    expect()(size).to_have_attribute("aria-sort", "ascending")
+    not_busy(w)
+    assert labels(w) == ["tiny.txt", "small.txt", "medium.bin", "app.log"]
+    expect()(w.locator(".dsh-order")).to_have_text(re.compile(r"^Sorted by size, smallest first, over all 4 entries: not the model's order"))
+    expect()(w.locator(".dsh-footer-note")).to_contain_text("of the model's own page")
+    size.locator("button").click()
+    expect()(size).to_have_attribute("aria-sort", "descending")
+    not_busy(w)
+    assert labels(w)[0] == "app.log"
+    w.locator(".dsh-model-order").click()
+    not_busy(w)
+    assert labels(w) == ["app.log", "medium.bin", "small.txt", "tiny.txt"]
+
+    w.locator(".dsh-filter").fill("TXT")
+    expect()(status(w)).to_have_text("entries 1-2 of 2 matching")
+    assert labels(w) == ["small.txt", "tiny.txt"]
+
+
+def test_sort_is_over_the_whole_listing_not_the_page(page, lab):
+    run_notebook(page, lab, "explore.ipynb")
+    w = widget(page, 0)
+    row(w, "big/").click()
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    w.locator("[role=columnheader] button", has_text="name").click()  # A to Z
+    not_busy(w)
+    w.locator("[role=columnheader] button", has_text="name").click()  # Z to A
+    not_busy(w)
+    assert labels(w)[:2] == ["file-205.txt", "file-204.txt"]  # on the model's second page
+
+
+def test_keyboard_moves_opens_and_goes_up_without_reaching_the_notebook(page, lab):
+    run_notebook(page, lab, "explore.ipynb")
+    w = widget(page, 0)
+    page.locator(f"{ACTIVE} .jp-Cell").first.click(position={"x": 5, "y": 5})  # command mode, cell 1 active
+    rows(w).first.focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    focused = page.evaluate("() => document.activeElement.querySelector('.dsh-label')?.textContent")
+    assert focused == labels(w)[2]
+    ring = page.evaluate("() => getComputedStyle(document.activeElement).boxShadow")
+    assert ring != "none", ring  # a visible focus ring
+    active = page.locator(f"{ACTIVE} .jp-Cell.jp-mod-active")
+    expect()(active).to_have_count(1)
+    assert page.locator(f"{ACTIVE} .jp-Cell").first.evaluate("el => el.classList.contains('jp-mod-active')")
+
+    page.keyboard.press("Home")
+    for _ in range(labels(w).index("big/")):  # .ipynb_checkpoints/ may come first
+        page.keyboard.press("ArrowDown")
+    expect()(row(w, "big/")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    expect()(rows(w).first).to_be_focused()  # a new page starts at its first row
+    page.keyboard.press("ArrowDown")
+    expect()(row(w, "dir-2/")).to_be_focused()
+    page.keyboard.press("Backspace")
+    expect()(row(w, "big/")).to_be_visible()
+    rows(w).first.focus()
+    page.keyboard.press("/")
+    expect()(w.locator(".dsh-filter")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect()(rows(w).first).to_be_focused()
+    row(w, "big/").focus()
+    page.keyboard.press("Enter")
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    expect()(rows(w).first).to_be_focused()
+    page.keyboard.press("Alt+ArrowUp")
+    expect()(row(w, "big/")).to_be_visible()
+    assert page.locator(f"{ACTIVE} .jp-Cell").first.evaluate("el => el.classList.contains('jp-mod-active')")
+    assert page.locator(f"{ACTIVE} .jp-Cell").count() == 2  # nothing was added, cut or moved
+
+    row(w, "big/").click()
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    not_busy(w)
+    row(w, "file-002.txt").focus()
+    page.keyboard.press("Enter")  # a file opens below its row; Escape closes it, back on the row
+    expect()(w.locator("#dsh-panel .dsh-close")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect()(w.locator("#dsh-panel")).to_have_count(0)
+    expect()(row(w, "file-002.txt")).to_be_focused()
+    box = w.locator(".dsh-controls .dsh-jump")
+    assert box.evaluate("el => el.clientWidth >= 7 * parseFloat(getComputedStyle(el).fontSize) * 0.55")
+    box.fill("205")
+    box.press("Enter")  # Enter jumps, like "go"
+    expect()(status(w)).to_have_text("entries 205-210 of 210")
+    box = w.locator(".dsh-controls .dsh-jump")
+    box.fill("999")
+    box.press("Enter")  # a failed call: its error, styled as one; the page stays
+    error = w.locator(":scope > .dsh-error")
+    expect()(error).to_have_text('Error: offset 999 is out of range for "big" (210 entries)')
+    expect()(error).to_have_attribute("role", "alert")
+    assert error.evaluate("el => getComputedStyle(el).borderLeftStyle") == "solid"
+    expect()(status(w)).to_have_text("entries 205-210 of 210")
+
+
+def test_busy_state_shows_at_once_and_clicks_do_not_queue(page, lab):
+    run_notebook(page, lab, "slow.ipynb")
+    w = widget(page, 1)
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    w.evaluate("""root => {
+        window.dshBusy = [];
+        new MutationObserver(() => window.dshBusy.push([performance.now(), root.getAttribute('aria-busy')]))
+            .observe(root, {attributes: true, attributeFilter: ['aria-busy']});
+        root.addEventListener('click', () => { window.dshClick = window.dshClick || performance.now(); }, true);
+    }""")
+    nxt = w.locator(".dsh-controls .dsh-next")
+    for _ in range(5):
+        nxt.click()
+    expect()(w.locator(".dsh-spinner")).to_be_visible()
+    expect()(w).to_have_attribute("aria-busy", "true")
+    not_busy(w)
+    expect()(status(w)).to_have_text("entries 201-210 of 210")
+    clicked, marks = page.evaluate("() => [window.dshClick, window.dshBusy]")
+    assert marks[0][1] == "true" and marks[0][0] - clicked < 100, (clicked, marks)
+    assert len(marks) == 2  # busy once, idle once: the other clicks were not sent
+    _, log = lab.request("GET", "dsh/api/sessions/e2e-slow/calls?limit=100")
+    widget_lists = [c for c in log["calls"] if c["surface"] == "widget" and c["tool"] == "list"]
+    assert len(widget_lists) == 1, widget_lists
+
+
+def test_a_kernel_restart_asks_to_rerun_the_cell(page, lab):
+    run_notebook(page, lab, "explore.ipynb")
+    w = widget(page, 0)
+    expect()(row(w, "big/")).to_be_visible()
+    page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Kernel$")).click()
+    page.locator(".lm-Menu-item", has_text=re.compile(r"^Restart Kernel…")).click()
+    page.locator(".jp-Dialog-button.jp-mod-accept").click()
+    gone = w.locator(".dsh-gone")
+    expect()(gone).to_be_visible(timeout=60_000)
+    expect()(gone).to_contain_text("Re-run this cell")
+    assert w.bounding_box()["height"] > 300  # the page stays, not a collapsed grid
+    row(w, "big/").click(force=True)  # nothing happens, nothing breaks
+    expect()(w).not_to_have_attribute("aria-busy", "true")
+
+
+def test_dark_and_light_themes_are_readable(page, lab, screenshot_dir):
+    run_notebook(page, lab, "explore.ipynb")
+    w = widget(page, 0)
+    row(w, "big/").click()
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    row(w, "file-002.txt").click()
+    expect()(w.locator("#dsh-panel")).to_be_visible()
+    try:
+        for theme in ("JupyterLab Light", "JupyterLab Dark"):
+            set_theme(page, theme)
+            rows(w).nth(3).focus()
+            checks = {
+                "name": row(w, "file-004.txt").locator(".dsh-label"),
+                "size": row(w, "file-004.txt").locator(".dsh-size"),
+                "modified": row(w, "file-004.txt").locator(".dsh-mtime"),
+                "focused row": rows(w).nth(3).locator(".dsh-label"),
+                "opener row": row(w, "file-002.txt").locator(".dsh-label"),
+                "status": status(w),
+                "order": w.locator(".dsh-order"),
+                "footer": footer(w),
+                "line number": w.locator("#dsh-panel .dsh-ln").first,
+                "code": w.locator("#dsh-panel .dsh-code").first,
+                "header": w.locator("[role=columnheader] button").first,
+            }
+            ratios = {name: round(contrast(loc), 2) for name, loc in checks.items()}
+            assert all(r >= 4.5 for r in ratios.values()), (theme, ratios)  # WCAG AA for text
+            if theme == "JupyterLab Dark":
+                screenshot(page, output(page, 0), screenshot_dir / "listing-dark.png")
+        assert w.locator("[role=grid]").count() == 1 and w.locator("[role=row]").count() > 200
+        assert w.locator("[role=columnheader]").count() == 3
+    finally:
+        set_theme(page, "JupyterLab Light")

@@ -1,0 +1,147 @@
+"""The search and session widget models driven from Python (no browser): grep, glob, saved results, call log.
+
+Requests are sent as the browser sends them (``act``); the helpers and the ``big`` tree are the
+listing tests' (test_widgets.py).
+"""
+
+from __future__ import annotations
+
+from dsh_jupyter.kernel.results import calls_info
+from dsh_jupyter.kernel.widgets import CallLogView, GlobView, GrepView, SpillsView, SpillView, view_for
+
+from .test_widgets import act, big, shown, widget_calls  # noqa: F401  (big is a fixture)
+
+
+# -- grep and glob ------------------------------------------------------------------------------
+
+
+def test_grep_groups_matches_with_spans_and_opens_at_the_line(make_ws, big):
+    ws = make_ws()
+    view = view_for(shown(ws, "grep", pattern="hello", path="src"))
+    assert isinstance(view, GrepView) and view.header == "Found 2 matches" and view.footer == ""
+    assert view.by_file == {"src/app.py": 1, "src/lib/util.py": 1}
+    util = view.files[1]
+    assert util["label"] == "src/lib/util.py"
+    line, text, spans = util["matches"][0]
+    assert line == 40 and text == "hello = 'util'   # hello again"  # spacing kept
+    assert [text[a:b] for a, b in spans] == ["hello", "hello"]
+    act(view, "open_match", group=1, index=0)
+    assert view.panel["anchor"] == "match:1:0" and view.panel["highlight"] == 40
+    assert view.opened.offset == 37 and 40 in [n for n, _ in view.panel["lines"]]
+    assert widget_calls(ws) == [("read", {"file_path": "src/lib/util.py", "offset": 37})]
+    act(view, "open_path", group=0)
+    assert view.panel["anchor"] == "file:0" and view.opened.offset == 1 and view.panel["highlight"] == 0
+
+
+def test_grep_spill_opens_in_the_panel_and_its_paths_are_links(make_ws, big):
+    ws = make_ws(grep_max_matches=10)
+    view = view_for(shown(ws, "grep", pattern="x", path="big", include="file0*"))
+    assert view.header == "Found 10 of 99 matches" and view.footer.startswith("(Full grep result stored at:")
+    assert view.spill_name == "grep x big --include 'file0*'"
+    act(view, "spill")
+    panel = view.panel
+    assert panel["anchor"] == "spill" and panel["kind"] == "spill" and panel["name"] == view.spill_name
+    assert panel["status"].startswith("lines 1-200 of ") and panel["links"][0] is None  # "Found 99 matches"
+    first_path = next(i for i, link in enumerate(panel["links"]) if link and link[1] == 0)
+    path = panel["links"][first_path][0]
+    assert panel["links"][first_path + 1] == [path, 1]
+    act(view, "window", op="link", index=first_path + 1)
+    assert view.opened.path == path and view.panel["highlight"] == 1 and view.panel["back"] == "saved result"
+    act(view, "window", op="back")
+    assert view.panel["kind"] == "spill" and view.opened.offset == 1
+
+
+def test_glob_groups_and_opens_the_spill(make_ws, big):
+    ws = make_ws(glob_max_results=20)
+    result = shown(ws, "glob", pattern="*.txt")
+    view = view_for(result)
+    assert isinstance(view, GlobView)
+    assert [g["key"] for g in view.groups] == ["big/", "long.txt"]
+    assert sum(len(g["paths"]) for g in view.groups) == 20
+    assert view.footer == result.footer() and "sampled across 2 of the 2 top-level entries" in view.footer
+    act(view, "spill")
+    spill = view.opened
+    assert spill.locator == result.value["spill"] and spill.footer == "(Showing lines 1-200 of 452. Use offset=201 to continue.)"
+    assert view.panel["links"][0][1] == 0 and all(link for link in view.panel["links"])  # every line is a path
+    act(view, "window", op="next")
+    assert spill.offset == 201 and spill.model_text == ws.spill_page(result.value["spill"], offset=201, limit=200).text
+    act(view, "window", op="previous")
+    assert spill.offset == 1
+    act(view, "open_path", group=0, index=1)
+    assert view.opened.path == view.groups[0]["paths"][1][0] and view.panel["anchor"] == "path:0:1"
+
+
+def test_glob_under_the_cap_has_no_spill(make_ws, big):
+    ws = make_ws()
+    view = view_for(shown(ws, "glob", pattern="*.py"))
+    assert view.spill is None and view.open_spill() is None and view.footer == ""
+    assert view.groups == [{"key": "src/", "label": "src/", "paths": [["src/app.py", "src/app.py"],
+                                                                       ["src/lib/util.py", "src/lib/util.py"]]}]
+
+
+def test_spill_viewer_is_for_the_owning_session_only(make_ws, big):
+    ws = make_ws(glob_max_results=5)
+    locator = ws.run("glob", pattern="*.txt").value["spill"]
+    other = make_ws(session="someone else")
+    view = SpillView(other, other.session, locator)
+    assert view.error.startswith("Error: cannot read ") and view.error.endswith(": not found") and view.lines == []
+
+
+# -- call log and saved results ----------------------------------------------------------------
+
+
+def test_call_log_titles_and_one_expanded_text(make_ws, big):
+    ws = make_ws()
+    texts = [ws.run("read", file_path="src/app.py", offset=2).text, ws.run("list", path="nowhere").text]
+    view = view_for(calls_info(ws.calls(), ws))
+    assert isinstance(view, CallLogView)
+    assert view.titles() == ["1. python · read src/app.py --offset 2", "2. python · list nowhere ERROR"]
+    first = view.calls[0]
+    assert first["tool"] == "read" and first["started"] > 0 and first["ms"] >= 0 and not first["error"]
+    assert view.expanded is None and view.expanded_text == ""
+    act(view, "expand", number=2)
+    assert view.expanded == 2 and view.expanded_text == texts[1]
+    act(view, "expand", number=1)
+    assert view.expanded_text == texts[0]
+    act(view, "expand", number=1)  # again: collapsed
+    assert view.expanded is None and view.expanded_text == ""
+    assert view.footer == "(2 calls.)"
+
+
+def test_call_log_pages_newest_last_and_filters(make_ws, big):
+    ws = make_ws()
+    for i in range(7):
+        ws.run("read", file_path="long.txt", offset=i + 1, limit=1)
+    ws.run("read", file_path="missing.txt")
+    view = CallLogView(ws, ws.session, limit=3)
+    assert view.offset == 6 and view.status == "calls 6-8 of 8" and not view.pager["next"]
+    act(view, "page", where="previous")
+    assert view.offset == 3 and view.footer == "(Showing calls 3-5 of 8. Use --offset N --limit N to see others.)"
+    ws.run("list")
+    act(view, "newest")
+    assert [c["tool"] for c in view.calls] == ["read", "read", "list"]
+    act(view, "filter", tool="list", errors_only=False)
+    assert view.titles() == ["9. python · list"] and view.summary == "1 call kept by the filter"
+    act(view, "filter", tool="", errors_only=True)
+    assert view.titles() == ["8. python · read missing.txt ERROR"]
+    act(view, "expand", number=8)
+    assert view.expanded_text.startswith("Error: cannot read")
+    act(view, "filter", tool="", errors_only=False)
+    assert view.total == 9 and view.summary == "9 calls"
+
+
+def test_call_titles_show_long_arguments_by_their_length(make_ws, big):
+    ws = make_ws()
+    ws.run("write", file_path="new.txt", content="z" * 5000)
+    view = CallLogView(ws, ws.session)
+    assert view.titles() == ["1. python · write new.txt --content '<5000 characters>'"]
+
+
+def test_spills_are_named_by_their_query_and_open(make_ws, big):
+    ws = make_ws(glob_max_results=5)
+    ws.run("glob", pattern="*.txt", path="big")
+    view = SpillsView(ws, ws.session)
+    assert [s["name"] for s in view.spills] == ["glob '*.txt' big"]
+    act(view, "open", index=0)
+    assert isinstance(view.opened.total, int) and view.panel["anchor"] == "spill:0"
+    assert view.panel["name"] == "glob '*.txt' big"
