@@ -137,8 +137,15 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="package")
-def screenshot_dir() -> Path:
-    folder = Path(os.environ.get("DSH_SCREENSHOT_DIR") or REPO / "docs" / "screenshots")
+def screenshot_dir(tmp_path_factory) -> Path:
+    """Where the tests' screenshots go: a temporary folder, or the docs' own with
+    ``DSH_UPDATE_SCREENSHOTS=1`` (``./dev screenshots``), so a test run leaves the checkout clean."""
+    if os.environ.get("DSH_SCREENSHOT_DIR"):
+        folder = Path(os.environ["DSH_SCREENSHOT_DIR"])
+    elif os.environ.get("DSH_UPDATE_SCREENSHOTS") == "1":
+        folder = REPO / "docs" / "screenshots"
+    else:
+        folder = tmp_path_factory.mktemp("screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
