@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -21,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_error
 
 SETPRIV = shutil.which("setpriv")
 NOBODY = 65534

@@ -1,199 +1,42 @@
 """Executors for ``glob`` and ``grep``: parse arguments, build the rg argv, run, shape the value.
 
-Every model-controlled value reaches ripgrep as one argv element that cannot be read as an
-option: the glob as ``--glob=<pattern>``, the regex as ``--regexp=<pattern>``, the target after
-``--``. Discovery is the same for both: hidden files included, ignore files not honoured,
-symlinks not followed, VCS folders excluded at any depth (and filtered out of the output too, so
-a search rooted inside ``.git`` still shows none of its internals), the spill root left out.
+Opening the search root, rg's flags and running rg under the fence live in ``searchroot``; this
+module decides what to ask rg and how a complete result becomes a page, a value and a spill.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-import signal
-from dataclasses import dataclass
-from operator import itemgetter
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
-from ..beneath import proc_fd_path
-from ..paths import Target, is_within
-from ..render.search import _TRUNCATED, render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
-from ..rg import RgMissing, RgOutcome, run_rg
 from ..recheck import Rechecker
-from ..rgfence import FenceError
+from ..render.quoting import in_message
+from ..render.search import _TRUNCATED, render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
 from ..rgjson import parse_match_records, submatch_spans
 from ..sampling import sample_across_groups, sample_sorted_paths
 from ..textread import BINARY_SNIFF_BYTES
-from ..render.quoting import in_message
 from ..toolspec import PATH, ToolSpec
+from .searchroot import (
+    DISCOVERY,
+    PATH_OF,
+    VCS_DIRS,
+    VCS_EXCLUDES,
+    VCS_IN_PATH,
+    discovery_flags,
+    drop_excluded,
+    excluded_below,
+    exclusion_flags,
+    hide_flags,
+    inside_vcs,
+    open_search_root,
+    run_search,
+    diagnostic,
+    unfenced,
+)
+from ..beneath import proc_fd_path
 
-__all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS"]
-
-VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
-_VCS_EXCLUDES = [f"--glob=!{name}" for name in VCS_DIRS]
-_VCS_IN_PATH = re.compile("(?:^|/)(?:" + "|".join(re.escape(v) for v in VCS_DIRS) + ")(?:/|$)")
-_DISCOVERY = ["--no-config", "--no-ignore", "--hidden", "--no-follow"]
-_PATH_OF = itemgetter(0)  # a grep row is (path, line, text)
-
-
-@dataclass
-class _Root:
-    """An opened search root: the target, a descriptor rg starts from, how rg names it."""
-
-    target: Target
-    fd: int  # a folder descriptor (rg's working directory) or a file descriptor (rg's one input)
-    is_dir: bool
-    prefix: str  # what rg's paths are prefixed with in display ("" or "DISPLAY/")
-    real: str  # the physical path of the search root
-
-
-@contextlib.contextmanager
-def _search_root(ctx: CallContext, path: str | None, verb: str, spills: bool):
-    """Open the search root beneath the workspace (or this session's spill folder) for rg."""
-    with ctx.resolve(path, verb, spills=spills) as target:
-        if not target.exists:
-            raise target.not_found()
-        if target.is_dir:
-            fd, _st = target.open_dir(ToolError(Codes.FS_NOT_DIRECTORY, "unused"))
-            is_dir = True
-        else:
-            # Never hand rg a FIFO or a device: opening one can block forever.
-            fd, _st = target.open_regular()
-            is_dir = False
-        try:
-            prefix = "" if target.lexical == ctx.cwd else target.display.rstrip("/") + "/"
-            yield _Root(target, fd, is_dir, prefix, target.real)
-        finally:
-            os.close(fd)
-
-
-def _inside_vcs(ctx: CallContext, root: _Root) -> bool:
-    if root.target.in_spill:
-        return False
-    rel = ctx.resolver.tree.relative(root.real)
-    return bool(rel) and bool(_VCS_IN_PATH.search(rel))
-
-
-def _excluded(ctx: CallContext, root: _Root) -> list[str]:
-    """Folders below the search root that are never shown, relative to it (protected folders)."""
-    if root.target.in_spill:
-        return []
-    out = set(ctx.resolver.visibility.protected_below(root.real))
-    spill = ctx.resolver.spill_root
-    if spill and is_within(spill, root.real) and spill != root.real:
-        out.add(os.path.relpath(spill, root.real))
-    return sorted(out)
-
-
-def _discovery(ctx: CallContext) -> list[str]:
-    """rg's discovery flags: hidden files only where allowed, and the hide globs left out."""
-    vis = ctx.resolver.visibility
-    flags = list(_DISCOVERY) if vis.allow_hidden else [f for f in _DISCOVERY if f != "--hidden"]
-    return flags
-
-
-def _hide_globs(ctx: CallContext) -> list[str]:
-    # After the pattern and include: with rg, a later glob wins, so these always leave names out.
-    # An explicit --glob overrides rg's own hidden-file rule, so hidden names need one too.
-    vis = ctx.resolver.visibility
-    return ([] if vis.allow_hidden else ["--glob=!.*"]) + [f"--glob=!{g}" for g in vis.hide_globs]
-
-
-def _unfenced(ctx: CallContext) -> bool:
-    """Whether rg runs without Landlock, so what it reports must be checked again (recheck.py)."""
-    return ctx.fence is None or ctx.fence.mode != "landlock"
-
-
-def _exclusion_globs(rels: list[str]) -> list[str]:
-    # Anchored to the search root; names with glob syntax are left to the output filter alone.
-    return [f"--glob=!/{rel}" for rel in rels if not _GLOB_META.search(rel)]
-
-
-def _drop_excluded(paths: list[str], rels: list[str]) -> list[str]:
-    if not rels:
-        return paths
-    heads = tuple(rel + "/" for rel in rels)
-    return [p for p in paths if not p.startswith(heads) and p not in rels]
-
-
-def _run(ctx: CallContext, args: list[str], tool: str, root: _Root) -> RgOutcome:
-    """Run rg from the search root's descriptor, fenced; map every way it can fail."""
-    if ctx.rg is None:
-        raise ToolError(Codes.SEARCH_FAILED, f"{tool} is unavailable: no ripgrep (rg) binary was found")
-    if ctx.cancel.is_set():  # the caller left while this search waited for a slot
-        raise ToolError(Codes.SEARCH_ABORTED, f"{tool} was cancelled before it finished")
-    proc_path = proc_fd_path(root.fd)
-    if root.is_dir:
-        cwd, pass_fds = (proc_path or root.real), ()
-    else:
-        cwd, pass_fds = "/", (root.fd,)
-    spawn = None
-    if ctx.fence is not None:
-        fence = ctx.fence
-
-        def spawn(start):
-            return fence.spawn(start, [(root.fd, root.is_dir)])
-
-    try:
-        outcome = run_rg(
-            ctx.rg,
-            args,
-            cwd=cwd,
-            timeout_s=ctx.settings.search_timeout_ms / 1000,
-            max_stdout_bytes=ctx.settings.raw_output_max_bytes,
-            cancel=ctx.cancel,
-            pass_fds=pass_fds,
-            spawn=spawn,
-        )
-    except RgMissing:
-        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: the ripgrep (rg) binary could not be started") from None
-    except FenceError as exc:
-        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep could not be confined: {exc}") from None
-    if outcome.timed_out:
-        raise ToolError(
-            Codes.SEARCH_ABORTED,
-            f"{tool} was stopped after {ctx.settings.search_timeout_ms} ms; narrow the pattern or path",
-        )
-    if outcome.cancelled:
-        raise ToolError(Codes.SEARCH_ABORTED, f"{tool} was cancelled before it finished")
-    if outcome.overflow:
-        raise ToolError(
-            Codes.SEARCH_RAW_OUTPUT_OVERFLOW,
-            f"{tool} produced more than {ctx.settings.raw_output_max_bytes} bytes of raw output and was "
-            "stopped; narrow the pattern, path or include",
-        )
-    code = outcome.returncode
-    if code is not None and code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep was killed ({name})")
-    if code not in (0, 1, 2):
-        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep exited with status {code}: "
-                        f"{_diagnostic(outcome)}")
-    if code == 2 and outcome.stderr_head.startswith(_PATTERN_ERRORS):
-        raise ToolError(Codes.SEARCH_INVALID_PATTERN, f"invalid pattern: {_diagnostic(outcome)}")
-    return outcome
-
-
-# rg's own words for a pattern it cannot use: a regex, a glob (the glob tool's pattern or
-# grep's include), a literal it refuses in a regex, a regex past its size limit.
-_PATTERN_ERRORS = ("rg: regex parse error", "rg: error parsing glob", "rg: the literal", "rg: regex could not",
-                   "regex parse error", "error parsing glob")
-_GLOB_META = re.compile(r"[*?\[\]{}!\\]")
-
-
-def _diagnostic(outcome: RgOutcome) -> str:
-    """rg's stderr in one line, at most 1,000 characters: its start (what went wrong) and its end."""
-    text = outcome.stderr_tail
-    if outcome.stderr_head and not text.startswith(outcome.stderr_head[:64]):
-        text = outcome.stderr_head + " ... " + text
-    text = " ".join(text.split())
-    return text if len(text) <= 1000 else text[:400] + " ... " + text[-595:]
+__all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS", "DISCOVERY", "VCS_EXCLUDES"]
 
 
 # ---------------------------------------------------------------------------------------- glob
@@ -203,7 +46,7 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
     pattern: str = args["pattern"]
     if pattern.startswith("!"):
         raise ToolError(Codes.ARGUMENT_INVALID, 'pattern must not start with "!"; negated globs are not supported')
-    with _search_root(ctx, args.get("path"), "glob", spills=False) as root:
+    with open_search_root(ctx, args.get("path"), "glob", spills=False) as root:
         target = root.target
         if not root.is_dir:
             raise ToolError(Codes.FS_NOT_DIRECTORY, f"cannot glob {in_message(target.display)}: not a directory")
@@ -218,27 +61,28 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
             "spill": None,
             "capped": False,
         }
-        if _inside_vcs(ctx, root):
+        if inside_vcs(ctx, root):
             return value
-        excluded = _excluded(ctx, root)
+        excluded = excluded_below(ctx, root)
         # The pattern comes before the exclusions: with rg, a later glob wins over an earlier one.
         # --null: a file name may hold a newline, so paths are NUL-separated on the wire.
-        argv = ["--files", "--null", "--sort=modified", *_discovery(ctx), f"--glob={pattern}", *_VCS_EXCLUDES,
-                *_hide_globs(ctx), *_exclusion_globs(excluded), "--", "."]
-        outcome = _run(ctx, argv, "glob", root)
+        argv = ["--files", "--null", "--sort=modified", *discovery_flags(ctx), f"--glob={pattern}", *VCS_EXCLUDES,
+                *hide_flags(ctx), *exclusion_flags(excluded), "--", "."]
+        outcome = run_search(ctx, argv, "glob", root)
         if outcome.returncode == 2 and not outcome.stdout:
-            raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {_diagnostic(outcome)}")
+            raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
         # One decode of the whole output; bytes that are not UTF-8 stay as surrogate escapes, so
         # a path that is shown (quoted, as \udcXX) can be named back.
         blob = outcome.stdout.decode("utf-8", "surrogateescape")
-        unfenced = _unfenced(ctx)
-        if excluded or unfenced or _has_vcs(outcome.stdout):
+        recheck = unfenced(ctx)
+        filtered = bool(excluded) or recheck or _has_vcs(outcome.stdout)
+        if filtered:
             rels = [p[2:] for p in blob.split("\0") if p]
-            rels = [p for p in _drop_excluded(rels, excluded) if not _VCS_IN_PATH.search(p)]
-            if unfenced:
+            rels = [p for p in drop_excluded(rels, excluded) if not VCS_IN_PATH.search(p)]
+            if recheck:
                 with Rechecker(root.fd) as check:
                     rels = [p for p in rels if check.is_file(p)]
-    if excluded or unfenced or _has_vcs(outcome.stdout):
+    if filtered:
         paths = [root.prefix + p for p in rels] if root.prefix else rels
     else:
         # rg names every path "./…" from its working directory: one replace makes them display paths.
@@ -285,32 +129,32 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
     include: str | None = args.get("include")
     if include is not None:
         _check_include(include)
-    with _search_root(ctx, args.get("path"), "grep", spills=True) as root:
+    with open_search_root(ctx, args.get("path"), "grep", spills=True) as root:
         value = {
             "pattern": pattern, "matches": [], "totalMatches": 0, "files": 0, "filesTotal": 0,
             "sampled": False, "spill": None, "unreadable": 0,
         }
-        if _inside_vcs(ctx, root):
+        if inside_vcs(ctx, root):
             return value
         if not root.is_dir and b"\0" in os.pread(root.fd, BINARY_SNIFF_BYTES, 0):
             # rg would print a named binary file's lines with their control bytes; skip it, as rg
             # skips binary files it meets in a folder, and say so.
             value["binarySkipped"] = 1
             return value
-        excluded = _excluded(ctx, root)
-        argv = ["--json", *_discovery(ctx)]
+        excluded = excluded_below(ctx, root)
+        argv = ["--json", *discovery_flags(ctx)]
         if include is not None:
             argv.append(f"--glob={include}")
-        argv += [*_VCS_EXCLUDES, *_hide_globs(ctx), *_exclusion_globs(excluded), f"--regexp={pattern}", "--",
+        argv += [*VCS_EXCLUDES, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}", "--",
                  "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
-        outcome = _run(ctx, argv, "grep", root)
+        outcome = run_search(ctx, argv, "grep", root)
         if outcome.returncode == 2 and not outcome.stdout:
-            raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {_diagnostic(outcome)}")
+            raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
         try:
             found, records = parse_match_records(outcome.stdout)
         except ValueError as exc:
             raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
-        if root.is_dir and _unfenced(ctx):
+        if root.is_dir and unfenced(ctx):
             with Rechecker(root.fd) as check:
                 kept = check.confirm_matches(found, lambda m: m.path[2:] if m.path.startswith("./") else m.path)
             found, records = [found[i] for i in kept], [records[i] for i in kept]
@@ -395,8 +239,8 @@ def _shape_grep(ctx: CallContext, value: dict, found, records: list[bytes], stri
     paths = [r[0] for r in rows]
     files = set(paths)
     order = range(len(rows))
-    if excluded or any(_VCS_IN_PATH.search(p) for p in files):
-        keep = set(_drop_excluded([p for p in files if not _VCS_IN_PATH.search(p)], excluded))
+    if excluded or any(VCS_IN_PATH.search(p) for p in files):
+        keep = set(drop_excluded([p for p in files if not VCS_IN_PATH.search(p)], excluded))
         order = [i for i in order if paths[i] in keep]
     else:
         keep = files
@@ -411,7 +255,7 @@ def _shape_grep(ctx: CallContext, value: dict, found, records: list[bytes], stri
     value["filesTotal"] = len(keep)
     positions: range | list[int] = range(total)
     if total > cap:
-        sample = sample_sorted_paths(rows, cap, prefix=root_prefix, key=_PATH_OF)
+        sample = sample_sorted_paths(rows, cap, prefix=root_prefix, key=PATH_OF)
         value["sampled"] = not sample.flat
         if sample.flat:
             positions = range(cap)

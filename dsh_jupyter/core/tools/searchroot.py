@@ -1,0 +1,194 @@
+"""What glob and grep share: their root opened beneath the workspace, rg's flags, running rg fenced.
+
+Every model-controlled value reaches ripgrep as one argv element that cannot be read as an
+option: the glob as ``--glob=<pattern>``, the regex as ``--regexp=<pattern>``, the target after
+``--``. rg starts in the search root's folder descriptor (``/proc/self/fd/N``) and searches ``.``,
+or reads one file given as ``/proc/self/fd/N``, under Landlock where the kernel has it. Discovery
+is the same for both tools: hidden files only where allowed, ignore files not honoured, symlinks
+not followed, VCS folders excluded at any depth (and filtered out of the output too, so a search
+rooted inside ``.git`` still shows none of its internals), protected folders and the spill root
+left out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+from dataclasses import dataclass
+from operator import itemgetter
+
+from ..beneath import proc_fd_path
+from ..context import CallContext
+from ..errors import Codes, ToolError
+from ..paths import Target, is_within
+from ..rg import RgMissing, RgOutcome, run_rg
+from ..rgfence import FenceError
+
+__all__ = ["SearchRoot", "open_search_root", "run_search", "diagnostic", "VCS_DIRS", "VCS_EXCLUDES",
+           "VCS_IN_PATH", "DISCOVERY", "PATH_OF", "inside_vcs", "excluded_below", "discovery_flags", "hide_flags",
+           "unfenced", "exclusion_flags", "drop_excluded"]
+
+VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
+VCS_EXCLUDES = [f"--glob=!{name}" for name in VCS_DIRS]
+VCS_IN_PATH = re.compile("(?:^|/)(?:" + "|".join(re.escape(v) for v in VCS_DIRS) + ")(?:/|$)")
+DISCOVERY = ["--no-config", "--no-ignore", "--hidden", "--no-follow"]
+PATH_OF = itemgetter(0)  # a grep row is (path, line, text)
+
+
+@dataclass
+class SearchRoot:
+    """An opened search root: the target, a descriptor rg starts from, how rg names it."""
+
+    target: Target
+    fd: int  # a folder descriptor (rg's working directory) or a file descriptor (rg's one input)
+    is_dir: bool
+    prefix: str  # what rg's paths are prefixed with in display ("" or "DISPLAY/")
+    real: str  # the physical path of the search root
+
+
+@contextlib.contextmanager
+def open_search_root(ctx: CallContext, path: str | None, verb: str, spills: bool):
+    """Open the search root beneath the workspace (or this session's spill folder) for rg."""
+    with ctx.resolve(path, verb, spills=spills) as target:
+        if not target.exists:
+            raise target.not_found()
+        if target.is_dir:
+            fd, _st = target.open_dir(ToolError(Codes.FS_NOT_DIRECTORY, "unused"))
+            is_dir = True
+        else:
+            # Never hand rg a FIFO or a device: opening one can block forever.
+            fd, _st = target.open_regular()
+            is_dir = False
+        try:
+            prefix = "" if target.lexical == ctx.cwd else target.display.rstrip("/") + "/"
+            yield SearchRoot(target, fd, is_dir, prefix, target.real)
+        finally:
+            os.close(fd)
+
+
+def inside_vcs(ctx: CallContext, root: SearchRoot) -> bool:
+    if root.target.in_spill:
+        return False
+    rel = ctx.resolver.tree.relative(root.real)
+    return bool(rel) and bool(VCS_IN_PATH.search(rel))
+
+
+def excluded_below(ctx: CallContext, root: SearchRoot) -> list[str]:
+    """Folders below the search root that are never shown, relative to it (protected folders)."""
+    if root.target.in_spill:
+        return []
+    out = set(ctx.resolver.visibility.protected_below(root.real))
+    spill = ctx.resolver.spill_root
+    if spill and is_within(spill, root.real) and spill != root.real:
+        out.add(os.path.relpath(spill, root.real))
+    return sorted(out)
+
+
+def discovery_flags(ctx: CallContext) -> list[str]:
+    """rg's discovery flags: hidden files only where allowed, and the hide globs left out."""
+    vis = ctx.resolver.visibility
+    flags = list(DISCOVERY) if vis.allow_hidden else [f for f in DISCOVERY if f != "--hidden"]
+    return flags
+
+
+def hide_flags(ctx: CallContext) -> list[str]:
+    # After the pattern and include: with rg, a later glob wins, so these always leave names out.
+    # An explicit --glob overrides rg's own hidden-file rule, so hidden names need one too.
+    vis = ctx.resolver.visibility
+    return ([] if vis.allow_hidden else ["--glob=!.*"]) + [f"--glob=!{g}" for g in vis.hide_globs]
+
+
+def unfenced(ctx: CallContext) -> bool:
+    """Whether rg runs without Landlock, so what it reports must be checked again (recheck.py)."""
+    return ctx.fence is None or ctx.fence.mode != "landlock"
+
+
+def exclusion_flags(rels: list[str]) -> list[str]:
+    # Anchored to the search root; names with glob syntax are left to the output filter alone.
+    return [f"--glob=!/{rel}" for rel in rels if not _GLOB_META.search(rel)]
+
+
+def drop_excluded(paths: list[str], rels: list[str]) -> list[str]:
+    if not rels:
+        return paths
+    heads = tuple(rel + "/" for rel in rels)
+    return [p for p in paths if not p.startswith(heads) and p not in rels]
+
+
+def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot) -> RgOutcome:
+    """Run rg from the search root's descriptor, fenced; map every way it can fail."""
+    if ctx.rg is None:
+        raise ToolError(Codes.SEARCH_FAILED, f"{tool} is unavailable: no ripgrep (rg) binary was found")
+    if ctx.cancel.is_set():  # the caller left while this search waited for a slot
+        raise ToolError(Codes.SEARCH_ABORTED, f"{tool} was cancelled before it finished")
+    proc_path = proc_fd_path(root.fd)
+    if root.is_dir:
+        cwd, pass_fds = (proc_path or root.real), ()
+    else:
+        cwd, pass_fds = "/", (root.fd,)
+    spawn = None
+    if ctx.fence is not None:
+        fence = ctx.fence
+
+        def spawn(start):
+            return fence.spawn(start, [(root.fd, root.is_dir)])
+
+    try:
+        outcome = run_rg(
+            ctx.rg,
+            args,
+            cwd=cwd,
+            timeout_s=ctx.settings.search_timeout_ms / 1000,
+            max_stdout_bytes=ctx.settings.raw_output_max_bytes,
+            cancel=ctx.cancel,
+            pass_fds=pass_fds,
+            spawn=spawn,
+        )
+    except RgMissing:
+        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: the ripgrep (rg) binary could not be started") from None
+    except FenceError as exc:
+        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep could not be confined: {exc}") from None
+    if outcome.timed_out:
+        raise ToolError(
+            Codes.SEARCH_ABORTED,
+            f"{tool} was stopped after {ctx.settings.search_timeout_ms} ms; narrow the pattern or path",
+        )
+    if outcome.cancelled:
+        raise ToolError(Codes.SEARCH_ABORTED, f"{tool} was cancelled before it finished")
+    if outcome.overflow:
+        raise ToolError(
+            Codes.SEARCH_RAW_OUTPUT_OVERFLOW,
+            f"{tool} produced more than {ctx.settings.raw_output_max_bytes} bytes of raw output and was "
+            "stopped; narrow the pattern, path or include",
+        )
+    code = outcome.returncode
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep was killed ({name})")
+    if code not in (0, 1, 2):
+        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep exited with status {code}: "
+                        f"{diagnostic(outcome)}")
+    if code == 2 and outcome.stderr_head.startswith(PATTERN_ERRORS):
+        raise ToolError(Codes.SEARCH_INVALID_PATTERN, f"invalid pattern: {diagnostic(outcome)}")
+    return outcome
+
+
+# rg's own words for a pattern it cannot use: a regex, a glob (the glob tool's pattern or
+# grep's include), a literal it refuses in a regex, a regex past its size limit.
+PATTERN_ERRORS = ("rg: regex parse error", "rg: error parsing glob", "rg: the literal", "rg: regex could not",
+                   "regex parse error", "error parsing glob")
+_GLOB_META = re.compile(r"[*?\[\]{}!\\]")
+
+
+def diagnostic(outcome: RgOutcome) -> str:
+    """rg's stderr in one line, at most 1,000 characters: its start (what went wrong) and its end."""
+    text = outcome.stderr_tail
+    if outcome.stderr_head and not text.startswith(outcome.stderr_head[:64]):
+        text = outcome.stderr_head + " ... " + text
+    text = " ".join(text.split())
+    return text if len(text) <= 1000 else text[:400] + " ... " + text[-595:]
