@@ -53,6 +53,7 @@ class SettingTraits(HasTraits):
     allow_hidden = _bool("allow_hidden")
     hide_globs = List(Unicode(), default_value=[], help=SETTING_DOCS["hide_globs"]).tag(config=True)
     protected_paths = List(Unicode(), default_value=[], help=SETTING_DOCS["protected_paths"]).tag(config=True)
+    state_journal = Unicode(_DEFAULTS.state_journal, help=SETTING_DOCS["state_journal"]).tag(config=True)
     state_path = _path("state_path")
     spill_root = _path("spill_root")
     rg_path = _path("rg_path")

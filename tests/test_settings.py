@@ -32,6 +32,7 @@ SPEC_DEFAULTS = {
     "allow_hidden": True,
     "hide_globs": [],
     "protected_paths": [],
+    "state_journal": "auto",
     "state_path": None,
     "spill_root": None,
     "rg_path": None,

@@ -1,7 +1,8 @@
 """The shared state store: real SQLite files, real threads and real child processes.
 
-Child processes load ``state.py`` straight from its file (it uses only the standard library), so
-each starts in a few tens of milliseconds instead of importing the whole package.
+Child processes import ``dsh_jupyter.core.state`` without running the package's ``__init__``
+files (the state store and what it imports use only the standard library), so each starts in a
+few tens of milliseconds instead of importing the whole package.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ import pytest
 from dsh_jupyter.core import state as state_module
 from dsh_jupyter.core.state import CallRecord, SpillRecord, StateError, StateStore
 
-_STATE_FILE = str(Path(state_module.__file__).resolve())
+_CORE = Path(state_module.__file__).resolve().parent
 _PRELUDE = f"""
-import importlib.util, sys, time
-_spec = importlib.util.spec_from_file_location("dsh_state_child", {_STATE_FILE!r})
-state = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = state
-_spec.loader.exec_module(state)
+import importlib, sys, time, types
+for _name, _path in (("dsh_jupyter", {str(_CORE.parent)!r}), ("dsh_jupyter.core", {str(_CORE)!r})):
+    _pkg = types.ModuleType(_name)
+    _pkg.__path__ = [_path]
+    sys.modules[_name] = _pkg
+state = importlib.import_module("dsh_jupyter.core.state")
 """
 
 
@@ -440,3 +442,54 @@ def test_the_default_state_path_is_jupyters_data_dir_for_every_process(monkeypat
             assert default_state_path() == os.path.join(jupyter_data_dir(), "dsh_jupyter", "state.sqlite")
     monkeypatch.setenv("DSH_STATE_PATH", str(tmp_path / "x.sqlite"))
     assert default_state_path() == str(tmp_path / "x.sqlite")
+
+
+# -- the journal: WAL on local disks, a rollback journal on network filesystems -------------------
+
+MOUNTINFO = """\
+22 27 0:21 / /proc rw,relatime - proc proc rw
+27 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw
+40 27 0:50 / /home rw,relatime - nfs4 server:/export/home rw,vers=4.2
+41 40 0:51 / /home/alice/My\\040Drive rw - fuse.rclone remote: rw
+42 27 0:52 / /mnt/share rw - cifs //nas/share rw
+"""
+
+
+def test_the_filesystem_under_the_state_file_is_found(tmp_path: Path) -> None:
+    from dsh_jupyter.core.statepaths import filesystem_of, is_network_filesystem
+
+    info = tmp_path / "mountinfo"
+    info.write_text(MOUNTINFO)
+    for path, fstype, network in [("/home/alice/.local/share/jupyter", "nfs4", True),
+                                  ("/home/alice/My Drive/x", "fuse.rclone", True),
+                                  ("/mnt/share/state", "cifs", True), ("/srv/data", "ext4", False),
+                                  ("/homeless", "ext4", False)]:
+        assert filesystem_of(path, str(info)) == fstype, path
+        assert is_network_filesystem(fstype) is network
+    assert filesystem_of("/x", str(tmp_path / "no-such-file")) == "unknown"
+    assert filesystem_of(str(tmp_path)) not in ("", "unknown")  # this machine's own mountinfo
+
+
+def test_a_rollback_journal_state_works_across_processes(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite"
+    store = StateStore(path, journal="delete")
+    assert store.journal == "delete"
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    raw.close()
+    store.ensure_session("k", "/w", "k", "/w")
+    code = """
+        store = state.StateStore(sys.argv[1], journal="delete")
+        with store.write_gate() as gate:
+            gate.record_observation("k", "/w/f", "v-child")
+        print(store.journal)
+    """
+    assert finish(spawn(code, path)).strip() == "delete"
+    assert store.observed_version("k", "/w/f") == "v-child"
+    with pytest.raises(StateError, match="auto, wal or delete"):
+        StateStore(tmp_path / "other.sqlite", journal="memory")
+
+
+def test_auto_picks_wal_on_a_local_disk(tmp_path: Path) -> None:
+    store = StateStore(tmp_path / "state.sqlite")
+    assert store.journal == "wal" and store.filesystem != "unknown"

@@ -235,3 +235,14 @@ def test_write_refuses_a_path_ending_in_a_slash(ws, root):
     assert r.value["code"] == "ARGUMENT_INVALID"
     assert r.text == 'Error: file_path must name a file; "foo/" ends with "/"'
     assert not (root / "foo").exists()
+
+
+def test_python_calls_record_the_os_user(ws, root):
+    from dsh_jupyter.core.workspace import os_user
+
+    ws.run("list")
+    ws.call("list", {}, user="agent-bob")
+    calls = ws.calls()["calls"]
+    assert [c["user"] for c in calls] == [os_user(), "agent-bob"]
+    assert [c["user"] for c in ws.calls(user="agent-bob")["calls"]] == ["agent-bob"]
+    assert ws.sessions()[0]["user"] == os_user()

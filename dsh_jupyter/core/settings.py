@@ -65,6 +65,8 @@ SETTING_DOCS: dict[str, str] = {
     "protected_paths": "Folders that are never shown, searched, read or written, besides Jupyter's own "
     "runtime, data and config folders, IPython's folder, the state folder and the spill root.",
     "spill_max_bytes_read_only": "Bytes the saved results of one caller without write permission may hold.",
+    "state_journal": "SQLite journal of the state file: auto (WAL, or a rollback journal when the state "
+    "file is on a network or FUSE filesystem), wal or delete.",
 }
 
 _POSITIVE_INTS = (
@@ -114,6 +116,7 @@ class Settings:
     allow_hidden: bool = True
     hide_globs: tuple[str, ...] = ()
     protected_paths: tuple[str, ...] = ()
+    state_journal: str = "auto"
     state_path: str | None = None
     spill_root: str | None = None
     rg_path: str | None = None
@@ -129,6 +132,8 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise SettingsError(f"setting {name} must be true or false, got {value!r}")
+        if self.state_journal not in ("auto", "wal", "delete"):
+            raise SettingsError(f"setting state_journal must be auto, wal or delete, got {self.state_journal!r}")
         for name in _STRING_LISTS:
             value = getattr(self, name)
             if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(

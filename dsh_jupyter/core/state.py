@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -31,6 +32,10 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["StateError", "StateStore", "Gate", "SessionInfo", "CallRecord", "SpillRecord", "session_key"]
+
+from .statepaths import filesystem_of, is_network_filesystem
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_S = 10.0
@@ -195,9 +200,20 @@ class StateStore:
     and removes the WAL, which would then happen on every call.
     """
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike, journal: str = "auto") -> None:
         self.path = os.path.abspath(os.fspath(path))
         self._local = threading.local()
+        self.filesystem = filesystem_of(os.path.dirname(self.path) or ".")
+        if journal == "auto":
+            # WAL needs shared memory that every process sees alike; network and FUSE
+            # filesystems do not promise that, so the state uses a rollback journal there.
+            journal = "delete" if is_network_filesystem(self.filesystem) else "wal"
+            if journal == "delete":
+                log.warning("the state file %s is on a %s filesystem: using a rollback journal instead of WAL "
+                            "(slower; point state_path at a local disk to avoid it)", self.path, self.filesystem)
+        if journal not in ("wal", "delete"):
+            raise StateError(f"The state journal must be auto, wal or delete, not {journal!r}.")
+        self.journal = journal
         with _failures(f"create the folder of the state file {self.path}"):
             _make_private_dirs(os.path.dirname(self.path))
         with _failures(f"create the state file {self.path}"):
@@ -211,7 +227,8 @@ class StateStore:
         # Autocommit (isolation_level=None): multi-statement writes issue BEGIN IMMEDIATE themselves.
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         # Under WAL, NORMAL never corrupts the file; a power cut may lose only the latest commits.
-        conn.execute("PRAGMA synchronous = NORMAL")
+        # A rollback journal needs FULL for the same guarantee.
+        conn.execute("PRAGMA synchronous = NORMAL" if self.journal == "wal" else "PRAGMA synchronous = FULL")
         return conn
 
     def _conn(self) -> sqlite3.Connection:
@@ -237,13 +254,13 @@ class StateStore:
         deadline = time.monotonic() + BUSY_TIMEOUT_S
         while True:
             try:
-                if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() == "wal":
+                if conn.execute(f"PRAGMA journal_mode = {self.journal.upper()}").fetchone()[0].lower() == self.journal:
                     break
             except sqlite3.OperationalError:
                 if time.monotonic() > deadline:
                     raise
             if time.monotonic() > deadline:
-                raise StateError(f"The state file {self.path} could not be switched to WAL mode.")
+                raise StateError(f"The state file {self.path} could not be switched to {self.journal.upper()} mode.")
             time.sleep(0.005)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:

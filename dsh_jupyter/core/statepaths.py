@@ -13,9 +13,17 @@ Jupyter; a test checks the two agree.
 from __future__ import annotations
 
 import os
+import re
 import sys
 
-__all__ = ["jupyter_data_dir", "default_state_path"]
+__all__ = ["jupyter_data_dir", "default_state_path", "filesystem_of", "is_network_filesystem"]
+
+# Filesystems on which SQLite's WAL mode is unsafe: WAL needs shared memory that every process
+# sees the same way, which network and FUSE filesystems do not promise (SQLite's own advice).
+NETWORK_FILESYSTEMS = frozenset({
+    "nfs", "nfs4", "cifs", "smb", "smb2", "smb3", "smbfs", "9p", "ceph", "glusterfs", "lustre", "afs",
+    "gpfs", "beegfs", "sshfs", "davfs", "ncpfs", "orangefs", "ocfs2", "gfs2", "virtiofs",
+})
 
 
 def _home() -> str:
@@ -52,3 +60,39 @@ def jupyter_data_dir() -> str:
 def default_state_path() -> str:
     """``DSH_STATE_PATH`` when set, else ``<jupyter data dir>/dsh_jupyter/state.sqlite``."""
     return os.environ.get("DSH_STATE_PATH") or os.path.join(jupyter_data_dir(), "dsh_jupyter", "state.sqlite")
+
+
+def _unescape(field: str) -> str:
+    # mountinfo writes space, tab, newline and backslash as \040, \011, \012 and \134
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def filesystem_of(path: str, mountinfo: str = "/proc/self/mountinfo") -> str:
+    """The type of the filesystem ``path`` lies on (``ext4``, ``nfs4``, ``fuse.sshfs`` …), or ``unknown``.
+
+    Read from ``mountinfo`` (Linux): the mount whose mount point is the longest prefix of the
+    path's real location. Elsewhere, or when it cannot be read, ``unknown``.
+    """
+    real = os.path.realpath(path)
+    best, fstype = "", "unknown"
+    try:
+        with open(mountinfo, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return fstype
+    for line in lines:
+        left, sep, right = line.partition(" - ")
+        fields = left.split()
+        if not sep or len(fields) < 5 or not right:
+            continue
+        point = _unescape(fields[4])
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, fstype = point, right.split()[0]
+    return fstype
+
+
+def is_network_filesystem(fstype: str) -> bool:
+    """Whether WAL mode must not be used on a filesystem of this type (network or FUSE)."""
+    base = fstype.lower()
+    return base in NETWORK_FILESYSTEMS or base == "fuse" or base.startswith(("fuse.", "fuseblk"))

@@ -113,7 +113,7 @@ class Workspace:
         self.fence = Fencing(self.settings.landlock, self.rg)
         self.registry: dict[str, ToolSpec] = build_registry(self.rg)
         try:
-            self.store: StateStore | None = StateStore(self.state_path)
+            self.store: StateStore | None = StateStore(self.state_path, journal=s.state_journal)
         except StateError as exc:
             log.warning("session state unavailable (%s); reads work, writes are refused", exc)
             self.store = None
@@ -147,6 +147,12 @@ class Workspace:
             "resolver": self.resolver.mode,
             "allowHidden": vis.allow_hidden,
             "hideGlobs": list(vis.hide_globs),
+            "state": {
+                "path": self.state_path,
+                "available": self.store is not None,
+                "journal": self.store.journal if self.store is not None else None,
+                "filesystem": self.store.filesystem if self.store is not None else None,
+            },
             "tools": list(self.registry),
         }
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from jupyter_core.paths import jupyter_runtime_dir
+from jupyter_core.paths import jupyter_config_dir, jupyter_data_dir, jupyter_runtime_dir
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Int
 
@@ -68,10 +68,21 @@ class DshJupyter(SettingTraits, ExtensionApp):
     ).tag(config=True)
 
     def core_settings(self) -> dict:
-        """The traitlet values under their core names, with the server's path defaults filled in."""
+        """The traitlet values under their core names, with the server's own rules filled in.
+
+        Hidden files follow the server's ContentsManager (``allow_hidden``, ``hide_globs``): the
+        tools are never more permissive than Jupyter's contents API. The server's runtime folder
+        and config folders join the protected folders.
+        """
         values = self.setting_values()
         values["state_path"] = values["state_path"] or default_state_path()
         values["spill_root"] = values["spill_root"] or default_spill_root()
+        cm = self.serverapp.contents_manager
+        values["allow_hidden"] = bool(getattr(cm, "allow_hidden", False))
+        values["hide_globs"] = [str(g) for g in getattr(cm, "hide_globs", [])]
+        server_dirs = [self.serverapp.runtime_dir, jupyter_config_dir(), jupyter_data_dir(),
+                       *getattr(self.serverapp, "config_file_paths", [])]
+        values["protected_paths"] = [*values["protected_paths"], *(d for d in server_dirs if d)]
         return values
 
     def initialize_settings(self) -> None:
@@ -107,12 +118,16 @@ class DshJupyter(SettingTraits, ExtensionApp):
         )
         status = workspace.status()
         self.log.info(
-            "dsh_jupyter: tools %s; state %s; spills %s; paths resolved by %s; ripgrep confined by %s",
+            "dsh_jupyter: tools %s; state %s (%s journal on %s); spills %s; paths resolved by %s; ripgrep "
+            "confined by %s; hidden files %s",
             ", ".join(workspace.registry),
             workspace.state_path,
+            status["state"]["journal"],
+            status["state"]["filesystem"],
             workspace.resolver.spill_root,
             status["resolver"],
             status["confinement"],
+            "shown" if status["allowHidden"] else "not shown (ContentsManager.allow_hidden)",
         )
 
     def initialize_handlers(self) -> None:

@@ -178,6 +178,20 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
             raise ApiError(400, "ARGUMENT_INVALID", f"{name} must be between {minimum} and {maximum}")
         return value
 
+    async def refuse_new_session(self, session: str | None) -> None:
+        """403 when a caller without ``contents:write`` names a session that does not exist yet.
+
+        Such a caller may use ``default`` and the sessions others made; creating sessions is
+        bookkeeping that a read-only token should not be able to fill the state with.
+        """
+        if not session or session == "default":
+            return
+        ws = self.workspace
+        if await self.run(_session_exists, ws, session):
+            return
+        raise ApiError(403, "FORBIDDEN", "a caller without contents:write cannot create sessions; "
+                       "use an existing session or default")
+
     def user_filter(self) -> str | None:
         """The optional ``?user=`` query filter of the listing routes."""
         return self.get_query_argument("user", None) or None
@@ -224,10 +238,14 @@ class ToolCallHandler(DshHandler):
         if spec.writes:
             await self.require("write")
         session, args = parse_tool_body(self.json_body())
+        may_write = await self.allowed("write")
+        if not may_write:
+            await self.refuse_new_session(session)
         search = name in SEARCH_TOOLS
         result = await self.run(
             self.workspace.call, name, args, session=session, surface="rest", cancel=self.cancel,
             user=self.user_name, queued_since=time.monotonic() if search else None,
+            spill_quota=None if may_write else self.workspace.settings.spill_max_bytes_read_only,
             pool="dsh_jupyter_search_executor" if search else "dsh_jupyter_executor",
         )
         self.send(result_json(result))
@@ -252,7 +270,7 @@ class SessionsHandler(DshHandler):
         self.send(await self.run(self.workspace.sessions, self.user_filter()))
 
     @web.authenticated
-    @authorized("read")  # a session is bookkeeping: any read tool call creates one implicitly
+    @authorized("write")  # a read-only token must not fill the state with sessions
     async def post(self) -> None:
         body = self.json_body()
         extra = sorted(set(body) - {"id", "cwd"})
@@ -267,6 +285,13 @@ class SessionsHandler(DshHandler):
             raise ApiError(409, "SESSION_EXISTS", f'session "{session}" exists with another cwd; '
                            f"move it with PATCH {PREFIX}/sessions/{{id}}")
         self.send(info, 201 if created else 200)
+
+
+def _session_exists(ws, session: str) -> bool:
+    try:
+        return ws.session_info(session) is not None
+    except ToolError:
+        return False
 
 
 def _same_cwd(current: str, asked: str) -> bool:

@@ -226,7 +226,7 @@ def build_document(registry: dict, base_url: str = "/") -> dict:
                 "parameters": [_USER_FILTER],
                 "responses": {"200": _json(_arr(_ref("SessionInfo")), "The sessions of this root."),
                               **_errors(403, 503)}},
-        "post": {"summary": "Create a session (an existing one is never moved: see PATCH)",
+        "post": {"summary": "Create a session (contents:write; an existing one is never moved: see PATCH)",
                  "operationId": "create_session", "tags": ["sessions"],
                  "requestBody": {"required": False, "content": {"application/json": {"schema": _ref("SessionCreate")}}},
                  "responses": {"201": _json(_ref("SessionInfo"), "Created."),

@@ -82,6 +82,8 @@ async def test_right_token_is_accepted(api):
 
 @pytest.mark.server_config({"ServerApp": {"authorizer_class": ReadOnlyAuthorizer}})
 async def test_read_only_user_can_read_but_not_write(api, jp_root_dir, state_path, spill_root):
+    # a session someone with write access made: a read-only caller may use it, not create one
+    Workspace(jp_root_dir, state_path=state_path, spill_root=str(spill_root)).create_session("ro")
     for name, args in [("list", {}), ("read", {"file_path": "notes.txt"}), ("glob", {"pattern": "*.py"}),
                        ("grep", {"pattern": "hello"}), ("list_dir", {"path": "."})]:
         status, data = await api("POST", "tools", name, body={"session": "ro", "args": args})
@@ -101,7 +103,9 @@ async def test_read_only_user_can_read_but_not_write(api, jp_root_dir, state_pat
         status, _ = await api("GET", *parts)
         assert status == 200, parts
     status, _ = await api("POST", "sessions", body={"id": "ro2"})
-    assert status == 201
+    assert status == 403  # a read-only token cannot create sessions ...
+    status, data = await api("POST", "tools", "list", body={"session": "ro-new", "args": {}})
+    assert status == 403 and "cannot create sessions" in data["message"]  # ... not even implicitly
     status, _ = await api("DELETE", "sessions", "ro2")
     assert status == 403
     # refused calls are not run, so they are not in the call log either

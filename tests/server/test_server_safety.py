@@ -145,8 +145,12 @@ async def test_post_never_moves_an_existing_session_and_patch_does(api):
 
 
 @pytest.mark.server_config({"ServerApp": {"authorizer_class": ReadOnlyAuthorizer}})
-async def test_moving_a_session_needs_write_permission(api):
-    await api("POST", "tools", "list", body={"session": "shared", "args": {}})
+async def test_moving_a_session_needs_write_permission(api, jp_root_dir, state_path, spill_root):
+    from dsh_jupyter import Workspace
+
+    Workspace(jp_root_dir, state_path=state_path, spill_root=str(spill_root)).create_session("shared")
+    status, data = await api("POST", "tools", "list", body={"session": "shared", "args": {}})
+    assert status == 200, data  # a read-only caller may use a session others made
     status, data = await api("PATCH", "sessions", "shared", body={"cwd": "src"})
     assert status == 403, data
     status, info = await api("GET", "sessions", "shared")
@@ -159,4 +163,7 @@ async def test_status_says_how_the_tools_are_confined(api):
     assert data["confinement"] in ("landlock", "descriptors-only")
     assert data["resolver"] in ("openat2", "walk")
     assert data["tools"] == ["list", "glob", "grep", "read", "write", "edit", "list_dir"]
+    assert data["allowHidden"] is False  # Jupyter's ContentsManager default, followed here
+    assert data["state"]["available"] is True and data["state"]["journal"] == "wal"
+    assert data["state"]["filesystem"] not in ("", None)
     assert json.dumps(data)  # plain JSON

@@ -1,0 +1,120 @@
+"""Hidden files as Jupyter hides them, and Jupyter's own folders never shown, on real trees.
+
+The plain Python API keeps the seed's default (hidden files shown); these tests set
+``allow_hidden=False`` as a Jupyter server does by default (its ContentsManager), and point
+Jupyter's folders (``JUPYTER_RUNTIME_DIR`` …) inside the workspace, as they are under a home
+directory root on JupyterHub.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import assert_error
+
+HIDDEN = "hidden files are not shown here; the server's ContentsManager.allow_hidden setting allows them"
+PROTECTED = "Jupyter's own folders (runtime, data, config) and this tool's state are never shown"
+TOKEN = "f00dfeedc0ffee0123456789abcdef"
+
+
+@pytest.fixture
+def home(root, monkeypatch):
+    """A home-like root: dotfiles, a dot folder, and Jupyter's runtime/data/config folders in it."""
+    (root / ".env").write_text("SECRET=1\n")
+    (root / ".config").mkdir()
+    (root / ".config" / "app.ini").write_text("x=1\n")
+    (root / "notes.txt").write_text("hello\n")
+    (root / "__pycache__").mkdir()
+    (root / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0pyc")
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("token = 'not a secret'\n")
+    runtime = root / ".local" / "share" / "jupyter" / "runtime"
+    runtime.mkdir(parents=True)
+    (runtime / "jpserver-4242.json").write_text(json.dumps({"token": TOKEN, "url": "http://127.0.0.1:8888/"}))
+    (runtime / "kernel-abc.json").write_text(json.dumps({"key": TOKEN, "transport": "tcp"}))
+    (root / ".jupyter").mkdir()
+    (root / ".jupyter" / "jupyter_server_config.py").write_text(f"c.IdentityProvider.token = '{TOKEN}'\n")
+    (root / ".ipython" / "profile_default" / "startup").mkdir(parents=True)
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(runtime.parent))
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(root / ".jupyter"))
+    monkeypatch.setenv("IPYTHONDIR", str(root / ".ipython"))
+    return root
+
+
+def test_hidden_paths_are_refused_by_name_and_left_out_of_listings(make_ws, home):
+    ws = make_ws(allow_hidden=False, hide_globs=["__pycache__", "*.pyc"])
+    for tool, args, verb, shown in [
+        ("read", {"file_path": ".env"}, "read", ".env"),
+        ("read", {"file_path": ".config/app.ini"}, "read", ".config/app.ini"),
+        ("write", {"file_path": ".env", "content": "x"}, "write", ".env"),
+        ("write", {"file_path": ".newdir/f.txt", "content": "x"}, "write", ".newdir/f.txt"),
+        ("edit", {"file_path": ".env", "old_string": "1", "new_string": "2"}, "edit", ".env"),
+        ("list", {"path": ".config"}, "list", ".config"),
+        ("grep", {"pattern": "x", "path": ".config"}, "grep", ".config"),
+        ("glob", {"pattern": "*", "path": ".config"}, "glob", ".config"),
+    ]:
+        assert_error(ws.run(tool, **args), "FS_HIDDEN", f'cannot {verb} "{shown}": {HIDDEN}')
+    assert not (home / ".newdir").exists()  # refused before anything was created
+    assert (home / ".env").read_text() == "SECRET=1\n"
+    r = ws.run("list")
+    # .env .config .local .jupyter .ipython (hidden) and __pycache__ (a hide glob) are counted, not listed
+    assert r.text == ("<path>.</path>\n<type>directory</type>\n<content>\nsrc/\nnotes.txt\n\n"
+                      "(2 entries: 1 directory, 1 file; 6 hidden entries not shown)\n</content>")
+    assert r.value["hiddenEntries"] == 6
+    assert ws.run("glob", pattern="*").text == "notes.txt\nsrc/app.py"  # oldest first
+    assert ws.run("grep", pattern="SECRET|x=1|token").text == "Found 1 match\n\nsrc/app.py\nLine 1: token = 'not a secret'"
+    assert json.loads(ws.run("list_dir", path=".", recursive=True).text) == {
+        "entries": ["notes.txt", "src", "src/app.py"], "hiddenEntries": 6}
+
+
+def test_a_symlink_does_not_make_a_hidden_place_visible(make_ws, home):
+    os.symlink(".config", home / "visible")
+    os.symlink(".env", home / "env-link")
+    ws = make_ws(allow_hidden=False)
+    assert_error(ws.run("read", file_path="visible/app.ini"), "FS_HIDDEN", f'cannot read "visible/app.ini": {HIDDEN}')
+    assert_error(ws.run("read", file_path="env-link"), "FS_HIDDEN", f'cannot read "env-link": {HIDDEN}')
+    assert_error(ws.run("list", path="visible"), "FS_HIDDEN", f'cannot list "visible": {HIDDEN}')
+
+
+def test_with_hidden_files_allowed_they_are_shown_but_jupyters_folders_never(make_ws, home):
+    ws = make_ws(allow_hidden=True)
+    assert not ws.run("read", file_path=".env").is_error
+    # .jupyter and .ipython are protected (left out, counted); .local is shown, its jupyter folder is not
+    assert "(6 entries: 4 directories, 2 files; 2 hidden entries not shown)" in ws.run("list").text
+    runtime = ".local/share/jupyter/runtime"
+    for tool, args, verb, shown in [
+        ("read", {"file_path": f"{runtime}/jpserver-4242.json"}, "read", f"{runtime}/jpserver-4242.json"),
+        ("list", {"path": runtime}, "list", runtime),
+        ("read", {"file_path": ".jupyter/jupyter_server_config.py"}, "read", ".jupyter/jupyter_server_config.py"),
+        ("write", {"file_path": ".ipython/profile_default/startup/00-evil.py", "content": "import os\n"}, "write",
+         ".ipython/profile_default/startup/00-evil.py"),
+        ("grep", {"pattern": "token", "path": ".jupyter"}, "grep", ".jupyter"),
+    ]:
+        assert_error(ws.run(tool, **args), "FS_PROTECTED", f'cannot {verb} "{shown}": {PROTECTED}')
+    assert not (home / ".ipython" / "profile_default" / "startup" / "00-evil.py").exists()
+    # a broad search finds none of the live tokens or kernel keys
+    for pattern in (TOKEN, "token", "key"):
+        r = ws.run("grep", pattern=pattern)
+        assert TOKEN not in r.text and "jpserver" not in r.text and "kernel-abc" not in r.text, r.text
+    assert not any("runtime" in p or p.startswith(".jupyter") for p in ws.run("glob", pattern="*").value["paths"])
+    # and a symlink into a protected folder does not lead there
+    os.symlink(".local/share/jupyter/runtime", home / "rt")
+    assert_error(ws.run("read", file_path="rt/jpserver-4242.json"), "FS_PROTECTED",
+                 f'cannot read "rt/jpserver-4242.json": {PROTECTED}')
+
+
+def test_the_state_folder_and_spill_root_inside_the_root_are_protected(make_ws, root, expect_error):
+    (root / "work.txt").write_text("hit\nhit\n")
+    ws = make_ws(state_path=root / "state" / "s.sqlite", spill_root=str(root / "spills"), grep_max_matches=1)
+    r = ws.run("grep", pattern="hit")
+    loc = r.value["spill"]
+    assert loc and loc.startswith(str(root / "spills"))
+    assert ws.run("list").text.endswith("(1 entry: 0 directories, 1 file; 2 hidden entries not shown)\n</content>")
+    expect_error(ws.run("read", file_path="state/s.sqlite"), "FS_PROTECTED",
+                 f'cannot read "state/s.sqlite": {PROTECTED}')
+    assert not ws.run("read", file_path=loc).is_error  # a saved result, through its own session
+    assert ws.run("glob", pattern="*").text == "work.txt"
