@@ -43,6 +43,8 @@ class SettingTraits(HasTraits):
     read_max_bytes = _int("read_max_bytes")
     read_stream_min_size = _int("read_stream_min_size")
     list_dir_max_entries = _int("list_dir_max_entries")
+    list_cache_max_entries = _int("list_cache_max_entries")
+    read_index_max_files = _int("read_index_max_files")
     glob_sample_over_cap = _bool("glob_sample_over_cap")
     spill_max_bytes_per_session = _int("spill_max_bytes_per_session")
     spill_max_bytes_total = _int("spill_max_bytes_total")

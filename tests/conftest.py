@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from dsh_jupyter import Workspace
+from dsh_jupyter.core.stamps import COARSE_MARGIN_NS, MARGIN_NS
 
 
 class Link:
@@ -125,3 +127,11 @@ def assert_error(result, code: str, message: str | None = None) -> None:
 @pytest.fixture
 def expect_error():
     return assert_error
+
+
+def settle(path) -> None:
+    """Wait until ``path``'s ctime is old enough for its stamp to prove a kept scan current."""
+    st = os.stat(path)
+    margin = MARGIN_NS if st.st_ctime_ns % 1_000_000_000 else COARSE_MARGIN_NS
+    while time.time_ns() <= st.st_ctime_ns + margin + 1_000_000:
+        time.sleep(0.01)

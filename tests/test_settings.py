@@ -22,6 +22,8 @@ SPEC_DEFAULTS = {
     "read_max_bytes": 51_200,
     "read_stream_min_size": 10_485_760,
     "list_dir_max_entries": 10_000,
+    "list_cache_max_entries": 400_000,
+    "read_index_max_files": 64,
     "glob_sample_over_cap": True,
     "spill_max_bytes_per_session": 134_217_728,
     "spill_max_bytes_total": 536_870_912,
@@ -37,7 +39,8 @@ SPEC_DEFAULTS = {
     "spill_root": None,
     "rg_path": None,
 }
-INTS = [k for k, v in SPEC_DEFAULTS.items() if isinstance(v, int) and not isinstance(v, bool)]
+CACHE_SIZES = ["list_cache_max_entries", "read_index_max_files"]  # 0 turns the cache off
+INTS = [k for k, v in SPEC_DEFAULTS.items() if isinstance(v, int) and not isinstance(v, bool) and k not in CACHE_SIZES]
 
 
 def test_defaults_match_the_spec():
@@ -65,6 +68,19 @@ def test_non_positive_ints_are_refused(make_ws, name, bad):
     with pytest.raises(SettingsError) as exc:
         make_ws(**{name: bad})
     assert str(exc.value) == f"setting {name} must be at least 1, got {bad}"
+
+
+@pytest.mark.parametrize("name", CACHE_SIZES)
+def test_cache_sizes_take_zero_to_turn_the_cache_off(make_ws, name):
+    with pytest.raises(SettingsError) as exc:
+        make_ws(**{name: -1})
+    assert str(exc.value) == f"setting {name} must be at least 0, got -1"
+    with pytest.raises(SettingsError, match=f"^setting {name} must be an integer, got True$"):
+        make_ws(**{name: True})
+    assert make_ws(**{name: 5}).settings.as_dict()[name] == 5
+    ws = make_ws(**{name: 0})
+    assert (ws.folders if name == "list_cache_max_entries" else ws.lines) is None
+    assert not ws.run("list").is_error
 
 
 def test_exact_message_for_list_max_entries(make_ws):

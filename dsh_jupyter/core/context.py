@@ -29,6 +29,8 @@ class CallContext:
     user: str = ""  # who called (the authenticated user, or the OS user)
     fence: object | None = None  # rgfence.Fencing: how ripgrep is confined
     spill_quota: int | None = None  # a smaller spill quota for this caller (read-only tokens)
+    folders: object | None = None  # dircache.FolderCache: sorted folder scans kept between calls
+    lines: object | None = None  # lineindex.LineIndex: line offsets of big files kept between calls
 
     def resolve(self, path: str | None, verb: str, *, spills: bool = False, follow_last: bool = True,
                 make_parents: bool = False) -> Target:

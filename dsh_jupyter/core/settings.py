@@ -43,6 +43,12 @@ SETTING_DOCS: dict[str, str] = {
     "read_max_bytes": "Bytes of text one `read` window may hold before it stops early.",
     "read_stream_min_size": "Files this size or larger are streamed, never loaded whole.",
     "list_dir_max_entries": "Entries a recursive `list_dir` collects before it stops.",
+    "list_cache_max_entries": "Names of recently listed folders kept in memory (their sorted scans and the "
+    "views made from them), so the next page of a big folder costs the page; a folder is scanned again "
+    "whenever its change stamp cannot prove the kept scan current. 0 turns the cache off.",
+    "read_index_max_files": "File versions whose line offsets `read` keeps in memory, so the next window of a "
+    "big file seeks instead of counting from the start; any change to a file makes it a new version. "
+    "0 turns the index off.",
     "glob_sample_over_cap": "Sample an over-cap glob page across top-level entries (false keeps "
     "the oldest-first head, the old behaviour, for comparison).",
     "state_path": "SQLite state file shared by the server and its kernels (default: DSH_STATE_PATH, "
@@ -86,6 +92,7 @@ _POSITIVE_INTS = (
     "spill_max_age_hours",
     "spill_max_bytes_read_only",
 )
+_NON_NEGATIVE_INTS = ("list_cache_max_entries", "read_index_max_files")  # 0 turns a cache off
 _BOOLS = ("glob_sample_over_cap", "landlock", "openat2", "allow_hidden")
 _STRING_LISTS = ("hide_globs", "protected_paths")
 _OPTIONAL_PATHS = ("state_path", "spill_root", "rg_path")
@@ -106,6 +113,8 @@ class Settings:
     read_max_bytes: int = 51_200
     read_stream_min_size: int = 10_485_760
     list_dir_max_entries: int = 10_000
+    list_cache_max_entries: int = 400_000
+    read_index_max_files: int = 64
     glob_sample_over_cap: bool = True
     spill_max_bytes_per_session: int = 128 * 1024 * 1024
     spill_max_bytes_total: int = 512 * 1024 * 1024
@@ -128,6 +137,12 @@ class Settings:
                 raise SettingsError(f"setting {name} must be an integer, got {value!r}")
             if value < 1:
                 raise SettingsError(f"setting {name} must be at least 1, got {value}")
+        for name in _NON_NEGATIVE_INTS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise SettingsError(f"setting {name} must be an integer, got {value!r}")
+            if value < 0:
+                raise SettingsError(f"setting {name} must be at least 0, got {value}")
         for name in _BOOLS:
             value = getattr(self, name)
             if not isinstance(value, bool):

@@ -1,10 +1,12 @@
-"""Linux system calls the standard library has no binding for: openat2, renameat2, Landlock.
+"""Linux system calls the standard library has no binding for: openat2, renameat2, Landlock, fstatfs.
 
 Why it exists: confinement must be enforced by the kernel, not by comparing path strings that a
 neighbour can change between the check and the use. ``openat2(RESOLVE_BENEATH)`` resolves a path
 beneath an open directory in one step; ``renameat2(RENAME_NOREPLACE)`` creates a file without
 ever replacing one that appeared meanwhile, and ``RENAME_EXCHANGE`` lets a write confirm what it
 replaced; Landlock lets a child process (ripgrep) read beneath one folder and nothing else.
+``fstatfs`` names the filesystem an open descriptor lies on, so the caches trust a change stamp
+only where the filesystem keeps honest ones (``stamps.py``).
 
 Each call is a thin ``ctypes`` wrapper that raises ``OSError`` like the ``os`` module does, and
 each feature is probed once: ``openat2_available()``, ``renameat2_available()`` and
@@ -39,6 +41,7 @@ __all__ = [
     "landlock_add_path_rule",
     "landlock_restrict_self",
     "set_no_new_privs",
+    "fstatfs_type",
 ]
 
 RESOLVE_NO_XDEV = 0x01
@@ -211,3 +214,19 @@ def set_no_new_privs() -> None:
     else:
         raise OSError(errno.ENOSYS, "prctl is not known on this architecture")
     _check(res)
+
+
+# -- fstatfs -------------------------------------------------------------------------------------
+
+
+def fstatfs_type(fd: int) -> int:
+    """The filesystem magic number (``f_type``) of what ``fd`` is open on; raises ``OSError``.
+
+    ``f_type`` is the first field of ``struct statfs`` on every Linux architecture; the buffer
+    is larger than the struct anywhere (120 bytes on 64-bit systems).
+    """
+    if not _LINUX:
+        raise OSError(errno.ENOSYS, "fstatfs is Linux-only")
+    buf = (ctypes.c_long * 64)()
+    _check(_lib().fstatfs(ctypes.c_int(fd), ctypes.byref(buf)))
+    return buf[0] & 0xFFFFFFFF

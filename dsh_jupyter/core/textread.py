@@ -1,21 +1,29 @@
 """Windowed reading of text files, streamed for big ones.
 
-A window of a large file must cost time proportional to its offset and memory proportional to
-the window: newlines are counted in big binary chunks (``bytes.count`` runs at memory speed) and
-only the lines of the window are ever decoded. Small files are read whole, which also gives the
-total line count for the footer.
+A window of a large file must cost time proportional to the distance it skips and memory
+proportional to the window: newlines are counted with numpy over one reused 1 MiB buffer (about
+memory speed: measured against ``bytes.count``, ``mmap`` and ``tail``, see
+``benchmarks/bench_targets.py``) and only the lines of the window are ever decoded. A streamed
+window may start counting at a known line start (``start``, from ``lineindex``) instead of byte
+0, and reports the line starts it saw (``Window.marks``, ``Window.starts``) so the next window
+can do the same. Small files are read whole, which also gives the total line count for the
+footer.
+
+What it must never do: read by a path (only the descriptor it is given), or hold more than one
+chunk, the window and one capped line in memory.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Window", "NotText", "read_window", "BINARY_SNIFF_BYTES"]
 
 BINARY_SNIFF_BYTES = 8192
 _CHUNK = 1 << 20
+_MARK_EVERY = 1 << 16  # lineindex.MARK_EVERY: a line start is reported every this many lines
 
 
 class NotText(Exception):
@@ -27,6 +35,21 @@ class Window:
     lines: list[str]  # decoded lines of the window, without their line ending
     total: int | None  # total number of lines, None when a streamed window did not reach the end
     reached_end: bool  # the window's last line is the file's last line
+    # Streamed windows only: where lines start, as (1-based line, byte offset) pairs seen while
+    # counting (every 65,536th line and the window's first line), the byte offset of each line of
+    # the window, and where the line after the window starts (None at the end of the file).
+    marks: list[tuple[int, int]] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    next_start: int | None = None
+
+    def start_of(self, line: int, offset: int) -> int | None:
+        """Byte offset of 1-based ``line`` when it is one of the window's lines or the one after it."""
+        i = line - offset
+        if 0 <= i < len(self.starts):
+            return self.starts[i]
+        if i == len(self.starts) and self.starts:
+            return self.next_start
+        return None
 
 
 def _decode(raw: bytes) -> str:
@@ -35,20 +58,24 @@ def _decode(raw: bytes) -> str:
 
 
 def read_window(
-    fd: int, size: int, offset: int, count: int, stream_min_size: int, max_line_bytes: int | None = None
+    fd: int, size: int, offset: int, count: int, stream_min_size: int, max_line_bytes: int | None = None,
+    start: tuple[int, int] = (1, 0),
 ) -> Window:
     """Read ``count`` lines starting at 1-based line ``offset`` from an open file descriptor.
 
     Raises ``NotText`` for a binary file. ``count`` is an upper bound: the caller trims the
     window further for its byte cap. A streamed window keeps at most ``max_line_bytes`` of each
-    line (the caller truncates lines anyway), so one huge line cannot fill memory.
+    line (the caller truncates lines anyway), so one huge line cannot fill memory. ``start`` is
+    a known ``(line, byte offset)`` where that line begins, at or before ``offset``: a streamed
+    window counts from there (``(1, 0)``: from the beginning).
     """
     head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
     if b"\0" in head:
         raise NotText()
     if size < stream_min_size:
         return _window_whole(fd, offset, count)
-    return _window_streamed(fd, offset, count, max_line_bytes)
+    first_line, first_byte = start if 1 <= start[0] <= offset else (1, 0)
+    return _window_streamed(fd, offset, count, max_line_bytes, first_line, first_byte)
 
 
 def _window_whole(fd: int, offset: int, count: int) -> Window:
@@ -68,65 +95,113 @@ def _window_whole(fd: int, offset: int, count: int) -> Window:
     return Window([_decode(b) for b in selected], total, end >= total)
 
 
-def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | None = None) -> Window:
-    """Skip ``offset - 1`` lines by counting newlines, then collect the window's lines."""
-    to_skip = offset - 1
-    lines_before = 0  # complete lines consumed before ``buf``
+def _marks_in(newlines, lines_before: int, base: int, n: int) -> list[tuple[int, int]]:
+    """The every-65,536th line starts among the ``n`` newlines of a chunk read at byte ``base``.
+
+    The chunk's newline ``j`` (0-based) ends line ``lines_before + j + 1``, so the next line starts
+    just after it; ``newlines`` gives the positions of the chunk's newlines (computed only when
+    a mark falls in the chunk).
+    """
+    out = []
+    # line k * _MARK_EVERY + 1 starts in the chunk when lines_before < k * _MARK_EVERY <= lines_before + n
+    for k in range(lines_before // _MARK_EVERY + 1, (lines_before + n) // _MARK_EVERY + 1):
+        line = k * _MARK_EVERY + 1
+        j = line - lines_before - 2
+        if 0 <= j < n:
+            out.append((line, base + int(newlines()[j]) + 1))
+    return out
+
+
+def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | None = None,
+                     first_line: int = 1, first_byte: int = 0) -> Window:
+    """Skip to line ``offset`` by counting newlines from ``first_line`` (at ``first_byte``), then
+    collect the window's lines."""
+    import numpy as np  # a core dependency (through pandas); imported where it is needed
+
+    to_skip = offset - first_line
+    lines_before = first_line - 1  # complete lines before ``file_pos``
+    file_pos = first_byte  # the byte the next read starts at
     buf = b""
+    buf_base = file_pos  # the byte ``buf[0]`` was read from
     eof = False
     partial = False  # the last chunk read ends inside a line (no newline yet)
-    # Phase 1: find the byte where line ``offset`` starts. One reused buffer: no allocation
-    # per chunk, and ``bytearray.count`` on a range runs at memory speed.
-    scratch = bytearray(_CHUNK) if to_skip > 0 else bytearray()
+    marks: list[tuple[int, int]] = []
+    os.lseek(fd, file_pos, os.SEEK_SET)
+    # Phase 1: find the byte where line ``offset`` starts. One reused buffer and one reused
+    # boolean array: no allocation per chunk, and numpy compares and counts at memory speed.
+    if to_skip > 0:
+        scratch = bytearray(_CHUNK)
+        data = np.frombuffer(scratch, dtype=np.uint8)
+        is_newline = np.empty(_CHUNK, dtype=bool)
     while to_skip > 0:
         got = os.readv(fd, [scratch])
         if not got:
             eof = True
             break
         partial = scratch[got - 1] != 0x0A
-        n = scratch.count(b"\n", 0, got)
+        hits = is_newline[:got]
+        np.equal(data[:got], 0x0A, out=hits)
+        n = int(np.count_nonzero(hits))
+        cached = []
+
+        def newlines():
+            if not cached:
+                cached.append(np.flatnonzero(hits))
+            return cached[0]
+
+        if lines_before // _MARK_EVERY != (lines_before + min(n, to_skip)) // _MARK_EVERY:
+            marks.extend(_marks_in(newlines, lines_before, file_pos, min(n, to_skip)))
         if n < to_skip:
             to_skip -= n
             lines_before += n
+            file_pos += got
             continue
-        # The start lies in this chunk: walk to the to_skip-th newline.
-        pos = -1
-        for _ in range(to_skip):
-            pos = scratch.index(b"\n", pos + 1, got)
+        # The start lies in this chunk: just after its to_skip-th newline.
+        pos = int(newlines()[to_skip - 1])
         lines_before += to_skip
         to_skip = 0
         buf = bytes(scratch[pos + 1 : got])
+        buf_base = file_pos + pos + 1
+        file_pos += got
     if to_skip > 0:
         # Ran out of file before the window began: the file has lines_before lines, plus one
         # when its last line has no newline.
         total = lines_before + (1 if partial else 0)
-        return Window([], total, True)
+        return Window([], total, True, marks)
+    marks.append((offset, buf_base))
     # Phase 2: collect up to ``count`` lines.
     collected: list[bytes] = []
+    starts: list[int] = []
     # Walk ``buf`` by position (no re-slicing per line) and carry at most ``keep`` bytes of a
     # line across chunks (no ``buf += chunk``: a line longer than memory must not be gathered).
     keep = max_line_bytes if max_line_bytes is not None else sys.maxsize
     pos = 0
+    line_start = buf_base
     carried = b""  # the head of the current line, from earlier chunks
     while len(collected) < count:
         nl = buf.find(b"\n", pos)
         if nl >= 0:
             line = carried + buf[pos : min(nl, pos + keep)] if carried else buf[pos : min(nl, pos + keep)]
             collected.append(line[:keep])
+            starts.append(line_start)
             carried = b""
             pos = nl + 1
+            line_start = buf_base + pos
             continue
         if len(carried) < keep:
             carried += buf[pos : pos + keep - len(carried)]
+        buf_base += len(buf)
         buf, pos = b"", 0
         chunk = b"" if eof else os.read(fd, _CHUNK)
         if not chunk:
             eof = True
             if carried:
                 collected.append(carried)
+                starts.append(line_start)
                 carried = b""
             break
         buf = chunk
+    next_start = line_start if len(collected) == count else None
     buf = buf[pos:]
     # Did the window reach the end? Only if nothing follows it.
     if not eof and not buf:
@@ -134,5 +209,7 @@ def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | Non
         eof = not peek
         buf = peek
     reached_end = eof and not buf
+    if reached_end:
+        next_start = None
     total = lines_before + len(collected) if reached_end else None
-    return Window([_decode(b) for b in collected], total, reached_end)
+    return Window([_decode(b) for b in collected], total, reached_end, marks, starts, next_start)

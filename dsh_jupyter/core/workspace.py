@@ -18,6 +18,7 @@ import time
 import uuid
 
 from .context import CallContext
+from .dircache import FolderCache
 from .errors import Codes, ToolError
 from .paths import Resolver, is_within
 from .registry import build_registry
@@ -30,6 +31,7 @@ from .settings import Settings, SettingsError
 from .spill import SpillLimits, SpillStore
 from .state import CallRecord, StateError, StateStore, session_key
 from .inplace import leftover_backups
+from .lineindex import LineIndex
 from .statepaths import default_state_path
 from .toolspec import ToolSpec
 from .visibility import Visibility, default_protected
@@ -110,6 +112,9 @@ class Workspace:
         self.resolver = Resolver(root, spill_root, use_openat2=s.openat2, visibility=visibility)
         self.root = self.resolver.root
         self.rg = find_rg(self.settings.rg_path)
+        # What one call learns that the next may reuse while the stamps prove it current.
+        self.folders = FolderCache(s.list_cache_max_entries) if s.list_cache_max_entries else None
+        self.lines = LineIndex(s.read_index_max_files) if s.read_index_max_files else None
         self.fence = Fencing(self.settings.landlock, self.rg)
         self.registry: dict[str, ToolSpec] = build_registry(self.rg)
         try:
@@ -218,6 +223,8 @@ class Workspace:
                 user=user,
                 fence=self.fence,
                 spill_quota=spill_quota,
+                folders=self.folders,
+                lines=self.lines,
             )
             value = spec.execute(ctx, clean)
             text, is_error = spec.render(value), False
@@ -244,7 +251,8 @@ class Workspace:
         session = check_session_id(session or self.session)
         ctx = CallContext(settings=self.settings, resolver=self.resolver, store=self.store, spills=self.spills,
                           session=session, cwd=self.session_cwd(session), call_id="", rg=self.rg,
-                          session_key=self.key(session), user=self.user, fence=self.fence)
+                          session_key=self.key(session), user=self.user, fence=self.fence,
+                          folders=self.folders, lines=self.lines)
         return browse_listing(ctx, path, offset, limit, sort, descending, name_filter)
 
     def _log_call(self, result: Result, args: dict, surface: str, started: float, user: str) -> None:

@@ -3,7 +3,10 @@
 Not a tool: no schema, no model text, no call log (``Workspace.browse`` is its only caller). It
 opens the folder exactly as ``list`` does (``listing.opened_folder``: through descriptors beneath
 the root, hidden and protected entries left out and counted), so a person sees no more than the
-model would, only in another order.
+model would, only in another order. It rides on the same kept scan as ``list`` (``dircache``):
+the name and model orders and a filter's matches are views of the scan, made once and reused
+while the folder is unchanged, so a "next" click costs its page. Sorting by size or modification
+time stats every entry on every call: a file's size can change without its folder changing.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ import os
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import entry_details, scan_directory
+from ..fsio import entry_details
 from ..paths import display_path
-from .listing import _row, _visible, opened_folder
+from .listing import _row, folder_scan, opened_folder, visible_entries
 
 __all__ = ["browse_listing", "BROWSE_SORTS"]
 
@@ -49,26 +52,32 @@ def browse_listing(ctx: CallContext, path: str | None = None, offset: int = 1, l
         st = os.fstat(fd)
         stamp = [st.st_ino, st.st_mtime_ns, st.st_ctime_ns]
         try:
-            entries = scan_directory(fd)
+            scan = folder_scan(ctx, fd)
         except OSError as exc:
             raise target.error(exc) from None
-        entries, hidden = _visible(ctx, entries, target.real)
-        rows = entries.page(0, len(entries))
+        entries, hidden = visible_entries(ctx, scan, target.real)
+        real = (ctx.resolver.visibility, target.real)  # the views depend on the rules and the folder
+        # Views of the scan (kept with it; never modified): every row, a filter's rows, an order.
+        rows = scan.view(("rows", real), lambda: entries.page(0, len(entries)))
         if name_filter:
             needle = name_filter.casefold()
-            rows = [r for r in rows if needle in r[0].casefold()]
+            everything = rows
+            rows = scan.view(("filter", real, needle), lambda: [r for r in everything if needle in r[0].casefold()])
         if offset < 1 or offset > max(len(rows), 1):
             raise ToolError(Codes.ARGUMENT_INVALID, f"offset {offset} is out of range ({len(rows)} entries)")
         details = None
         if sort in ("size", "modified"):
             details = {name: entry_details(fd, name) for name, _ in rows}
             field = "size" if sort == "size" else "mtime"
-            rows.sort(key=lambda r: details[r[0]].get(field, -1) if field == "mtime" or r[1] == "file" else -1,
-                      reverse=descending)  # stable either way: ties keep the model's order
-        elif sort == "name":
-            rows.sort(key=lambda r: r[0].casefold(), reverse=descending)
-        elif descending:
-            rows.reverse()
+            rows = sorted(rows, key=lambda r: details[r[0]].get(field, -1) if field == "mtime" or r[1] == "file" else -1,
+                          reverse=descending)  # stable either way: ties keep the model's order
+        elif sort == "name" or descending:
+            base = rows
+            if sort == "name":
+                rows = scan.view(("order", real, name_filter or "", sort, descending),
+                                 lambda: sorted(base, key=lambda r: r[0].casefold(), reverse=descending))
+            else:
+                rows = scan.view(("order", real, name_filter or "", sort, descending), lambda: base[::-1])
         page = []
         for name, kind in rows[offset - 1 : offset - 1 + limit]:
             row = _row(name, kind)

@@ -3,7 +3,10 @@
 Both read folders only through descriptors: the folder is opened beneath the root, scanned with
 ``scandir`` on its descriptor, and entry details are ``fstatat`` calls in it; a recursive
 ``list_dir`` opens each subfolder with ``O_NOFOLLOW`` from its parent's descriptor, so a folder
-swapped for a symlink mid-walk is listed but never entered.
+swapped for a symlink mid-walk is listed but never entered. A folder's sorted scan (and the
+visible part of it) comes from the workspace's ``dircache.FolderCache`` when the folder's stamp,
+taken from the descriptor just opened, proves the kept scan current; so a second page of a big
+folder costs the page, not the folder.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ import os
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import Listing, entry_details, scan_directory
+from ..dircache import FolderScan, uncached_scan
+from ..fsio import Listing, entry_details
 from ..render.quoting import has_raw_bytes, in_message
 
-__all__ = ["execute_list", "execute_list_dir", "opened_folder"]
+__all__ = ["execute_list", "execute_list_dir", "opened_folder", "folder_scan", "visible_entries"]
 
 _SUBDIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -34,6 +38,19 @@ def opened_folder(ctx: CallContext, path: str | None, verb: str):
             os.close(fd)
 
 
+def folder_scan(ctx: CallContext, fd: int) -> FolderScan:
+    """The sorted scan of the open folder ``fd``: kept from an earlier call while provably current."""
+    cache = ctx.folders
+    return cache.scan(fd) if cache is not None else uncached_scan(fd)
+
+
+def visible_entries(ctx: CallContext, scan: FolderScan, folder_real: str) -> tuple[Listing, int]:
+    """``_visible`` of a scan, computed once per scan and visibility (the rules and the folder are the key,
+    so workspaces or callers with other rules never share a filtered view)."""
+    return scan.view(("visible", ctx.resolver.visibility, folder_real), lambda: _visible(ctx, scan.listing, folder_real),
+                     size=lambda kept: 0 if kept[0] is scan.listing else len(kept[0]))
+
+
 def _row(name: str, kind: str) -> dict:
     row = {"name": name, "type": kind}
     if has_raw_bytes(name):
@@ -46,10 +63,10 @@ def execute_list(ctx: CallContext, args: dict) -> dict:
     offset = args.get("offset", 1)
     with opened_folder(ctx, args.get("path"), "list") as (target, fd):
         try:
-            entries = scan_directory(fd)
+            scan = folder_scan(ctx, fd)
         except OSError as exc:
             raise target.error(exc) from None
-        entries, hidden = _visible(ctx, entries, target.real)
+        entries, hidden = visible_entries(ctx, scan, target.real)
         total = len(entries)
         if offset > max(total, 1):
             raise ToolError(

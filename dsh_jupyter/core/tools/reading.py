@@ -7,6 +7,7 @@ import os
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..fsio import file_version
+from ..lineindex import NO_MARKS
 from ..policy import record_read
 from ..render.quoting import in_message
 from ..textread import NotText, read_window
@@ -29,10 +30,14 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
     with ctx.resolve(args["file_path"], "read", spills=True) as target:
         fd, fst = target.open_regular()
         try:
+            # A streamed file's known line starts (lineindex): a continuation seeks, never recounts.
+            marks = NO_MARKS if ctx.lines is None or fst.st_size < s.read_stream_min_size else \
+                ctx.lines.for_file(fd, file_version(fst))
             try:
                 # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
                 keep = 4 * s.read_max_line_length + 8
-                window = read_window(fd, fst.st_size, offset, limit, s.read_stream_min_size, keep)
+                window = read_window(fd, fst.st_size, offset, limit, s.read_stream_min_size, keep,
+                                     marks.nearest(offset))
             except NotText:
                 raise ToolError(Codes.FS_NOT_TEXT, f"cannot read {in_message(target.display)}: binary file") from None
             except OSError as exc:
@@ -48,6 +53,7 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         if offset == 1 and raw and raw[0].startswith(BOM):
             raw = [raw[0][1:], *raw[1:]]  # a byte-order mark is not text; write/edit keep it
         lines, capped = _fit(raw, offset, s.read_max_line_length, s.read_max_bytes)
+        marks.learn_window(window, offset, len(lines))
         if not target.in_spill:
             record_read(ctx.store, ctx.session_key, target.real, file_version(fst))
         return {
