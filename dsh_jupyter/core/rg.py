@@ -22,13 +22,15 @@ Standard library only: this module is part of the Jupyter-free core.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-import selectors
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -41,7 +43,6 @@ CHUNK = 1 << 20  # read size; also the pipe capacity we ask the kernel for
 STDERR_TAIL = 8 * 1024
 STDERR_HEAD = 4 * 1024  # rg's first words say what kind of error it is (a regex, a glob, a file)
 POLL_S = 0.05  # longest we go without looking at the deadline and the cancel event
-NAP_S = 0.002  # pause after a small stdout read so the next one is large
 SETTLE_S = 0.5  # how long we wait for SIGKILLed group members to actually die
 
 
@@ -162,6 +163,35 @@ async def _settle_async(pgid: int) -> None:
         await asyncio.sleep(0.005)
 
 
+def _stdout_file() -> int:
+    """An anonymous file for rg's stdout: a memfd, else an unlinked temporary file."""
+    try:
+        return os.memfd_create("rg-stdout", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):
+        fd, path = tempfile.mkstemp(prefix="dsh-rg-")
+        os.unlink(path)
+        return fd
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _drain(fd: int, sink: "_Sink") -> bool:
+    """Read what stderr holds now (non-blocking); False at its EOF."""
+    while True:
+        try:
+            data = os.read(fd, CHUNK)
+        except BlockingIOError:
+            return True
+        if not data:
+            return False
+        sink.errs(data)
+
+
 def _grow_pipe(fd: int) -> int:
     """Ask for a CHUNK-sized pipe (Linux); return the capacity we ended up with."""
     try:
@@ -217,42 +247,67 @@ def run_rg(
     rg: str, args: list[str], *, cwd: str, timeout_s: float, max_stdout_bytes: int,
     cancel: threading.Event | None = None, pass_fds: tuple[int, ...] = (),
     spawn: Callable[[Callable[[], subprocess.Popen]], subprocess.Popen] | None = None,
+    consume: Callable[[bytes], None] | None = None,
 ) -> RgOutcome:
     """Run rg to completion, deadline, cancel or stdout overflow, whichever comes first.
 
     ``cwd`` may be ``/proc/self/fd/N`` for a folder descriptor ``N`` this process holds (the
     child changes into it before rg starts); ``pass_fds`` keeps descriptors open for rg (a file
     it is given as ``/proc/self/fd/N``). ``spawn`` wraps the start of rg (the Landlock fence):
-    it is called with a function that starts rg and must return what that returns.
+    it is called with a function that starts rg and must return what that returns. ``consume``
+    is handed each piece of stdout as it arrives (within the cap), so a caller can parse while rg
+    still runs; the outcome's ``stdout`` holds it all the same.
     """
     argv = _argv(rg, args)
     start = time.monotonic()
     deadline = start + timeout_s
     # stdin is opened here: the thread a fence starts rg from may no longer open /dev/null.
     devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+    # stdout is an anonymous in-memory file, not a pipe: rg writes without waking this process
+    # (a pipe woke it for each of tens of thousands of small writes), and the loop below sleeps
+    # in select() until rg exits, writes to stderr, or POLL_S passes, then takes what rg added.
+    out_fd = _stdout_file()
 
     def popen() -> subprocess.Popen:
         return subprocess.Popen(
             argv, cwd=cwd, env=scrubbed_env(), stdin=devnull, pass_fds=pass_fds,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            stdout=out_fd, stderr=subprocess.PIPE, start_new_session=True,
         )
 
     try:
         proc = spawn(popen) if spawn is not None else popen()
-    except (FileNotFoundError, PermissionError) as exc:
-        raise _missing(rg, cwd, exc) from exc
+    except BaseException as exc:
+        os.close(out_fd)
+        if isinstance(exc, (FileNotFoundError, PermissionError)):
+            raise _missing(rg, cwd, exc) from exc
+        raise
     finally:
         os.close(devnull)
     pgid = proc.pid
     sink = _Sink(max_stdout_bytes)
     timed_out = cancelled = finished = False
-    sel = selectors.DefaultSelector()
+    err_fd = proc.stderr.fileno()  # type: ignore[union-attr]
+    os.set_blocking(err_fd, False)
+    err_open = True
+    exited = _pidfd(proc.pid)  # readable once rg has exited (None: the kernel has no pidfd)
+    taken = 0  # bytes of stdout handed on so far
+
+    def take() -> bool:
+        """Hand on what rg wrote since the last look; False once the cap is exceeded."""
+        nonlocal taken
+        size = os.fstat(out_fd).st_size
+        if size <= taken:
+            return True
+        data = os.pread(out_fd, min(size, taken + sink.room + 1) - taken, taken)
+        taken += len(data)
+        if not sink.out(data):
+            return False
+        if consume is not None:
+            consume(data)
+        return True
+
     try:
-        out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()  # type: ignore[union-attr]
-        small = _grow_pipe(out_fd) // 4
-        sel.register(out_fd, selectors.EVENT_READ)
-        sel.register(err_fd, selectors.EVENT_READ)
-        while not sink.overflow:
+        while True:
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 break
@@ -260,38 +315,30 @@ def run_rg(
             if remaining <= 0:
                 timed_out = True
                 break
-            wait_s = min(POLL_S, remaining)
-            if not sel.get_map():  # both pipes at EOF: only the exit is left to wait for
-                try:
-                    proc.wait(wait_s)
-                    finished = True
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
-            events = sel.select(wait_s)
-            if not events and proc.poll() is not None:
-                _killpg(pgid)  # rg is gone; stragglers must not hold the pipes open
-            for key, _ in events:
-                data = os.read(key.fd, CHUNK)
-                if not data:
-                    sel.unregister(key.fd)
-                elif key.fd == err_fd:
-                    sink.errs(data)
-                elif not sink.out(data):
-                    break
-                elif len(data) < small:
-                    # rg writes in small pieces; letting them pile up for a moment turns
-                    # tens of thousands of wake-ups into hundreds (a trickle this slow
-                    # cannot fill the pipe meanwhile)
-                    time.sleep(NAP_S)
+            watch = [fd for fd in (exited, err_fd if err_open else None) if fd is not None]
+            if watch:
+                select.select(watch, [], [], min(POLL_S, remaining))
+            else:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(min(POLL_S, remaining))
+            if err_open:
+                err_open = _drain(err_fd, sink)
+            done = proc.poll() is not None
+            if not take():
+                break
+            if done:  # everything rg wrote is in the file now; stragglers are killed below
+                finished = True
+                break
     finally:
         if not finished:
             _killpg(pgid)
             proc.wait()
-        sel.close()
-        proc.stdout.close()  # type: ignore[union-attr]
-        proc.stderr.close()  # type: ignore[union-attr]
         _settle(pgid)
+        _drain(err_fd, sink)
+        for fd in (out_fd, exited):
+            if fd is not None:
+                os.close(fd)
+        proc.stderr.close()  # type: ignore[union-attr]
     return sink.outcome(proc.returncode, start, timed_out=timed_out, cancelled=cancelled)
 
 
@@ -310,7 +357,7 @@ async def run_rg_async(
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     try:
-        small = _grow_pipe(out_r) // 4
+        _grow_pipe(out_r)
         os.set_blocking(out_r, False)
         os.set_blocking(err_r, False)
         try:
@@ -331,11 +378,6 @@ async def run_rg_async(
     sink = _Sink(max_stdout_bytes)
     drained = loop.create_future()
     open_fds = {out_r, err_r}
-    naps: dict[int, asyncio.TimerHandle] = {}
-
-    def resume(fd: int) -> None:
-        del naps[fd]
-        loop.add_reader(fd, on_readable, fd)
 
     def on_readable(fd: int) -> None:
         try:
@@ -347,9 +389,6 @@ async def run_rg_async(
                 sink.errs(data)
                 return
             if sink.out(data):
-                if len(data) < small:  # same batching as run_rg: pause reading for a moment
-                    loop.remove_reader(fd)
-                    naps[fd] = loop.call_later(NAP_S, resume, fd)
                 return
             _killpg(pgid)  # overflow: stop reading stdout and kill the group
         loop.remove_reader(fd)
@@ -391,8 +430,6 @@ async def run_rg_async(
             raise
         await _settle_async(pgid)
     finally:
-        for handle in naps.values():
-            handle.cancel()
         for fd in (out_r, err_r):
             loop.remove_reader(fd)
             os.close(fd)

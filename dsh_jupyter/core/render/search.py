@@ -106,6 +106,10 @@ def _match_lines(matches: Iterable) -> list[str]:
     first appearance; a file's matches stay together even if the input interleaved them (rg
     emits each file's matches contiguously, so normally nothing moves).
     """
+    if isinstance(matches, list) and matches and isinstance(matches[0], tuple):
+        blocks = _tuple_blocks(matches)
+        if blocks is not None:
+            return blocks
     by_path: dict[str, list[str]] = {}
     for match in matches:
         path, line, text = (match["path"], match["line"], match["text"]) if isinstance(match, dict) else match
@@ -119,6 +123,27 @@ def _match_lines(matches: Iterable) -> list[str]:
             out.append("")
         out.append(quote_name(path))
         out.extend(rows)
+    return out
+
+
+def _tuple_blocks(matches: list[tuple]) -> list[str] | None:
+    """``_match_lines`` of tuples whose files already come in runs (the complete, path-sorted
+    result): the lines formatted by one ``map``, the paths quoted in one batch. None when a
+    file's matches are split over two runs (the general path then groups them)."""
+    paths, numbers, texts = zip(*matches)
+    n = len(paths)
+    starts = [i for i in range(n) if i == 0 or paths[i] != paths[i - 1]]
+    if len(starts) != len(set(paths)):
+        return None
+    formatted = list(map("Line {}: {}".format, numbers, texts))
+    names = quote_names([paths[i] for i in starts])
+    out: list[str] = []
+    ends = starts[1:] + [n]
+    for name, first, end in zip(names, starts, ends):
+        if out:
+            out.append("")
+        out.append(name)
+        out += formatted[first:end]
     return out
 
 

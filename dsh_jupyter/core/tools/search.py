@@ -13,7 +13,8 @@ from ..errors import Codes, ToolError
 from ..recheck import Rechecker
 from ..render.quoting import in_message
 from ..render.search import _TRUNCATED, render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
-from ..rgjson import parse_match_records, submatch_spans
+from ..rgjson import submatch_spans
+from ..rgstream import Matches, MatchStream, parse_all
 from ..sampling import sample_across_groups, sample_sorted_paths
 from ..textread import BINARY_SNIFF_BYTES
 from ..toolspec import PATH, ToolSpec
@@ -147,25 +148,30 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             argv.append(f"--glob={include}")
         argv += [*VCS_EXCLUDES, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}", "--",
                  "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
-        outcome = run_search(ctx, argv, "grep", root)
+        # Parsed while rg runs (rgstream); anything the fast pattern cannot vouch for is parsed
+        # again, whole and carefully.
+        stream = MatchStream()
+        outcome = run_search(ctx, argv, "grep", root, consume=stream.feed)
         if outcome.returncode == 2 and not outcome.stdout:
             raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
-        try:
-            found, records = parse_match_records(outcome.stdout)
-        except ValueError as exc:
-            raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
+        found = stream.finish()
+        if found is None:
+            try:
+                found = parse_all(outcome.stdout)
+            except ValueError as exc:
+                raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
         if root.is_dir and unfenced(ctx):
             with Rechecker(root.fd) as check:
-                kept = check.confirm_matches(found, lambda m: m.path[2:] if m.path.startswith("./") else m.path)
-            found, records = [found[i] for i in kept], [records[i] for i in kept]
+                kept = check.confirm_matches([found.match(i) for i in range(len(found))],
+                                             lambda m: m.path[2:] if m.path.startswith("./") else m.path)
+            found = found.subset(kept)
     if outcome.returncode == 2:
         value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
     if root.is_dir:
         strip, prefix = "./", root.prefix
     else:
         strip, prefix = None, root.target.display
-    return _shape_grep(ctx, value, found, records, strip, prefix, [root.prefix + rel for rel in excluded],
-                       root.prefix)
+    return _shape_grep(ctx, value, found, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix)
 
 
 INCLUDE_ONE_GLOB = "include must be one positive glob such as *.py or *.{py,md} (no comma list, no leading !)"
@@ -210,7 +216,7 @@ def _check_include(include: str) -> None:
         raise ToolError(Codes.ARGUMENT_INVALID, "include has a { without its }; write [{] for a literal brace")
 
 
-def _shape_grep(ctx: CallContext, value: dict, found, records: list[bytes], strip: str | None, prefix: str,
+def _shape_grep(ctx: CallContext, value: dict, found: Matches, strip: str | None, prefix: str,
                 excluded: list[str], root_prefix: str) -> dict:
     """Display paths, cut previews, path order; over the cap, a page spread across the tree.
 
@@ -218,36 +224,34 @@ def _shape_grep(ctx: CallContext, value: dict, found, records: list[bytes], stri
     (one file searched) every path is ``prefix``; ``root_prefix`` is what every path starts with
     below the search root (the samplers group by the next segment). The complete result stays a
     list of ``(path, line, text)`` tuples in path order: a broad grep can hold tens of thousands
-    of matches, and only the spill needs them all. Dicts are built for the shown page only.
+    of matches, and only the spill needs them all. Dicts are built for the shown page only; each
+    distinct path is turned into its display path once.
     """
     cut = len(strip) if strip else 0
     limit = ctx.settings.grep_max_line_bytes
     quick = limit // 4  # a text of at most this many characters cannot pass the byte cap
-    rows = []
-    append = rows.append
-    for m in found:
-        if strip is None:
-            path = prefix
-        else:
-            path = prefix + m.path[cut:] if m.path.startswith(strip) else m.path
-        text = m.text
-        if len(text) <= quick and "\r" not in text:
-            text = text[:-1] if text.endswith("\n") else text
-        else:
-            text = truncate_line(text, limit)
-        append((path, m.line, text))
-    paths = [r[0] for r in rows]
-    files = set(paths)
-    order = range(len(rows))
+    texts = [(t[:-1] if t.endswith("\n") else t) if len(t) <= quick and "\r" not in t else truncate_line(t, limit)
+             for t in found.texts]
+    shown_as = {p: prefix if strip is None else (prefix + p[cut:] if p.startswith(strip) else p)
+                for p in set(found.paths)}
+    paths = list(map(shown_as.__getitem__, found.paths))
+    rows = list(zip(paths, found.lines, texts))
+    files = set(shown_as.values())
+    keep_file = None
     if excluded or any(VCS_IN_PATH.search(p) for p in files):
         keep = set(drop_excluded([p for p in files if not VCS_IN_PATH.search(p)], excluded))
-        order = [i for i in order if paths[i] in keep]
+        keep_file = keep.__contains__
     else:
         keep = files
-    # rg searches files in parallel; a stable file order makes pages repeatable. The sort is
-    # stable, so each file's matches stay in line order; it is kept as indices, so the shown rows
-    # can find their raw records.
-    order = sorted(order, key=paths.__getitem__)
+    # rg searches files in parallel; a stable file order makes pages repeatable. rg writes each
+    # file's matches together, so runs of one path are sorted as blocks (stable: a file's
+    # matches stay in line order, and a file split over two runs keeps them in rg's order); the
+    # order is kept as indices, so the shown rows can find their raw records.
+    n = len(rows)
+    starts = [i for i in range(n) if i == 0 or paths[i] != paths[i - 1]]
+    bounds = list(zip(starts, starts[1:] + [n]))
+    bounds.sort(key=lambda b: paths[b[0]])
+    order = [i for first, end in bounds if keep_file is None or keep_file(paths[first]) for i in range(first, end)]
     rows = [rows[i] for i in order]
     total = len(rows)
     cap = ctx.settings.grep_max_matches
@@ -261,7 +265,7 @@ def _shape_grep(ctx: CallContext, value: dict, found, records: list[bytes], stri
             positions = range(cap)
         else:
             positions = [j for first, count in sample.spans for j in range(first, first + count)]
-    value["matches"] = [_shown(rows[j], found[order[j]], records[order[j]], limit) for j in positions]
+    value["matches"] = [_shown(rows[j], found.texts[order[j]], found.record(order[j]), limit) for j in positions]
     value["files"] = len(keep) if total <= cap else len({rows[j][0] for j in positions})
     if total > cap:
         value["spill"] = _save(ctx, "grep", render_grep_spill(rows, total), value["pattern"])
@@ -276,11 +280,11 @@ def _save(ctx: CallContext, tool: str, text: str, pattern: str) -> str | None:
                            quota=ctx.spill_quota)
 
 
-def _shown(row: tuple, match, record: bytes, limit: int) -> dict:
+def _shown(row: tuple, raw_text: str, record: bytes, limit: int) -> dict:
     """One match of the shown page, with ``submatches``: character spans of the pattern in ``text``
     (for highlighting in the widgets; never in model text), read from its raw record."""
     path, line, text = row
-    keep_chars = len(text) if text == _untruncated(match.text) else len(text) - len(_TRUNCATED.format(limit))
+    keep_chars = len(text) if text == _untruncated(raw_text) else len(text) - len(_TRUNCATED.format(limit))
     try:
         spans = submatch_spans(record, keep_chars)
     except ValueError as exc:

@@ -1,0 +1,144 @@
+"""``rg --json`` match records parsed while rg runs: one regular-expression pass per chunk.
+
+Why it exists: a broad grep makes rg print tens of megabytes of JSON; parsing it only after rg has
+finished, with a JSON parser building dicts for every record, cost more than rg itself. Here the
+runner hands each chunk to ``MatchStream.feed`` as it arrives (so parsing overlaps rg's search),
+and each chunk's complete lines go through one compiled pattern that picks, from every match
+record of rg's usual shape, the path, the line text and the line number as bytes, plus the rest
+of the record (where the submatches are). Nothing else is decoded: the texts become ``str`` in
+one pass at the end, the raw record of a match is rebuilt only for the few shown matches.
+
+What it must never do: guess. When a chunk holds a match record the pattern did not take (a
+path or line given as base64 ``bytes``, no line number, any other shape) or a line that is not
+one of rg's records, or the output ends inside a line, ``finish`` returns None and the caller
+parses the whole output with ``rgjson`` (which either agrees or raises its precise error).
+"""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+
+from .rgjson import RgMatch, parse_match_records
+
+__all__ = ["MatchStream", "Matches", "parse_all"]
+
+_STR = rb'"([^"\\]*(?:\\.[^"\\]*)*)"'  # a JSON string's body: no unescaped quote inside
+_RECORD = re.compile(
+    rb'\{"type":"match","data":\{"path":\{"text":' + _STR + rb'\},"lines":\{"text":' + _STR
+    + rb'\},"line_number":(\d+),"absolute_offset":([^\n]*)'
+)
+_MATCH = b'{"type":"match"'
+_TYPED = b'\n{"type":"'  # every record but the summary starts like this (a JSON string cannot hold it)
+_HEAD_PATH = b'{"type":"match","data":{"path":{"text":"'
+
+
+def _strings(bodies: list[bytes]) -> list[str]:
+    """JSON string bodies as text, in one parse (raises ``orjson.JSONDecodeError`` on a bad one)."""
+    if not bodies:
+        return []
+    return orjson.loads(b'["' + b'","'.join(bodies) + b'"]')
+
+
+class Matches:
+    """Every match of one search as parallel lists, in rg's order.
+
+    ``paths`` as rg printed them, ``lines`` (1-based; 0 when rg gave none), ``texts`` with rg's
+    line terminator; ``record(i)`` is match ``i``'s raw JSON record (for its submatches).
+    """
+
+    __slots__ = ("paths", "lines", "texts", "_raw", "_groups")
+
+    def __init__(self, paths: list[str], lines: list[int], texts: list[str], raw: list[bytes] | None = None,
+                 groups: list[tuple] | None = None) -> None:
+        self.paths, self.lines, self.texts = paths, lines, texts
+        self._raw, self._groups = raw, groups
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def record(self, i: int) -> bytes:
+        if self._raw is not None:
+            return self._raw[i]
+        path, text, line, rest = self._groups[i]  # type: ignore[index]
+        return b"".join((_HEAD_PATH, path, b'"},"lines":{"text":"', text, b'"},"line_number":', line,
+                         b',"absolute_offset":', rest))
+
+    def match(self, i: int) -> RgMatch:
+        return RgMatch(self.paths[i], self.lines[i], self.texts[i])
+
+    def subset(self, keep: list[int]) -> "Matches":
+        """The matches at the indices ``keep``, in that order."""
+        raw = None if self._raw is None else [self._raw[i] for i in keep]
+        groups = None if self._groups is None else [self._groups[i] for i in keep]
+        return Matches([self.paths[i] for i in keep], [self.lines[i] for i in keep], [self.texts[i] for i in keep],
+                       raw, groups)
+
+
+def parse_all(stdout: bytes) -> Matches:
+    """The careful way (``rgjson``) for a whole output; raises ``ValueError`` as it does."""
+    found, records = parse_match_records(stdout)
+    return Matches([m.path for m in found], [m.line for m in found], [m.text for m in found], records)
+
+
+class MatchStream:
+    """Collects the match records of ``rg --json`` output fed to it in pieces."""
+
+    def __init__(self) -> None:
+        self._carry = b""
+        self._groups: list[tuple] = []
+        self.broken = False  # something the pattern cannot vouch for: parse the whole output instead
+
+    def feed(self, data: bytes) -> None:
+        if self.broken:
+            return
+        if self._carry:
+            data = self._carry + data
+        cut = data.rfind(b"\n") + 1
+        self._carry = data[cut:]
+        if cut:
+            self._take(data[:cut] if cut < len(data) else data)
+
+    def _take(self, block: bytes) -> None:
+        found = _RECORD.findall(block)
+        if len(found) != block.count(_MATCH):
+            self.broken = True
+            return
+        lines = block.count(b"\n")
+        typed = block.count(_TYPED) + (1 if block.startswith(_TYPED[1:]) else 0)
+        if typed != lines and not self._others_fine(block):
+            self.broken = True
+            return
+        self._groups += found
+
+    @staticmethod
+    def _others_fine(block: bytes) -> bool:
+        """Lines that are not typed records: only rg's summary (a JSON object) may be one."""
+        for line in block.split(b"\n"):
+            if line and not line.startswith(_TYPED[1:]):
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    return False
+                if not isinstance(record, dict) or record.get("type") != "summary":
+                    return False
+        return True
+
+    def finish(self) -> Matches | None:
+        """Every match, or None when the whole output must be parsed the careful way."""
+        if self.broken or self._carry:
+            return None
+        groups = self._groups
+        # Three C-level passes: every text body (and each distinct path once) unescaped by one
+        # JSON parse of them all as an array, every line number by one map.
+        try:
+            texts = _strings([g[1] for g in groups])
+            raw_paths = [g[0] for g in groups]
+            unique = list(dict.fromkeys(raw_paths))
+            names = dict(zip(unique, _strings(unique)))
+            paths = list(map(names.__getitem__, raw_paths))
+            lines = list(map(int, [g[2] for g in groups]))
+        except (orjson.JSONDecodeError, ValueError):
+            return None
+        return Matches(paths, lines, texts, groups=groups)
