@@ -535,3 +535,16 @@ def test_one_gigabyte_file_deep_window_in_small_memory(root, state_file):
         )
     finally:
         big.unlink(missing_ok=True)
+
+
+def test_stream_invalid_utf8_and_stray_cr_match_whole(make_ws, root):
+    # lines decoded together in the streamed window: a broken sequence at a line's end, a CR
+    # inside a line and at its end must read exactly as the whole-file path reads them
+    body = b"".join(b"l%04d \xe2\x82\n\xffx\ry\r\n" % i for i in range(300))
+    (root / "odd.txt").write_bytes(body)
+    whole, streamed = make_ws(), make_ws(read_stream_min_size=1000)
+    for offset, limit in [(1, 50), (7, 600), (590, 20)]:
+        want = whole.run("read", file_path="odd.txt", offset=offset, limit=limit)
+        got = streamed.run("read", file_path="odd.txt", offset=offset, limit=limit)
+        assert got.value["lines"] == want.value["lines"]
+    assert want.value["lines"][:2] == [{"number": 590, "text": "\ufffdx\ry"}, {"number": 591, "text": "l0295 \ufffd"}]

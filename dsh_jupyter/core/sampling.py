@@ -24,6 +24,7 @@ times; the round-robin itself visits at most ``k`` groups in total.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -73,18 +74,6 @@ class Sample:
     flat: bool
 
 
-def _group(keys: Sequence[str]) -> list[list[int]]:
-    """Input indices per group, groups in order of first appearance (one linear pass)."""
-    by_key: dict[str, list[int]] = {}
-    for index, key in enumerate(keys):
-        members = by_key.get(key)
-        if members is None:
-            by_key[key] = [index]
-        else:
-            members.append(index)
-    return list(by_key.values())
-
-
 def _is_head(indices: list[int]) -> bool:
     return all(position == index for position, index in enumerate(indices))
 
@@ -98,18 +87,27 @@ def sample_across_groups(keys: Sequence[str], k: int) -> Sample:
     """
     if k < 0:
         raise ValueError(f"k must be non-negative, got {k}")
-    groups = _group(keys)
     n = len(keys)
     if n <= k:
-        return Sample(indices=list(range(n)), groups_shown=len(groups), groups_total=len(groups), flat=True)
-    taken = round_robin_counts([len(g) for g in groups], k)
-    indices: list[int] = []
-    shown = 0
-    for g, count in enumerate(taken):
-        if count:
-            shown += 1
-            indices.extend(groups[g][:count])
-    return Sample(indices=indices, groups_shown=shown, groups_total=len(groups), flat=_is_head(indices))
+        groups_total = len(dict.fromkeys(keys))
+        return Sample(indices=list(range(n)), groups_shown=groups_total, groups_total=groups_total, flat=True)
+    # Group sizes by one C-level count (a dict keeps the order of first appearance); then one
+    # pass that stops as soon as every chosen member has been seen.
+    sizes = Counter(keys)
+    taken = round_robin_counts(list(sizes.values()), k)
+    want = {key: count for key, count in zip(sizes, taken) if count}
+    picked: dict[str, list[int]] = {key: [] for key in want}
+    left = sum(want.values())
+    for index, key in enumerate(keys):
+        members = picked.get(key)
+        if members is not None and len(members) < want[key]:
+            members.append(index)
+            left -= 1
+            if not left:
+                break
+    indices = [index for members in picked.values() for index in members]
+    shown = len(picked)
+    return Sample(indices=indices, groups_shown=shown, groups_total=len(sizes), flat=_is_head(indices))
 
 
 # ------------------------------------------------------------------------ two levels (grep)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+from itertools import accumulate
 from dataclasses import dataclass, field
 
 __all__ = ["Window", "NotText", "read_window", "BINARY_SNIFF_BYTES"]
@@ -55,6 +56,16 @@ class Window:
 def _decode(raw: bytes) -> str:
     line = raw.decode("utf-8", "replace")
     return line[:-1] if line.endswith("\r") else line
+
+
+def _decode_all(raws: list[bytes]) -> list[str]:
+    """``[_decode(r) for r in raws]`` in one decode (a line holds no newline, so none moves)."""
+    if not raws:
+        return []
+    text = b"\n".join(raws).decode("utf-8", "replace")
+    if "\r" not in text:
+        return text.split("\n")
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
 def read_window(
@@ -178,6 +189,17 @@ def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | Non
     pos = 0
     line_start = buf_base
     carried = b""  # the head of the current line, from earlier chunks
+    if not buf and not eof:
+        buf = os.read(fd, _CHUNK)
+        eof = not buf
+    # The common case in C: the whole window lies in ``buf`` and no line is longer than ``keep``.
+    parts = buf.split(b"\n", count) if buf else []
+    if len(parts) > count and max(map(len, parts[:-1]), default=0) <= keep:
+        collected = parts[:-1]
+        lengths = [len(p) + 1 for p in collected]
+        starts = list(accumulate(lengths[:-1], initial=buf_base))
+        pos = sum(lengths)
+        line_start = buf_base + pos
     while len(collected) < count:
         nl = buf.find(b"\n", pos)
         if nl >= 0:
@@ -212,4 +234,4 @@ def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | Non
     if reached_end:
         next_start = None
     total = lines_before + len(collected) if reached_end else None
-    return Window([_decode(b) for b in collected], total, reached_end, marks, starts, next_start)
+    return Window(_decode_all(collected), total, reached_end, marks, starts, next_start)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["quote_name", "needs_quoting", "quote_names", "in_message", "has_raw_bytes", "escape_surrogates"]
+__all__ = ["quote_name", "needs_quoting", "quote_names", "quote_names_joined", "in_message", "has_raw_bytes", "escape_surrogates"]
 
 # C0, DEL, C1 (NEL is U+0085), the line and paragraph separators, bidirectional embeddings,
 # overrides and isolates, and lone surrogates (undecodable bytes of a name).
@@ -76,15 +76,9 @@ _ANY_SUSPECT_CHAR = re.compile('[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\
 _EDGE_SPACE = re.compile("[^\\S\n](?=\n)|(?<=\n)[^\\S\n]")
 
 
-def quote_names(names: list[str]) -> list[str]:
-    """``[quote_name(n) for n in names]``, scanning the joined text once instead of per name.
-
-    Search results can hold 100,000 paths and nearly all print bare.
-    """
-    if not names:
-        return []
-    blob = "\n".join(names)
-    if (
+def _all_bare(names: list[str], blob: str) -> bool:
+    """Whether every name prints bare, judged from ``blob`` (the names joined by newlines)."""
+    return bool(
         all(names)
         and blob.count("\n") == len(names) - 1
         and "</" not in blob
@@ -96,9 +90,29 @@ def quote_names(names: list[str]) -> list[str]:
         and _ANY_SUSPECT_CHAR.search(blob) is None
         # when the line breaks are the only whitespace, none can sit at a name's edge
         and (len("".join(blob.split())) + len(names) - 1 == len(blob) or _EDGE_SPACE.search(blob) is None)
-    ):
+    )
+
+
+def quote_names(names: list[str]) -> list[str]:
+    """``[quote_name(n) for n in names]``, scanning the joined text once instead of per name.
+
+    Search results can hold 100,000 paths and nearly all print bare.
+    """
+    if not names:
+        return []
+    if _all_bare(names, "\n".join(names)):
         return list(names)
     return [quote_name(n) for n in names]
+
+
+def quote_names_joined(names: list[str]) -> str:
+    """``"\n".join(quote_names(names))``, joining only once when every name prints bare."""
+    if not names:
+        return ""
+    blob = "\n".join(names)
+    if _all_bare(names, blob):
+        return blob
+    return "\n".join([quote_name(n) for n in names])
 
 
 def in_message(text: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from dsh_jupyter.core.render.quoting import quote_name, quote_names
+from dsh_jupyter.core.render.quoting import quote_name, quote_names, quote_names_joined
 
 __all__ = [
     "render_glob",
@@ -73,7 +73,7 @@ def render_glob_spill(display_paths: Sequence[str]) -> str:
     """The complete glob result for the spill file: one quoted path per line, newline-terminated."""
     if not display_paths:
         return ""
-    return "\n".join(quote_names(list(display_paths))) + "\n"
+    return quote_names_joined(list(display_paths)) + "\n"
 
 
 # --------------------------------------------------------------------------------------- grep
