@@ -91,22 +91,23 @@ def sample_across_groups(keys: Sequence[str], k: int) -> Sample:
     if n <= k:
         groups_total = len(dict.fromkeys(keys))
         return Sample(indices=list(range(n)), groups_shown=groups_total, groups_total=groups_total, flat=True)
-    # Group sizes by one C-level count (a dict keeps the order of first appearance); then one
-    # pass that stops as soon as every chosen member has been seen.
+    # Group sizes by one C-level count (a dict keeps the order of first appearance), each
+    # group's first member by one comprehension (the last write, from the back, is the first),
+    # and a chosen group's further members by C-level ``index`` scans from the one before.
     sizes = Counter(keys)
     taken = round_robin_counts(list(sizes.values()), k)
-    want = {key: count for key, count in zip(sizes, taken) if count}
-    picked: dict[str, list[int]] = {key: [] for key in want}
-    left = sum(want.values())
-    for index, key in enumerate(keys):
-        members = picked.get(key)
-        if members is not None and len(members) < want[key]:
-            members.append(index)
-            left -= 1
-            if not left:
-                break
-    indices = [index for members in picked.values() for index in members]
-    shown = len(picked)
+    seq = keys if isinstance(keys, list) else list(keys)
+    first = {key: index for index, key in zip(range(n - 1, -1, -1), reversed(seq))}
+    indices: list[int] = []
+    shown = 0
+    for key, count in zip(sizes, taken):
+        if count:
+            shown += 1
+            at = first[key]
+            indices.append(at)
+            for _ in range(count - 1):
+                at = seq.index(key, at + 1)
+                indices.append(at)
     return Sample(indices=indices, groups_shown=shown, groups_total=len(sizes), flat=_is_head(indices))
 
 

@@ -73,6 +73,7 @@ def quote_name(name: str) -> str:
 # name ending in ``@`` or ``/``, or whitespace next to a line break sends the block down the
 # per-name path. Names that hold a newline themselves, or are empty, skip the fast path too.
 _ANY_SUSPECT_CHAR = re.compile('[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\\\\"]')
+_SUSPECT_OR_SPACE = re.compile(_ANY_SUSPECT_CHAR.pattern + "|[^\\S\n]")
 _EDGE_SPACE = re.compile("[^\\S\n](?=\n)|(?<=\n)[^\\S\n]")
 
 
@@ -87,9 +88,10 @@ def _all_bare(names: list[str], blob: str) -> bool:
         and not blob.endswith(("@", "/"))
         and not blob[0].isspace()
         and not blob[-1].isspace()
-        and _ANY_SUSPECT_CHAR.search(blob) is None
-        # when the line breaks are the only whitespace, none can sit at a name's edge
-        and (len("".join(blob.split())) + len(names) - 1 == len(blob) or _EDGE_SPACE.search(blob) is None)
+        # one scan for both: no suspect character and no whitespace but the line breaks (then
+        # none can sit at a name's edge); else the two questions one by one
+        and (_SUSPECT_OR_SPACE.search(blob) is None
+             or (_ANY_SUSPECT_CHAR.search(blob) is None and _EDGE_SPACE.search(blob) is None))
     )
 
 
