@@ -29,6 +29,7 @@ class CallContext:
     user: str = ""  # who called (the authenticated user, or the OS user)
     fence: object | None = None  # rgfence.Fencing: how ripgrep is confined
     spill_quota: int | None = None  # a smaller spill quota for this caller (read-only tokens)
+    documents: object | None = None  # livedocs.LiveDocuments: notebooks open in Jupyter (server only)
 
     def resolve(self, path: str | None, verb: str, *, spills: bool = False, follow_last: bool = True,
                 make_parents: bool = False) -> Target:

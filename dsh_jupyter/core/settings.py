@@ -43,6 +43,12 @@ SETTING_DOCS: dict[str, str] = {
     "read_max_bytes": "Bytes of text one `read` window may hold before it stops early.",
     "read_stream_min_size": "Files this size or larger are streamed, never loaded whole.",
     "list_dir_max_entries": "Entries a recursive `list_dir` collects before it stops.",
+    "notebook_output_max_chars": "Characters kept of one cell output's text when `read` shows a notebook "
+    "(the rest is counted, never shown).",
+    "notebook_traceback_lines": "Lines kept of an error output's traceback when `read` shows a notebook "
+    "(its first and last lines).",
+    "notebook_max_bytes": "Notebooks larger than this are read as text, not parsed into cells (parsing "
+    "needs the whole file in memory).",
     "glob_sample_over_cap": "Sample an over-cap glob page across top-level entries (false keeps "
     "the oldest-first head, the old behaviour, for comparison).",
     "state_path": "SQLite state file shared by the server and its kernels (default: DSH_STATE_PATH, "
@@ -81,6 +87,9 @@ _POSITIVE_INTS = (
     "read_max_bytes",
     "read_stream_min_size",
     "list_dir_max_entries",
+    "notebook_output_max_chars",
+    "notebook_traceback_lines",
+    "notebook_max_bytes",
     "spill_max_bytes_per_session",
     "spill_max_bytes_total",
     "spill_max_age_hours",
@@ -106,6 +115,9 @@ class Settings:
     read_max_bytes: int = 51_200
     read_stream_min_size: int = 10_485_760
     list_dir_max_entries: int = 10_000
+    notebook_output_max_chars: int = 2000
+    notebook_traceback_lines: int = 20
+    notebook_max_bytes: int = 64 * 1024 * 1024
     glob_sample_over_cap: bool = True
     spill_max_bytes_per_session: int = 128 * 1024 * 1024
     spill_max_bytes_total: int = 512 * 1024 * 1024

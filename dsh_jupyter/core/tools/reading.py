@@ -9,7 +9,9 @@ from ..errors import Codes, ToolError
 from ..fsio import file_version
 from ..policy import record_read
 from ..render.quoting import in_message
+from ..notebook import is_notebook_name
 from ..textread import NotText, read_window
+from .notebooks import read_cells
 
 __all__ = ["execute_read", "BOM"]
 
@@ -28,7 +30,12 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         raise ToolError(Codes.ARGUMENT_INVALID, f"limit must be less than or equal to {s.read_limit}")
     with ctx.resolve(args["file_path"], "read", spills=True) as target:
         fd, fst = target.open_regular()
+        note = None
         try:
+            if is_notebook_name(target.lexical) and not target.in_spill:  # a notebook reads as cells
+                cells, note = read_cells(ctx, target, fd, fst, offset, limit)
+                if cells is not None:
+                    return cells
             try:
                 # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
                 keep = 4 * s.read_max_line_length + 8
@@ -50,13 +57,16 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         lines, capped = _fit(raw, offset, s.read_max_line_length, s.read_max_bytes)
         if not target.in_spill:
             record_read(ctx.store, ctx.session_key, target.real, file_version(fst))
-        return {
+        value = {
             "path": target.display,
             "offset": offset,
             "lines": lines,
             "totalLines": window.total,
             "capped": capped,
         }
+        if note is not None:
+            value["note"] = note
+        return value
 
 
 def _fit(raw: list[str], offset: int, max_chars: int, max_bytes: int) -> tuple[list[dict], bool]:
