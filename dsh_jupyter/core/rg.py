@@ -217,13 +217,15 @@ def run_rg(
     rg: str, args: list[str], *, cwd: str, timeout_s: float, max_stdout_bytes: int,
     cancel: threading.Event | None = None, pass_fds: tuple[int, ...] = (),
     spawn: Callable[[Callable[[], subprocess.Popen]], subprocess.Popen] | None = None,
+    stdin: int | None = None,
 ) -> RgOutcome:
     """Run rg to completion, deadline, cancel or stdout overflow, whichever comes first.
 
     ``cwd`` may be ``/proc/self/fd/N`` for a folder descriptor ``N`` this process holds (the
     child changes into it before rg starts); ``pass_fds`` keeps descriptors open for rg (a file
     it is given as ``/proc/self/fd/N``). ``spawn`` wraps the start of rg (the Landlock fence):
-    it is called with a function that starts rg and must return what that returns.
+    it is called with a function that starts rg and must return what that returns. ``stdin`` is
+    a descriptor rg reads as its standard input (``-``), e.g. text made for it; default: nothing.
     """
     argv = _argv(rg, args)
     start = time.monotonic()
@@ -233,7 +235,7 @@ def run_rg(
 
     def popen() -> subprocess.Popen:
         return subprocess.Popen(
-            argv, cwd=cwd, env=scrubbed_env(), stdin=devnull, pass_fds=pass_fds,
+            argv, cwd=cwd, env=scrubbed_env(), stdin=devnull if stdin is None else stdin, pass_fds=pass_fds,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
         )
 

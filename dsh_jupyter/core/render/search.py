@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from dsh_jupyter.core.render.quoting import quote_name, quote_names
+from dsh_jupyter.core.render.quoting import in_message, quote_name, quote_names
 
 __all__ = [
     "render_glob",
@@ -98,8 +98,10 @@ def truncate_line(text: str, max_bytes: int) -> str:
     return data[:cut].decode("utf-8", "surrogatepass") + _TRUNCATED.format(max_bytes)
 
 
-def _match_lines(matches: Iterable) -> list[str]:
-    """Per-file blocks: the quoted path, then ``Line L: TEXT`` lines; a blank line between files.
+def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
+    """Per-file blocks: the quoted path, then ``Line L: TEXT`` lines (``Cell C, line L: TEXT`` in a
+    notebook's cells, ``Cell C (id="I"), line L: TEXT`` with ``ids`` when the cell has an id, the
+    id quoted as ``read`` quotes it); a blank line between files.
 
     ``matches`` holds dicts ``{path, line, text}`` or ``(path, line, text)`` tuples (the executor
     passes tuples for a complete result: tens of thousands of rows). Files appear in order of
@@ -108,11 +110,20 @@ def _match_lines(matches: Iterable) -> list[str]:
     """
     by_path: dict[str, list[str]] = {}
     for match in matches:
-        path, line, text = (match["path"], match["line"], match["text"]) if isinstance(match, dict) else match
+        if isinstance(match, dict):
+            path, line, text, cell = match["path"], match["line"], match["text"], match.get("cell")
+        else:
+            path, line, text = match
+            cell = getattr(line, "cell", None)  # a notebook match's line knows its cell (CellLine)
         rows = by_path.get(path)
         if rows is None:
             rows = by_path[path] = []
-        rows.append(f"Line {line}: {text}")
+        if cell is None:
+            rows.append(f"Line {line}: {text}")
+        else:
+            cell_id = getattr(line, "cell_id", None) if ids else None
+            named = f"Cell {cell}" if cell_id is None else f"Cell {cell} (id={in_message(cell_id)})"
+            rows.append(f"{named}, line {line}: {text}")
     out: list[str] = []
     for path, rows in by_path.items():
         if out:
@@ -183,5 +194,5 @@ def render_grep_spill(matches: Sequence[dict], total: int) -> str:
     if total == 0 and not matches:
         return "No matches found\n"
     lines = [_found(total, total), ""]
-    lines.extend(_match_lines(matches))
+    lines.extend(_match_lines(matches, ids=True))
     return "\n".join(lines) + "\n"

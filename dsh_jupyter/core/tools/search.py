@@ -35,6 +35,8 @@ from .searchroot import (
     unfenced,
 )
 from ..beneath import proc_fd_path
+from ..rg import RgOutcome
+from .notebookgrep import NOT_NOTEBOOKS, search_notebooks, searches_notebook_file
 
 __all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS", "DISCOVERY", "VCS_EXCLUDES"]
 
@@ -145,9 +147,11 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         argv = ["--json", *discovery_flags(ctx)]
         if include is not None:
             argv.append(f"--glob={include}")
-        argv += [*VCS_EXCLUDES, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}", "--",
-                 "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
-        outcome = run_search(ctx, argv, "grep", root)
+        argv += [*VCS_EXCLUDES, NOT_NOTEBOOKS, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}",
+                 "--", "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
+        # notebooks are searched by their cell sources (notebookgrep.py), not as JSON
+        one_notebook = searches_notebook_file(root)
+        outcome = RgOutcome(1, b"", "") if one_notebook else run_search(ctx, argv, "grep", root)
         if outcome.returncode == 2 and not outcome.stdout:
             raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
         try:
@@ -158,6 +162,9 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             with Rechecker(root.fd) as check:
                 kept = check.confirm_matches(found, lambda m: m.path[2:] if m.path.startswith("./") else m.path)
             found, records = [found[i] for i in kept], [records[i] for i in kept]
+        in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded)
+        if in_cells:
+            found, records = found + in_cells, records + cell_records
     if outcome.returncode == 2:
         value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
     if root.is_dir:
@@ -285,7 +292,10 @@ def _shown(row: tuple, match, record: bytes, limit: int) -> dict:
         spans = submatch_spans(record, keep_chars)
     except ValueError as exc:
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
-    return {"path": path, "line": line, "text": text, "submatches": spans}
+    shown = {"path": path, "line": line, "text": text, "submatches": spans}
+    if hasattr(line, "as_value"):  # a match in a notebook cell: line within the cell, cell and id
+        shown.update(line.as_value())
+    return shown
 
 
 def _untruncated(text: str) -> str:
@@ -330,7 +340,9 @@ GREP = ToolSpec(
     description=(
         "Search file contents with a regular expression (ripgrep syntax). path is a file or a "
         "directory (default: working directory); include is one glob that limits the files searched. "
-        "Matches are grouped by file with line numbers. A result within the cap is shown whole; a "
+        "Matches are grouped by file with line numbers; in a notebook (.ipynb) only cell sources are "
+        "searched, never outputs, and a match reads Cell C, line L (C as read numbers cells, offset "
+        "C with limit 1 reads that cell). A result within the cap is shown whole; a "
         "larger one is sampled across the top-level entries of path and their files, and the "
         "complete result is saved."
     ),

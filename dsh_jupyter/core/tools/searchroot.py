@@ -117,8 +117,8 @@ def drop_excluded(paths: list[str], rels: list[str]) -> list[str]:
     return [p for p in paths if not p.startswith(heads) and p not in rels]
 
 
-def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot) -> RgOutcome:
-    """Run rg from the search root's descriptor, fenced; map every way it can fail."""
+def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, stdin: int | None = None) -> RgOutcome:
+    """Run rg from the search root's descriptor, fenced; map every way it can fail (``stdin``: see run_rg)."""
     if ctx.rg is None:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} is unavailable: no ripgrep (rg) binary was found")
     if ctx.cancel.is_set():  # the caller left while this search waited for a slot
@@ -145,6 +145,7 @@ def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot) -
             cancel=ctx.cancel,
             pass_fds=pass_fds,
             spawn=spawn,
+            stdin=stdin,
         )
     except RgMissing:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: the ripgrep (rg) binary could not be started") from None
