@@ -99,8 +99,8 @@ class Workspace:
         root = os.fspath(root) if root is not None else os.environ.get("DSH_ROOT") or os.getcwd()
         if not os.path.isdir(root):
             raise SettingsError(f"root {root!r} is not a directory")
-        self.state_path = os.path.abspath(self.settings.state_path or default_state_path())
-        spill_root = (
+        self.state_path = os.path.abspath(os.path.expanduser(self.settings.state_path or default_state_path()))
+        spill_root = os.path.expanduser(
             self.settings.spill_root
             or os.environ.get("DSH_SPILL_ROOT")
             or os.path.join(os.path.dirname(self.state_path), "spills")

@@ -141,6 +141,17 @@ def test_glob_and_the_saved_result_whose_paths_are_links(page, lab, screenshot_d
     expect()(w.locator(".dsh-group-head", has_text="big/")).to_be_visible()
     screenshot(page, output(page, 1), screenshot_dir / "glob.png")
 
+    # a folder's head is a row the keys reach: Enter folds it, ArrowRight unfolds, ArrowDown goes in
+    head = w.locator(".dsh-group-head", has_text="big/")
+    head.focus()
+    page.keyboard.press("Enter")
+    expect()(head).to_have_attribute("aria-expanded", "false")
+    expect()(head).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    expect()(head).to_have_attribute("aria-expanded", "true")
+    page.keyboard.press("ArrowDown")
+    expect()(page.locator(":focus")).to_have_class(re.compile(r"\bdsh-item\b"))
+
     w.locator(".dsh-spill").click()
     panel = w.locator("#dsh-panel")
     expect()(window_status(panel)).to_have_text(re.compile(r"^lines 1-200 of [\d,]+$"))

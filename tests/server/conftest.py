@@ -12,10 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -31,6 +27,7 @@ from traitlets.config import Config
 from pytest_jupyter.jupyter_server import *  # noqa: E402,F401,F403
 
 from dsh_env import DSH_ENV, _isolated_dsh_env  # noqa: E402,F401 (autouse fixture)
+from jupyter_harness import JupyterProcess, isolated_env  # noqa: E402
 
 TREE = {
     "src": {
@@ -128,23 +125,19 @@ def tool(api):
 # -- a real `jupyter server` subprocess ----------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def subprocess_env(tmp: Path) -> dict:
     """The test environment minus DSH_*, with Jupyter's per-user dirs moved under ``tmp``."""
-    env = {k: v for k, v in os.environ.items() if k not in DSH_ENV}
-    for name in ("config", "data", "runtime"):
-        env[f"JUPYTER_{name.upper()}_DIR"] = str(tmp / f"jupyter-{name}")
-    return env
+    return isolated_env(tmp)
 
 
 class RealServer:
-    def __init__(self, proc: subprocess.Popen, url: str, token: str, root: Path, log: Path) -> None:
-        self.proc, self.url, self.token, self.root, self.log = proc, url, token, root, log
+    """A real ``jupyter`` subprocess (``jupyter_harness.JupyterProcess``) seen as these tests use it:
+    ``url`` without the trailing slash, ``request(method, "/path", body, token=...)``."""
+
+    def __init__(self, process: JupyterProcess) -> None:
+        self.process = process
+        self.proc, self.token, self.root, self.log = process.proc, process.token, process.root, process.log
+        self.url = process.url.rstrip("/")
 
     def request(self, method: str, path: str, body=None, token: str | None = "default") -> tuple[int, object]:
         token = self.token if token == "default" else token
@@ -164,45 +157,13 @@ class RealServer:
 
 def start_real_server(tmp: Path, root: Path, token: str, extra_args: list[str] = (), app: str = "server") -> RealServer:
     """Start ``jupyter <app>`` (server, lab or notebook) with the extension auto-enabled by its
-    installed config file."""
-    port = free_port()
-    log = tmp / "server.log"
-    argv = [
-        sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-        f"--DshJupyter.state_path={tmp / 's.sqlite'}", f"--DshJupyter.spill_root={tmp / 'spills'}",
-        *extra_args,
-    ]
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=subprocess_env(tmp))
-    server = RealServer(proc, f"http://127.0.0.1:{port}", token, root, log)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"jupyter server exited early:\n{log.read_text(errors='replace')[-3000:]}")
-        try:
-            with urllib.request.urlopen(server.url + "/api/status", timeout=2):
-                pass
-        except urllib.error.HTTPError:
-            return server  # it answers (the status endpoint wants a token)
-        except OSError:
-            time.sleep(0.2)
-            continue
-        return server
-    stop_real_server(server)
-    raise RuntimeError("jupyter server did not answer within 60 s")
+    installed config file, through the one launcher every test suite shares."""
+    return RealServer(JupyterProcess.start(tmp, root, app=app, token=token, extra_args=list(extra_args), timeout=60))
 
 
 def stop_real_server(server: RealServer) -> None:
-    """Terminate the server by its PID (never by name), then make sure it is gone."""
-    if server.proc.poll() is None:
-        server.proc.terminate()
-        try:
-            server.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.proc.kill()
-            server.proc.wait(timeout=5)
+    """Stop the server and its kernels, by its process group (never by name)."""
+    server.process.stop()
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

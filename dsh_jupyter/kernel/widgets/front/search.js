@@ -60,8 +60,17 @@ function renderSearch(model, el, kind) {
   const header = h("div", { class: "dsh-search-header" });
   frame.controls.append(header);
 
+  const fold = key => {
+    if (collapsed.has(key)) collapsed.delete(key);
+    else collapsed.add(key);
+    keepFocus(root, draw);
+  };
   const openRow = row => {
     const { action, group, index } = row.dataset;
+    if (!action) { // a glob folder's head: Enter folds or unfolds it
+      if (row.dataset.fold !== undefined) fold(row.dataset.fold);
+      return;
+    }
     const args = index === undefined ? { group: Number(group) } : { group: Number(group), index: Number(index) };
     request(action, args, { focus: "open" });
   };
@@ -122,18 +131,17 @@ function renderSearch(model, el, kind) {
         class: "dsh-toggle", type: "button", tabindex: "-1", "aria-label": open ? "collapse" : "expand",
         onclick: event => {
           event.stopPropagation();
-          if (open) collapsed.add(grp.key);
-          else collapsed.delete(grp.key);
-          keepFocus(root, draw);
+          fold(grp.key);
         },
       }, open ? "▾" : "▸");
       const headProps = {
         class: `dsh-group-head${panel.anchor === `file:${grp.group}` ? " dsh-opener" : ""}`, role: "treeitem",
         "aria-expanded": open ? "true" : "false", "data-fold": grp.key, "data-key": `group:${grp.group}`,
       };
-      if (grp.headAction) {
-        Object.assign(headProps, { "data-row": "", tabindex: "-1", "data-action": grp.headAction, "data-group": grp.group });
-      }
+      // Every head is a row the arrow keys reach: a grep file's head opens the file, a glob
+      // folder's head folds (Enter, or ArrowLeft/ArrowRight).
+      Object.assign(headProps, { "data-row": "", tabindex: "-1", "data-group": grp.group });
+      if (grp.headAction) headProps["data-action"] = grp.headAction;
       const head = h("div", headProps, toggle, icon(kind === "grep" ? iconKind("file", grp.key) : "folder"),
         h("span", { class: "dsh-label" }, grp.label), h("span", { class: "dsh-count" }, String(grp.count)));
       if (grp.headAction) {
