@@ -1,4 +1,4 @@
-"""Model text for a notebook read as cells, and the label a grep match in a cell carries.
+"""Model text for a notebook read as cells.
 
 Why it exists: a notebook's JSON hides its code among escapes and base64; the cell view shows
 each cell's numbered source and a summary of its outputs, and its footer counts cells the way a
@@ -17,15 +17,10 @@ from __future__ import annotations
 from .common import count, envelope
 from .quoting import in_message, quote_name
 
-__all__ = ["render_notebook", "render_cell", "notebook_footer", "cell_line_label", "OUTPUT_TRUNCATED"]
+__all__ = ["render_notebook", "render_cell", "notebook_footer", "OUTPUT_TRUNCATED"]
 
 OUTPUT_TRUNCATED = "... (output truncated: {} more characters)"
 LIVE_NOTE = "(This notebook is open in Jupyter: shown as its live document, unsaved changes included.)"
-
-
-def cell_line_label(cell: int, line: int) -> str:
-    """How a grep match inside a cell's source is numbered: ``Cell 3, line 2``."""
-    return f"Cell {cell}, line {line}"
 
 
 def notebook_footer(first: int, last: int, total: int, capped: bool) -> str:
