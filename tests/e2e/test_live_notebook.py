@@ -1,6 +1,7 @@
 """End to end: an edit over REST reaches a notebook open in JupyterLab through its shared document.
 
-The lab runs jupyter-collaboration (the ``[collab]`` extra, installed with the test extra). A person
+The lab runs jupyter-collaboration with real-time collaboration on (the ``[collab]`` extra,
+installed with the test extra; the ``collab_lab`` fixture). A person
 has ``live.ipynb`` open and has typed into its second cell without saving; an agent reads the
 notebook and edits its first cell over REST. The open notebook shows the edit without a reload
 and without a "file changed" dialog, the person's typing is still there, and the file the room
@@ -38,7 +39,8 @@ def saved_when(path, predicate, timeout: float = 60.0):
     return nb
 
 
-def test_a_rest_edit_shows_in_the_open_notebook_and_keeps_unsaved_typing(page, lab):
+def test_a_rest_edit_shows_in_the_open_notebook_and_keeps_unsaved_typing(page, collab_lab):
+    lab = collab_lab
     path = lab.root / "live.ipynb"
     kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nbformat.write(v4.new_notebook(metadata={"kernelspec": kernelspec}, cells=[
