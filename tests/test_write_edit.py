@@ -251,7 +251,7 @@ def test_edit_delete_text(ws, f):
         ({"old_string": "a", "new_string": "b", "replace_all": 1}, "replace_all must be true or false"),
         (
             {"old_string": "a", "new_string": "b", "count": 1},
-            'unknown argument "count" (this tool takes: file_path, old_string, new_string, replace_all)',
+            'unknown argument "count" (this tool takes: file_path, old_string, new_string, replace_all, cell_id)',
         ),
     ],
 )

@@ -28,6 +28,7 @@ class Codes:
     FS_ERROR = "FS_ERROR"
     EDIT_NOT_FOUND = "EDIT_NOT_FOUND"
     EDIT_AMBIGUOUS = "EDIT_AMBIGUOUS"
+    NOTEBOOK_INVALID = "NOTEBOOK_INVALID"
     STATE_UNAVAILABLE = "STATE_UNAVAILABLE"
     SEARCH_INVALID_PATTERN = "SEARCH_INVALID_PATTERN"
     SEARCH_FAILED = "SEARCH_FAILED"
@@ -60,6 +61,8 @@ def _default_name(code: str) -> str:
         return "SearchError"
     if code.startswith("EDIT_"):
         return "EditError"
+    if code.startswith("NOTEBOOK_"):
+        return "NotebookError"
     if code.startswith("STATE_"):
         return "StateError"
     return "ArgumentError" if code == "ARGUMENT_INVALID" else "ToolError"

@@ -21,7 +21,7 @@ from .errors import Codes, ToolError
 from .fsio import file_version
 from .render.quoting import in_message
 
-__all__ = ["record_read", "gated", "check_observed", "observation_key"]
+__all__ = ["record_read", "gated", "check_observed", "check_observed_version", "observation_key"]
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +84,11 @@ def gated(store, verb: str, display: str) -> Iterator[object]:
 
 def check_observed(gate, session: str, real: str, st: os.stat_result, verb: str, display: str) -> None:
     """Raise FS_NOT_OBSERVED unless ``session`` observed exactly this version of ``real``."""
+    check_observed_version(gate, session, real, file_version(st), verb, display)
+
+
+def check_observed_version(gate, session: str, real: str, version: str, verb: str, display: str) -> None:
+    """``check_observed`` for a version given as such (an open notebook's document version)."""
     try:
         seen = gate.observed_version(session, observation_key(real))
     except Exception:
@@ -92,7 +97,7 @@ def check_observed(gate, session: str, real: str, st: os.stat_result, verb: str,
         ) from None
     if seen is None:
         raise ToolError(Codes.FS_NOT_OBSERVED, f'cannot {verb} {in_message(display)}: read it first in this session')
-    if seen != file_version(st):
+    if seen != version:
         raise ToolError(
             Codes.FS_NOT_OBSERVED,
             f'cannot {verb} {in_message(display)}: it changed since this session last read it; read it again',

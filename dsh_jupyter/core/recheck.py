@@ -75,6 +75,20 @@ class Rechecker:
             return False
         return statmod.S_ISREG(st.st_mode)
 
+    def open_regular(self, rel: str) -> int | None:
+        """A read descriptor of the regular file ``rel`` beneath the root (no symlink on the way), or None."""
+        fd, name = self._split(rel)
+        if fd is None or name in ("", ".", ".."):
+            return None
+        try:
+            f = os.open(name, _FILE, dir_fd=fd)
+        except OSError:
+            return None
+        if not statmod.S_ISREG(os.fstat(f).st_mode):
+            os.close(f)
+            return None
+        return f
+
     def lines(self, rel: str, wanted: set[int]) -> dict[int, bytes] | None:
         """The raw lines ``wanted`` (1-based, with their terminators) of the file ``rel``, or None."""
         fd, name = self._split(rel)

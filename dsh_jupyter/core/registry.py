@@ -50,13 +50,16 @@ READ = ToolSpec(
     description=(
         "Read a UTF-8 text file as numbered lines. offset is the 1-based first line, limit the "
         "number of lines (default and maximum 2000). The footer says which lines were shown and "
-        "the offset to continue from. Saved full search results can be read the same way."
+        "the offset to continue from. Saved full search results can be read the same way. A "
+        "notebook (.ipynb) is shown as cells: each cell's id, type and numbered source lines, and "
+        "its outputs summarised; for a notebook offset and limit count cells, not lines."
     ),
     input_schema=object_schema(
         {
             "file_path": {**PATH, "description": "File to read, relative to the working directory."},
-            "offset": {**OFFSET, "description": "1-based line to start at (default 1)."},
-            "limit": {"type": "integer", "minimum": 1, "description": "Lines to return (default 2000)."},
+            "offset": {**OFFSET, "description": "1-based line to start at (default 1); for a notebook, 1-based cell."},
+            "limit": {"type": "integer", "minimum": 1,
+                      "description": "Lines to return (default 2000); for a notebook, cells."},
         },
         ("file_path",),
     ),
@@ -74,7 +77,8 @@ WRITE = ToolSpec(
     name="write",
     description=(
         "Create a file (and missing parent directories) or replace a whole file. Replacing an "
-        "existing file requires that this session has read its current version."
+        "existing file requires that this session has read its current version. A notebook "
+        "(.ipynb) must be valid nbformat JSON, or nothing is written."
     ),
     input_schema=object_schema(
         {
@@ -98,7 +102,8 @@ EDIT = ToolSpec(
     description=(
         "Replace the literal text old_string with new_string in a file. old_string must occur "
         "exactly once unless replace_all is true. Requires that this session has read the file's "
-        "current version."
+        "current version. In a notebook (.ipynb) the text is replaced inside cell sources only "
+        "(outputs, metadata and ids are kept) and cell_id narrows the edit to one cell."
     ),
     input_schema=object_schema(
         {
@@ -106,6 +111,8 @@ EDIT = ToolSpec(
             "old_string": {"type": "string", "minLength": 1, "x-allow-nul": True, "description": "Exact text to replace."},
             "new_string": {"type": "string", "x-allow-nul": True, "description": "Replacement text, inserted literally."},
             "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+            "cell_id": {"type": "string", "minLength": 1,
+                        "description": "Notebooks only: the id of the one cell to edit, as read shows it."},
         },
         ("file_path", "old_string", "new_string"),
     ),

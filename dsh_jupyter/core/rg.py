@@ -228,6 +228,7 @@ def run_rg(
     cancel: threading.Event | None = None, pass_fds: tuple[int, ...] = (),
     spawn: Callable[[Callable[[], subprocess.Popen]], subprocess.Popen] | None = None,
     consume: Callable[[bytes], None] | None = None,
+    stdin: int | None = None,
 ) -> RgOutcome:
     """Run rg to completion, deadline, cancel or stdout overflow, whichever comes first.
 
@@ -236,7 +237,8 @@ def run_rg(
     it is given as ``/proc/self/fd/N``). ``spawn`` wraps the start of rg (the Landlock fence):
     it is called with a function that starts rg and must return what that returns. ``consume``
     is handed each piece of stdout as it arrives (within the cap), so a caller can parse while rg
-    still runs; the outcome's ``stdout`` holds it all the same.
+    still runs; the outcome's ``stdout`` holds it all the same. ``stdin``
+    is a descriptor rg reads as its standard input (``-``), e.g. text made for it; default: nothing.
     """
     argv = _argv(rg, args)
     start = time.monotonic()
@@ -250,7 +252,7 @@ def run_rg(
 
     def popen() -> subprocess.Popen:
         return subprocess.Popen(
-            argv, cwd=cwd, env=scrubbed_env(), stdin=devnull, pass_fds=pass_fds,
+            argv, cwd=cwd, env=scrubbed_env(), stdin=devnull if stdin is None else stdin, pass_fds=pass_fds,
             stdout=out_fd, stderr=subprocess.PIPE, start_new_session=True,
         )
 

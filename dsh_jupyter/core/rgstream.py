@@ -68,6 +68,12 @@ class Matches:
     def match(self, i: int) -> RgMatch:
         return RgMatch(self.paths[i], self.lines[i], self.texts[i])
 
+    def extended(self, more: list[RgMatch], records: list[bytes]) -> "Matches":
+        """These matches, then ``more`` (with their raw ``records``): the notebooks' cell matches."""
+        raw = [self.record(i) for i in range(len(self))] + list(records)
+        return Matches(self.paths + [m.path for m in more], self.lines + [m.line for m in more],
+                       self.texts + [m.text for m in more], raw)
+
     def subset(self, keep: list[int]) -> "Matches":
         """The matches at the indices ``keep``, in that order."""
         raw = None if self._raw is None else [self._raw[i] for i in keep]

@@ -49,6 +49,12 @@ SETTING_DOCS: dict[str, str] = {
     "read_index_max_files": "File versions whose line offsets `read` keeps in memory, so the next window of a "
     "big file seeks instead of counting from the start; any change to a file makes it a new version. "
     "0 turns the index off.",
+    "notebook_output_max_chars": "Characters kept of one cell output's text when `read` shows a notebook "
+    "(the rest is counted, never shown).",
+    "notebook_traceback_lines": "Lines kept of an error output's traceback when `read` shows a notebook "
+    "(its first and last lines).",
+    "notebook_max_bytes": "Notebooks larger than this are read as text, not parsed into cells (parsing "
+    "needs the whole file in memory).",
     "glob_sample_over_cap": "Sample an over-cap glob page across top-level entries (false keeps "
     "the oldest-first head, the old behaviour, for comparison).",
     "state_path": "SQLite state file shared by the server and its kernels (default: DSH_STATE_PATH, "
@@ -87,6 +93,9 @@ _POSITIVE_INTS = (
     "read_max_bytes",
     "read_stream_min_size",
     "list_dir_max_entries",
+    "notebook_output_max_chars",
+    "notebook_traceback_lines",
+    "notebook_max_bytes",
     "spill_max_bytes_per_session",
     "spill_max_bytes_total",
     "spill_max_age_hours",
@@ -115,6 +124,9 @@ class Settings:
     list_dir_max_entries: int = 10_000
     list_cache_max_entries: int = 400_000
     read_index_max_files: int = 64
+    notebook_output_max_chars: int = 2000
+    notebook_traceback_lines: int = 20
+    notebook_max_bytes: int = 64 * 1024 * 1024
     glob_sample_over_cap: bool = True
     spill_max_bytes_per_session: int = 128 * 1024 * 1024
     spill_max_bytes_total: int = 512 * 1024 * 1024

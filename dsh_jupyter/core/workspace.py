@@ -32,6 +32,7 @@ from .spill import SpillLimits, SpillStore
 from .state import CallRecord, StateError, StateStore, session_key
 from .inplace import leftover_backups
 from .lineindex import LineIndex
+from .livedocs import LiveDocuments
 from .statepaths import default_state_path
 from .toolspec import ToolSpec
 from .visibility import Visibility, default_protected
@@ -132,6 +133,9 @@ class Workspace:
         self.surface = surface
         self.session = check_session_id(session)
         self.user = os_user()
+        # Notebooks open in Jupyter, when a server installs a source of them (livedocs.py); the
+        # notebook tools then read and edit the open document instead of the file.
+        self.documents: LiveDocuments | None = None
 
     def close(self) -> None:
         """Let go of the descriptors this workspace holds (its root, the spill root)."""
@@ -225,6 +229,7 @@ class Workspace:
                 spill_quota=spill_quota,
                 folders=self.folders,
                 lines=self.lines,
+                documents=self.documents,
             )
             value = spec.execute(ctx, clean)
             text, is_error = spec.render(value), False

@@ -122,14 +122,15 @@ def parse_edit_body(body: str, separator: str = EDIT_SEPARATOR) -> tuple[str, st
 
 
 _EDIT_USAGE = (
-    f"Usage: %%dsh edit FILE [--replace-all] [--separator LINE] with the body: old text, a line "
+    f"Usage: %%dsh edit FILE [--replace-all] [--cell-id ID] [--separator LINE] with the body: old text, a line "
     f"{EDIT_SEPARATOR} (or the --separator line), new text"
 )
 
 
 def _edit(m, a, cell):
     old, new = parse_edit_body(cell, a.separator)
-    return m.call("edit", _given(file_path=a.file, old_string=old, new_string=new, replace_all=a.replace_all))
+    return m.call("edit", _given(file_path=a.file, old_string=old, new_string=new, replace_all=a.replace_all,
+                                 cell_id=a.cell_id))
 
 
 def _list_dir(m, a, cell):
@@ -216,6 +217,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         Subcommand("edit", f"Replace text in FILE; cell body: old text, a line {EDIT_SEPARATOR}, new text.",
                    ((("file",), {"metavar": "FILE"}),
                     (("--replace-all",), {"action": "store_true", "help": "replace every occurrence"}),
+                    (("--cell-id",), {"metavar": "ID", "help": "in a notebook: only in the cell with this id"}),
                     (("--separator",), {"metavar": "LINE", "default": EDIT_SEPARATOR,
                                         "help": f"the line between old and new text (default {EDIT_SEPARATOR})"})),
                    _edit, cell=True),

@@ -26,6 +26,7 @@ from ..core.statepaths import default_state_path
 from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
 from . import mcp
+from .collab import CollabDocuments
 from .handlers import route_table
 
 __all__ = ["DshJupyter", "DshJupyterApp", "DEFAULT_MAX_BODY_BYTES"]
@@ -66,6 +67,12 @@ class DshJupyter(SettingTraits, ExtensionApp):
         False,
         help="Answer MCP requests at /dsh/mcp with one JSON body instead of an SSE stream.",
     ).tag(config=True)
+    live_documents = Bool(
+        True,
+        help="With jupyter-collaboration running, read and change a notebook that is open in JupyterLab "
+        "through its shared document (so the change shows at once and unsaved typing is kept); False: "
+        "always the file.",
+    ).tag(config=True)
 
     def core_settings(self) -> dict:
         """The traitlet values under their core names, with the server's own rules filled in.
@@ -98,6 +105,9 @@ class DshJupyter(SettingTraits, ExtensionApp):
         except SettingsError as exc:
             self.log.error("dsh_jupyter is not started: %s", exc)
             raise
+        if self.live_documents:
+            # notebooks open in JupyterLab are edited in their shared documents (server/collab.py)
+            workspace.documents = CollabDocuments(self.serverapp, self.serverapp.io_loop.asyncio_loop)
         self.workspace = workspace
         self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
         self.search_executor = ThreadPoolExecutor(max_workers=self.search_threads, thread_name_prefix="dsh-search")

@@ -66,18 +66,24 @@ _VALUES = {
     ),
     "grep": _obj(
         {"pattern": _STR, "matches": _arr(_obj({"path": _STR, "line": _INT, "text": _STR,
-                                         "submatches": _arr(_arr(_INT))}, ("path", "line", "text"))),
+                                         "submatches": _arr(_arr(_INT)),
+                                         # a match in a notebook cell: line is within the cell's source
+                                         "cell": _INT, "cellId": _NULLABLE_STR}, ("path", "line", "text"))),
          "totalMatches": _INT, "files": _INT, "spill": _NULLABLE_STR},
         ("pattern", "matches", "totalMatches", "files", "spill"),
     ),
+    # a file's lines (lines, totalLines), or a notebook's cells (type "notebook": cells, totalCells)
     "read": _obj(
         {"path": _STR, "offset": _INT, "lines": _arr(_obj({"number": _INT, "text": _STR}, ("number", "text"))),
-         "totalLines": {"type": "integer", "nullable": True}, "capped": _BOOL},
-        ("path", "offset", "lines", "totalLines", "capped"),
+         "totalLines": {"type": "integer", "nullable": True}, "capped": _BOOL, "note": _STR,
+         "type": {"type": "string", "enum": ["notebook"]}, "cells": _arr({"type": "object"}), "totalCells": _INT,
+         "live": _BOOL},
+        ("path", "offset", "capped"),
     ),
-    "write": _obj({"path": _STR, "operation": {"type": "string", "enum": ["create", "update"]}, "bytes": _INT},
-                  ("path", "operation", "bytes")),
-    "edit": _obj({"path": _STR, "replaceAll": _BOOL, "replacements": _INT}, ("path", "replaceAll", "replacements")),
+    "write": _obj({"path": _STR, "operation": {"type": "string", "enum": ["create", "update"]}, "bytes": _INT,
+                   "live": _BOOL}, ("path", "operation", "bytes")),
+    "edit": _obj({"path": _STR, "replaceAll": _BOOL, "replacements": _INT, "cells": _arr(_INT), "live": _BOOL},
+                 ("path", "replaceAll", "replacements")),
     "list_dir": _obj({"entries": _arr(_STR), "truncated": _BOOL, "totalEntries": {"type": "integer", "nullable": True}},
                      ("entries",)),
 }

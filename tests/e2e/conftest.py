@@ -150,18 +150,37 @@ def screenshot_dir(tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="package")
-def lab(tmp_path_factory, chromium):
-    tmp = tmp_path_factory.mktemp("lab")
-    root = build_root(tmp / "root")
+def start_lab(tmp: Path, root: Path, collaborative: bool = False) -> JupyterProcess:
+    """``jupyter lab`` over ``root`` with news and update checks off; real-time collaboration only
+    when ``collaborative`` (the widget tests were written for JupyterLab's plain document model:
+    with collaboration on, a notebook's state lives on in its shared document between tests)."""
     home = tmp / "jupyter"
     settings = home / "lab-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
-    server = JupyterProcess.start(home, root, app="lab", token=TOKEN,
-                                  extra_args=["--LabApp.expose_app_in_browser=True"])
+    extra = ["--LabApp.expose_app_in_browser=True"]
+    if not collaborative:
+        extra.append("--YDocExtension.disable_rtc=True")
+    return JupyterProcess.start(home, root, app="lab", token=TOKEN, extra_args=extra)
+
+
+@pytest.fixture(scope="package")
+def lab(tmp_path_factory, chromium):
+    tmp = tmp_path_factory.mktemp("lab")
+    server = start_lab(tmp, build_root(tmp / "root"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="package")
+def collab_lab(tmp_path_factory, chromium):
+    """A lab with real-time collaboration on (jupyter-collaboration), over an empty root."""
+    tmp = tmp_path_factory.mktemp("collab-lab")
+    root = tmp / "root"
+    root.mkdir()
+    server = start_lab(tmp, Path(os.path.realpath(root)), collaborative=True)
     yield server
     server.stop()
 

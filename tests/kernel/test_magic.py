@@ -165,6 +165,18 @@ def test_edit_body_old_separator_new(cell, shell, root):
     assert (root / "notes.txt").read_text() == "line 1\nline 2\nthird line\n"
 
 
+def test_edit_a_notebook_cell_by_id(shell, root):
+    import nbformat
+    from nbformat import v4
+
+    nbformat.write(v4.new_notebook(cells=[v4.new_code_cell("x = 1", id="a"), v4.new_code_cell("x = 1", id="b")]),
+                   str(root / "nb.ipynb"))
+    shell.run_line_magic("dsh", "read nb.ipynb")
+    r = shell.run_cell_magic("dsh", "edit nb.ipynb --cell-id b", "x = 1\n=======\nx = 2\n")
+    assert r.text == "The file nb.ipynb has been updated successfully." and r.value["cells"] == [2]
+    assert [c.source for c in nbformat.read(str(root / "nb.ipynb"), as_version=4).cells] == ["x = 1", "x = 2"]
+
+
 def test_edit_replace_all_and_empty_new_text(shell, root):
     (root / "rep.txt").write_text("a-b-a-b\n")
     shell.run_line_magic("dsh", "read rep.txt")

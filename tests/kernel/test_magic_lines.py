@@ -101,7 +101,7 @@ def test_edit_separator_mistakes_are_usage_errors(cell, shell):
     result, _, err = cell("%%dsh edit notes.txt --separator ''\nfirst\n\nline 1\n")
     assert err.strip() == (
         "UsageError: --separator must be one non-empty line, got ''. Usage: %%dsh edit FILE [--replace-all] "
-        "[--separator LINE] with the body: old text, a line ======= (or the --separator line), new text"
+        "[--cell-id ID] [--separator LINE] with the body: old text, a line ======= (or the --separator line), new text"
     )
     # a separator that starts with - is given with = (argparse reads ``--separator ---`` as an option)
     result, _, err = cell("%%dsh edit notes.txt --separator=---\nfirst\n=======\nline 1\n")

@@ -30,7 +30,7 @@ def any_server(request, tmp_path_factory):
         yield srv
     finally:
         srv.stop()
-    log = srv.log.read_text(errors="replace")
+    log = srv.log_of_our_own()
     assert "Traceback" not in log and "Task was destroyed" not in log, log[-3000:]  # a clean stop
 
 

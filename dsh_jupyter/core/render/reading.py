@@ -7,6 +7,7 @@ the byte cap says so rather than passing for the end of the file.
 from __future__ import annotations
 
 from .common import count, envelope
+from .notebook import render_notebook
 from .quoting import quote_name
 
 __all__ = ["render_read", "read_footer", "render_write", "render_edit"]
@@ -23,21 +24,31 @@ def read_footer(first: int, last: int, total: int | None, capped: bool) -> str:
 
 
 def render_read(value: dict) -> str:
-    """``value``: path, offset, lines [{number, text}], totalLines (int|None), capped."""
+    """``value``: path, offset, lines [{number, text}], totalLines (int|None), capped; or a notebook's cells."""
+    if value.get("type") == "notebook":
+        return render_notebook(value)
     lines = [f"{line['number']}: {line['text']}" for line in value["lines"]]
     first = value["offset"]
     last = first + len(lines) - 1
     footer = read_footer(first, last, value["totalLines"], value["capped"])
+    if value.get("note"):  # a .ipynb shown as text says why it is not shown as cells
+        footer = f"{value['note']}\n{footer}"
     return envelope(value["path"], "file", lines, footer)
+
+
+_LIVE = " The change went to the notebook open in Jupyter, which saves it."
 
 
 def render_write(value: dict) -> str:
     status = "Created file" if value["operation"] == "create" else "Updated file"
+    if value.get("live"):
+        status += "." + _LIVE
     return f"<path>{quote_name(value['path'])}</path>\n<type>file</type>\n<content>\n{status}\n</content>"
 
 
 def render_edit(value: dict) -> str:
     path = quote_name(value["path"])
+    live = _LIVE if value.get("live") else ""
     if value.get("replaceAll"):
-        return f"The file {path} has been updated. All occurrences were successfully replaced."
-    return f"The file {path} has been updated successfully."
+        return f"The file {path} has been updated. All occurrences were successfully replaced.{live}"
+    return f"The file {path} has been updated successfully.{live}"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from dsh_jupyter.core.render.quoting import quote_name, quote_names, quote_names_joined
+from dsh_jupyter.core.render.quoting import in_message, quote_name, quote_names, quote_names_joined
 
 __all__ = [
     "render_glob",
@@ -98,8 +98,10 @@ def truncate_line(text: str, max_bytes: int) -> str:
     return data[:cut].decode("utf-8", "surrogatepass") + _TRUNCATED.format(max_bytes)
 
 
-def _match_lines(matches: Iterable) -> list[str]:
-    """Per-file blocks: the quoted path, then ``Line L: TEXT`` lines; a blank line between files.
+def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
+    """Per-file blocks: the quoted path, then ``Line L: TEXT`` lines (``Cell C, line L: TEXT`` in a
+    notebook's cells, ``Cell C (id="I"), line L: TEXT`` with ``ids`` when the cell has an id, the
+    id quoted as ``read`` quotes it); a blank line between files.
 
     ``matches`` holds dicts ``{path, line, text}`` or ``(path, line, text)`` tuples (the executor
     passes tuples for a complete result: tens of thousands of rows). Files appear in order of
@@ -107,16 +109,20 @@ def _match_lines(matches: Iterable) -> list[str]:
     emits each file's matches contiguously, so normally nothing moves).
     """
     if isinstance(matches, list) and matches and isinstance(matches[0], tuple):
-        blocks = _tuple_blocks(matches)
+        blocks = _tuple_blocks(matches, ids)
         if blocks is not None:
             return blocks
     by_path: dict[str, list[str]] = {}
     for match in matches:
-        path, line, text = (match["path"], match["line"], match["text"]) if isinstance(match, dict) else match
+        if isinstance(match, dict):
+            path, line, text, cell = match["path"], match["line"], match["text"], match.get("cell")
+        else:
+            path, line, text = match
+            cell = getattr(line, "cell", None)  # a notebook match's line knows its cell (CellLine)
         rows = by_path.get(path)
         if rows is None:
             rows = by_path[path] = []
-        rows.append(f"Line {line}: {text}")
+        rows.append(f"Line {line}: {text}" if cell is None else _cell_row(cell, line, text, ids))
     out: list[str] = []
     for path, rows in by_path.items():
         if out:
@@ -126,7 +132,19 @@ def _match_lines(matches: Iterable) -> list[str]:
     return out
 
 
-def _tuple_blocks(matches: list[tuple]) -> list[str] | None:
+def _cell_row(cell: int, line, text: str, ids: bool) -> str:
+    cell_id = getattr(line, "cell_id", None) if ids else None
+    named = f"Cell {cell}" if cell_id is None else f"Cell {cell} (id={in_message(cell_id)})"
+    return f"{named}, line {line}: {text}"
+
+
+def _row(line, text: str, ids: bool) -> str:
+    """One match line of a complete result: ``Line L: TEXT``, or a notebook cell's row."""
+    cell = getattr(line, "cell", None)
+    return f"Line {line}: {text}" if cell is None else _cell_row(cell, line, text, ids)
+
+
+def _tuple_blocks(matches: list[tuple], ids: bool = False) -> list[str] | None:
     """``_match_lines`` of tuples whose files already come in runs (the complete, path-sorted
     result): the lines formatted by one ``map``, the paths quoted in one batch. None when a
     file's matches are split over two runs (the general path then groups them)."""
@@ -135,7 +153,10 @@ def _tuple_blocks(matches: list[tuple]) -> list[str] | None:
     starts = [i for i in range(n) if i == 0 or paths[i] != paths[i - 1]]
     if len(starts) != len(set(paths)):
         return None
-    formatted = list(map("Line {}: {}".format, numbers, texts))
+    if all(type(number) is int for number in numbers):  # no notebook cell among them: one map
+        formatted = list(map("Line {}: {}".format, numbers, texts))
+    else:
+        formatted = [_row(number, text, ids) for number, text in zip(numbers, texts)]
     names = quote_names([paths[i] for i in starts])
     out: list[str] = []
     ends = starts[1:] + [n]
@@ -208,5 +229,5 @@ def render_grep_spill(matches: Sequence[dict], total: int) -> str:
     if total == 0 and not matches:
         return "No matches found\n"
     lines = [_found(total, total), ""]
-    lines.extend(_match_lines(matches))
+    lines.extend(_match_lines(matches, ids=True))
     return "\n".join(lines) + "\n"

@@ -22,10 +22,13 @@ from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..fsio import Changed, can_write, create_file, file_version, read_all, replace_file
 from ..inplace import needs_in_place, rewrite_in_place
+from ..notebook import is_notebook_name
 from ..paths import RETRIES, display_path
 from ..policy import check_observed, gated, observation_key
 from ..render.quoting import in_message
 from ..textread import BINARY_SNIFF_BYTES
+from .livenotebooks import edit_live, write_live
+from .notebooks import check_written, notebook_edit
 
 __all__ = ["execute_write", "execute_edit"]
 
@@ -140,7 +143,14 @@ def execute_write(ctx: CallContext, args: dict) -> dict:
     path: str = args["file_path"]
     _refuse_path(ctx, path, "write")
     data = _encode(args["content"])
+    notebook = is_notebook_name(path)
+    if notebook:  # a notebook is saved only when nbformat validates it; before any folder is made
+        check_written(data, display_path(ctx.resolver.lexical(ctx.cwd, path)[1], ctx.cwd))
     with ctx.resolve(path, "write", make_parents=True) as target:
+        if notebook:
+            live = write_live(ctx, target, data)
+            if live is not None:
+                return live
         try:
             with gated(ctx.store, "write", target.display) as gate:
                 old = _current(target)
@@ -245,6 +255,12 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
     _refuse_path(ctx, args["file_path"], "edit")
     with ctx.resolve(args["file_path"], "edit") as target:
         shown = target.display
+        notebook = is_notebook_name(target.lexical)
+        if args.get("cell_id") is not None and not notebook:
+            raise ToolError(Codes.ARGUMENT_INVALID, "cell_id applies to notebooks (.ipynb files) only")
+        live = edit_live(ctx, target, args) if notebook else None
+        if live is not None:
+            return live
         with gated(ctx.store, "edit", shown) as gate:
             st = _current(target)
             if st is None:
@@ -263,9 +279,18 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
             _check_writable(target, fst, "edit")
             # The gate speaks of writing for both tools: an edit is a write of the whole file.
             check_observed(gate, ctx.session_key, target.real, fst, "write", shown)
-            bom = raw.startswith(_BOM)
-            text = raw[len(_BOM) if bom else 0 :].decode("utf-8", "surrogateescape")
-            result, found = _apply(text, old_string, new_string, replace_all, shown)
-            data = (_BOM if bom else b"") + _encode(result)
+            cells = notebook_edit(raw, args, shown) if notebook else None
+            if cells is not None:  # a notebook: the change is made in cell sources, then validated
+                data, changed, found = cells
+            else:
+                bom = raw.startswith(_BOM)
+                text = raw[len(_BOM) if bom else 0 :].decode("utf-8", "surrogateescape")
+                result, found = _apply(text, old_string, new_string, replace_all, shown)
+                data = (_BOM if bom else b"") + _encode(result)
+                if notebook:
+                    check_written(data, shown, "edit")
             _replace(ctx, gate, target, data, fst, "edit")
-    return {"path": shown, "replaceAll": replace_all, "replacements": found if replace_all else 1}
+    value = {"path": shown, "replaceAll": replace_all, "replacements": found if replace_all else 1}
+    if cells is not None:
+        value["cells"] = changed
+    return value

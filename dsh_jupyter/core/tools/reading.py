@@ -10,7 +10,9 @@ from ..fsio import file_version
 from ..lineindex import NO_MARKS
 from ..policy import record_read
 from ..render.quoting import in_message
+from ..notebook import is_notebook_name
 from ..textread import NotText, read_window
+from .notebooks import read_cells
 
 __all__ = ["execute_read", "BOM"]
 
@@ -29,7 +31,12 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         raise ToolError(Codes.ARGUMENT_INVALID, f"limit must be less than or equal to {s.read_limit}")
     with ctx.resolve(args["file_path"], "read", spills=True) as target:
         fd, fst = target.open_regular()
+        note = None
         try:
+            if is_notebook_name(target.lexical) and not target.in_spill:  # a notebook reads as cells
+                cells, note = read_cells(ctx, target, fd, fst, offset, limit)
+                if cells is not None:
+                    return cells
             # A streamed file's known line starts (lineindex): a continuation seeks, never recounts.
             marks = NO_MARKS if ctx.lines is None or fst.st_size < s.read_stream_min_size else \
                 ctx.lines.for_file(fd, file_version(fst))
@@ -56,13 +63,16 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         marks.learn_window(window, offset, len(lines))
         if not target.in_spill:
             record_read(ctx.store, ctx.session_key, target.real, file_version(fst))
-        return {
+        value = {
             "path": target.display,
             "offset": offset,
             "lines": lines,
             "totalLines": window.total,
             "capped": capped,
         }
+        if note is not None:
+            value["note"] = note
+        return value
 
 
 def _fit(raw: list[str], offset: int, max_chars: int, max_bytes: int) -> tuple[list[dict], bool]:

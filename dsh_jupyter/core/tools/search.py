@@ -36,6 +36,8 @@ from .searchroot import (
     unfenced,
 )
 from ..beneath import proc_fd_path
+from ..rg import RgOutcome
+from .notebookgrep import NOT_NOTEBOOKS, search_notebooks, searches_notebook_file
 
 __all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS", "DISCOVERY", "VCS_EXCLUDES"]
 
@@ -146,12 +148,14 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         argv = ["--json", *discovery_flags(ctx)]
         if include is not None:
             argv.append(f"--glob={include}")
-        argv += [*VCS_EXCLUDES, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}", "--",
-                 "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
+        argv += [*VCS_EXCLUDES, NOT_NOTEBOOKS, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}",
+                 "--", "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
         # Parsed while rg runs (rgstream); anything the fast pattern cannot vouch for is parsed
-        # again, whole and carefully.
+        # again, whole and carefully. Notebooks are searched by their cell sources
+        # (notebookgrep.py), not as JSON.
         stream = MatchStream()
-        outcome = run_search(ctx, argv, "grep", root, consume=stream.feed)
+        one_notebook = searches_notebook_file(root)
+        outcome = RgOutcome(1, b"", "") if one_notebook else run_search(ctx, argv, "grep", root, consume=stream.feed)
         if outcome.returncode == 2 and not outcome.stdout:
             raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
         found = stream.finish()
@@ -165,6 +169,9 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
                 kept = check.confirm_matches([found.match(i) for i in range(len(found))],
                                              lambda m: m.path[2:] if m.path.startswith("./") else m.path)
             found = found.subset(kept)
+        in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded)
+        if in_cells:
+            found = found.extended(in_cells, cell_records)
     if outcome.returncode == 2:
         value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
     if root.is_dir:
@@ -289,7 +296,10 @@ def _shown(row: tuple, raw_text: str, record: bytes, limit: int) -> dict:
         spans = submatch_spans(record, keep_chars)
     except ValueError as exc:
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
-    return {"path": path, "line": line, "text": text, "submatches": spans}
+    shown = {"path": path, "line": line, "text": text, "submatches": spans}
+    if hasattr(line, "as_value"):  # a match in a notebook cell: line within the cell, cell and id
+        shown.update(line.as_value())
+    return shown
 
 
 def _untruncated(text: str) -> str:
@@ -334,7 +344,9 @@ GREP = ToolSpec(
     description=(
         "Search file contents with a regular expression (ripgrep syntax). path is a file or a "
         "directory (default: working directory); include is one glob that limits the files searched. "
-        "Matches are grouped by file with line numbers. A result within the cap is shown whole; a "
+        "Matches are grouped by file with line numbers; in a notebook (.ipynb) only cell sources are "
+        "searched, never outputs, and a match reads Cell C, line L (C as read numbers cells, offset "
+        "C with limit 1 reads that cell). A result within the cap is shown whole; a "
         "larger one is sampled across the top-level entries of path and their files, and the "
         "complete result is saved."
     ),

@@ -117,10 +117,12 @@ def drop_excluded(paths: list[str], rels: list[str]) -> list[str]:
     return [p for p in paths if not p.startswith(heads) and p not in rels]
 
 
-def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, consume=None) -> RgOutcome:
+def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, consume=None,
+               stdin: int | None = None) -> RgOutcome:
     """Run rg from the search root's descriptor, fenced; map every way it can fail.
 
-    ``consume`` gets each piece of rg's stdout as it arrives (``rg.run_rg``)."""
+    ``consume`` gets each piece of rg's stdout as it arrives, ``stdin`` is a descriptor rg reads
+    as its standard input (both: ``rg.run_rg``)."""
     if ctx.rg is None:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} is unavailable: no ripgrep (rg) binary was found")
     if ctx.cancel.is_set():  # the caller left while this search waited for a slot
@@ -148,6 +150,7 @@ def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, c
             pass_fds=pass_fds,
             spawn=spawn,
             consume=consume,
+            stdin=stdin,
         )
     except RgMissing:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: the ripgrep (rg) binary could not be started") from None

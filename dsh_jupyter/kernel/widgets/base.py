@@ -130,8 +130,11 @@ class DshView(anywidget.AnyWidget):
     def _window_changed(self) -> None:
         self.panel = {} if self.opened is None else {**self.opened.state(), "anchor": self._anchor}
 
-    def open_file(self, path: str, line: int = 0, anchor: str = "") -> ReadWindow:
-        """A read window of ``path`` in the panel; at ``line`` (marked, a few lines above) if given."""
+    def open_file(self, path: str, line: int = 0, anchor: str = "", cell: int = 0) -> ReadWindow:
+        """A read window of ``path`` in the panel; at ``line`` (marked, a few lines above) if given;
+        a notebook with ``cell``: from that cell, its ``line`` marked."""
+        if cell:
+            return self.open_window(ReadWindow(self, path, offset=cell, highlight=line, cell=cell), anchor)
         offset = max(1, line - CONTEXT_LINES) if line else 1
         return self.open_window(ReadWindow(self, path, offset=offset, highlight=line), anchor)
 
@@ -143,7 +146,7 @@ class DshView(anywidget.AnyWidget):
             target = links[int(index)] if index is not None and 0 <= int(index) < len(links) else None
             if target is not None:
                 back = self.opened
-                self.open_file(target[0], target[1], self._anchor).back = back
+                self.open_file(target[0], target[1], self._anchor, *target[2:]).back = back
                 self._window_changed()
         elif op == "back":
             if self.opened.back is not None:

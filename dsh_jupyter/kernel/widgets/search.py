@@ -108,7 +108,7 @@ class GlobView(_SearchView):
 class GrepView(_SearchView):
     """A grep page: matches grouped by file; a file opens at line 1, a match at its line (marked)."""
 
-    files = List().tag(sync=True)  # [{path, label, matches: [[line, text, [[start, end], ...]], ...]}]
+    files = List().tag(sync=True)  # [{path, label, matches: [[line, text, [[start, end], ...], cell?], ...]}]
     matches = List()
 
     def __init__(self, workspace, session: str, result) -> None:
@@ -119,7 +119,10 @@ class GrepView(_SearchView):
         self.subject = value["pattern"]
         by_file: dict[str, list] = {}
         for m in self.matches:
-            by_file.setdefault(m["path"], []).append([m["line"], m["text"], m.get("submatches", [])])
+            row = [m["line"], m["text"], m.get("submatches", [])]
+            if m.get("cell") is not None:  # a match in a notebook cell: opens that cell
+                row.append(m["cell"])
+            by_file.setdefault(m["path"], []).append(row)
         self.by_file = {path: len(ms) for path, ms in by_file.items()}
         self.files = [{"path": p, "label": quote_name(p), "matches": ms} for p, ms in by_file.items()]
         self.summary = self.header or result.text.partition("\n")[0]
@@ -134,4 +137,5 @@ class GrepView(_SearchView):
 
     def open_match(self, group: int, index: int):
         entry = self.files[int(group)]
-        return self.open_file(entry["path"], entry["matches"][int(index)][0], f"match:{group}:{index}")
+        match = entry["matches"][int(index)]
+        return self.open_file(entry["path"], match[0], f"match:{group}:{index}", *match[3:])

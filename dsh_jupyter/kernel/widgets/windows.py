@@ -22,6 +22,7 @@ import re
 
 from ...core.errors import ToolError
 from ...core.render.quoting import quote_name
+from .notebookrows import notebook_rows
 
 __all__ = ["ReadWindow", "SpillWindow", "CONTEXT_LINES", "SPILL_PAGE_LINES", "contents_path"]
 
@@ -56,11 +57,13 @@ class ReadWindow:
     noun = "lines"
 
     def __init__(self, view, path: str, offset: int = 1, limit: int | None = None, highlight: int = 0,
-                 result=None) -> None:
+                 result=None, cell: int = 0) -> None:
         self.view = view  # the owning DshView: its session, workspace and call()
         self.path = path
         self.limit = limit
         self.highlight = highlight  # a line to mark (the grep match that opened it), 0 for none
+        self.cell = cell  # in a notebook: the cell of that line (a grep match in a cell), 0 for none
+        self.notebook = False  # whether the page is a notebook's cells (read's cell view)
         self.offset = offset
         self.lines: list[dict] = []
         self.total: int | None = None
@@ -134,8 +137,10 @@ class ReadWindow:
     def show(self, result) -> None:
         value = result.value
         self.offset = value["offset"]
-        self.lines = value["lines"]
-        self.total = value["totalLines"]
+        # a notebook's page is cells: paging counts cells as read's offset/limit do
+        self.notebook = value.get("type") == "notebook"
+        self.lines = value["cells"] if self.notebook else value["lines"]
+        self.total = value["totalCells"] if self.notebook else value["totalLines"]
         self.model_text = result.text
         self.footer = result.footer()
         self.error = ""
@@ -148,20 +153,28 @@ class ReadWindow:
 
     @property
     def status(self) -> str:
+        noun = "cells" if self.notebook else self.noun
         if not self.lines:
-            return f"no {self.noun}"
+            return f"no {noun}"
         last = self.offset + len(self.lines) - 1
         of = "" if self.total is None else f" of {self.total:,}"
-        return f"{self.noun} {self.offset:,}-{last:,}{of}"
+        return f"{noun} {self.offset:,}-{last:,}{of}"
 
     def state(self) -> dict:
-        """Plain data for the front end: one window of ``[number, text]`` lines and its footer."""
+        """Plain data for the front end: one window of ``[number, text]`` lines and its footer (for
+        a notebook, ``[number, text, kind]`` rows of cells, and ``hitRow``: the marked row)."""
+        if self.notebook:
+            rows, hit_row = notebook_rows(self.lines, self.cell, self.highlight)
+        else:
+            rows, hit_row = [[line["number"], line["text"]] for line in self.lines], None
         return {
             "kind": self.kind,
             "title": self.label,
             "subject": quote_name(self.path),
-            "lines": [[line["number"], line["text"]] for line in self.lines],
-            "highlight": self.highlight,
+            "lines": rows,
+            "hitRow": hit_row,
+            "unit": "cell" if self.notebook else "line",
+            "highlight": 0 if self.notebook else self.highlight,
             "status": self.status,
             "footer": self.footer,
             "error": self.error,
@@ -178,6 +191,7 @@ class ReadWindow:
 
 
 _GREP_LINE = re.compile(r"Line (\d+): ")
+_GREP_CELL_LINE = re.compile(r'Cell (\d+)(?: \(id="[^"]*"\))?, line (\d+): ')  # a match in a notebook cell
 
 
 def unquote(name: str) -> str:
@@ -218,7 +232,8 @@ class SpillWindow(ReadWindow):
         return super().next_page()
 
     def links(self) -> list:
-        """Per shown line: ``[path, line]`` it opens (line 0: the file's start), or None."""
+        """Per shown line: ``[path, line]`` it opens (line 0: the file's start), ``[path, line, cell]``
+        for a match in a notebook cell, or None."""
         out: list = []
         if self.tool == "glob":
             return [[unquote(line["text"]), 0] if line["text"] else None for line in self.lines]
@@ -228,8 +243,11 @@ class SpillWindow(ReadWindow):
         for line in self.lines:
             text = line["text"]
             match = _GREP_LINE.match(text)
+            in_cell = None if match else _GREP_CELL_LINE.match(text)
             if match:
                 out.append([current, int(match.group(1))] if current is not None else None)
+            elif in_cell:
+                out.append([current, int(in_cell.group(2)), int(in_cell.group(1))] if current is not None else None)
             elif not text or (line["number"] == 1 and text.startswith(("Found ", "No matches"))):
                 out.append(None)
             else:

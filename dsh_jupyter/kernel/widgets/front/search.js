@@ -90,9 +90,10 @@ function renderSearch(model, el, kind) {
     if (kind === "grep") {
       return model.get("files").map((f, g) => ({
         key: f.path, label: f.label, count: f.matches.length, headAction: "open_path", group: g,
-        items: f.matches.map(([line, text, spans], i) => ({
-          key: `match:${g}:${i}`, action: "open_match", index: i, line,
-          content: matchLine(text, spans), title: `open at line ${line}`,
+        items: f.matches.map(([line, text, spans, cell], i) => ({
+          // a match in a notebook cell reads "3:2" (cell 3, line 2) and opens that cell
+          key: `match:${g}:${i}`, action: "open_match", index: i, line: cell ? `${cell}:${line}` : line,
+          content: matchLine(text, spans), title: cell ? `open cell ${cell} at line ${line}` : `open at line ${line}`,
         })),
       }));
     }

@@ -51,15 +51,16 @@ export function renderWindow(state, send, { closable = false, id = "" } = {}) {
     onPrev: () => act("previous"),
     onNext: () => act("next"),
     onJump: line => act("jump", { line }),
-    jumpLabel: "line",
+    jumpLabel: state.unit || "line",
     key: "win",
   });
-  const width = String(state.lines.length ? state.lines[state.lines.length - 1][0] : 1).length;
+  const width = state.lines.reduce((w, row) => Math.max(w, String(row[0]).length), 1);
   const lines = h("div", { class: "dsh-lines", role: "list", "aria-label": `lines of ${state.subject}`, tabindex: "0" });
   lines.style.setProperty("--dsh-ln-width", `${width + 1}ch`);
   const links = state.links || [];
-  state.lines.forEach(([number, text], i) => {
-    const hit = number === state.highlight;
+  // a notebook's rows are [number, text, kind]: a cell's header, its source lines, its outputs
+  state.lines.forEach(([number, text, kind], i) => {
+    const hit = state.hitRow !== undefined && state.hitRow !== null ? i === state.hitRow : number === state.highlight;
     const link = links[i];
     const code = link
       ? h("a", { class: "dsh-code dsh-link", href: "#", title: "open this", onclick: event => {
@@ -67,7 +68,8 @@ export function renderWindow(state, send, { closable = false, id = "" } = {}) {
         act("link", { index: i });
       } }, text)
       : h("span", { class: "dsh-code" }, text);
-    lines.append(h("div", { class: hit ? "dsh-line dsh-hit" : "dsh-line", role: "listitem", "data-line": number },
+    const cls = "dsh-line" + (kind ? ` dsh-nb-${kind}` : "") + (hit ? " dsh-hit" : "");
+    lines.append(h("div", { class: cls, role: "listitem", "data-line": number },
       h("span", { class: "dsh-ln", "aria-hidden": "true" }, number), code));
   });
   const parts = [bar, nav];

@@ -1,0 +1,220 @@
+"""Notebooks as cells: recognise, parse and validate ``.ipynb`` content, and change cell sources.
+
+Why it exists: in a Jupyter workspace the most important files are notebooks, and as raw JSON
+they read badly (base64 images, escaped source lines) and are easy to break (one stray comma and
+Jupyter cannot open the file). Here a notebook's bytes become a list of ``Cell`` s, a change to
+cell sources becomes new bytes in the file's own JSON layout, and every notebook a tool is about
+to write is validated with nbformat first.
+
+What it must never do: open a file or a document (callers hand it bytes, or the dict a live
+document gives), change anything but the cell sources it was asked to change (outputs, metadata,
+ids and key order stay as they were), or let nbformat repair a notebook behind the caller's back
+(nbformat's validator renumbers duplicate ids in place: it only ever sees a copy).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import warnings
+from dataclasses import dataclass
+
+__all__ = [
+    "NOTEBOOK_SUFFIX",
+    "is_notebook_name",
+    "NotNotebook",
+    "Cell",
+    "Notebook",
+    "parse_notebook",
+    "notebook_from_dict",
+    "notebook_problem",
+    "check_notebook_bytes",
+    "source_text",
+    "serialize_like",
+    "with_sources",
+]
+
+NOTEBOOK_SUFFIX = ".ipynb"
+_PROBLEM_MAX = 300  # characters of a validation message quoted to the model
+
+
+def is_notebook_name(path: str) -> bool:
+    """Whether ``path`` names a notebook by Jupyter's rule: the ``.ipynb`` suffix."""
+    return path.endswith(NOTEBOOK_SUFFIX)
+
+
+class NotNotebook(Exception):
+    """The content is not a notebook the tools can treat as cells; ``reason`` says why (one line)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Cell:
+    index: int  # 1-based position in the notebook
+    id: str | None  # nbformat 4.5+ cell id; None in older notebooks
+    type: str  # code, markdown or raw
+    execution_count: int | None
+    source: str
+    outputs: list  # the cell's output dicts, as stored
+    attachments: dict | None
+
+
+@dataclass
+class Notebook:
+    data: dict  # the parsed JSON, in its own key order
+    cells: list[Cell]
+
+
+def source_text(value: object) -> str:
+    """A multiline string as nbformat stores it (a string, or a list of lines) joined."""
+    if isinstance(value, list):
+        return "".join(part for part in value if isinstance(part, str))
+    return value if isinstance(value, str) else ""
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= _PROBLEM_MAX else text[: _PROBLEM_MAX - 3] + "..."
+
+
+def _where(exc: Exception) -> str:
+    """`` (in cell 3)`` or `` (at ['metadata'])`` from nbformat's ``On instance[...]`` line."""
+    for line in str(exc).splitlines():
+        if line.startswith("On instance"):
+            place = line[len("On instance") :].rstrip(":")
+            cell = re.match(r"\['cells'\]\[(\d+)\]", place)
+            if cell:
+                return f" (in cell {int(cell.group(1)) + 1})"
+            return f" (at {place})" if place else ""
+    return ""
+
+
+def notebook_problem(data: object) -> str | None:
+    """Why ``data`` is not a valid nbformat notebook, in one line; None when it is valid."""
+    if not isinstance(data, dict):
+        return "the top level is not a JSON object"
+    major, minor = data.get("nbformat"), data.get("nbformat_minor")
+    if not isinstance(major, int) or isinstance(major, bool):
+        return "it has no nbformat version"
+    if major != 4:
+        return f"nbformat {major} notebooks are not supported (nbformat 4 is)"
+    cells = data.get("cells")
+    if isinstance(cells, list) and isinstance(minor, int) and minor >= 5:
+        # nbformat's validator would add missing ids and renumber duplicates instead of refusing.
+        seen: dict[str, int] = {}
+        for i, cell in enumerate(cells, start=1):
+            cid = cell.get("id") if isinstance(cell, dict) else None
+            if not isinstance(cid, str):
+                return f"cell {i} has no id (nbformat 4.5 and later require one)"
+            if cid in seen:
+                return f"cells {seen[cid]} and {i} have the same id {json.dumps(cid)}"
+            seen[cid] = i
+    from nbformat import validator  # imported on first use: most tool calls never need it
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            validator.validate(copy.deepcopy(data))
+    except validator.ValidationError as exc:
+        message = getattr(exc, "message", None) or str(exc).splitlines()[0]
+        return _one_line(f"{message}{_where(exc)}")
+    except Exception as exc:  # nbformat found no schema for this minor version, and the like
+        return _one_line(f"{type(exc).__name__}: {exc}")
+    return None
+
+
+def notebook_from_dict(data: dict) -> Notebook:
+    """The cells of a validated notebook dict."""
+    cells = []
+    for i, cell in enumerate(data.get("cells", []), start=1):
+        count = cell.get("execution_count")
+        cells.append(
+            Cell(
+                index=i,
+                id=cell.get("id") if isinstance(cell.get("id"), str) else None,
+                type=cell.get("cell_type", ""),
+                execution_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
+                source=source_text(cell.get("source", "")),
+                outputs=(cell.get("outputs") or []) if cell.get("cell_type") == "code" else [],
+                attachments=cell.get("attachments") if isinstance(cell.get("attachments"), dict) else None,
+            )
+        )
+    return Notebook(data, cells)
+
+
+def _load(raw: bytes) -> object:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotNotebook(f"it is not UTF-8 text (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotNotebook(_one_line(f"it is not valid JSON ({exc})")) from None
+    except (ValueError, RecursionError) as exc:
+        raise NotNotebook(_one_line(f"it is not valid JSON ({type(exc).__name__})")) from None
+
+
+def parse_notebook(raw: bytes) -> Notebook:
+    """The notebook in ``raw``, validated; ``NotNotebook`` with the reason otherwise."""
+    data = _load(raw)
+    problem = notebook_problem(data)
+    if problem is not None:
+        raise NotNotebook(f"it is not a valid notebook: {problem}")
+    return notebook_from_dict(data)  # type: ignore[arg-type]
+
+
+def check_notebook_bytes(raw: bytes) -> str | None:
+    """Why ``raw`` may not be saved as a notebook (one line), or None when it is a valid one."""
+    try:
+        parse_notebook(raw)
+    except NotNotebook as exc:
+        return exc.reason
+    return None
+
+
+def with_sources(data: dict, sources: dict[int, str]) -> dict:
+    """A copy of ``data`` whose cells at 1-based ``sources`` keys hold the new source text.
+
+    A source stored as a list of lines stays a list of lines (as nbformat writes it), a string
+    stays a string; nothing else of the notebook is touched.
+    """
+    out = dict(data)
+    cells = list(data["cells"])
+    for index, text in sources.items():
+        cell = dict(cells[index - 1])
+        cell["source"] = text.splitlines(keepends=True) if isinstance(cell.get("source"), list) else text
+        cells[index - 1] = cell
+    out["cells"] = cells
+    return out
+
+
+def serialize_like(data: dict, original: bytes) -> bytes:
+    """``data`` as JSON in the layout of ``original``: its indent, its escaping, its final newline.
+
+    Keys keep their order (``json`` keeps it both ways), so a notebook Jupyter wrote (indent 1,
+    keys sorted, non-ASCII as is) comes back byte for byte except where its sources changed.
+    """
+    body = original[3:] if original.startswith(b"\xef\xbb\xbf") else original
+    indent: int | None = None
+    newline = body.find(b"\n")
+    if newline >= 0:
+        rest = body[newline + 1 :]
+        indent = len(rest) - len(rest.lstrip(b" "))
+        if indent == 0 and rest[:1] == b"\t":
+            indent = None  # tabs: fall back to nbformat's own layout below
+    ascii_only = all(b < 0x80 for b in body) and b"\\u" in body
+    if newline < 0:
+        text = json.dumps(data, ensure_ascii=ascii_only, separators=(",", ":"))
+    else:
+        text = json.dumps(data, indent=indent or 1, ensure_ascii=ascii_only)
+    out = text.encode("utf-8")
+    if body.endswith(b"\n"):
+        out += b"\n"
+    return (original[:3] if original is not body else b"") + out

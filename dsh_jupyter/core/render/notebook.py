@@ -1,0 +1,100 @@
+"""Model text for a notebook read as cells.
+
+Why it exists: a notebook's JSON hides its code among escapes and base64; the cell view shows
+each cell's numbered source and a summary of its outputs, and its footer counts cells the way a
+text read counts lines, so a page of cells never passes for the whole notebook.
+
+Structure is unforgeable by content: every line a cell's text contributes starts with a prefix
+(``N: `` for a source line, ``| `` for output text), so only the view's own lines start with
+``<`` or ``[``; attribute values are written as JSON strings (``in_message``: quotes, control
+characters and ``</`` escaped) and names through ``quote_name``.
+
+What it must never do: touch the filesystem, print base64, or omit the footer.
+"""
+
+from __future__ import annotations
+
+from .common import count, envelope
+from .quoting import in_message, quote_name
+
+__all__ = ["render_notebook", "render_cell", "notebook_footer", "OUTPUT_TRUNCATED"]
+
+OUTPUT_TRUNCATED = "... (output truncated: {} more characters)"
+LIVE_NOTE = "(This notebook is open in Jupyter: shown as its live document, unsaved changes included.)"
+
+
+def notebook_footer(first: int, last: int, total: int, capped: bool) -> str:
+    if capped:
+        rest = f"Use offset={last + 1} to continue." if last < total else "End of notebook."
+        return f"(Output capped. Showing cells {first}-{last} of {total}. {rest})"
+    if last >= total:
+        return f"(End of notebook - total {count(total, 'cell')})"
+    return f"(Showing cells {first}-{last} of {total}. Use offset={last + 1} to continue.)"
+
+
+def _header(cell: dict) -> str:
+    attrs = [f'index="{cell["index"]}"']
+    if cell.get("id") is not None:
+        attrs.append(f"id={in_message(cell['id'])}")
+    attrs.append(f"type={in_message(cell['type'])}")
+    if cell.get("executionCount") is not None:
+        attrs.append(f'execution_count="{cell["executionCount"]}"')
+    return f"<cell {' '.join(attrs)}>"
+
+
+def _size(n: int) -> str:
+    return count(n, "byte")
+
+
+def _output_lines(out: dict) -> list[str]:
+    kind = out["outputType"]
+    head = f"[output {out['number']}: {kind}"
+    if kind == "stream":
+        head += f" {quote_name(out.get('name') or '')}"
+    lines = [head + "]"]
+    for item in out.get("data", ()):
+        lines.append(f"[{quote_name(item['mime'])}: {_size(item['bytes'])}]")
+    text = out.get("text")
+    if text is not None:
+        if out.get("more"):
+            text += OUTPUT_TRUNCATED.format(out["more"])
+        lines.extend("|" + (" " + part if part else "") for part in text.split("\n"))
+    return lines
+
+
+def _cut_line(cut: dict) -> str:
+    parts = []
+    if cut["linesShown"] < cut["linesTotal"]:
+        parts.append(f"source lines {cut['linesShown'] + 1}-{cut['linesTotal']}")
+    if cut.get("attachmentsHidden"):
+        parts.append(count(cut["attachmentsHidden"], "attachment"))
+    if cut.get("outputsHidden"):
+        parts.append(count(cut["outputsHidden"], "output"))
+    return f"[cell cut at the size cap: {' and '.join(parts)} not shown]"
+
+
+def render_cell(cell: dict) -> list[str]:
+    """One cell's lines: the header, numbered source, attachments, outputs, ``</cell>``."""
+    lines = [_header(cell)]
+    lines.extend(f"{line['number']}: {line['text']}" for line in cell["lines"])
+    for att in cell.get("attachments", ()):
+        lines.append(f"[attachment {quote_name(att['name'])}: {quote_name(att['mime'])}, {_size(att['bytes'])}]")
+    for out in cell.get("outputs", ()):
+        lines.extend(_output_lines(out))
+    if cell.get("cut"):
+        lines.append(_cut_line(cell["cut"]))
+    lines.append("</cell>")
+    return lines
+
+
+def render_notebook(value: dict) -> str:
+    """``value``: path, offset, cells, totalCells, capped (see ``tools.notebooks``)."""
+    lines: list[str] = []
+    for cell in value["cells"]:
+        lines.extend(render_cell(cell))
+    first = value["offset"]
+    last = first + len(value["cells"]) - 1
+    footer = notebook_footer(first, last, value["totalCells"], value["capped"])
+    if value.get("live"):
+        footer = f"{LIVE_NOTE}\n{footer}"
+    return envelope(value["path"], "notebook", lines, footer)

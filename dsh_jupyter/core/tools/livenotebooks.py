@@ -1,0 +1,98 @@
+"""``edit`` and ``write`` of a notebook that is open in Jupyter: through its shared document.
+
+Why it exists: when the server has a live-document source (``livedocs``) and the notebook is
+open, the document, not the file, is what the person sees and what Jupyter will save. Changing
+the document keeps the person's unsaved typing and shows the change at once; changing the file
+would be overwritten or reload the document. The read-before-write gate holds as for files, with
+the document's version in place of the file's: the check, the change and the recording of the
+new version happen inside the cross-process write gate.
+
+What it must never do: change a document whose version this session did not read, save a
+notebook nbformat does not validate, or touch the file (Jupyter saves the document).
+"""
+
+from __future__ import annotations
+
+from ..context import CallContext
+from ..errors import Codes, ToolError
+from ..fsio import can_write
+from ..livedocs import DocumentChanged
+from ..notebook import notebook_from_dict, notebook_problem, parse_notebook, with_sources
+from ..policy import check_observed_version, gated, observation_key
+from ..render.quoting import in_message
+from .notebooks import edit_sources
+
+__all__ = ["edit_live", "write_live"]
+
+
+def _changed(verb: str, shown: str) -> ToolError:
+    return ToolError(Codes.FS_NOT_OBSERVED,
+                     f"cannot {verb} {in_message(shown)}: it changed since this session last read it; read it again")
+
+
+def _writable(target, verb: str) -> None:
+    st = target.entry.st
+    if st is not None and not can_write(target.entry.dir_fd, target.entry.name, st):
+        raise ToolError(Codes.FS_PERMISSION_DENIED, f"cannot {verb} {in_message(target.display)}: permission denied")
+
+
+def _record(ctx: CallContext, gate, target, version: str, verb: str) -> None:
+    try:
+        gate.record_observation(ctx.session_key, observation_key(target.real), version)
+    except Exception:
+        raise ToolError(Codes.STATE_UNAVAILABLE, f"cannot {verb} {in_message(target.display)}: the notebook was "
+                        "changed but the session state could not record it") from None
+
+
+def edit_live(ctx: CallContext, target, args: dict) -> dict | None:
+    """The edit made in the open document; None when the notebook is not open (edit the file)."""
+    docs = ctx.documents
+    if docs is None or target.in_spill or docs.snapshot(target.real) is None:
+        return None
+    shown = target.display
+    _writable(target, "edit")
+    with gated(ctx.store, "edit", shown) as gate:
+        snap = docs.snapshot(target.real)  # again, inside the gate: this is the version checked
+        if snap is None:
+            raise _changed("edit", shown)  # closed meanwhile: its last state may not be the file's
+        data, version = snap
+        check_observed_version(gate, ctx.session_key, target.real, version, "write", shown)
+        nb = notebook_from_dict(data)
+        sources, found = edit_sources(nb, args, shown)
+        problem = notebook_problem(with_sources(data, sources))
+        if problem is not None:
+            raise ToolError(Codes.NOTEBOOK_INVALID, f"cannot edit {in_message(shown)}: the result would not be a "
+                            f"valid notebook: {problem}; nothing was written")
+        try:
+            new_version = docs.replace_sources(target.real, version,
+                                               {i: (nb.cells[i - 1].source, text) for i, text in sources.items()})
+        except DocumentChanged:
+            raise _changed("edit", shown) from None
+        _record(ctx, gate, target, new_version, "edit")
+    replace_all = bool(args.get("replace_all", False))
+    return {"path": shown, "replaceAll": replace_all, "replacements": found if replace_all else 1,
+            "cells": sorted(sources), "live": True}
+
+
+def write_live(ctx: CallContext, target, data: bytes) -> dict | None:
+    """The write made as the open document's new content; None when the notebook is not open.
+
+    ``data`` was validated by the caller.
+    """
+    docs = ctx.documents
+    if docs is None or target.in_spill or not target.exists or docs.snapshot(target.real) is None:
+        return None
+    shown = target.display
+    _writable(target, "write")
+    notebook = parse_notebook(data).data
+    with gated(ctx.store, "write", shown) as gate:
+        snap = docs.snapshot(target.real)
+        if snap is None:
+            raise _changed("write", shown)
+        check_observed_version(gate, ctx.session_key, target.real, snap[1], "write", shown)
+        try:
+            new_version = docs.replace_notebook(target.real, snap[1], notebook)
+        except DocumentChanged:
+            raise _changed("write", shown) from None
+        _record(ctx, gate, target, new_version, "write")
+    return {"path": shown, "operation": "update", "bytes": len(data), "live": True}

@@ -1,0 +1,303 @@
+"""The notebook parts of ``read``, ``write`` and ``edit``: a page of cells, edits of cell sources.
+
+Why it exists: ``read`` of a ``.ipynb`` shows cells (numbered source, outputs summarised: no
+base64, long text cut with a count of what was cut), pages by cells and keeps the byte cap;
+``edit`` changes text inside cell sources only and ``write`` saves only valid notebooks. When
+the server has put a live-document source into the workspace (``livedocs``) and the notebook is
+open in Jupyter, reads and edits go through that shared document instead of the file, so the
+person's unsaved typing is neither missed nor overwritten.
+
+What it must never do: open a file by name (the executors hand over descriptors and bytes),
+write a notebook that nbformat does not validate, or record an observation of anything but what
+was shown (the file's version, or the open document's).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..context import CallContext
+from ..errors import Codes, ToolError
+from ..fsio import file_version
+from ..notebook import Cell, Notebook, NotNotebook, notebook_from_dict, notebook_problem, parse_notebook, \
+    serialize_like, source_text, with_sources
+from ..policy import record_read
+from ..render.notebook import render_cell
+from ..render.quoting import in_message
+from ..settings import Settings
+
+__all__ = ["read_cells", "text_view_note", "plan_edit", "edited_bytes", "check_written", "cell_value",
+           "page_cells", "notebook_edit", "edit_sources"]
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+_TEXTUAL = re.compile(r"^text/|json$|javascript$|xml$|^application/x-latex$")
+
+
+def text_view_note(reason: str) -> str:
+    """The line a notebook read as text carries instead of cells."""
+    return f"(Shown as text, not as notebook cells: {reason}. A write or edit must leave a valid notebook.)"
+
+
+# --------------------------------------------------------------------------------- summaries
+
+
+def _clean(text: str, stream: bool = False) -> str:
+    """Output text without ANSI escapes; a stream's carriage-return rewrites shown as they end."""
+    text = _ANSI.sub("", text).replace("\r\n", "\n")
+    if stream and "\r" in text:
+        text = "\n".join(_last_rewrite(line) for line in text.split("\n"))
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text
+
+
+def _last_rewrite(line: str) -> str:
+    parts = [p for p in line.split("\r") if p]
+    return parts[-1] if parts else ""
+
+
+def _cap(text: str, max_chars: int) -> dict:
+    if len(text) <= max_chars:
+        return {"text": text, "more": 0}
+    return {"text": text[:max_chars], "more": len(text) - max_chars}
+
+
+def _mime_size(mime: str, value: object) -> int:
+    """Bytes of one MIME payload: text as UTF-8, binary as decoded from its base64."""
+    if not isinstance(value, (str, list)):
+        import json
+
+        return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+    text = source_text(value)
+    if _TEXTUAL.search(mime) or mime == "image/svg+xml":
+        return len(text.encode("utf-8", "surrogatepass"))
+    b64 = "".join(text.split())
+    return max(0, len(b64) * 3 // 4 - len(b64) + len(b64.rstrip("=")))
+
+
+def _traceback(lines: list, keep: int) -> tuple[str, int]:
+    """The ANSI-free traceback, at most ``keep`` lines: its head and tail, and how many were left out."""
+    flat = _clean("\n".join(source_text(x) for x in lines if isinstance(x, (str, list)))).split("\n")
+    flat = [line.rstrip() for line in flat]
+    if len(flat) <= keep:
+        return "\n".join(flat), 0
+    head = (keep + 1) // 2
+    tail = keep - head
+    omitted = len(flat) - keep
+    shown = flat[:head] + [f"... ({omitted} traceback lines omitted)"] + (flat[-tail:] if tail else [])
+    return "\n".join(shown), omitted
+
+
+def _output_value(number: int, out: dict, s: Settings) -> dict:
+    kind = out.get("output_type", "")
+    value: dict = {"number": number, "outputType": kind, "data": [], "text": None, "more": 0}
+    if kind == "stream":
+        value["name"] = out.get("name", "")
+        value.update(_cap(_clean(source_text(out.get("text", "")), stream=True), s.notebook_output_max_chars))
+    elif kind in ("execute_result", "display_data"):
+        data = out.get("data") if isinstance(out.get("data"), dict) else {}
+        value["data"] = [{"mime": m, "bytes": _mime_size(m, v)} for m, v in data.items() if m != "text/plain"]
+        if "text/plain" in data:
+            value.update(_cap(_clean(source_text(data["text/plain"])), s.notebook_output_max_chars))
+    elif kind == "error":
+        ename, evalue = str(out.get("ename", "")), str(out.get("evalue", ""))
+        trace, omitted = _traceback(out.get("traceback") or [], s.notebook_traceback_lines)
+        head = _clean(f"{ename}: {evalue}")
+        value["ename"], value["evalue"], value["omitted"] = ename, evalue, omitted
+        value.update(_cap(head + ("\n" + trace if trace else ""), s.notebook_output_max_chars))
+    return value
+
+
+def _source_lines(source: str, max_chars: int) -> list[dict]:
+    if not source:
+        return []
+    raw = source.split("\n")
+    if raw[-1] == "":
+        raw.pop()
+    suffix = f"... (line truncated to {max_chars} chars)"
+    return [{"number": i, "text": t if len(t) <= max_chars else t[:max_chars] + suffix}
+            for i, t in enumerate(raw, start=1)]
+
+
+def cell_value(cell: Cell, s: Settings) -> dict:
+    """One cell as the read value holds it: numbered source, attachments and outputs summarised."""
+    attachments = []
+    for name, bundle in (cell.attachments or {}).items():
+        for mime, payload in (bundle or {}).items() if isinstance(bundle, dict) else ():
+            attachments.append({"name": name, "mime": mime, "bytes": _mime_size(mime, payload)})
+    lines = _source_lines(cell.source, s.read_max_line_length)
+    return {
+        "index": cell.index,
+        "id": cell.id,
+        "type": cell.type,
+        "executionCount": cell.execution_count,
+        "lines": lines,
+        "totalLines": len(lines),
+        "attachments": attachments,
+        "outputs": [_output_value(i, o, s) for i, o in enumerate(cell.outputs, start=1) if isinstance(o, dict)],
+        "cut": None,
+    }
+
+
+def _cost(lines: list[str]) -> int:
+    return sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
+
+
+def _cut_to_fit(cell: dict, room: int) -> dict:
+    """The first cell of a page when it alone is over the byte cap: as much as fits, and what was cut."""
+    total_outputs, total_att = len(cell["outputs"]), len(cell["attachments"])
+    cut = {"linesShown": 0, "linesTotal": cell["totalLines"], "attachmentsHidden": total_att,
+           "outputsHidden": total_outputs}
+    shown = {**cell, "lines": [], "attachments": [], "outputs": [], "cut": cut}
+    used = _cost(render_cell(shown))
+    for line in cell["lines"]:
+        step = len(f"{line['number']}: {line['text']}".encode("utf-8", "surrogatepass")) + 1
+        if used + step > room and shown["lines"]:
+            break
+        shown["lines"].append(line)
+        used += step
+        cut["linesShown"] += 1
+    if cut["linesShown"] == cell["totalLines"]:
+        for key, hidden in (("attachments", "attachmentsHidden"), ("outputs", "outputsHidden")):
+            for item in cell[key]:
+                trial = {**shown, key: [*shown[key], item], "cut": {**cut, hidden: cut[hidden] - 1}}
+                step = _cost(render_cell(trial)) - used
+                if used + step > room:
+                    return shown
+                shown, cut, used = trial, trial["cut"], used + step
+    return shown
+
+
+def page_cells(nb: Notebook, offset: int, limit: int, s: Settings) -> tuple[list[dict], bool]:
+    """Cells ``offset`` .. ``offset + limit - 1`` that fit in ``read_max_bytes``; and whether the cap cut."""
+    out: list[dict] = []
+    used = 0
+    for cell in nb.cells[offset - 1 : offset - 1 + limit]:
+        value = cell_value(cell, s)
+        cost = _cost(render_cell(value))
+        if used + cost > s.read_max_bytes:
+            if not out:
+                out.append(_cut_to_fit(value, s.read_max_bytes))
+            return out, True
+        used += cost
+        out.append(value)
+    return out, False
+
+
+# --------------------------------------------------------------------------------------- read
+
+
+def _live(ctx: CallContext, target) -> tuple[dict, str] | None:
+    docs = ctx.documents
+    if docs is None or target.in_spill:
+        return None
+    return docs.snapshot(target.real)
+
+
+def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) -> tuple[dict | None, str | None]:
+    """The cell view of an open notebook file, recording what it showed; or ``(None, note)`` when
+    the file is to be read as text (not valid JSON or nbformat, or too large to parse)."""
+    s = ctx.settings
+    live = _live(ctx, target)
+    if live is not None:
+        data, version = live
+        nb = notebook_from_dict(data)
+    else:
+        if fst.st_size > s.notebook_max_bytes:
+            return None, text_view_note(f"it is larger than {s.notebook_max_bytes} bytes, the most parsed as a notebook")
+        try:
+            raw = _read_whole(fd, fst.st_size)
+        except OSError as exc:
+            raise target.error(exc) from None
+        try:
+            nb = parse_notebook(raw)
+        except NotNotebook as exc:
+            return None, text_view_note(exc.reason)
+        version = file_version(fst)
+    total = len(nb.cells)
+    if offset > 1 and offset > total:
+        cells = "cell" if total == 1 else "cells"
+        raise ToolError(Codes.ARGUMENT_INVALID,
+                        f"offset {offset} is out of range for {in_message(target.display)} ({total} {cells})")
+    cells, capped = page_cells(nb, offset, limit, s)
+    record_read(ctx.store, ctx.session_key, target.real, version)
+    return {"path": target.display, "type": "notebook", "offset": offset, "cells": cells, "totalCells": total,
+            "capped": capped, "live": live is not None}, None
+
+
+def _read_whole(fd: int, size: int) -> bytes:
+    import os
+
+    parts, pos = [], 0
+    while True:
+        chunk = os.pread(fd, max(1 << 20, size - pos), pos)
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+        pos += len(chunk)
+
+
+# ----------------------------------------------------------------------------------- edit/write
+
+
+def plan_edit(nb: Notebook, old: str, new: str, replace_all: bool, cell_id: str | None,
+              shown: str) -> tuple[dict[int, str], int]:
+    """The new source of each cell the edit changes (1-based index -> text) and the number of
+    replacements; or the edit's error."""
+    old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+    cells = nb.cells
+    where = f"the cell sources of {in_message(shown)}"
+    if cell_id is not None:
+        cells = [c for c in nb.cells if c.id == cell_id]
+        if not cells:
+            raise ToolError(Codes.EDIT_NOT_FOUND, f"no cell has the id {in_message(cell_id)} in {in_message(shown)}")
+        where = f"cell {in_message(cell_id)} of {in_message(shown)}"
+    hits = [(c, c.source.count(old)) for c in cells]
+    total = sum(n for _c, n in hits)
+    if total == 0:
+        raise ToolError(Codes.EDIT_NOT_FOUND, f"old_string not found in {where}")
+    if total > 1 and not replace_all:
+        numbers = ", ".join(str(c.index) for c, n in hits if n)
+        hint = "add context or set replace_all" if cell_id is not None else "add context, give cell_id or set replace_all"
+        raise ToolError(Codes.EDIT_AMBIGUOUS,
+                        f"old_string appears {total} times in {where} (cells {numbers}); {hint}")
+    return {c.index: c.source.replace(old, new) for c, n in hits if n}, total
+
+
+def _invalid(verb: str, shown: str, reason: str) -> ToolError:
+    return ToolError(Codes.NOTEBOOK_INVALID, f"cannot {verb} {in_message(shown)}: {reason}; nothing was written")
+
+
+def edited_bytes(nb: Notebook, raw: bytes, sources: dict[int, str], shown: str) -> bytes:
+    """The notebook file with new cell sources, in its own layout, validated before it is written."""
+    data = with_sources(nb.data, sources)
+    problem = notebook_problem(data)
+    if problem is not None:
+        raise _invalid("edit", shown, f"the result would not be a valid notebook: {problem}")
+    return serialize_like(data, raw)
+
+
+def check_written(data: bytes, shown: str, verb: str = "write") -> None:
+    """Refuse content for a ``.ipynb`` that is not a valid notebook (``NOTEBOOK_INVALID``)."""
+    try:
+        parse_notebook(data)
+    except NotNotebook as exc:
+        raise _invalid(verb, shown, exc.reason) from None
+
+
+def edit_sources(nb: Notebook, args: dict, shown: str) -> tuple[dict[int, str], int]:
+    return plan_edit(nb, args["old_string"], args["new_string"], bool(args.get("replace_all", False)),
+                     args.get("cell_id"), shown)
+
+
+def notebook_edit(raw: bytes, args: dict, shown: str) -> tuple[bytes, list[int], int] | None:
+    """``edit`` of a notebook file's bytes: ``(new bytes, cells changed, replacements)``; None when
+    the file is not a valid notebook (it is then edited as text, and the result checked)."""
+    try:
+        nb = parse_notebook(raw)
+    except NotNotebook as exc:
+        if args.get("cell_id") is not None:
+            raise ToolError(Codes.NOTEBOOK_INVALID, f"cannot edit {in_message(shown)} by cell: {exc.reason}") from None
+        return None
+    sources, found = edit_sources(nb, args, shown)
+    return edited_bytes(nb, raw, sources, shown), sorted(sources), found

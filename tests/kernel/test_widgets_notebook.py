@@ -1,0 +1,103 @@
+"""Notebooks in the widgets, driven from Python (no browser): the read window shows cells, a grep
+match in a cell opens that cell with its line marked, a saved grep result links to cells."""
+
+from __future__ import annotations
+
+import base64
+import os
+
+import nbformat
+from nbformat import v4
+
+from dsh_jupyter.kernel.widgets import GrepView, ReadView, view_for
+
+from .test_widgets import act, shown, widget_calls
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(200)).decode()
+
+
+def write_nb(root, name="report.ipynb"):
+    nb = v4.new_notebook(cells=[
+        v4.new_markdown_cell("# Report", id="intro"),
+        v4.new_code_cell("df = load()\ndf.plot()", id="plot", execution_count=4, outputs=[
+            v4.new_output("stream", name="stdout", text="loaded\n"),
+            v4.new_output("display_data", data={"image/png": PNG}),
+        ]),
+        v4.new_code_cell("summary = df.describe()\nload()", id="sum"),
+    ])
+    nbformat.write(nb, os.fspath(root / name))
+
+
+def test_the_read_window_of_a_notebook_shows_cells(make_ws, root):
+    write_nb(root)
+    ws = make_ws()
+    view = ReadView(ws, ws.session, path="report.ipynb")
+    panel = view.panel
+    assert panel["unit"] == "cell" and view.status == "cells 1-3 of 3"
+    assert panel["lines"] == [
+        ["#1", "markdown cell 1 · id intro", "cell"],
+        [1, "# Report", "source"],
+        ["#2", "code cell 2 · id plot · In [4]", "cell"],
+        [1, "df = load()", "source"],
+        [2, "df.plot()", "source"],
+        ["", "[output 1: stream stdout]", "output"],
+        ["", "| loaded", "output"],
+        ["", "[output 2: display_data]", "output"],
+        ["", "[image/png: 208 bytes]", "output"],
+        ["#3", "code cell 3 · id sum", "cell"],
+        [1, "summary = df.describe()", "source"],
+        [2, "load()", "source"],
+    ]
+    assert panel["hitRow"] is None and view.footer == "(End of notebook - total 3 cells)"
+    assert PNG[:20] not in str(panel)
+
+
+def test_paging_a_notebook_counts_cells(make_ws, root):
+    write_nb(root)
+    ws = make_ws()
+    view = view_for(shown(ws, "read", file_path="report.ipynb", limit=1))
+    assert view.status == "cells 1-1 of 3"
+    act(view, "window", op="next")
+    assert view.status == "cells 2-2 of 3" and view.panel["lines"][0][0] == "#2"
+    act(view, "window", op="jump", line=3)
+    assert view.status == "cells 3-3 of 3" and not view.panel["next"]
+    act(view, "window", op="previous")
+    assert view.status == "cells 2-2 of 3"
+    assert [a for t, a in widget_calls(ws)] == [
+        {"file_path": "report.ipynb", "offset": 2, "limit": 1},
+        {"file_path": "report.ipynb", "offset": 3, "limit": 1},
+        {"file_path": "report.ipynb", "offset": 2, "limit": 1},
+    ]
+
+
+def test_a_grep_match_in_a_cell_opens_that_cell_with_the_line_marked(make_ws, root):
+    write_nb(root)
+    (root / "tool.py").write_text("def load():\n    pass\n", encoding="utf-8")
+    ws = make_ws()
+    view = view_for(shown(ws, "grep", pattern=r"load\(\)"))
+    assert isinstance(view, GrepView)
+    assert view.files[0]["path"] == "report.ipynb"
+    assert [m[0:2] + m[3:] for m in view.files[0]["matches"]] == [[1, "df = load()", 2], [2, "load()", 3]]
+    assert view.files[1]["matches"][0][:2] == [1, "def load():"] and len(view.files[1]["matches"][0]) == 3
+    act(view, "open_match", group=0, index=1)
+    panel = view.panel
+    assert panel["anchor"] == "match:0:1" and panel["unit"] == "cell"
+    assert view.opened.offset == 3 and panel["lines"][panel["hitRow"]] == [2, "load()", "source"]
+    assert widget_calls(ws) == [("read", {"file_path": "report.ipynb", "offset": 3})]
+    act(view, "open_match", group=1, index=0)  # a plain file still opens at its line
+    assert view.panel["unit"] == "line" and view.panel["highlight"] == 1 and view.panel["hitRow"] is None
+
+
+def test_a_saved_grep_result_links_cell_rows_to_their_cells(make_ws, root):
+    write_nb(root)
+    ws = make_ws(grep_max_matches=1)
+    view = view_for(shown(ws, "grep", pattern="load|df"))
+    act(view, "spill")
+    panel = view.panel
+    rows = [text for _, text in panel["lines"]]
+    row = rows.index('Cell 3 (id="sum"), line 2: load()')
+    assert panel["links"][row] == ["report.ipynb", 2, 3]
+    act(view, "window", op="link", index=row)
+    assert view.opened.path == "report.ipynb" and view.opened.offset == 3
+    assert view.panel["lines"][view.panel["hitRow"]] == [2, "load()", "source"]
+    assert view.panel["back"] == "saved result"

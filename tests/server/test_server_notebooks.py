@@ -1,0 +1,70 @@
+"""Notebooks over REST on a real ``jupyter server`` that runs jupyter-collaboration.
+
+A notebook nobody has open is read, searched and edited as a file (no room is created for it);
+the cell view, ``Cell C, line L`` and ``NOTEBOOK_INVALID`` reach the REST surface unchanged. The
+open-notebook path is the browser test's (tests/e2e/test_live_notebook.py).
+"""
+
+from __future__ import annotations
+
+import os
+
+import nbformat
+import pytest
+from nbformat import v4
+
+from .conftest import start_real_server, stop_real_server
+
+pytestmark = pytest.mark.slow
+
+TOKEN = "nb-token"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("nb-real")
+    root = tmp / "tree"
+    root.mkdir()
+    root = type(root)(os.path.realpath(root))
+    nbformat.write(v4.new_notebook(cells=[v4.new_code_cell("df = load()\nplot(df)", id="plot")]), str(root / "nb.ipynb"))
+    srv = start_real_server(tmp, root, TOKEN)
+    try:
+        yield srv
+    finally:
+        stop_real_server(srv)
+
+
+def call(server, tool, session="nb", **args):
+    status, data = server.request("POST", f"/dsh/api/tools/{tool}", {"session": session, "args": args})
+    assert status == 200, (status, data)
+    return data
+
+
+def test_the_collaboration_extension_is_running(server):
+    status, listing = server.request("GET", "/api/collaboration/session/nb.ipynb", None)
+    assert status in (404, 405), (status, listing)  # its routes exist (a GET is not how a room is made)
+    assert "jupyter_server_ydoc" in server.log.read_text(errors="replace")
+
+
+def test_a_notebook_not_open_is_read_grepped_and_edited_as_a_file(server):
+    read = call(server, "read", file_path="nb.ipynb")
+    assert read["text"] == (
+        '<path>nb.ipynb</path>\n<type>notebook</type>\n<content>\n<cell index="1" id="plot" type="code">\n'
+        "1: df = load()\n2: plot(df)\n</cell>\n\n(End of notebook - total 1 cell)\n</content>"
+    )
+    assert read["value"]["live"] is False
+    grep = call(server, "grep", pattern="plot")
+    assert grep["text"] == "Found 1 match\n\nnb.ipynb\nCell 1, line 2: plot(df)"
+    assert (grep["value"]["matches"][0]["cell"], grep["value"]["matches"][0]["cellId"]) == (1, "plot")
+    edit = call(server, "edit", file_path="nb.ipynb", old_string="plot(df)", new_string="show(df)", cell_id="plot")
+    assert edit["text"] == "The file nb.ipynb has been updated successfully."
+    assert "live" not in edit["value"]
+    nb = nbformat.read(str(server.root / "nb.ipynb"), as_version=4)
+    assert nb.cells[0].source == "df = load()\nshow(df)"
+
+
+def test_an_invalid_notebook_is_refused_over_rest(server):
+    bad = call(server, "write", file_path="new.ipynb", content='{"cells": []}')
+    assert bad["isError"] and bad["value"]["code"] == "NOTEBOOK_INVALID"
+    assert bad["text"] == 'Error: cannot write "new.ipynb": it is not a valid notebook: it has no nbformat version; nothing was written'
+    assert not (server.root / "new.ipynb").exists()
