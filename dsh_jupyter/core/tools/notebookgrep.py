@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import os
 import tempfile
+import threading
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
@@ -29,7 +30,7 @@ from ..textread import BINARY_SNIFF_BYTES
 from .searchroot import (VCS_EXCLUDES, VCS_IN_PATH, SearchRoot, diagnostic, discovery_flags, drop_excluded,
                          exclusion_flags, hide_flags, run_search)
 
-__all__ = ["CellLine", "NOT_NOTEBOOKS", "search_notebooks", "searches_notebook_file"]
+__all__ = ["CellLine", "NOT_NOTEBOOKS", "NotebookListing", "search_notebooks", "searches_notebook_file"]
 
 NOT_NOTEBOOKS = "--glob=!*.ipynb"  # after the include glob: a later glob wins in rg
 
@@ -160,8 +161,43 @@ def _memfile() -> int:
             return os.dup(handle.fileno())
 
 
+class NotebookListing:
+    """The listing of the notebooks below a folder root, made by a thread while the main rg runs.
+
+    Why a thread: the listing is a second walk of the tree; alongside the main search it costs
+    little more than the longer of the two. ``result()`` waits for it and raises what it raised.
+    The caller must call ``result()`` (or ``wait()``) before the search root's descriptor is
+    closed: the listing's rg runs in that folder through ``/proc/self/fd/N``.
+    """
+
+    def __init__(self, ctx: CallContext, root: SearchRoot, include: str | None, excluded: list[str]) -> None:
+        self._rels: list[str] = []
+        self._error: BaseException | None = None
+        self._thread = None
+        if root.is_dir and not root.target.in_spill:
+            self._thread = threading.Thread(target=self._run, args=(ctx, root, include, excluded),
+                                            name="dsh-notebook-listing", daemon=True)
+            self._thread.start()
+
+    def _run(self, ctx, root, include, excluded) -> None:
+        try:
+            self._rels = _list(ctx, root, include, excluded)
+        except BaseException as exc:  # handed to the caller by result()
+            self._error = exc
+
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+    def result(self) -> list[str]:
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        return self._rels
+
+
 def search_notebooks(ctx: CallContext, root: SearchRoot, pattern: str, include: str | None,
-                     excluded: list[str]) -> tuple[list[RgMatch], list[bytes]]:
+                     excluded: list[str], listing: NotebookListing | None = None) -> tuple[list[RgMatch], list[bytes]]:
     """The matches in the cell sources of the notebooks the search covers, as rg matches and records.
 
     Paths are as the main run prints them (``./rel`` below a folder root); a line inside a cell is
@@ -173,7 +209,7 @@ def search_notebooks(ctx: CallContext, root: SearchRoot, pattern: str, include: 
     stream = _Stream()
     try:
         if root.is_dir:
-            rels = _list(ctx, root, include, excluded)
+            rels = listing.result() if listing is not None else _list(ctx, root, include, excluded)
             with Rechecker(root.fd) as check:
                 for rel in rels:
                     if ctx.cancel.is_set():

@@ -37,7 +37,7 @@ from .searchroot import (
 )
 from ..beneath import proc_fd_path
 from ..rg import RgOutcome
-from .notebookgrep import NOT_NOTEBOOKS, search_notebooks, searches_notebook_file
+from .notebookgrep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
 
 __all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS", "DISCOVERY", "VCS_EXCLUDES"]
 
@@ -155,7 +155,12 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         # (notebookgrep.py), not as JSON.
         stream = MatchStream()
         one_notebook = searches_notebook_file(root)
-        outcome = RgOutcome(1, b"", "") if one_notebook else run_search(ctx, argv, "grep", root, consume=stream.feed)
+        listing = NotebookListing(ctx, root, include, excluded)  # below a folder: runs alongside
+        try:
+            outcome = RgOutcome(1, b"", "") if one_notebook else run_search(ctx, argv, "grep", root,
+                                                                             consume=stream.feed)
+        finally:
+            listing.wait()  # before the root's descriptor can close: its rg runs in that folder
         if outcome.returncode == 2 and not outcome.stdout:
             raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
         found = stream.finish()
@@ -169,7 +174,7 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
                 kept = check.confirm_matches([found.match(i) for i in range(len(found))],
                                              lambda m: m.path[2:] if m.path.startswith("./") else m.path)
             found = found.subset(kept)
-        in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded)
+        in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded, listing)
         if in_cells:
             found = found.extended(in_cells, cell_records)
     if outcome.returncode == 2:
