@@ -153,7 +153,7 @@ def _tuple_blocks(matches: list[tuple], ids: bool = False) -> list[str] | None:
     starts = [i for i in range(n) if i == 0 or paths[i] != paths[i - 1]]
     if len(starts) != len(set(paths)):
         return None
-    if all(type(number) is int for number in numbers):  # no notebook cell among them: one map
+    if set(map(type, numbers)) <= {int}:  # no notebook cell among them: one map (C-level passes)
         formatted = list(map("Line {}: {}".format, numbers, texts))
     else:
         formatted = [_row(number, text, ids) for number, text in zip(numbers, texts)]
