@@ -14,7 +14,7 @@ import nbformat
 import pytest
 from nbformat import v4
 
-from .helpers import expect, run_notebook, widget
+from .helpers import expect, output, run_notebook, screenshot, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -22,7 +22,7 @@ PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(300)).decode()
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
-def test_a_grep_match_in_a_cell_opens_the_cell(page, lab):
+def test_a_grep_match_in_a_cell_opens_the_cell(page, lab, screenshot_dir):
     data = lab.root / "nbdata"
     data.mkdir(exist_ok=True)
     nbformat.write(v4.new_notebook(cells=[
@@ -54,3 +54,4 @@ def test_a_grep_match_in_a_cell_opens_the_cell(page, lab):
     assert panel.locator("img").count() == 0 and PNG[:24] not in panel.inner_text()
     box = hit.bounding_box()
     assert 0 <= box["y"] <= page.viewport_size["height"] - box["height"], box
+    screenshot(page, output(page, 1), screenshot_dir / "notebook.png")
