@@ -144,6 +144,19 @@ def read_all(fd: int, chunk: int = 1 << 22) -> bytes:
         parts.append(data)
 
 
+def pread_all(fd: int, size: int = 0) -> bytes:
+    """Everything in ``fd`` from byte 0, whatever its offset (``size``: the expected length, so
+    one read usually does), without moving the offset; a file that grew meanwhile is read to
+    its new end."""
+    parts, pos = [], 0
+    while True:
+        chunk = os.pread(fd, max(1 << 20, size - pos), pos)
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+        pos += len(chunk)
+
+
 def can_write(dir_fd: int, name: str | None, st: os.stat_result | None) -> bool:
     """Whether this process may change the file ``name`` (or, with ``name`` None, the folder).
 

@@ -21,7 +21,7 @@ import os
 import secrets
 import stat as statmod
 
-from .fsio import Changed, _same_file
+from .fsio import Changed, _same_file, pread_all
 
 __all__ = ["needs_in_place", "rewrite_in_place", "leftover_backups"]
 
@@ -42,16 +42,6 @@ def _pwrite_all(fd: int, data: bytes) -> None:
     view, pos = memoryview(data), 0
     while pos < len(data):
         pos += os.pwrite(fd, view[pos:], pos)
-
-
-def _pread_all(fd: int, size: int) -> bytes:
-    parts, pos = [], 0
-    while True:
-        chunk = os.pread(fd, max(1 << 20, size - pos), pos)
-        if not chunk:
-            return b"".join(parts)
-        parts.append(chunk)
-        pos += len(chunk)
 
 
 def _save_copy(backup_dir: str, data: bytes, label: str) -> str:
@@ -87,7 +77,7 @@ def rewrite_in_place(dir_fd: int, name: str, data: bytes, old: os.stat_result, b
     try:
         if not _same_file(os.fstat(fd), old):
             raise Changed()
-        original = _pread_all(fd, old.st_size)
+        original = pread_all(fd, old.st_size)
         copy = _save_copy(backup_dir, original, label)
         try:
             _pwrite_all(fd, data)

@@ -23,6 +23,7 @@ import threading
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
+from ..fsio import pread_all
 from ..notebook import NotNotebook, is_notebook_name, parse_notebook
 from ..recheck import Rechecker
 from ..rgjson import RgMatch, parse_match_records
@@ -119,7 +120,7 @@ def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int) -> None:
     """The notebook's cell sources; a file that is not a notebook (or is too large to parse) as text."""
     size = os.fstat(fd).st_size
     if size <= max_bytes:
-        raw = _read(fd)
+        raw = pread_all(fd, size)
         try:
             nb = parse_notebook(raw)
         except NotNotebook:
@@ -130,16 +131,6 @@ def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int) -> None:
             return
     if b"\0" not in os.pread(fd, BINARY_SNIFF_BYTES, 0):  # searched as text, as read shows it; binary skipped as rg does
         stream.add_file(fd, path)
-
-
-def _read(fd: int) -> bytes:
-    parts, pos = [], 0
-    while True:
-        chunk = os.pread(fd, _CHUNK, pos)
-        if not chunk:
-            return b"".join(parts)
-        parts.append(chunk)
-        pos += len(chunk)
 
 
 def _list(ctx: CallContext, root: SearchRoot, include: str | None, excluded: list[str]) -> list[str]:

@@ -18,7 +18,7 @@ import re
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import file_version
+from ..fsio import file_version, pread_all
 from ..notebook import Cell, Notebook, NotNotebook, notebook_from_dict, notebook_problem, parse_notebook, \
     serialize_like, source_text, with_sources
 from ..policy import record_read
@@ -206,7 +206,7 @@ def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) 
         if fst.st_size > s.notebook_max_bytes:
             return None, text_view_note(f"it is larger than {s.notebook_max_bytes} bytes, the most parsed as a notebook")
         try:
-            raw = _read_whole(fd, fst.st_size)
+            raw = pread_all(fd, fst.st_size)
         except OSError as exc:
             raise target.error(exc) from None
         try:
@@ -223,18 +223,6 @@ def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) 
     record_read(ctx.store, ctx.session_key, target.real, version)
     return {"path": target.display, "type": "notebook", "offset": offset, "cells": cells, "totalCells": total,
             "capped": capped, "live": live is not None}, None
-
-
-def _read_whole(fd: int, size: int) -> bytes:
-    import os
-
-    parts, pos = [], 0
-    while True:
-        chunk = os.pread(fd, max(1 << 20, size - pos), pos)
-        if not chunk:
-            return b"".join(parts)
-        parts.append(chunk)
-        pos += len(chunk)
 
 
 # ----------------------------------------------------------------------------------- edit/write
