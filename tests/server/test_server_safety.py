@@ -32,7 +32,9 @@ def marker() -> str:
 def hanging_rg(tmp_path, marker):
     script = tmp_path / "bin" / "rg-hangs"
     script.parent.mkdir()
-    script.write_text(f"#!/bin/sh\nexec sleep {marker}\n")
+    # A grep over a folder also lists its notebooks (rg --files, alongside the search): that
+    # answers at once with none, so each hung search is one process, as the pool counts them.
+    script.write_text(f'#!/bin/sh\ncase " $* " in *" --files "*) exit 1;; esac\nexec sleep {marker}\n')
     script.chmod(0o755)
     return script
 
