@@ -91,16 +91,10 @@ class Rechecker:
 
     def lines(self, rel: str, wanted: set[int]) -> dict[int, bytes] | None:
         """The raw lines ``wanted`` (1-based, with their terminators) of the file ``rel``, or None."""
-        fd, name = self._split(rel)
-        if fd is None or name in ("", ".", ".."):
+        f = self.open_regular(rel)
+        if f is None:
             return None
         try:
-            f = os.open(name, _FILE, dir_fd=fd)
-        except OSError:
-            return None
-        try:
-            if not statmod.S_ISREG(os.fstat(f).st_mode):
-                return None
             last = max(wanted) if wanted else 0
             out: dict[int, bytes] = {}
             number, carry = 0, b""
