@@ -30,6 +30,19 @@ from pathlib import Path
 
 import nbformat
 
+# The small workspace the server and MCP tests serve (build_tree's format).
+TREE = {
+    "src": {
+        "app.py": "def main():\n    return 'hello world'\n",
+        "util/helpers.py": "def helper():\n    return 'hello helper'\n",
+    },
+    "docs/guide with space.md": "# Guide\nhello again\n",
+    "données/été.txt": "café hello\n",
+    "notes.txt": "first line\nsecond line\n",
+    "empty": {},
+}
+
+
 DSH_ENV = ("DSH_STATE_PATH", "DSH_ROOT", "DSH_SPILL_ROOT", "DSH_SERVER_URL", "DSH_SERVER_TOKEN")
 
 

@@ -21,18 +21,8 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from conftest import build_tree  # tests/conftest.py
-from jupyter_harness import JupyterProcess
+from jupyter_harness import TREE, JupyterProcess
 
-TREE = {
-    "src": {
-        "app.py": "def main():\n    return 'hello world'\n",
-        "util/helpers.py": "def helper():\n    return 'hello helper'\n",
-    },
-    "docs/guide with space.md": "# Guide\nhello again\n",
-    "données/été.txt": "café hello\n",
-    "notes.txt": "first line\nsecond line\n",
-    "empty": {},
-}
 
 # Small caps, so over-cap pages (sampling, spills) need only a few files.
 CAPS = ["--DshJupyter.glob_max_results=5", "--DshJupyter.grep_max_matches=5"]

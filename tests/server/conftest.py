@@ -27,18 +27,8 @@ from traitlets.config import Config
 from pytest_jupyter.jupyter_server import *  # noqa: E402,F401,F403
 
 from dsh_env import DSH_ENV, _isolated_dsh_env  # noqa: E402,F401 (autouse fixture)
-from jupyter_harness import JupyterProcess, isolated_env  # noqa: E402
+from jupyter_harness import TREE, JupyterProcess, isolated_env  # noqa: E402,F401 (TREE: for the tests)
 
-TREE = {
-    "src": {
-        "app.py": "def main():\n    return 'hello world'\n",
-        "util/helpers.py": "def helper():\n    return 'hello helper'\n",
-    },
-    "docs/guide with space.md": "# Guide\nhello again\n",
-    "données/été.txt": "café hello\n",
-    "notes.txt": "first line\nsecond line\n",
-    "empty": {},
-}
 
 
 def pytest_configure(config):
