@@ -71,14 +71,18 @@ def test_quoted_form_has_no_raw_control_characters():
     assert json.loads(q) == name
 
 
-def test_quote_names_agrees_with_quote_name_on_random_hostile_names():
+@pytest.mark.parametrize("alphabet", [
+    ["a", "b", "/", "@", " ", "\t", "\n", "\r", '"', "\\", "<", "\x85", "\x7f", "\u00a0", "é", "\u2028", "."],
+    # ASCII only: blocks that take the byte-translate path (spaces, controls that are whitespace)
+    ["a", "b", "/", "@", " ", " ", "\t", "\x0b", "\x1c", "\x1f", "\n", '"', "\\", "<", ".", "~"],
+], ids=["unicode", "ascii"])
+def test_quote_names_agrees_with_quote_name_on_random_hostile_names(alphabet):
     """The bulk fast path must never print bare a name the per-name rule would quote."""
     import random
 
     from dsh_jupyter.core.render.quoting import quote_names
 
     rng = random.Random(20261130)
-    alphabet = ["a", "b", "/", "@", " ", "\t", "\n", "\r", '"', "\\", "<", "\x85", "\x7f", "\u00a0", "é", "\u2028", "."]
     for _ in range(3000):
         names = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 5))) for _ in range(rng.randint(1, 6))]
         assert quote_names(names) == [quote_name(n) for n in names], names
