@@ -10,6 +10,7 @@ from dsh_jupyter.core.render.search import (
     render_glob_spill,
     render_grep,
     render_grep_spill,
+    render_grep_spill_runs,
     truncate_line,
 )
 
@@ -251,6 +252,34 @@ def test_grep_spill_is_the_complete_result():
         'Found 3 matches\n\na\nLine 1: x\nLine 2: x\n\n"b\\u000ac"\nLine 5: x\n'
     )
     assert render_grep_spill([m("a", 1, "x")], 1) == "Found 1 match\n\na\nLine 1: x\n"
+
+
+def test_grep_spill_from_runs_is_the_complete_result_with_split_files_joined():
+    from dsh_jupyter.core.tools.notebookgrep import CellLine
+
+    numbers = [1, 2, 5, 3, 9, CellLine(2, 4, "c1")]
+    texts = ["x", "y", "z", "w", "v", "cell text"]
+    runs = [("a", 0, 2), ("a", 3, 4), ("b\nc", 2, 3), ("d.ipynb", 5, 6), ("e", 4, 5)]
+    assert render_grep_spill_runs(runs, numbers, texts, 6) == (
+        'Found 6 matches\n\na\nLine 1: x\nLine 2: y\nLine 3: w\n\n"b\\u000ac"\nLine 5: z\n\n'
+        'd.ipynb\nCell 4 (id="c1"), line 2: cell text\n\ne\nLine 9: v\n'
+    )
+    assert render_grep_spill_runs([], [], [], 0) == "No matches found\n"
+
+
+def test_grep_spill_from_runs_agrees_with_the_row_form_on_random_results():
+    import random
+
+    rng = random.Random(7)
+    for _ in range(200):
+        n = rng.randint(1, 30)
+        numbers = [rng.randint(1, 99) for _ in range(n)]
+        texts = [rng.choice(["a", "b c", " lead", "tab\t"]) for _ in range(n)]
+        cuts = sorted(rng.sample(range(1, n), rng.randint(0, n - 1))) if n > 1 else []
+        bounds = list(zip([0] + cuts, cuts + [n]))
+        runs = sorted(((rng.choice(["p", "q/r", "s t", "@x@"]), a, b) for a, b in bounds), key=lambda r: r[0])
+        rows = [m(path, numbers[i], texts[i]) for path, a, b in runs for i in range(a, b)]
+        assert render_grep_spill_runs(runs, numbers, texts, n) == render_grep_spill(rows, n)
 
 
 def test_grep_44000_matches_render_whole():

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["RgMissing", "RgOutcome", "find_rg", "run_rg", "scrubbed_env"]
+__all__ = ["RgMissing", "RgOutcome", "find_rg", "memory_file", "run_rg", "scrubbed_env"]
 
 CHUNK = 1 << 20  # read size (rgasync: also the pipe capacity it asks the kernel for)
 STDERR_TAIL = 8 * 1024
@@ -154,10 +154,11 @@ def _settle(pgid: int) -> None:
         time.sleep(0.005)
 
 
-def _stdout_file() -> int:
-    """An anonymous file for rg's stdout: a memfd, else an unlinked temporary file."""
+def memory_file(name: str) -> int:
+    """An anonymous file (rg's stdout, or text made for rg to read): a memfd, else an unlinked
+    temporary file."""
     try:
-        return os.memfd_create("rg-stdout", os.MFD_CLOEXEC)
+        return os.memfd_create(name, os.MFD_CLOEXEC)
     except (AttributeError, OSError):
         fd, path = tempfile.mkstemp(prefix="dsh-rg-")
         os.unlink(path)
@@ -248,7 +249,7 @@ def run_rg(
     # stdout is an anonymous in-memory file, not a pipe: rg writes without waking this process
     # (a pipe woke it for each of tens of thousands of small writes), and the loop below sleeps
     # in select() until rg exits, writes to stderr, or POLL_S passes, then takes what rg added.
-    out_fd = _stdout_file()
+    out_fd = memory_file("rg-stdout")
 
     def popen() -> subprocess.Popen:
         return subprocess.Popen(

@@ -23,6 +23,7 @@ __all__ = [
     "render_glob_spill",
     "render_grep",
     "render_grep_spill",
+    "render_grep_spill_runs",
     "truncate_line",
 ]
 
@@ -222,6 +223,38 @@ def _grep_footer(value: dict, shown: int, total: int) -> str:
     if files < files_total:
         head += "; narrow path or include to see the others"
     return f"({head}. {where})"
+
+
+def render_grep_spill_runs(runs: Sequence[tuple[str, int, int]], numbers: Sequence, texts: Sequence[str],
+                           total: int) -> str:
+    """``render_grep_spill`` of a complete result held as runs: ``(display path, start, end)``
+    slices of ``numbers`` and ``texts`` (line numbers and shown texts in rg's order), the runs in
+    output order. Consecutive runs of one path make one block (rg may split a file's matches).
+
+    Why not rows: a broad grep holds tens of thousands of matches in a few thousand files; the
+    lines are formatted by one ``map`` and the blocks are assembled by slicing, so no per-match
+    tuple or dict is built for the spill.
+    """
+    if total == 0 and not runs:
+        return "No matches found\n"
+    if set(map(type, numbers)) <= {int}:  # no notebook cell among them: one map (C-level passes)
+        formatted = list(map("Line {}: {}".format, numbers, texts))
+    else:
+        formatted = [_row(number, text, True) for number, text in zip(numbers, texts)]
+    heads: list[str] = []
+    for path, _, _ in runs:
+        if not heads or path != heads[-1]:
+            heads.append(path)
+    names = iter(quote_names(heads))
+    out = [_found(total, total)]
+    previous = None
+    for path, start, end in runs:
+        if path != previous:
+            out.append("")
+            out.append(next(names))
+            previous = path
+        out += formatted[start:end]
+    return "\n".join(out) + "\n"
 
 
 def render_grep_spill(matches: Sequence[dict], total: int) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import tempfile
 import threading
 
 from ..context import CallContext
@@ -26,6 +25,7 @@ from ..errors import Codes, ToolError
 from ..fsio import pread_all
 from ..notebook import NotNotebook, is_notebook_name, parse_notebook
 from ..recheck import Rechecker
+from ..rg import memory_file
 from ..rgjson import RgMatch, parse_match_records
 from ..textread import BINARY_SNIFF_BYTES
 from .searchroot import (VCS_EXCLUDES, VCS_IN_PATH, SearchRoot, diagnostic, discovery_flags, drop_excluded,
@@ -64,7 +64,7 @@ class _Stream:
     """
 
     def __init__(self) -> None:
-        self.fd = _memfile()
+        self.fd = memory_file("dsh-notebook-cells")
         self.starts: list[int] = []  # 1-based first stream line of each segment
         self.owners: list[tuple[str, int | None, str | None]] = []  # (rg-style path, cell, id)
         self.lines = 0
@@ -135,21 +135,13 @@ def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int) -> None:
 
 def _list(ctx: CallContext, root: SearchRoot, include: str | None, excluded: list[str]) -> list[str]:
     """The notebooks below the search root that the main search would have searched, in path order."""
-    argv = ["--files", "--null", *discovery_flags(ctx), f"--glob={include}" if include else "--glob=*.ipynb",
+    argv = ["--files", "--null", "--threads=1", *discovery_flags(ctx), f"--glob={include}" if include else "--glob=*.ipynb",
             *VCS_EXCLUDES, *hide_flags(ctx), *exclusion_flags(excluded), "--", "."]
     outcome = run_search(ctx, argv, "grep", root)
     rels = [p[2:] if p.startswith("./") else p
             for p in outcome.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
     rels = [p for p in rels if is_notebook_name(p) and not VCS_IN_PATH.search(p)]
     return sorted(drop_excluded(rels, excluded))
-
-
-def _memfile() -> int:
-    try:
-        return os.memfd_create("dsh-notebook-cells", os.MFD_CLOEXEC)
-    except (AttributeError, OSError):
-        with tempfile.TemporaryFile() as handle:
-            return os.dup(handle.fileno())
 
 
 class NotebookListing:

@@ -7,13 +7,17 @@ module decides what to ask rg and how a complete result becomes a page, a value 
 from __future__ import annotations
 
 import os
+from itertools import chain
+from operator import itemgetter
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..recheck import Rechecker
 from ..render.quoting import in_message
-from ..render.search import _TRUNCATED, render_glob, render_glob_spill, render_grep, render_grep_spill, truncate_line
+from ..render.search import (_TRUNCATED, render_glob, render_glob_spill, render_grep, render_grep_spill_runs,
+                             truncate_line)
 from ..rgjson import submatch_spans
+from ..rglines import PLAIN_FLAGS, LineStream
 from ..rgstream import Matches, MatchStream, parse_all
 from ..sampling import sample_across_groups, sample_sorted_paths
 from ..textread import BINARY_SNIFF_BYTES
@@ -37,6 +41,7 @@ from .searchroot import (
 )
 from ..beneath import proc_fd_path
 from ..rg import RgOutcome
+from .grepspans import line_records
 from .notebookgrep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
 
 __all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS", "DISCOVERY", "VCS_EXCLUDES"]
@@ -96,7 +101,9 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
 
 
 def _has_vcs(stdout: bytes) -> bool:
-    return any(name.encode() + b"/" in stdout for name in VCS_DIRS)
+    # Every VCS folder name starts with a dot, and rg names every path "./…": no "/." at all
+    # (one scan) means no VCS folder, before one scan per name.
+    return b"/." in stdout and any(name.encode() + b"/" in stdout for name in VCS_DIRS)
 
 
 def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: str) -> dict:
@@ -145,30 +152,21 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             value["binarySkipped"] = 1
             return value
         excluded = excluded_below(ctx, root)
-        argv = ["--json", *discovery_flags(ctx)]
+        flags = [*discovery_flags(ctx)]
         if include is not None:
-            argv.append(f"--glob={include}")
-        argv += [*VCS_EXCLUDES, NOT_NOTEBOOKS, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}",
-                 "--", "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
-        # Parsed while rg runs (rgstream); anything the fast pattern cannot vouch for is parsed
-        # again, whole and carefully. Notebooks are searched by their cell sources
-        # (notebookgrep.py), not as JSON.
-        stream = MatchStream()
+            flags.append(f"--glob={include}")
+        flags += [*VCS_EXCLUDES, NOT_NOTEBOOKS, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}",
+                  "--", "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
+        # Read in rg's plain form while rg runs (rglines); what that form cannot say for sure
+        # (a binary file's warning line, a name holding a newline) is asked again in --json,
+        # parsed as it streams (rgstream) or, failing that, whole and carefully. Notebooks are
+        # searched by their cell sources (notebookgrep.py), not as JSON.
         one_notebook = searches_notebook_file(root)
         listing = NotebookListing(ctx, root, include, excluded)  # below a folder: runs alongside
         try:
-            outcome = RgOutcome(1, b"", "") if one_notebook else run_search(ctx, argv, "grep", root,
-                                                                             consume=stream.feed)
+            outcome, found = (RgOutcome(1, b"", ""), Matches([], [], [])) if one_notebook else _search(ctx, root, flags)
         finally:
             listing.wait()  # before the root's descriptor can close: its rg runs in that folder
-        if outcome.returncode == 2 and not outcome.stdout:
-            raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
-        found = stream.finish()
-        if found is None:
-            try:
-                found = parse_all(outcome.stdout)
-            except ValueError as exc:
-                raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
         if root.is_dir and unfenced(ctx):
             with Rechecker(root.fd) as check:
                 kept = check.confirm_matches([found.match(i) for i in range(len(found))],
@@ -177,13 +175,40 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded, listing)
         if in_cells:
             found = found.extended(in_cells, cell_records)
-    if outcome.returncode == 2:
-        value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
-    if root.is_dir:
-        strip, prefix = "./", root.prefix
-    else:
-        strip, prefix = None, root.target.display
-    return _shape_grep(ctx, value, found, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix)
+        if outcome.returncode == 2:
+            value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
+        if root.is_dir:
+            strip, prefix = "./", root.prefix
+        else:
+            strip, prefix = None, root.target.display
+
+        def spans_of(lines: list[bytes]) -> list[bytes | None]:
+            return line_records(ctx, root, pattern, lines)
+
+        return _shape_grep(ctx, value, found, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix,
+                           spans_of)
+
+
+def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, Matches]:
+    """The main search: plain form first, ``--json`` when the plain output cannot be read for sure."""
+    lines = LineStream()
+    outcome = run_search(ctx, [*PLAIN_FLAGS, *flags], "grep", root, consume=lines.feed)
+    if outcome.returncode == 2 and not outcome.stdout:
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
+    found = lines.finish()
+    if found is not None:
+        return outcome, found
+    stream = MatchStream()
+    outcome = run_search(ctx, ["--json", *flags], "grep", root, consume=stream.feed)
+    if outcome.returncode == 2 and not outcome.stdout:
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
+    found = stream.finish()
+    if found is None:
+        try:
+            found = parse_all(outcome.stdout)
+        except ValueError as exc:
+            raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
+    return outcome, found
 
 
 INCLUDE_ONE_GLOB = "include must be one positive glob such as *.py or *.{py,md} (no comma list, no leading !)"
@@ -229,58 +254,73 @@ def _check_include(include: str) -> None:
 
 
 def _shape_grep(ctx: CallContext, value: dict, found: Matches, strip: str | None, prefix: str,
-                excluded: list[str], root_prefix: str) -> dict:
+                excluded: list[str], root_prefix: str, spans_of) -> dict:
     """Display paths, cut previews, path order; over the cap, a page spread across the tree.
 
     rg's paths start with ``strip`` (``./``), which becomes ``prefix``; with ``strip`` None
     (one file searched) every path is ``prefix``; ``root_prefix`` is what every path starts with
-    below the search root (the samplers group by the next segment). The complete result stays a
-    list of ``(path, line, text)`` tuples in path order: a broad grep can hold tens of thousands
-    of matches, and only the spill needs them all. Dicts are built for the shown page only; each
-    distinct path is turned into its display path once.
+    below the search root (the samplers group by the next segment). ``spans_of`` finds the
+    submatches of lines read in the plain form (``grepspans``).
+
+    A broad grep holds tens of thousands of matches in a few thousand files, and rg writes each
+    file's matches together, so the work is done on runs of one file: their display paths, the
+    exclusions and the path order are decided once per run, the spill is assembled from slices
+    (``render_grep_spill_runs``), and only the shown page becomes dicts.
     """
     cut = len(strip) if strip else 0
     limit = ctx.settings.grep_max_line_bytes
     quick = limit // 4  # a text of at most this many characters cannot pass the byte cap
-    texts = [(t[:-1] if t.endswith("\n") else t) if len(t) <= quick and "\r" not in t else truncate_line(t, limit)
-             for t in found.texts]
+    texts = found.texts
+    if found.plain:  # no line terminators; only a long line needs a look
+        if texts and max(map(len, texts)) > quick:
+            texts = [t if len(t) <= quick else truncate_line(t, limit) for t in texts]
+    else:
+        texts = [(t[:-1] if t.endswith("\n") else t) if len(t) <= quick and "\r" not in t else truncate_line(t, limit)
+                 for t in texts]
+    raw_paths = found.paths
+    n = len(raw_paths)
+    starts = [i for i in range(n) if i == 0 or raw_paths[i] != raw_paths[i - 1]]
     shown_as = {p: prefix if strip is None else (prefix + p[cut:] if p.startswith(strip) else p)
-                for p in set(found.paths)}
-    paths = list(map(shown_as.__getitem__, found.paths))
-    rows = list(zip(paths, found.lines, texts))
+                for p in {raw_paths[i] for i in starts}}
     files = set(shown_as.values())
-    keep_file = None
-    if excluded or any(VCS_IN_PATH.search(p) for p in files):
+    # One scan of the names joined by "/" finds a VCS folder exactly when one path holds it
+    # (a match across a join is a path that starts with it), before the per-path filter.
+    if excluded or VCS_IN_PATH.search("/".join(files)):
         keep = set(drop_excluded([p for p in files if not VCS_IN_PATH.search(p)], excluded))
-        keep_file = keep.__contains__
     else:
         keep = files
-    # rg searches files in parallel; a stable file order makes pages repeatable. rg writes each
-    # file's matches together, so runs of one path are sorted as blocks (stable: a file's
-    # matches stay in line order, and a file split over two runs keeps them in rg's order); the
-    # order is kept as indices, so the shown rows can find their raw records.
-    n = len(rows)
-    starts = [i for i in range(n) if i == 0 or paths[i] != paths[i - 1]]
-    bounds = list(zip(starts, starts[1:] + [n]))
-    bounds.sort(key=lambda b: paths[b[0]])
-    order = [i for first, end in bounds if keep_file is None or keep_file(paths[first]) for i in range(first, end)]
-    rows = [rows[i] for i in order]
-    total = len(rows)
+    # rg searches files in parallel; a stable file order makes pages repeatable. Runs are
+    # sorted by display path (stable: a file's matches stay in line order, and a file split over
+    # two runs keeps them in rg's order).
+    runs = [(shown_as[raw_paths[first]], first, end) for first, end in zip(starts, starts[1:] + [n])]
+    if keep is not files:
+        runs = [run for run in runs if run[0] in keep]
+    runs.sort(key=PATH_OF)
+    order = list(chain.from_iterable(map(range, map(itemgetter(1), runs), map(itemgetter(2), runs))))
+    total = len(order)
     cap = ctx.settings.grep_max_matches
     value["totalMatches"] = total
     value["filesTotal"] = len(keep)
-    positions: range | list[int] = range(total)
+    sorted_paths: list[str] = []  # the display path of each match in page order
+    for path, first, end in runs:
+        sorted_paths += [path] * (end - first)
+    positions: range | list[int] = range(min(total, cap))
     if total > cap:
-        sample = sample_sorted_paths(rows, cap, prefix=root_prefix, key=PATH_OF)
+        sample = sample_sorted_paths(sorted_paths, cap, prefix=root_prefix)
         value["sampled"] = not sample.flat
-        if sample.flat:
-            positions = range(cap)
-        else:
+        if not sample.flat:
             positions = [j for first, count in sample.spans for j in range(first, first + count)]
-    value["matches"] = [_shown(rows[j], found.texts[order[j]], found.record(order[j]), limit) for j in positions]
-    value["files"] = len(keep) if total <= cap else len({rows[j][0] for j in positions})
+    picked = [order[j] for j in positions]
+    records = [found.record(i) for i in picked]
+    plain = [k for k, record in enumerate(records) if record is None and found.raw_line(picked[k]) is not None]
+    if plain:  # read in the plain form: rg finds the submatches in the shown lines alone
+        for k, record in zip(plain, spans_of([found.raw_line(picked[k]) for k in plain])):
+            records[k] = record
+    value["matches"] = [_shown((sorted_paths[j], found.lines[i], texts[i]), found.texts[i], record, limit)
+                        for j, i, record in zip(positions, picked, records)]
+    value["files"] = len(keep) if total <= cap else len({m["path"] for m in value["matches"]})
     if total > cap:
-        value["spill"] = _save(ctx, "grep", render_grep_spill(rows, total), value["pattern"])
+        value["spill"] = _save(ctx, "grep", render_grep_spill_runs(runs, found.lines, texts, total), value["pattern"])
     return value
 
 
@@ -292,13 +332,13 @@ def _save(ctx: CallContext, tool: str, text: str, pattern: str) -> str | None:
                            quota=ctx.spill_quota)
 
 
-def _shown(row: tuple, raw_text: str, record: bytes, limit: int) -> dict:
+def _shown(row: tuple, raw_text: str, record: bytes | None, limit: int) -> dict:
     """One match of the shown page, with ``submatches``: character spans of the pattern in ``text``
     (for highlighting in the widgets; never in model text), read from its raw record."""
     path, line, text = row
     keep_chars = len(text) if text == _untruncated(raw_text) else len(text) - len(_TRUNCATED.format(limit))
     try:
-        spans = submatch_spans(record, keep_chars)
+        spans = [] if record is None else submatch_spans(record, keep_chars)
     except ValueError as exc:
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
     shown = {"path": path, "line": line, "text": text, "submatches": spans}

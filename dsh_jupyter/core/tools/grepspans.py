@@ -1,0 +1,50 @@
+"""Where the pattern matched in the lines a grep page shows, for the widgets' highlighting.
+
+Why it exists: the main search is read in rg's plain form (``rglines``), which names the path,
+line number and text of each match but not the submatches. Only the page's lines (at most
+``grep_max_matches``) need them, so those lines alone are searched again: one rg run over a text
+made of them, read from standard input. The pattern means exactly what it meant in the files,
+because rg matches line by line and each line is given back byte for byte.
+
+What it must never do: put anything in model text (spans are for highlighting only) or guess a
+span: a line rg does not match on its own gets no span.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..context import CallContext
+from ..errors import Codes, ToolError
+from ..rg import memory_file
+from ..rgjson import parse_match_records
+from .searchroot import SearchRoot, diagnostic, run_search
+
+__all__ = ["line_records"]
+
+
+def line_records(ctx: CallContext, root: SearchRoot, pattern: str, lines: list[bytes]) -> list[bytes | None]:
+    """rg's JSON match record of each of ``lines`` searched on its own (None where it has none)."""
+    if not lines:
+        return []
+    fd = memory_file("dsh-grep-page")
+    try:
+        data = b"\n".join(lines) + b"\n"
+        view, pos = memoryview(data), 0
+        while pos < len(data):
+            pos += os.write(fd, view[pos:])
+        os.lseek(fd, 0, os.SEEK_SET)
+        outcome = run_search(ctx, ["--json", f"--regexp={pattern}", "--", "-"], "grep", root, stdin=fd)
+    finally:
+        os.close(fd)
+    if outcome.returncode == 2 and not outcome.stdout:
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
+    try:
+        found, records = parse_match_records(outcome.stdout)
+    except ValueError as exc:
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
+    out: list[bytes | None] = [None] * len(lines)
+    for match, record in zip(found, records):
+        if 1 <= match.line <= len(lines):
+            out[match.line - 1] = record
+    return out
