@@ -116,3 +116,18 @@ def test_submatches_of_the_shown_page_come_from_its_lines_alone(tmp_path):
     r = Workspace(tmp_path, state_path=str(tmp_path / "s.sqlite")).run("grep", pattern="a+b")
     assert [(m["line"], m["submatches"]) for m in r.value["matches"]] == [(1, [[3, 5], [6, 8], [11, 13]]),
                                                                           (3, [[0, 2]])]
+
+
+def test_plain_string_patterns_find_their_spans_without_rg_and_agree_with_it(tmp_path):
+    from dsh_jupyter.core.tools.grepspans import literal_spans
+
+    assert literal_spans("ab", ["xabab ab", "\ufffdab", "none"]) == [[[1, 3], [3, 5], [6, 8]], [[1, 3]], []]
+    assert literal_spans("aa", ["aaa"]) == [[[0, 2]]]  # leftmost first, not overlapping, as rg
+    for special in ["a.b", "a+", "(x)", "a|b", "\\d", "[a]", "^a", "a$", "a{2}", "a?", "a*", "\u00e9"]:
+        assert literal_spans(special, ["a"]) is None, special
+    (tmp_path / "u.txt").write_bytes("\u00e9\u00e9 ab-ab x ab \xff\n".encode() + b"ab\xffab\n")
+    ws = Workspace(tmp_path, state_path=str(tmp_path / "s.sqlite"))
+    plain = ws.run("grep", pattern="ab")  # found by str.find
+    regex = ws.run("grep", pattern="a[b]")  # found by rg over the shown lines
+    assert [m["submatches"] for m in plain.value["matches"]] == [[[3, 5], [6, 8], [11, 13]], [[0, 2], [3, 5]]]
+    assert [m["submatches"] for m in regex.value["matches"]] == [m["submatches"] for m in plain.value["matches"]]

@@ -6,6 +6,10 @@ line number and text of each match but not the submatches. Only the page's lines
 made of them, read from standard input. The pattern means exactly what it meant in the files,
 because rg matches line by line and each line is given back byte for byte.
 
+A pattern made only of ASCII letters, digits and punctuation that has no meaning in rg's regex
+syntax is a plain string: its spans are found by ``str.find`` in the decoded lines, with no rg
+run (exact: an ASCII byte is one character, and no multi-byte or replaced character holds one).
+
 What it must never do: put anything in model text (spans are for highlighting only) or guess a
 span: a line rg does not match on its own gets no span.
 """
@@ -13,6 +17,7 @@ span: a line rg does not match on its own gets no span.
 from __future__ import annotations
 
 import os
+import re
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
@@ -20,7 +25,27 @@ from ..rg import memory_file
 from ..rgjson import parse_match_records
 from .searchroot import SearchRoot, diagnostic, run_search
 
-__all__ = ["line_records"]
+__all__ = ["line_records", "literal_spans"]
+
+# Characters that stand for themselves anywhere in an rg pattern (no flags, no classes).
+_PLAIN = re.compile(r"[A-Za-z0-9_ :=,/'\"<>!@%;#-]+")
+
+
+def literal_spans(pattern: str, texts: list[str]) -> list[list[list[int]]] | None:
+    """Each text's ``[[start, end], ...]`` (characters) where ``pattern`` occurs, leftmost first and
+    not overlapping, as rg reports them; None when ``pattern`` is not a plain string."""
+    if not _PLAIN.fullmatch(pattern):
+        return None
+    size = len(pattern)
+    out = []
+    for text in texts:
+        spans = []
+        at = text.find(pattern)
+        while at >= 0:
+            spans.append([at, at + size])
+            at = text.find(pattern, at + size)
+        out.append(spans)
+    return out
 
 
 def line_records(ctx: CallContext, root: SearchRoot, pattern: str, lines: list[bytes]) -> list[bytes | None]:

@@ -7,8 +7,8 @@ module decides what to ask rg and how a complete result becomes a page, a value 
 from __future__ import annotations
 
 import os
-from itertools import chain
-from operator import itemgetter
+from itertools import chain, compress, islice, repeat
+from operator import itemgetter, ne, sub
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
@@ -41,7 +41,8 @@ from .searchroot import (
 )
 from ..beneath import proc_fd_path
 from ..rg import RgOutcome
-from .grepspans import line_records
+from .globsplit import Background, merge_by_mtime, plan_split, stamper
+from .grepspans import line_records, literal_spans
 from .notebookgrep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
 
 __all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS", "DISCOVERY", "VCS_EXCLUDES"]
@@ -75,18 +76,24 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         # The pattern comes before the exclusions: with rg, a later glob wins over an earlier one.
         # --null: a file name may hold a newline, so paths are NUL-separated on the wire.
         argv = ["--files", "--null", "--sort=modified", *discovery_flags(ctx), f"--glob={pattern}", *VCS_EXCLUDES,
-                *hide_flags(ctx), *exclusion_flags(excluded), "--", "."]
-        outcome = run_search(ctx, argv, "glob", root)
-        if outcome.returncode == 2 and not outcome.stdout:
-            raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
-        # One decode of the whole output; bytes that are not UTF-8 stay as surrogate escapes, so
-        # a path that is shown (quoted, as \udcXX) can be named back.
-        blob = outcome.stdout.decode("utf-8", "surrogateescape")
+                *hide_flags(ctx), *exclusion_flags(excluded)]
+        split = plan_split(root.fd, _not_for_part_b(excluded))
+        if split is not None:  # two sorted walks at once, merged by time (globsplit.py)
+            rels, stdout = _two_walks(ctx, root, argv, split)
+        else:
+            outcome = run_search(ctx, [*argv, "--", "."], "glob", root)
+            if outcome.returncode == 2 and not outcome.stdout:
+                raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
+            stdout, rels = outcome.stdout, None
         recheck = unfenced(ctx)
-        filtered = bool(excluded) or recheck or _has_vcs(outcome.stdout)
+        filtered = rels is not None or bool(excluded) or recheck or _has_vcs(stdout)
         if filtered:
-            rels = [p[2:] for p in blob.split("\0") if p]
-            rels = [p for p in drop_excluded(rels, excluded) if not VCS_IN_PATH.search(p)]
+            if rels is None:
+                # One decode of the whole output; bytes that are not UTF-8 stay as surrogate
+                # escapes, so a path that is shown (quoted, as \udcXX) can be named back.
+                rels = [p[2:] for p in stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+            if excluded or _has_vcs(stdout):
+                rels = [p for p in drop_excluded(rels, excluded) if not VCS_IN_PATH.search(p)]
             if recheck:
                 with Rechecker(root.fd) as check:
                     rels = [p for p in rels if check.is_file(p)]
@@ -94,10 +101,45 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         paths = [root.prefix + p for p in rels] if root.prefix else rels
     else:
         # rg names every path "./…" from its working directory: one replace makes them display paths.
+        blob = stdout.decode("utf-8", "surrogateescape")
         paths = ("\0" + blob).replace("\0./", "\0" + root.prefix)[1:].split("\0")
         if paths and paths[-1] == "":
             paths.pop()
     return _shape_glob(ctx, value, paths, root.prefix)
+
+
+def _not_for_part_b(excluded: list[str]):
+    """Which folders the cut must leave in part A: dot folders (hidden, or VCS), protected ones
+    and those above a protected one (their exclusion globs are anchored at the root)."""
+    def skip(rel: str) -> bool:
+        name = rel.rpartition("/")[2]
+        return name.startswith(".") or any(e == rel or e.startswith(rel + "/") for e in excluded)
+    return skip
+
+
+def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str], bytes]:
+    """Both parts' sorted walks at once (B on a thread), merged: ``(paths without "./", raw output)``."""
+    def walk(flags: list[str]) -> bytes:
+        outcome = run_search(ctx, [*argv, *flags, "--", "."], "glob", root)
+        if outcome.returncode == 2 and not outcome.stdout:
+            raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
+        return outcome.stdout
+
+    part_b = Background(lambda: walk(split.b_flags))
+    try:
+        out_a = walk(split.a_flags)
+    except BaseException:
+        part_b.wait()  # before the root's descriptor can close: B's rg runs in that folder
+        raise
+    out_b = part_b.result()
+    a = [p[2:] for p in out_a.decode("utf-8", "surrogateescape").split("\0") if p]
+    b = [p[2:] for p in out_b.decode("utf-8", "surrogateescape").split("\0") if p]
+    b = split.only_b(b)  # an entry made after the cut was planned is A's
+    stamp, close = stamper(root.fd)
+    try:
+        return merge_by_mtime(a, b, stamp), out_a + b"\0" + out_b
+    finally:
+        close()
 
 
 def _has_vcs(stdout: bytes) -> bool:
@@ -279,20 +321,23 @@ def _shape_grep(ctx: CallContext, value: dict, found: Matches, strip: str | None
                  for t in texts]
     raw_paths = found.paths
     n = len(raw_paths)
-    starts = [i for i in range(n) if i == 0 or raw_paths[i] != raw_paths[i - 1]]
+    # where a new path starts: C-level passes (a path repeats as the same object, so != is quick)
+    starts = [0, *compress(range(1, n), map(ne, raw_paths, islice(raw_paths, 1, None)))] if n else []
+    firsts = list(map(raw_paths.__getitem__, starts))
     shown_as = {p: prefix if strip is None else (prefix + p[cut:] if p.startswith(strip) else p)
-                for p in {raw_paths[i] for i in starts}}
+                for p in set(firsts)}
     files = set(shown_as.values())
     # One scan of the names joined by "/" finds a VCS folder exactly when one path holds it
     # (a match across a join is a path that starts with it), before the per-path filter.
-    if excluded or VCS_IN_PATH.search("/".join(files)):
+    joined = "/".join(files)
+    if excluded or ("/." in joined or joined.startswith(".")) and VCS_IN_PATH.search(joined):
         keep = set(drop_excluded([p for p in files if not VCS_IN_PATH.search(p)], excluded))
     else:
         keep = files
     # rg searches files in parallel; a stable file order makes pages repeatable. Runs are
     # sorted by display path (stable: a file's matches stay in line order, and a file split over
     # two runs keeps them in rg's order).
-    runs = [(shown_as[raw_paths[first]], first, end) for first, end in zip(starts, starts[1:] + [n])]
+    runs = list(zip(map(shown_as.__getitem__, firsts), starts, starts[1:] + [n]))
     if keep is not files:
         runs = [run for run in runs if run[0] in keep]
     runs.sort(key=PATH_OF)
@@ -301,9 +346,9 @@ def _shape_grep(ctx: CallContext, value: dict, found: Matches, strip: str | None
     cap = ctx.settings.grep_max_matches
     value["totalMatches"] = total
     value["filesTotal"] = len(keep)
-    sorted_paths: list[str] = []  # the display path of each match in page order
-    for path, first, end in runs:
-        sorted_paths += [path] * (end - first)
+    # the display path of each match in page order
+    sorted_paths = list(chain.from_iterable(map(repeat, map(PATH_OF, runs), map(sub, map(itemgetter(2), runs),
+                                                                                 map(itemgetter(1), runs)))))
     positions: range | list[int] = range(min(total, cap))
     if total > cap:
         sample = sample_sorted_paths(sorted_paths, cap, prefix=root_prefix)
@@ -313,8 +358,11 @@ def _shape_grep(ctx: CallContext, value: dict, found: Matches, strip: str | None
     picked = [order[j] for j in positions]
     records = [found.record(i) for i in picked]
     plain = [k for k, record in enumerate(records) if record is None and found.raw_line(picked[k]) is not None]
-    if plain:  # read in the plain form: rg finds the submatches in the shown lines alone
-        for k, record in zip(plain, spans_of([found.raw_line(picked[k]) for k in plain])):
+    if plain:  # read in the plain form: the submatches are found in the shown lines alone
+        spans = literal_spans(value["pattern"], [found.texts[picked[k]] for k in plain])
+        if spans is None:
+            spans = spans_of([found.raw_line(picked[k]) for k in plain])
+        for k, record in zip(plain, spans):
             records[k] = record
     value["matches"] = [_shown((sorted_paths[j], found.lines[i], texts[i]), found.texts[i], record, limit)
                         for j, i, record in zip(positions, picked, records)]
@@ -332,15 +380,21 @@ def _save(ctx: CallContext, tool: str, text: str, pattern: str) -> str | None:
                            quota=ctx.spill_quota)
 
 
-def _shown(row: tuple, raw_text: str, record: bytes | None, limit: int) -> dict:
+def _shown(row: tuple, raw_text: str, record: bytes | list | None, limit: int) -> dict:
     """One match of the shown page, with ``submatches``: character spans of the pattern in ``text``
     (for highlighting in the widgets; never in model text), read from its raw record."""
     path, line, text = row
     keep_chars = len(text) if text == _untruncated(raw_text) else len(text) - len(_TRUNCATED.format(limit))
+    if isinstance(record, list):  # spans already found (grepspans.literal_spans): clip them alike
+        return _shown_as(path, line, text, [[a, min(b, keep_chars)] for a, b in record if a < keep_chars])
     try:
         spans = [] if record is None else submatch_spans(record, keep_chars)
     except ValueError as exc:
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
+    return _shown_as(path, line, text, spans)
+
+
+def _shown_as(path: str, line, text: str, spans: list[list[int]]) -> dict:
     shown = {"path": path, "line": line, "text": text, "submatches": spans}
     if hasattr(line, "as_value"):  # a match in a notebook cell: line within the cell, cell and id
         shown.update(line.as_value())
