@@ -87,7 +87,7 @@ class SpillStore:
         try:
             tree = self._folder_tree()
             with tree.locate(f"{folder}/{name}", follow_last=False, make_parents=True, dir_mode=0o700) as entry:
-                create_file(entry.dir_fd, entry.name, data, mode=0o600)
+                create_file(entry.dir_fd, entry.name, data, mode=0o600, durable=False)  # derived data: see create_file
             locator = os.path.join(self.root, folder, name)
             self.store.add_spill(key, locator, tool, len(data), time.time(), label=label, user=user)
         except Exception as exc:  # a spill is a courtesy: never fail the search for it
