@@ -45,6 +45,7 @@ class SettingTraits(HasTraits):
     list_dir_max_entries = _int("list_dir_max_entries")
     list_cache_max_entries = _int("list_cache_max_entries")
     read_index_max_files = _int("read_index_max_files")
+    notebook_tree_max_folders = _int("notebook_tree_max_folders")
     notebook_output_max_chars = _int("notebook_output_max_chars")
     notebook_traceback_lines = _int("notebook_traceback_lines")
     notebook_max_bytes = _int("notebook_max_bytes")

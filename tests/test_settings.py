@@ -24,6 +24,7 @@ SPEC_DEFAULTS = {
     "list_dir_max_entries": 10_000,
     "list_cache_max_entries": 400_000,
     "read_index_max_files": 64,
+    "notebook_tree_max_folders": 50_000,
     "notebook_output_max_chars": 2000,
     "notebook_traceback_lines": 20,
     "notebook_max_bytes": 67_108_864,
@@ -42,7 +43,7 @@ SPEC_DEFAULTS = {
     "spill_root": None,
     "rg_path": None,
 }
-CACHE_SIZES = ["list_cache_max_entries", "read_index_max_files"]  # 0 turns the cache off
+CACHE_SIZES = ["list_cache_max_entries", "read_index_max_files", "notebook_tree_max_folders"]  # 0 turns the cache off
 INTS = [k for k, v in SPEC_DEFAULTS.items() if isinstance(v, int) and not isinstance(v, bool) and k not in CACHE_SIZES]
 
 
@@ -82,7 +83,8 @@ def test_cache_sizes_take_zero_to_turn_the_cache_off(make_ws, name):
         make_ws(**{name: True})
     assert make_ws(**{name: 5}).settings.as_dict()[name] == 5
     ws = make_ws(**{name: 0})
-    assert (ws.folders if name == "list_cache_max_entries" else ws.lines) is None
+    assert {"list_cache_max_entries": ws.folders, "read_index_max_files": ws.lines,
+            "notebook_tree_max_folders": ws.notebooks}[name] is None
     assert not ws.run("list").is_error
 
 

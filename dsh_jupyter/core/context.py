@@ -31,6 +31,7 @@ class CallContext:
     spill_quota: int | None = None  # a smaller spill quota for this caller (read-only tokens)
     folders: object | None = None  # dircache.FolderCache: sorted folder scans kept between calls
     lines: object | None = None  # lineindex.LineIndex: line offsets of big files kept between calls
+    notebooks: object | None = None  # notebooktree.NotebookTree: where the notebooks are, kept between calls
     documents: object | None = None  # livedocs.LiveDocuments: notebooks open in Jupyter (server only)
 
     def resolve(self, path: str | None, verb: str, *, spills: bool = False, follow_last: bool = True,

@@ -49,6 +49,9 @@ SETTING_DOCS: dict[str, str] = {
     "read_index_max_files": "File versions whose line offsets `read` keeps in memory, so the next window of a "
     "big file seeks instead of counting from the start; any change to a file makes it a new version. "
     "0 turns the index off.",
+    "notebook_tree_max_folders": "Folders whose subfolder and notebook names grep keeps in memory, so a grep "
+    "over a big tree finds its notebooks by looking at each folder's change stamp instead of walking it "
+    "again with rg. 0 turns this off (every grep lists notebooks with rg).",
     "notebook_output_max_chars": "Characters kept of one cell output's text when `read` shows a notebook "
     "(the rest is counted, never shown).",
     "notebook_traceback_lines": "Lines kept of an error output's traceback when `read` shows a notebook "
@@ -101,7 +104,7 @@ _POSITIVE_INTS = (
     "spill_max_age_hours",
     "spill_max_bytes_read_only",
 )
-_NON_NEGATIVE_INTS = ("list_cache_max_entries", "read_index_max_files")  # 0 turns a cache off
+_NON_NEGATIVE_INTS = ("list_cache_max_entries", "read_index_max_files", "notebook_tree_max_folders")  # 0 turns a cache off
 _BOOLS = ("glob_sample_over_cap", "landlock", "openat2", "allow_hidden")
 _STRING_LISTS = ("hide_globs", "protected_paths")
 _OPTIONAL_PATHS = ("state_path", "spill_root", "rg_path")
@@ -124,6 +127,7 @@ class Settings:
     list_dir_max_entries: int = 10_000
     list_cache_max_entries: int = 400_000
     read_index_max_files: int = 64
+    notebook_tree_max_folders: int = 50_000
     notebook_output_max_chars: int = 2000
     notebook_traceback_lines: int = 20
     notebook_max_bytes: int = 64 * 1024 * 1024

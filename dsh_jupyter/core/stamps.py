@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from . import syscalls
 
-__all__ = ["Look", "look", "settled", "LOCAL_FILESYSTEMS", "MARGIN_NS", "COARSE_MARGIN_NS"]
+__all__ = ["Look", "look", "settled", "is_local", "LOCAL_FILESYSTEMS", "MARGIN_NS", "COARSE_MARGIN_NS"]
 
 MARGIN_NS = 50_000_000  # 50 ms: several kernel ticks (HZ=100 is 10 ms), for sub-second stamps
 COARSE_MARGIN_NS = 3_000_000_000  # 3 s: whole-second (or two-second) stamps
@@ -64,7 +64,8 @@ def settled(st: os.stat_result, now_ns: int) -> bool:
     return st.st_ctime_ns < now_ns - margin
 
 
-def _local(fd: int) -> bool:
+def is_local(fd: int) -> bool:
+    """Whether ``fd`` lies on a filesystem whose stamps the kernel sets itself (the short list)."""
     try:
         return syscalls.fstatfs_type(fd) in LOCAL_FILESYSTEMS
     except OSError:
@@ -75,4 +76,4 @@ def look(fd: int) -> Look:
     """``fstat`` of ``fd``, and whether a cache may key on it (see the module docstring)."""
     now = time.time_ns()  # before the fstat: a later change is stamped at least this late
     st = os.fstat(fd)
-    return Look(st, settled(st, now) and _local(fd))
+    return Look(st, settled(st, now) and is_local(fd))

@@ -32,6 +32,7 @@ from .spill import SpillLimits, SpillStore
 from .state import CallRecord, StateError, StateStore, session_key
 from .inplace import leftover_backups
 from .lineindex import LineIndex
+from .notebooktree import NotebookTree
 from .livedocs import LiveDocuments
 from .statepaths import default_state_path
 from .toolspec import ToolSpec
@@ -116,6 +117,7 @@ class Workspace:
         # What one call learns that the next may reuse while the stamps prove it current.
         self.folders = FolderCache(s.list_cache_max_entries) if s.list_cache_max_entries else None
         self.lines = LineIndex(s.read_index_max_files) if s.read_index_max_files else None
+        self.notebooks = NotebookTree(s.notebook_tree_max_folders) if s.notebook_tree_max_folders else None
         self.fence = Fencing(self.settings.landlock, self.rg)
         self.registry: dict[str, ToolSpec] = build_registry(self.rg)
         try:
@@ -229,6 +231,7 @@ class Workspace:
                 spill_quota=spill_quota,
                 folders=self.folders,
                 lines=self.lines,
+                notebooks=self.notebooks,
                 documents=self.documents,
             )
             value = spec.execute(ctx, clean)

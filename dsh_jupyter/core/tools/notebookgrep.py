@@ -24,11 +24,12 @@ from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..fsio import pread_all
 from ..notebook import NotNotebook, is_notebook_name, parse_notebook
+from ..notebooktree import plain_globs
 from ..recheck import Rechecker
 from ..rg import memory_file
 from ..rgjson import RgMatch, parse_match_records
 from ..textread import BINARY_SNIFF_BYTES
-from .searchroot import (VCS_EXCLUDES, VCS_IN_PATH, SearchRoot, diagnostic, discovery_flags, drop_excluded,
+from .searchroot import (VCS_DIRS, VCS_EXCLUDES, VCS_IN_PATH, SearchRoot, diagnostic, discovery_flags, drop_excluded,
                          exclusion_flags, hide_flags, run_search)
 
 __all__ = ["CellLine", "NOT_NOTEBOOKS", "NotebookListing", "search_notebooks", "searches_notebook_file"]
@@ -134,7 +135,19 @@ def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int) -> None:
 
 
 def _list(ctx: CallContext, root: SearchRoot, include: str | None, excluded: list[str]) -> list[str]:
-    """The notebooks below the search root that the main search would have searched, in path order."""
+    """The notebooks below the search root that the main search would have searched, in path order.
+
+    From the kept tree (``notebooktree``) when no include glob and no hide glob needs rg's own
+    reading; else by an rg walk.
+    """
+    vis = ctx.resolver.visibility
+    tree = ctx.notebooks
+    if tree is not None and include is None and plain_globs(vis.hide_globs):
+        rels = tree.list_notebooks(root.fd, shown=vis.shown, skip_dirs=frozenset(VCS_DIRS), excluded=frozenset(excluded),
+                                   cancelled=ctx.cancel.is_set)
+        if rels is None:
+            raise ToolError(Codes.SEARCH_ABORTED, "grep was cancelled before it finished")
+        return sorted(drop_excluded(rels, excluded))
     argv = ["--files", "--null", "--threads=1", *discovery_flags(ctx), f"--glob={include}" if include else "--glob=*.ipynb",
             *VCS_EXCLUDES, *hide_flags(ctx), *exclusion_flags(excluded), "--", "."]
     outcome = run_search(ctx, argv, "grep", root)
