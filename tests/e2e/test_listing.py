@@ -122,6 +122,7 @@ def test_keyboard_moves_opens_and_goes_up_without_reaching_the_notebook(page, la
     rows(w).first.focus()
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowDown")
+    expect()(rows(w).nth(2)).to_be_focused()  # waits: the first paint may still be settling
     focused = page.evaluate("() => document.activeElement.querySelector('.dsh-label')?.textContent")
     assert focused == labels(w)[2]
     ring = page.evaluate("() => getComputedStyle(document.activeElement).boxShadow")
