@@ -161,3 +161,15 @@ def test_names_are_escaped_into_globs_literally():
     assert escape_glob("odd {x,y}") == "odd \\{x\\,y\\}"
     assert escape_glob("a*b?[c]!\\") == "a\\*b\\?\\[c\\]\\!\\\\"
     assert escape_glob("plain-name.txt") == "plain-name.txt"
+
+
+def test_the_raw_output_cap_holds_for_the_two_walks_together(tmp_path):
+    root = tmp_path / "root"
+    build(root, [f"d{i}" for i in range(4)], 40, lambda n: list(range(n)))
+    total = sum(len(f"./{p}\0".encode()) for p in rg_sorted(root, "*.py"))
+    ws = ws_for(root, tmp_path, raw_output_max_bytes=total * 3 // 4)  # each walk alone fits
+    r = ws.run("glob", pattern="*.py")
+    assert r.value["code"] == "SEARCH_RAW_OUTPUT_OVERFLOW"
+    assert r.text == (f"Error: glob produced more than {total * 3 // 4} bytes of raw output and was stopped; "
+                      "narrow the pattern, path or include")
+    assert not ws_for(root, tmp_path, raw_output_max_bytes=total + 10).run("glob", pattern="*.py").is_error

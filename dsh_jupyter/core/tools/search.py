@@ -35,6 +35,7 @@ from .searchroot import (
     hide_flags,
     inside_vcs,
     open_search_root,
+    overflow_error,
     run_search,
     diagnostic,
     unfenced,
@@ -132,6 +133,8 @@ def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str
         part_b.wait()  # before the root's descriptor can close: B's rg runs in that folder
         raise
     out_b = part_b.result()
+    if len(out_a) + len(out_b) > ctx.settings.raw_output_max_bytes:  # the cap holds for the two together
+        raise overflow_error(ctx, "glob")
     a = [p[2:] for p in out_a.decode("utf-8", "surrogateescape").split("\0") if p]
     b = [p[2:] for p in out_b.decode("utf-8", "surrogateescape").split("\0") if p]
     b = split.only_b(b)  # an entry made after the cut was planned is A's

@@ -28,7 +28,7 @@ from ..rgfence import FenceError
 
 __all__ = ["SearchRoot", "open_search_root", "run_search", "diagnostic", "VCS_DIRS", "VCS_EXCLUDES",
            "VCS_IN_PATH", "DISCOVERY", "PATH_OF", "inside_vcs", "excluded_below", "discovery_flags", "hide_flags",
-           "unfenced", "exclusion_flags", "drop_excluded"]
+           "unfenced", "exclusion_flags", "drop_excluded", "overflow_error"]
 
 VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
 VCS_EXCLUDES = [f"--glob=!{name}" for name in VCS_DIRS]
@@ -164,11 +164,7 @@ def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, c
     if outcome.cancelled:
         raise ToolError(Codes.SEARCH_ABORTED, f"{tool} was cancelled before it finished")
     if outcome.overflow:
-        raise ToolError(
-            Codes.SEARCH_RAW_OUTPUT_OVERFLOW,
-            f"{tool} produced more than {ctx.settings.raw_output_max_bytes} bytes of raw output and was "
-            "stopped; narrow the pattern, path or include",
-        )
+        raise overflow_error(ctx, tool)
     code = outcome.returncode
     if code is not None and code < 0:
         try:
@@ -182,6 +178,14 @@ def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, c
     if code == 2 and outcome.stderr_head.startswith(PATTERN_ERRORS):
         raise ToolError(Codes.SEARCH_INVALID_PATTERN, f"invalid pattern: {diagnostic(outcome)}")
     return outcome
+
+
+def overflow_error(ctx: CallContext, tool: str) -> ToolError:
+    return ToolError(
+        Codes.SEARCH_RAW_OUTPUT_OVERFLOW,
+        f"{tool} produced more than {ctx.settings.raw_output_max_bytes} bytes of raw output and was "
+        "stopped; narrow the pattern, path or include",
+    )
 
 
 # rg's own words for a pattern it cannot use: a regex, a glob (the glob tool's pattern or
