@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from .rgstream import Matches
+from .rgstream import LineChunks, Matches
 
 __all__ = ["PLAIN_FLAGS", "LineStream"]
 
@@ -33,23 +33,12 @@ PLAIN_FLAGS = ["--null", "--with-filename", "--line-number", "--no-heading", "--
 _RECORD = re.compile(rb"([^\0]*)\0(\d+):([^\n]*)\n")
 
 
-class LineStream:
+class LineStream(LineChunks):
     """Collects the match lines of rg's plain output fed to it in pieces."""
 
     def __init__(self) -> None:
-        self._carry = b""
+        super().__init__()  # broken: a line that is not a plain match; search again with --json
         self._found: list[tuple[bytes, bytes, bytes]] = []
-        self.broken = False  # a line that is not a plain match: search again with --json
-
-    def feed(self, data: bytes) -> None:
-        if self.broken:
-            return
-        if self._carry:
-            data = self._carry + data
-        cut = data.rfind(b"\n") + 1
-        self._carry = data[cut:]
-        if cut:
-            self._take(data[:cut] if cut < len(data) else data)
 
     def _take(self, block: bytes) -> None:
         found = _RECORD.findall(block)

@@ -22,7 +22,7 @@ import orjson
 
 from .rgjson import RgMatch, parse_match_records
 
-__all__ = ["MatchStream", "Matches", "parse_all"]
+__all__ = ["LineChunks", "MatchStream", "Matches", "parse_all"]
 
 _STR = rb'"([^"\\]*(?:\\.[^"\\]*)*)"'  # a JSON string's body: no unescaped quote inside
 _RECORD = re.compile(
@@ -114,13 +114,13 @@ def parse_all(stdout: bytes) -> Matches:
     return Matches([m.path for m in found], [m.line for m in found], [m.text for m in found], records)
 
 
-class MatchStream:
-    """Collects the match records of ``rg --json`` output fed to it in pieces."""
+class LineChunks:
+    """Output fed in pieces, handed on in blocks of whole lines (``_take``); what follows the last
+    newline waits for the next piece. ``broken`` stops it: the caller reads the output another way."""
 
     def __init__(self) -> None:
         self._carry = b""
-        self._groups: list[tuple] = []
-        self.broken = False  # something the pattern cannot vouch for: parse the whole output instead
+        self.broken = False
 
     def feed(self, data: bytes) -> None:
         if self.broken:
@@ -131,6 +131,17 @@ class MatchStream:
         self._carry = data[cut:]
         if cut:
             self._take(data[:cut] if cut < len(data) else data)
+
+    def _take(self, block: bytes) -> None:
+        raise NotImplementedError
+
+
+class MatchStream(LineChunks):
+    """Collects the match records of ``rg --json`` output fed to it in pieces."""
+
+    def __init__(self) -> None:
+        super().__init__()  # broken: something the pattern cannot vouch for; parse the whole output instead
+        self._groups: list[tuple] = []
 
     def _take(self, block: bytes) -> None:
         found = _RECORD.findall(block)

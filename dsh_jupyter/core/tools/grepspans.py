@@ -22,10 +22,10 @@ import re
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..rg import memory_file
-from ..rgjson import parse_match_records
+from ..rgjson import RgMatch, parse_match_records
 from .searchroot import SearchRoot, diagnostic, run_search
 
-__all__ = ["line_records", "literal_spans"]
+__all__ = ["line_records", "literal_spans", "search_input"]
 
 # Characters that stand for themselves anywhere in an rg pattern (no flags, no classes).
 _PLAIN = re.compile(r"[A-Za-z0-9_ :=,/'\"<>!@%;#-]+")
@@ -48,6 +48,18 @@ def literal_spans(pattern: str, texts: list[str]) -> list[list[list[int]]] | Non
     return out
 
 
+def search_input(ctx: CallContext, root: SearchRoot, pattern: str, fd: int) -> tuple[list[RgMatch], list[bytes]]:
+    """rg's matches (and their JSON records) of ``pattern`` in the text ``fd`` holds, given as its
+    standard input; every failure is the grep's ``ToolError``."""
+    outcome = run_search(ctx, ["--json", f"--regexp={pattern}", "--", "-"], "grep", root, stdin=fd)
+    if outcome.returncode == 2 and not outcome.stdout:
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
+    try:
+        return parse_match_records(outcome.stdout)
+    except ValueError as exc:
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
+
+
 def line_records(ctx: CallContext, root: SearchRoot, pattern: str, lines: list[bytes]) -> list[bytes | None]:
     """rg's JSON match record of each of ``lines`` searched on its own (None where it has none)."""
     if not lines:
@@ -59,15 +71,9 @@ def line_records(ctx: CallContext, root: SearchRoot, pattern: str, lines: list[b
         while pos < len(data):
             pos += os.write(fd, view[pos:])
         os.lseek(fd, 0, os.SEEK_SET)
-        outcome = run_search(ctx, ["--json", f"--regexp={pattern}", "--", "-"], "grep", root, stdin=fd)
+        found, records = search_input(ctx, root, pattern, fd)
     finally:
         os.close(fd)
-    if outcome.returncode == 2 and not outcome.stdout:
-        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
-    try:
-        found, records = parse_match_records(outcome.stdout)
-    except ValueError as exc:
-        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
     out: list[bytes | None] = [None] * len(lines)
     for match, record in zip(found, records):
         if 1 <= match.line <= len(lines):

@@ -27,9 +27,10 @@ from ..notebook import NotNotebook, is_notebook_name, parse_notebook
 from ..notebooktree import plain_globs
 from ..recheck import Rechecker
 from ..rg import memory_file
-from ..rgjson import RgMatch, parse_match_records
+from ..rgjson import RgMatch
 from ..textread import BINARY_SNIFF_BYTES
-from .searchroot import (VCS_DIRS, VCS_EXCLUDES, VCS_IN_PATH, SearchRoot, diagnostic, discovery_flags, drop_excluded,
+from .grepspans import search_input
+from .searchroot import (VCS_DIRS, VCS_EXCLUDES, VCS_IN_PATH, SearchRoot, discovery_flags, drop_excluded,
                          exclusion_flags, hide_flags, run_search)
 
 __all__ = ["CellLine", "NOT_NOTEBOOKS", "NotebookListing", "search_notebooks", "searches_notebook_file"]
@@ -224,15 +225,9 @@ def search_notebooks(ctx: CallContext, root: SearchRoot, pattern: str, include: 
         if not stream.starts:
             return [], []
         stream.rewind()
-        outcome = run_search(ctx, ["--json", f"--regexp={pattern}", "--", "-"], "grep", root, stdin=stream.fd)
+        found, records = search_input(ctx, root, pattern, stream.fd)
     finally:
         stream.close()
-    if outcome.returncode == 2 and not outcome.stdout:
-        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
-    try:
-        found, records = parse_match_records(outcome.stdout)
-    except ValueError as exc:
-        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
     placed = []
     for m in found:
         path, line = stream.place(m.line)
