@@ -64,16 +64,20 @@ class Rechecker:
         parent, _, name = rel.rpartition("/")
         return self._folder(parent), name
 
-    def is_file(self, rel: str) -> bool:
-        """Whether ``rel`` names a regular file beneath the root, no symlink on the way."""
+    def regular_stat(self, rel: str) -> os.stat_result | None:
+        """The stat of the regular file ``rel`` beneath the root, no symlink on the way; None if none."""
         fd, name = self._split(rel)
         if fd is None or name in ("", ".", ".."):
-            return False
+            return None
         try:
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
         except OSError:
-            return False
-        return statmod.S_ISREG(st.st_mode)
+            return None
+        return st if statmod.S_ISREG(st.st_mode) else None
+
+    def is_file(self, rel: str) -> bool:
+        """Whether ``rel`` names a regular file beneath the root, no symlink on the way."""
+        return self.regular_stat(rel) is not None
 
     def open_regular(self, rel: str) -> int | None:
         """A read descriptor of the regular file ``rel`` beneath the root (no symlink on the way), or None."""

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import errno
 import os
-import stat as statmod
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -198,14 +197,8 @@ def stamper(root_fd: int) -> tuple[Callable[[str], int], Callable[[], None]]:
     check = Rechecker(root_fd)
 
     def stamp(rel: str) -> int:
-        folder, name = check._split(rel)
-        if folder is None:
-            return -1
-        try:
-            st = os.stat(name, dir_fd=folder, follow_symlinks=False)
-        except OSError:
-            return -1
-        return st.st_mtime_ns if statmod.S_ISREG(st.st_mode) else -1
+        st = check.regular_stat(rel)
+        return -1 if st is None else st.st_mtime_ns
 
     return stamp, check.close
 
