@@ -160,3 +160,19 @@ def test_a_wide_tree_is_walked_with_one_folder_open_at_a_time(tmp_path):
     )
     out = subprocess.run([os.sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['d599/last.ipynb']"
+
+
+@pytest.mark.parametrize("case", ["brace-hide-glob", "include"])
+def test_grep_asks_rg_for_the_listing_when_the_kept_tree_cannot_answer_alike(tmp_path, case):
+    root = tmp_path / "root"
+    make_tree(root)
+    (root / "a" / "x.bak").mkdir()
+    (root / "a" / "x.bak" / "in-hidden.ipynb").write_text(NB)
+    globs = ["*.{bak,tmp}"] if case == "brace-hide-glob" else []
+    ws = Workspace(root, state_path=str(tmp_path / "s.sqlite"), hide_globs=globs)
+    args = {"pattern": "needle"} if case == "brace-hide-glob" else {"pattern": "needle", "include": "*.ipynb"}
+    text = ws.run("grep", **args).text
+    assert ws.notebooks.reads == 0  # the kept tree was not used
+    assert "a/b/c/deep.ipynb\nCell 1, line 1: needle = 1" in text
+    # rg reads braces as alternatives: the folder x.bak is hidden by "*.{bak,tmp}"
+    assert ("a/x.bak/in-hidden.ipynb" in text) == (case == "include")

@@ -6,14 +6,15 @@ walk of the whole tree beside the search itself: on 100,000 files in 5,000 folde
 130 ms of CPU, and on two cores the search paid most of it in waiting. Which notebooks exist
 depends only on folders' entries, and a folder's stamp moves whenever an entry is made, removed
 or renamed in it. So this walk keeps, per folder, its subfolders and its notebook names, and on
-the next call only opens each folder and looks at its stamp (``stamps``: settled, on a
-local filesystem); a folder whose stamp moved, or cannot prove itself, is read again.
+the next call only looks at each folder's stamp (one ``stat``; ``stamps``: settled, on a local
+filesystem); a folder whose stamp moved, or cannot prove itself, is opened and read again.
 
 What it answers must equal what rg's listing would: no symlink followed, regular files only, the
 VCS folders left out, hidden names only where they are shown, protected folders (``excluded``)
-left out. Jupyter's ``hide_globs`` are matched as Jupyter matches them (``fnmatch`` on names);
-a glob that rg would read differently (a ``/``, braces, ``**``, a backslash or ``[^``) and an
-``include`` glob make ``list_notebooks`` return None: the caller asks rg, as before.
+left out. Names are shown or hidden by the caller's rule (``Visibility.shown``: hidden names,
+Jupyter's ``hide_globs`` matched on names as Jupyter matches them); the caller asks rg instead,
+as before, when a hide glob would read differently to rg (``plain_globs``: a ``/``, braces,
+``**``, a backslash or ``[^``) or when grep has an ``include`` glob.
 
 What it must never do: read a folder it did not open beneath the root with no symlink followed
 (``openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS)``, or an ``O_NOFOLLOW`` walk), hold more than one
