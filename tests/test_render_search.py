@@ -257,14 +257,17 @@ def test_grep_spill_is_the_complete_result():
 def test_grep_spill_from_runs_is_the_complete_result_with_split_files_joined():
     from dsh_jupyter.core.tools.notebookgrep import CellLine
 
-    numbers = [1, 2, 5, 3, 9, CellLine(2, 4, "c1")]
-    texts = ["x", "y", "z", "w", "v", "cell text"]
-    runs = [("a", 0, 2), ("a", 3, 4), ("b\nc", 2, 3), ("d.ipynb", 5, 6), ("e", 4, 5)]
-    assert render_grep_spill_runs(runs, numbers, texts, 6) == (
-        'Found 6 matches\n\na\nLine 1: x\nLine 2: y\nLine 3: w\n\n"b\\u000ac"\nLine 5: z\n\n'
-        'd.ipynb\nCell 4 (id="c1"), line 2: cell text\n\ne\nLine 9: v\n'
-    )
-    assert render_grep_spill_runs([], [], [], 0) == "No matches found\n"
+    paths = ["a", "a", "b\nc", "d.ipynb", "e"]
+    pieces = [[(1, "x"), (2, "y")], b"3: w", [(5, "z")], [(CellLine(2, 4, "c1"), "cell text")], b"9: v\n10: \xff u"]
+    assert render_grep_spill_runs(paths, pieces, 7) == (
+        'Found 7 matches\n\na\nLine 1: x\nLine 2: y\nLine 3: w\n\n"b\\u000ac"\nLine 5: z\n\n'
+        'd.ipynb\nCell 4 (id="c1"), line 2: cell text\n\ne\nLine 9: v\nLine 10: \ufffd u\n'
+    ).encode()
+    assert render_grep_spill_runs([], [], 0) == b"No matches found\n"
+    # every run a heading-form file of its own: the one-join form, the same text
+    assert render_grep_spill_runs(["a", "b\nc", "e"], [b"1: x\n2: y", b"5: z", b"9: v\n10: \xff u"], 5) == (
+        'Found 5 matches\n\na\nLine 1: x\nLine 2: y\n\n"b\\u000ac"\nLine 5: z\n\ne\nLine 9: v\nLine 10: \ufffd u\n'
+    ).encode()
 
 
 def test_grep_spill_from_runs_agrees_with_the_row_form_on_random_results():
@@ -274,12 +277,15 @@ def test_grep_spill_from_runs_agrees_with_the_row_form_on_random_results():
     for _ in range(200):
         n = rng.randint(1, 30)
         numbers = [rng.randint(1, 99) for _ in range(n)]
-        texts = [rng.choice(["a", "b c", " lead", "tab\t"]) for _ in range(n)]
+        texts = [rng.choice(["a", "b c", " lead", "tab\t", "caf\u00e9", ""]) for _ in range(n)]
         cuts = sorted(rng.sample(range(1, n), rng.randint(0, n - 1))) if n > 1 else []
         bounds = list(zip([0] + cuts, cuts + [n]))
-        runs = sorted(((rng.choice(["p", "q/r", "s t", "@x@"]), a, b) for a, b in bounds), key=lambda r: r[0])
+        runs = sorted(((rng.choice(["p", "q/r", "s t", "@x@", "\u00e9"]), a, b) for a, b in bounds), key=lambda r: r[0])
         rows = [m(path, numbers[i], texts[i]) for path, a, b in runs for i in range(a, b)]
-        assert render_grep_spill_runs(runs, numbers, texts, n) == render_grep_spill(rows, n)
+        mixed = rng.random() < 0.5  # else every run in the heading form
+        pieces = [[(numbers[i], texts[i]) for i in range(a, b)] if mixed and rng.random() < 0.5 else
+                  "\n".join(f"{numbers[i]}: {texts[i]}" for i in range(a, b)).encode() for _, a, b in runs]
+        assert render_grep_spill_runs([r[0] for r in runs], pieces, n).decode() == render_grep_spill(rows, n)
 
 
 def test_grep_44000_matches_render_whole():

@@ -153,6 +153,24 @@ def test_overflow_keeps_the_first_bytes_and_kills(tmp_path: Path) -> None:
     assert not exact.overflow and exact.stdout == full.stdout and exact.returncode == 0
 
 
+def test_a_consumer_gets_every_byte_and_the_outcome_keeps_none_when_told(tmp_path: Path) -> None:
+    root = tmp_path / "big"
+    root.mkdir()
+    for i in range(200):
+        (root / f"file-with-a-longish-name-{i:04d}.txt").write_text("x\n")
+    args = ["--no-config", "--files", "--sort=path"]
+    full = run_rg(RG, args, cwd=str(root), timeout_s=10, max_stdout_bytes=1 << 20)
+    pieces: list[bytes] = []
+    out = run_rg(RG, args, cwd=str(root), timeout_s=10, max_stdout_bytes=1 << 20, consume=pieces.append,
+                 keep_stdout=False)
+    assert out.returncode == 0 and out.stdout == b"" and b"".join(pieces) == full.stdout
+    pieces.clear()  # the cap still holds: the consumer never gets more than the first bytes
+    capped = run_rg(RG, args, cwd=str(root), timeout_s=10, max_stdout_bytes=1000, consume=pieces.append,
+                    keep_stdout=False)
+    got = b"".join(pieces)
+    assert capped.overflow and capped.stdout == b"" and len(got) <= 1000 and full.stdout.startswith(got)
+
+
 def test_overflow_of_a_stand_in_leaves_nothing(tmp_path: Path) -> None:
     script = tmp_path / "chatty"
     script.write_text('#!/bin/sh\necho $$ > "$2"\nsleep "$3" &\nyes\n')

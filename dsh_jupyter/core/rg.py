@@ -187,8 +187,9 @@ def _drain(fd: int, sink: "_Sink") -> bool:
 class _Sink:
     """Collects stdout up to the cap (chunks, joined once) and a bounded stderr tail."""
 
-    def __init__(self, max_stdout_bytes: int) -> None:
+    def __init__(self, max_stdout_bytes: int, keep: bool = True) -> None:
         self.chunks: list[bytes] = []
+        self.keep = keep
         self.room = max_stdout_bytes
         self.err = bytearray()
         self.head = bytearray()
@@ -197,11 +198,13 @@ class _Sink:
     def out(self, data: bytes) -> bool:
         """Keep ``data``; False (and only the part that fits kept) once the cap is exceeded."""
         if len(data) > self.room:
-            self.chunks.append(data[: self.room])
+            if self.keep:
+                self.chunks.append(data[: self.room])
             self.room = 0
             self.overflow = True
             return False
-        self.chunks.append(data)
+        if self.keep:
+            self.chunks.append(data)
         self.room -= len(data)
         return True
 
@@ -230,6 +233,7 @@ def run_rg(
     spawn: Callable[[Callable[[], subprocess.Popen]], subprocess.Popen] | None = None,
     consume: Callable[[bytes], None] | None = None,
     stdin: int | None = None,
+    keep_stdout: bool = True,
 ) -> RgOutcome:
     """Run rg to completion, deadline, cancel or stdout overflow, whichever comes first.
 
@@ -238,7 +242,8 @@ def run_rg(
     it is given as ``/proc/self/fd/N``). ``spawn`` wraps the start of rg (the Landlock fence):
     it is called with a function that starts rg and must return what that returns. ``consume``
     is handed each piece of stdout as it arrives (within the cap), so a caller can parse while rg
-    still runs; the outcome's ``stdout`` holds it all the same. ``stdin``
+    still runs; the outcome's ``stdout`` holds it all the same unless ``keep_stdout`` is False
+    (then it is empty: the caller has what it needs, and 10 MB are not copied again). ``stdin``
     is a descriptor rg reads as its standard input (``-``), e.g. text made for it; default: nothing.
     """
     argv = _argv(rg, args)
@@ -267,7 +272,7 @@ def run_rg(
     finally:
         os.close(devnull)
     pgid = proc.pid
-    sink = _Sink(max_stdout_bytes)
+    sink = _Sink(max_stdout_bytes, keep=keep_stdout or consume is None)
     timed_out = cancelled = finished = False
     err_fd = proc.stderr.fileno()  # type: ignore[union-attr]
     os.set_blocking(err_fd, False)

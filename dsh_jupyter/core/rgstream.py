@@ -17,6 +17,8 @@ parses the whole output with ``rgjson`` (which either agrees or raises its preci
 from __future__ import annotations
 
 import re
+from itertools import compress, islice
+from operator import ne, sub
 
 import orjson
 
@@ -45,17 +47,15 @@ class Matches:
     """Every match of one search as parallel lists, in rg's order.
 
     ``paths`` as rg printed them, ``lines`` (1-based; 0 when rg gave none), ``texts`` (with rg's
-    line terminator when parsed from JSON, without it from the plain form); ``record(i)`` is match
-    ``i``'s raw JSON record (for its submatches) or None when the search was read in the plain
-    form (``rglines``), where ``raw_line(i)`` holds the line's bytes instead.
+    line terminator); ``record(i)`` is match ``i``'s raw JSON record (for its submatches).
     """
 
-    __slots__ = ("paths", "lines", "texts", "_raw", "_groups", "_raw_lines")
+    __slots__ = ("paths", "lines", "texts", "_raw", "_groups")
 
-    def __init__(self, paths: list[str], lines: list[int], texts: list[str], raw: list[bytes | None] | None = None,
-                 groups: list[tuple] | None = None, raw_lines: list[bytes | None] | None = None) -> None:
+    def __init__(self, paths: list[str], lines: list, texts: list[str], raw: list[bytes | None] | None = None,
+                 groups: list[tuple] | None = None) -> None:
         self.paths, self.lines, self.texts = paths, lines, texts
-        self._raw, self._groups, self._raw_lines = raw, groups, raw_lines
+        self._raw, self._groups = raw, groups
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -69,43 +69,24 @@ class Matches:
         return b"".join((_HEAD_PATH, path, b'"},"lines":{"text":"', text, b'"},"line_number":', line,
                          b',"absolute_offset":', rest))
 
-    @property
-    def plain(self) -> bool:
-        """Whether these matches were read in the plain form: texts without line terminators."""
-        return self._raw_lines is not None
-
-    def raw_line(self, i: int) -> bytes | None:
-        """Match ``i``'s line as rg printed it in the plain form, without the newline."""
-        return None if self._raw_lines is None else self._raw_lines[i]
-
     def match(self, i: int) -> RgMatch:
         return RgMatch(self.paths[i], self.lines[i], self.texts[i])
 
-    def extended(self, more: list[RgMatch], records: list[bytes]) -> "Matches":
-        """These matches, then ``more`` (with their raw ``records``): the notebooks' cell matches."""
-        n = len(self)
-        if self._raw_lines is not None:  # plain texts have no terminator: neither do these
-            raw = [None] * n + list(records)
-            raw_lines = self._raw_lines + [None] * len(more)
-            texts = [_unterminated(m.text) for m in more]
-        else:
-            raw, raw_lines = [self.record(i) for i in range(n)] + list(records), None
-            texts = [m.text for m in more]
-        return Matches(self.paths + [m.path for m in more], self.lines + [m.line for m in more],
-                       self.texts + texts, raw, raw_lines=raw_lines)
+    def runs(self) -> tuple[list[str], list[int], list[int]]:
+        """The path, key (first index) and match count of each run of consecutive matches in one file."""
+        paths = self.paths
+        n = len(paths)
+        if not n:
+            return [], [], []
+        # C-level passes: a path repeats as the same object, so != is quick
+        starts = [0, *compress(range(1, n), map(ne, paths, islice(paths, 1, None)))]
+        return list(map(paths.__getitem__, starts)), starts, list(map(sub, [*starts[1:], n], starts))
 
     def subset(self, keep: list[int]) -> "Matches":
         """The matches at the indices ``keep``, in that order."""
         def pick(values):
             return None if values is None else [values[i] for i in keep]
-        return Matches(pick(self.paths), pick(self.lines), pick(self.texts), pick(self._raw), pick(self._groups),
-                       pick(self._raw_lines))
-
-
-def _unterminated(text: str) -> str:
-    if text.endswith("\n"):
-        return text[:-2] if text.endswith("\r\n") else text[:-1]
-    return text
+        return Matches(pick(self.paths), pick(self.lines), pick(self.texts), pick(self._raw), pick(self._groups))
 
 
 def parse_all(stdout: bytes) -> Matches:

@@ -69,15 +69,16 @@ class SpillStore:
             self._tree = Tree(self.root)
         return self._tree
 
-    def save(self, key: str, call_id: str, tool: str, text: str, *, label: str = "", user: str = "",
+    def save(self, key: str, call_id: str, tool: str, text: str | bytes, *, label: str = "", user: str = "",
              quota: int | None = None) -> str | None:
-        """Save ``text`` and return its locator (an absolute path), or None if it could not be.
+        """Save ``text`` (or bytes already in UTF-8) and return its locator (an absolute path), or
+        None if it could not be.
 
         ``quota`` (bytes) further limits what this caller's saved results may hold together.
         """
         if self.store is None:
             return None  # unindexed files could not be limited, listed or owned
-        data = text.encode("utf-8", "replace")
+        data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
         cap = self.limits.per_session if quota is None else min(quota, self.limits.per_session)
         if len(data) > min(cap, self.limits.total):
             log.warning("the full %s result (%d bytes) is larger than the spill limits allow", tool, len(data))

@@ -15,6 +15,8 @@ repeated string concatenation (grep pages with tens of thousands of matches are 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import islice, repeat
+from operator import eq
 
 from dsh_jupyter.core.render.quoting import in_message, quote_name, quote_names, quote_names_joined
 
@@ -225,36 +227,52 @@ def _grep_footer(value: dict, shown: int, total: int) -> str:
     return f"({head}. {where})"
 
 
-def render_grep_spill_runs(runs: Sequence[tuple[str, int, int]], numbers: Sequence, texts: Sequence[str],
-                           total: int) -> str:
-    """``render_grep_spill`` of a complete result held as runs: ``(display path, start, end)``
-    slices of ``numbers`` and ``texts`` (line numbers and shown texts in rg's order), the runs in
-    output order. Consecutive runs of one path make one block (rg may split a file's matches).
+def render_grep_spill_runs(paths: Sequence[str], pieces: Sequence[bytes | Sequence[tuple]], total: int) -> bytes:
+    """``render_grep_spill`` of a complete result held as runs of one file, in output order, as
+    UTF-8 bytes: the display path of each run and its rows, either a file's lines as rg's heading
+    form prints them (``N: TEXT`` joined by newlines, each text already shown as the page shows
+    it: CR dropped, cut to the byte cap) or ``(line, text)`` pairs (a notebook's cells, a result
+    read from ``--json``). Consecutive runs of one path make one block (rg may split a file's
+    matches).
 
-    Why not rows: a broad grep holds tens of thousands of matches in a few thousand files; the
-    lines are formatted by one ``map`` and the blocks are assembled by slicing, so no per-match
-    tuple or dict is built for the spill.
+    Why bytes and runs: a broad grep holds tens of thousands of matches in a few thousand files;
+    a heading-form file becomes its ``Line N: TEXT`` lines by one C-level replace, and the whole
+    is one join, with no per-match object at all, and the spill file is written as these bytes.
+    Undecodable text bytes become U+FFFD here, in one pass over the whole, as the page decodes
+    them.
     """
-    if total == 0 and not runs:
-        return "No matches found\n"
-    if set(map(type, numbers)) <= {int}:  # no notebook cell among them (an f-string: the fastest form)
-        formatted = [f"Line {number}: {text}" for number, text in zip(numbers, texts)]
+    if total == 0 and not paths:
+        return b"No matches found\n"
+    head = _found(total, total).encode()
+    n = len(paths)
+    if all(map(isinstance, pieces, repeat(bytes))) and not any(map(eq, paths, islice(paths, 1, None))):
+        # Every run a heading-form file of its own: name, its lines, a blank line; all C-level.
+        parts: list[bytes] = [b""] * (4 * n)
+        parts[0::4] = "\0".join(quote_names(list(paths))).encode("utf-8", "replace").split(b"\0")
+        parts[1::4] = [b"\nLine "] * n
+        parts[2::4] = list(map(bytes.replace, pieces, repeat(b"\n"), repeat(b"\nLine ")))
+        parts[3::4] = [b"\n\n"] * n
+        parts[-1] = b"\n"
+        data = b"".join([head, b"\n\n", *parts])
     else:
-        formatted = [_row(number, text, True) for number, text in zip(numbers, texts)]
-    heads: list[str] = []
-    for path, _, _ in runs:
-        if not heads or path != heads[-1]:
-            heads.append(path)
-    names = iter(quote_names(heads))
-    out = [_found(total, total)]
-    previous = None
-    for path, start, end in runs:
-        if path != previous:
-            out.append("")
-            out.append(next(names))
-            previous = path
-        out += formatted[start:end]
-    return "\n".join(out) + "\n"
+        heads: list[str] = []
+        for path in paths:
+            if not heads or path != heads[-1]:
+                heads.append(path)
+        names = iter(quote_names(heads))
+        out = [head]
+        previous = None
+        for path, rows in zip(paths, pieces):
+            if path != previous:
+                out.append(b"")
+                out.append(next(names).encode("utf-8", "replace"))
+                previous = path
+            if isinstance(rows, bytes):
+                out.append(b"Line " + rows.replace(b"\n", b"\nLine "))
+            else:
+                out.append("\n".join([_row(number, text, True) for number, text in rows]).encode("utf-8", "replace"))
+        data = b"\n".join(out) + b"\n"
+    return data if data.isascii() else data.decode("utf-8", "replace").encode("utf-8")
 
 
 def render_grep_spill(matches: Sequence[dict], total: int) -> str:

@@ -7,27 +7,29 @@ module decides what to ask rg and how a complete result becomes a page, a value 
 from __future__ import annotations
 
 import os
-from itertools import chain, compress, islice, repeat
-from operator import itemgetter, ne, sub
 
+from ..beneath import proc_fd_path
 from ..context import CallContext
 from ..errors import Codes, ToolError
 from ..recheck import Rechecker
 from ..render.quoting import in_message
-from ..render.search import (_TRUNCATED, render_glob, render_glob_spill, render_grep, render_grep_spill_runs,
-                             truncate_line)
-from ..rgjson import submatch_spans
-from ..rglines import PLAIN_FLAGS, LineStream
+from ..render.search import render_glob, render_glob_spill, render_grep
+from ..rg import RgOutcome
+from ..rglines import HEADING_FLAGS, BlockStream, FileBlocks
 from ..rgstream import Matches, MatchStream, parse_all
-from ..sampling import sample_across_groups, sample_sorted_paths
+from ..sampling import sample_across_groups
 from ..textread import BINARY_SNIFF_BYTES
 from ..toolspec import PATH, ToolSpec
+from .globsplit import Background, merge_by_mtime, plan_split, stamper
+from .grepshape import shape_grep
+from .grepspans import line_records
+from .notebookgrep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
 from .searchroot import (
     DISCOVERY,
-    PATH_OF,
     VCS_DIRS,
     VCS_EXCLUDES,
     VCS_IN_PATH,
+    diagnostic,
     discovery_flags,
     drop_excluded,
     excluded_below,
@@ -37,14 +39,8 @@ from .searchroot import (
     open_search_root,
     overflow_error,
     run_search,
-    diagnostic,
     unfenced,
 )
-from ..beneath import proc_fd_path
-from ..rg import RgOutcome
-from .globsplit import Background, merge_by_mtime, plan_split, stamper
-from .grepspans import line_records, literal_spans
-from .notebookgrep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
 
 __all__ = ["GLOB", "GREP", "execute_glob", "execute_grep", "VCS_DIRS", "DISCOVERY", "VCS_EXCLUDES"]
 
@@ -202,10 +198,10 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             flags.append(f"--glob={include}")
         flags += [*VCS_EXCLUDES, NOT_NOTEBOOKS, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}",
                   "--", "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
-        # Read in rg's plain form while rg runs (rglines); what that form cannot say for sure
-        # (a binary file's warning line, a name holding a newline) is asked again in --json,
-        # parsed as it streams (rgstream) or, failing that, whole and carefully. Notebooks are
-        # searched by their cell sources (notebookgrep.py), not as JSON.
+        # Read in rg's heading form (rglines); what that form cannot say for sure (a name holding
+        # a newline, a line that is not a match) is asked again in --json, parsed as it streams
+        # (rgstream) or, failing that, whole and carefully. Notebooks are searched by their cell
+        # sources (notebookgrep.py), not as JSON.
         one_notebook = searches_notebook_file(root)
         listing = NotebookListing(ctx, root, include, excluded)  # below a folder: runs alongside
         try:
@@ -214,12 +210,12 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             listing.wait()  # before the root's descriptor can close: its rg runs in that folder
         if root.is_dir and unfenced(ctx):
             with Rechecker(root.fd) as check:
-                kept = check.confirm_matches([found.match(i) for i in range(len(found))],
-                                             lambda m: m.path[2:] if m.path.startswith("./") else m.path)
-            found = found.subset(kept)
+                found = _confirmed(check, found)
+        sources = [found]
         in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded, listing)
         if in_cells:
-            found = found.extended(in_cells, cell_records)
+            sources.append(Matches([m.path for m in in_cells], [m.line for m in in_cells],
+                                   [m.text for m in in_cells], list(cell_records)))
         if outcome.returncode == 2:
             value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
         if root.is_dir:
@@ -230,30 +226,51 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         def spans_of(lines: list[bytes]) -> list[bytes | None]:
             return line_records(ctx, root, pattern, lines)
 
-        return _shape_grep(ctx, value, found, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix,
+        spill = shape_grep(ctx, value, sources, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix,
                            spans_of)
+        if spill is not None:
+            value["spill"] = _save(ctx, "grep", spill, pattern)
+        return value
 
 
-def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, Matches]:
-    """The main search: plain form first, ``--json`` when the plain output cannot be read for sure."""
-    lines = LineStream()
-    outcome = run_search(ctx, [*PLAIN_FLAGS, *flags], "grep", root, consume=lines.feed)
-    if outcome.returncode == 2 and not outcome.stdout:
+def _relative(path: str) -> str:
+    return path.removeprefix("./")
+
+
+def _confirmed(check: Rechecker, found: FileBlocks | Matches) -> FileBlocks | Matches:
+    """The matches whose line the file beneath the root really holds (rg ran unfenced)."""
+    if isinstance(found, Matches):
+        return found.subset(check.confirm_matches([found.match(i) for i in range(len(found))],
+                                                  lambda m: _relative(m.path)))
+    keep = []
+    for block, path in enumerate(found.paths):
+        lines = found.lines(block)
+        held = check.lines(_relative(path), {number for number, _ in lines}) or {}
+        keep.append([k for k, (number, text) in enumerate(lines)
+                     if number in held and held[number].removesuffix(b"\n") == text])
+    return found.kept(keep)
+
+
+def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlocks | Matches]:
+    """The main search: heading form first, ``--json`` when that output cannot be read for sure."""
+    blocks = BlockStream()
+    outcome = run_search(ctx, [*HEADING_FLAGS, *flags], "grep", root, consume=blocks.feed, keep_stdout=False)
+    if outcome.returncode == 2 and not blocks.size:
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
-    found = lines.finish()
+    found = blocks.finish()
     if found is not None:
         return outcome, found
     stream = MatchStream()
     outcome = run_search(ctx, ["--json", *flags], "grep", root, consume=stream.feed)
     if outcome.returncode == 2 and not outcome.stdout:
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
-    found = stream.finish()
-    if found is None:
+    matches = stream.finish()
+    if matches is None:
         try:
-            found = parse_all(outcome.stdout)
+            matches = parse_all(outcome.stdout)
         except ValueError as exc:
             raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
-    return outcome, found
+    return outcome, matches
 
 
 INCLUDE_ONE_GLOB = "include must be one positive glob such as *.py or *.{py,md} (no comma list, no leading !)"
@@ -298,117 +315,12 @@ def _check_include(include: str) -> None:
         raise ToolError(Codes.ARGUMENT_INVALID, "include has a { without its }; write [{] for a literal brace")
 
 
-def _shape_grep(ctx: CallContext, value: dict, found: Matches, strip: str | None, prefix: str,
-                excluded: list[str], root_prefix: str, spans_of) -> dict:
-    """Display paths, cut previews, path order; over the cap, a page spread across the tree.
-
-    rg's paths start with ``strip`` (``./``), which becomes ``prefix``; with ``strip`` None
-    (one file searched) every path is ``prefix``; ``root_prefix`` is what every path starts with
-    below the search root (the samplers group by the next segment). ``spans_of`` finds the
-    submatches of lines read in the plain form (``grepspans``).
-
-    A broad grep holds tens of thousands of matches in a few thousand files, and rg writes each
-    file's matches together, so the work is done on runs of one file: their display paths, the
-    exclusions and the path order are decided once per run, the spill is assembled from slices
-    (``render_grep_spill_runs``), and only the shown page becomes dicts.
-    """
-    cut = len(strip) if strip else 0
-    limit = ctx.settings.grep_max_line_bytes
-    quick = limit // 4  # a text of at most this many characters cannot pass the byte cap
-    texts = found.texts
-    if found.plain:  # no line terminators; only a long line needs a look
-        if texts and max(map(len, texts)) > quick:
-            texts = [t if len(t) <= quick else truncate_line(t, limit) for t in texts]
-    else:
-        texts = [(t[:-1] if t.endswith("\n") else t) if len(t) <= quick and "\r" not in t else truncate_line(t, limit)
-                 for t in texts]
-    raw_paths = found.paths
-    n = len(raw_paths)
-    # where a new path starts: C-level passes (a path repeats as the same object, so != is quick)
-    starts = [0, *compress(range(1, n), map(ne, raw_paths, islice(raw_paths, 1, None)))] if n else []
-    firsts = list(map(raw_paths.__getitem__, starts))
-    shown_as = {p: prefix if strip is None else (prefix + p[cut:] if p.startswith(strip) else p)
-                for p in set(firsts)}
-    files = set(shown_as.values())
-    # One scan of the names joined by "/" finds a VCS folder exactly when one path holds it
-    # (a match across a join is a path that starts with it), before the per-path filter.
-    joined = "/".join(files)
-    if excluded or ("/." in joined or joined.startswith(".")) and VCS_IN_PATH.search(joined):
-        keep = set(drop_excluded([p for p in files if not VCS_IN_PATH.search(p)], excluded))
-    else:
-        keep = files
-    # rg searches files in parallel; a stable file order makes pages repeatable. Runs are
-    # sorted by display path (stable: a file's matches stay in line order, and a file split over
-    # two runs keeps them in rg's order).
-    runs = list(zip(map(shown_as.__getitem__, firsts), starts, starts[1:] + [n]))
-    if keep is not files:
-        runs = [run for run in runs if run[0] in keep]
-    runs.sort(key=PATH_OF)
-    order = list(chain.from_iterable(map(range, map(itemgetter(1), runs), map(itemgetter(2), runs))))
-    total = len(order)
-    cap = ctx.settings.grep_max_matches
-    value["totalMatches"] = total
-    value["filesTotal"] = len(keep)
-    # the display path of each match in page order
-    sorted_paths = list(chain.from_iterable(map(repeat, map(PATH_OF, runs), map(sub, map(itemgetter(2), runs),
-                                                                                 map(itemgetter(1), runs)))))
-    positions: range | list[int] = range(min(total, cap))
-    if total > cap:
-        sample = sample_sorted_paths(sorted_paths, cap, prefix=root_prefix)
-        value["sampled"] = not sample.flat
-        if not sample.flat:
-            positions = [j for first, count in sample.spans for j in range(first, first + count)]
-    picked = [order[j] for j in positions]
-    records = [found.record(i) for i in picked]
-    plain = [k for k, record in enumerate(records) if record is None and found.raw_line(picked[k]) is not None]
-    if plain:  # read in the plain form: the submatches are found in the shown lines alone
-        spans = literal_spans(value["pattern"], [found.texts[picked[k]] for k in plain])
-        if spans is None:
-            spans = spans_of([found.raw_line(picked[k]) for k in plain])
-        for k, record in zip(plain, spans):
-            records[k] = record
-    value["matches"] = [_shown((sorted_paths[j], found.lines[i], texts[i]), found.texts[i], record, limit)
-                        for j, i, record in zip(positions, picked, records)]
-    value["files"] = len(keep) if total <= cap else len({m["path"] for m in value["matches"]})
-    if total > cap:
-        value["spill"] = _save(ctx, "grep", render_grep_spill_runs(runs, found.lines, texts, total), value["pattern"])
-    return value
-
-
 def _save(ctx: CallContext, tool: str, text: str, pattern: str) -> str | None:
     """Save a complete result in this session's spill folder; None when it could not be."""
     if ctx.spills is None:
         return None
     return ctx.spills.save(ctx.session_key, ctx.call_id, tool, text, label=f"{tool} {pattern}", user=ctx.user,
                            quota=ctx.spill_quota)
-
-
-def _shown(row: tuple, raw_text: str, record: bytes | list | None, limit: int) -> dict:
-    """One match of the shown page, with ``submatches``: character spans of the pattern in ``text``
-    (for highlighting in the widgets; never in model text), read from its raw record."""
-    path, line, text = row
-    keep_chars = len(text) if text == _untruncated(raw_text) else len(text) - len(_TRUNCATED.format(limit))
-    if isinstance(record, list):  # spans already found (grepspans.literal_spans): clip them alike
-        return _shown_as(path, line, text, [[a, min(b, keep_chars)] for a, b in record if a < keep_chars])
-    try:
-        spans = [] if record is None else submatch_spans(record, keep_chars)
-    except ValueError as exc:
-        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
-    return _shown_as(path, line, text, spans)
-
-
-def _shown_as(path: str, line, text: str, spans: list[list[int]]) -> dict:
-    shown = {"path": path, "line": line, "text": text, "submatches": spans}
-    if hasattr(line, "as_value"):  # a match in a notebook cell: line within the cell, cell and id
-        shown.update(line.as_value())
-    return shown
-
-
-def _untruncated(text: str) -> str:
-    """``text`` without rg's line terminator: what a shown line is when it was not cut."""
-    if text.endswith("\n"):
-        return text[:-2] if text.endswith("\r\n") else text[:-1]
-    return text
 
 
 _PATTERN = {"type": "string", "minLength": 1}

@@ -118,11 +118,12 @@ def drop_excluded(paths: list[str], rels: list[str]) -> list[str]:
 
 
 def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, consume=None,
-               stdin: int | None = None) -> RgOutcome:
+               stdin: int | None = None, keep_stdout: bool = True) -> RgOutcome:
     """Run rg from the search root's descriptor, fenced; map every way it can fail.
 
     ``consume`` gets each piece of rg's stdout as it arrives, ``stdin`` is a descriptor rg reads
-    as its standard input (both: ``rg.run_rg``)."""
+    as its standard input, ``keep_stdout`` False leaves the outcome's stdout empty (all three:
+    ``rg.run_rg``)."""
     if ctx.rg is None:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} is unavailable: no ripgrep (rg) binary was found")
     if ctx.cancel.is_set():  # the caller left while this search waited for a slot
@@ -151,6 +152,7 @@ def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, c
             spawn=spawn,
             consume=consume,
             stdin=stdin,
+            keep_stdout=keep_stdout,
         )
     except RgMissing:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: the ripgrep (rg) binary could not be started") from None
