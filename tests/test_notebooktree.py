@@ -71,8 +71,31 @@ def test_it_lists_what_rg_lists(tmp_path, hidden):
     settle()
     assert listed(tree, root, ws) == want  # now kept
     assert listed(tree, root, ws) == want and tree.reads > 0
-    reads = tree.reads
+    reads, answered = tree.reads, tree.answered
     assert listed(tree, root, ws) == want and tree.reads == reads  # served from the stamps alone
+    assert tree.answered == answered + 1  # the whole answer, proven by one stat per folder
+
+
+def test_a_kept_answer_serves_only_the_rules_and_exclusions_it_was_made_for(tmp_path):
+    root = tmp_path / "root"
+    make_tree(root)
+    tree = NotebookTree()
+    plain = Workspace(root, state_path=str(tmp_path / "a.sqlite"))
+    hiding = Workspace(root, state_path=str(tmp_path / "b.sqlite"), allow_hidden=False, hide_globs=["__pycache__"])
+    settle()
+    for _ in range(2):
+        assert listed(tree, root, plain) == rg_listing(root, True, [])
+        assert listed(tree, root, hiding) == rg_listing(root, False, ["__pycache__"])
+    assert tree.answered == 2
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(2):
+            got = tree.list_notebooks(fd, shown=plain.resolver.visibility.shown, skip_dirs=frozenset(VCS_DIRS),
+                                      excluded=frozenset({"a/b"}))
+            assert "a/b/c/deep.ipynb" not in got and "a/one.ipynb" in got
+    finally:
+        os.close(fd)
+    assert tree.answered == 3
 
 
 def test_every_change_is_seen_on_the_next_call_even_in_the_same_tick(tmp_path):
@@ -83,16 +106,21 @@ def test_every_change_is_seen_on_the_next_call_even_in_the_same_tick(tmp_path):
     listed(tree, root, ws)
     settle()
     before = listed(tree, root, ws)
+    assert listed(tree, root, ws) == before and tree.answered == 1  # each change below meets a kept answer
     (root / "a" / "b" / "c" / "new.ipynb").write_text(NB)  # right after the look
     assert listed(tree, root, ws) == sorted(before + ["a/b/c/new.ipynb"])
     settle()
     listed(tree, root, ws)
+    listed(tree, root, ws)
+    assert tree.answered == 2
     (root / "a" / "one.ipynb").unlink()
     os.rename(root / "a" / "b", root / "a" / "moved")
     assert listed(tree, root, ws) == sorted(p.replace("a/b/", "a/moved/") for p in before + ["a/b/c/new.ipynb"]
                                             if p != "a/one.ipynb")
     settle()
     listed(tree, root, ws)
+    listed(tree, root, ws)
+    assert tree.answered == 3
     os.rename(root / "a" / "moved", root / "a" / "gone")
     (root / "a" / "moved").symlink_to(root / "a" / "gone", target_is_directory=True)
     got = listed(tree, root, ws)

@@ -7,7 +7,12 @@ walk of the whole tree beside the search itself: on 100,000 files in 5,000 folde
 depends only on folders' entries, and a folder's stamp moves whenever an entry is made, removed
 or renamed in it. So this walk keeps, per folder, its subfolders and its notebook names, and on
 the next call only looks at each folder's stamp (one ``stat``; ``stamps``: settled, on a local
-filesystem); a folder whose stamp moved, or cannot prove itself, is opened and read again.
+filesystem); a folder whose stamp moved, or cannot prove itself, is opened and read again. The
+last whole answer per root, rules and exclusions is kept too, with the stamp of every folder its
+walk visited: when each folder is still the one it was, with the same settled stamp, the walk
+would visit the same folders and find the same notebooks, so that answer is given as it is
+(5,000 folders: 17 ms of CPU, against 46 ms for the walk over kept entries, which runs beside
+the search on the same two cores).
 
 What it answers must equal what rg's listing would: no symlink followed, regular files only, the
 VCS folders left out, hidden names only where they are shown, protected folders (``excluded``)
@@ -38,6 +43,7 @@ from .stamps import is_local, settled
 __all__ = ["NotebookTree", "plain_globs"]
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_ANSWERS = 8  # whole answers kept (roots and rules searched lately)
 _SKIPPED_ERRORS = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EACCES, errno.EPERM, errno.EXDEV)
 
 
@@ -56,8 +62,12 @@ class NotebookTree:
     def __init__(self, max_folders: int = 100_000) -> None:
         self.max_folders = max_folders
         self._folders: OrderedDict[tuple, tuple[tuple, list[str], list[str]]] = OrderedDict()
+        # The last whole answer per root and rules: (rules' owner, [(rel, stamp)] of every folder
+        # the walk visited, the notebooks). Proven again by the stamps alone, with no walk.
+        self._answers: OrderedDict[tuple, tuple[object, list[tuple[str, tuple]], list[str]]] = OrderedDict()
         self._lock = threading.Lock()
         self.reads = 0  # folders read from disk (not served from what was kept): for tests and benchmarks
+        self.answered = 0  # walks answered whole from the last answer: for tests and benchmarks
 
     def __len__(self) -> int:
         return len(self._folders)
@@ -65,10 +75,13 @@ class NotebookTree:
     def clear(self) -> None:
         with self._lock:
             self._folders.clear()
+            self._answers.clear()
 
-    def _entries(self, root_fd: int, rel: str, now: int, local: dict[int, bool]) -> tuple[list[str], list[str]] | None:
-        """``(subfolders, notebook names)`` of the folder ``rel`` below ``root_fd`` (None: not a
-        folder beneath the root now): the kept entries when its stamp proves them, else read.
+    def _entries(self, root_fd: int, rel: str, now: int,
+                 local: dict[int, bool]) -> tuple[list[str], list[str], tuple | None] | None:
+        """``(subfolders, notebook names, stamp)`` of the folder ``rel`` below ``root_fd`` (None:
+        not a folder beneath the root now): the kept entries when its stamp proves them, else
+        read; ``stamp`` is None when it cannot prove them (not settled, or not trusted).
 
         The stamp is looked up by path from the root: one system call, and safe although a
         symlinked component would be followed, because kept entries are reused only for the
@@ -88,7 +101,7 @@ class NotebookTree:
                 kept = self._folders.get((st.st_dev, st.st_ino))
                 if kept is not None and kept[0] == _stamp(st):
                     self._folders.move_to_end((st.st_dev, st.st_ino))
-                    return kept[1], kept[2]
+                    return kept[1], kept[2], kept[0]
         fd = _open_folder(root_fd, rel)
         if fd is None:
             return None
@@ -110,13 +123,15 @@ class NotebookTree:
                         continue
         finally:
             os.close(fd)
-        if trusted and settled(st, now):
-            with self._lock:
-                self._folders[(st.st_dev, st.st_ino)] = (_stamp(st), folders, notebooks)
-                self._folders.move_to_end((st.st_dev, st.st_ino))
-                while len(self._folders) > self.max_folders:
-                    self._folders.popitem(last=False)
-        return folders, notebooks
+        if not (trusted and settled(st, now)):
+            return folders, notebooks, None
+        stamp = _stamp(st)
+        with self._lock:
+            self._folders[(st.st_dev, st.st_ino)] = (stamp, folders, notebooks)
+            self._folders.move_to_end((st.st_dev, st.st_ino))
+            while len(self._folders) > self.max_folders:
+                self._folders.popitem(last=False)
+        return folders, notebooks, stamp
 
     def list_notebooks(self, root_fd: int, *, shown: Callable[[str], bool], skip_dirs: frozenset[str],
                        excluded: frozenset[str], cancelled: Callable[[], bool] = lambda: False) -> list[str] | None:
@@ -128,8 +143,18 @@ class NotebookTree:
         folders); ``excluded``: relative paths of folders left out (protected ones).
         """
         now = time.time_ns()
-        local = {os.fstat(root_fd).st_dev: is_local(root_fd)}  # other devices: learnt when first read
+        root_st = os.fstat(root_fd)
+        rules = getattr(shown, "__self__", shown)  # a bound method is a new object each time
+        # the rules by identity: the answer holds them, so their id cannot be reused meanwhile
+        key = (root_st.st_dev, root_st.st_ino, skip_dirs, excluded, id(rules))
+        with self._lock:
+            answer = self._answers.get(key)
+        if answer is not None and answer[0] is rules and _still(root_fd, answer[1], now):
+            self.answered += 1
+            return list(answer[2])
+        local = {root_st.st_dev: is_local(root_fd)}  # other devices: learnt when first read
         found: list[str] = []
+        visited: list[tuple[str, tuple]] | None = []  # None once a folder cannot prove itself
         pending = [""]  # folders still to visit, relative to the root ("" is the root)
         while pending:
             if cancelled():
@@ -137,14 +162,41 @@ class NotebookTree:
             rel = pending.pop()
             entries = self._entries(root_fd, rel, now, local)
             if entries is None:
-                continue  # gone, not a folder any more, or not reachable beneath the root
-            folders, notebooks = entries
+                visited = None  # gone, not a folder any more, or not reachable: nothing to prove next time
+                continue
+            folders, notebooks, stamp = entries
+            if visited is not None:
+                if stamp is None:
+                    visited = None
+                else:
+                    visited.append((rel, stamp))
             head = rel + "/" if rel else ""
             found += [head + name for name in notebooks if shown(name)]
             pending += [head + name for name in folders
                         if name not in skip_dirs and shown(name) and head + name not in excluded]
         found.sort()
+        if visited is not None and len(visited) <= self.max_folders:
+            with self._lock:
+                self._answers[key] = (rules, visited, list(found))
+                self._answers.move_to_end(key)
+                while len(self._answers) > _ANSWERS:
+                    self._answers.popitem(last=False)
         return found
+
+
+def _still(root_fd: int, visited: list[tuple[str, tuple]], now: int) -> bool:
+    """Whether every folder a walk visited is still the same folder with the same settled stamp:
+    then every folder holds the same entries, so the walk would visit the same folders and find
+    the same notebooks. One ``stat`` per folder, by path from the root (a symlinked component
+    makes an identity differ)."""
+    for rel, stamp in visited:
+        try:
+            st = os.fstat(root_fd) if not rel else os.stat(rel, dir_fd=root_fd, follow_symlinks=False)
+        except OSError:
+            return False
+        if (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink) != stamp or not settled(st, now):
+            return False
+    return True
 
 
 def _open_folder(root_fd: int, rel: str) -> int | None:

@@ -16,7 +16,8 @@ note, in the page and in the spill alike).
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain, compress, repeat
+from operator import gt, is_
 
 from ..context import CallContext
 from ..errors import Codes, ToolError
@@ -143,6 +144,9 @@ def _untruncated(text: str) -> str:
 
 def _spill_pieces(order: list[int], owners: list, keys: list[int], counts: list[int], limit: int) -> list:
     """Each run's rows for ``render_grep_spill_runs``, in ``order``, each text as the page shows it."""
+    if owners and all(map(is_, owners, repeat(owners[0]))) and isinstance(owners[0], FileBlocks):
+        # the common case, one heading-form search and no notebook: C-level passes only
+        return shaped_bodies(list(map(owners[0].bodies.__getitem__, map(keys.__getitem__, order))), limit)
     pieces: list = [None] * len(order)
     heading = []
     for j, i in enumerate(order):
@@ -170,9 +174,14 @@ def shaped_bodies(bodies: list[bytes], limit: int) -> list[bytes]:
         bodies = joined.split(b"\0")
     # A line the cap could cut is longer than the cap in ASCII, or than a third of it otherwise
     # (an undecodable byte is shown as U+FFFD, three bytes).
-    for k, (size, ascii_) in enumerate(zip(map(len, bodies), map(bytes.isascii, bodies))):
-        if size > (limit if ascii_ else limit // 3):
-            bodies[k] = _cut_long_lines(bodies[k], limit)
+    if joined.isascii():
+        suspects = compress(range(len(bodies)), map(gt, map(len, bodies), repeat(limit)))
+    else:
+        third = limit // 3
+        suspects = [k for k in compress(range(len(bodies)), map(gt, map(len, bodies), repeat(third)))
+                    if len(bodies[k]) > limit or not bodies[k].isascii()]
+    for k in suspects:
+        bodies[k] = _cut_long_lines(bodies[k], limit)
     return bodies
 
 
