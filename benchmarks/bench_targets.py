@@ -3,7 +3,8 @@
     python benchmarks/bench_targets.py [--runs 7] [--dir DIR]
 
 Uses the trees of ``targets_trees.py`` (built once into DIR, default ``$TMPDIR/dsh-bench-targets``)
-and times, through ``Workspace.run``, side by side with the floor in the same run:
+and times, through ``Workspace.run``, side by side with the floor in the same run (in turns: floor,
+tool, floor, tool, ..., so a change in the shared machine's load falls on both):
 
 - ``glob("*.py")`` over 100,000 files  vs  ``rg --files --sort=modified --glob=*.py`` (the tool's
   discovery flags), and, for the record, the alternative glob could take: rg's parallel unsorted
@@ -41,16 +42,21 @@ START = 5_000_001
 WINDOW = 2000
 
 
-def timed(fn, runs: int, before=None) -> float:
-    """Median wall time (s) of ``runs`` calls of ``fn``; ``before()`` runs untimed ahead of each."""
-    times = []
+def paired(tool, floor, runs: int, before=None) -> tuple[float, float]:
+    """Median wall times (s) of ``runs`` calls of ``tool`` and of ``floor``, taken in turns (floor,
+    tool, floor, tool, ...) so that a change in the shared machine's load falls on both alike;
+    ``before()`` runs untimed ahead of each tool call."""
+    tool_times, floor_times = [], []
     for _ in range(runs):
+        t0 = time.perf_counter()
+        floor()
+        floor_times.append(time.perf_counter() - t0)
         if before is not None:
             before()
         t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        tool()
+        tool_times.append(time.perf_counter() - t0)
+    return statistics.median(tool_times), statistics.median(floor_times)
 
 
 def rg_raw(rg: str, args: list[str], cwd: str) -> None:
@@ -167,8 +173,7 @@ def main() -> int:
             continue
         tool()
         floor()
-        t_floor = timed(floor, runs)
-        t_tool = timed(tool, runs, before)
+        t_tool, t_floor = paired(tool, floor, runs, before)
         ratio = t_tool / t_floor
         if target is None:  # a measured alternative, not a target
             print(f"{name:<32}{t_tool * 1000:>9.1f}  {floor_name:<28}{t_floor * 1000:>7.1f}{ratio:>8.2f}")
