@@ -29,7 +29,8 @@ from ..sampling import sample_sorted_paths
 from .grepspans import literal_spans
 from .searchroot import VCS_IN_PATH, drop_excluded
 
-__all__ = ["shape_grep"]
+__all__ = ["shape_grep", "shaped_bodies"]
+
 
 def shape_grep(ctx: CallContext, value: dict, sources: list[FileBlocks | Matches], strip: str | None, prefix: str,
                excluded: list[str], root_prefix: str, spans_of) -> bytes | None:
