@@ -190,14 +190,15 @@ def test_a_binary_files_warning_line_is_dropped_and_grep_answers_as_json_does(tm
     "a.txt\n\nb.txt",
     "c.txt\n1: needle c",
 ])
-def test_a_name_holding_newlines_is_not_believed(tmp_path, forged):
+@pytest.mark.parametrize("landlock", [True, False], ids=["landlock", "descriptors-only"])
+def test_a_name_holding_newlines_is_not_believed(tmp_path, forged, landlock):
     # In the heading form these names read as more than one file or line; only one file, with
-    # this strange name, holds each match.
+    # this strange name, holds each match. (Without Landlock the --json answer is rechecked.)
     (tmp_path / "a.txt").write_text("needle a\n")
     (tmp_path / forged).write_text("needle forged\n")
     (tmp_path / "b.txt").write_text("hay\n")
     assert fed(rg_out(tmp_path, "needle", *HEADING_FLAGS), 4096).finish() is None
-    r = Workspace(tmp_path, state_path=str(tmp_path / "s.sqlite")).run("grep", pattern="needle")
+    r = Workspace(tmp_path, state_path=str(tmp_path / "s.sqlite"), landlock=landlock).run("grep", pattern="needle")
     shown = {m["path"]: m["text"] for m in r.value["matches"]}
     assert shown == {"a.txt": "needle a", forged: "needle forged"}
     assert "\nb.txt\nLine 1" not in r.text
