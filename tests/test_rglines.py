@@ -25,6 +25,7 @@ from dsh_jupyter.core.rglines import HEADING_FLAGS, BlockStream, FileBlocks
 from dsh_jupyter.core.rgstream import parse_all
 from dsh_jupyter.core.tools.grepshape import _decoded, shaped_bodies
 from dsh_jupyter.core.tools.search import _confirmed
+from test_rgstream import fed as fed_in_pieces
 
 ARGS = ["--no-config", "--no-ignore", "--hidden"]
 
@@ -37,10 +38,7 @@ def rg_out(directory: Path, pattern: str, *form: str) -> bytes:
 
 
 def fed(stdout: bytes, size: int) -> BlockStream:
-    stream = BlockStream()
-    for i in range(0, len(stdout), size):
-        stream.feed(stdout[i : i + size])
-    return stream
+    return fed_in_pieces(stdout, size, BlockStream())
 
 
 def triples(found) -> list[tuple]:

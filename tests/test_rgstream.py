@@ -16,8 +16,9 @@ from dsh_jupyter.core.rgstream import MatchStream, parse_all
 from test_rgjson import run_rg
 
 
-def fed(stdout: bytes, size: int) -> MatchStream:
-    stream = MatchStream()
+def fed(stdout: bytes, size: int, stream=None):
+    """``stream`` (a new ``MatchStream`` by default) fed ``stdout`` in pieces of ``size`` bytes."""
+    stream = MatchStream() if stream is None else stream
     for i in range(0, len(stdout), size):
         stream.feed(stdout[i : i + size])
     return stream
