@@ -6,6 +6,7 @@ import pytest
 
 from dsh_jupyter.core.errors import ToolError
 from dsh_jupyter.core.schema import validate_args
+from dsh_jupyter.core.toolspec import NO_NUL, NOT_BLANK
 
 from conftest import assert_error
 
@@ -31,12 +32,12 @@ def test_a_blank_path_is_an_argument_error_on_every_tool(ws, root, tool, name, o
     assert sorted(p.name for p in root.iterdir()) == before  # nothing was created
 
 
-def test_every_path_argument_carries_the_flag(ws):
+def test_every_path_argument_carries_the_not_blank_pattern(ws):
     flagged = {
         (t["name"], prop)
         for t in ws.tools()
         for prop, spec in t["inputSchema"]["properties"].items()
-        if spec.get("x-not-blank")
+        if spec.get("pattern") == NOT_BLANK
     }
     assert flagged == {(tool, name) for tool, name, _ in PATH_ARGS}
 
@@ -48,9 +49,30 @@ def test_a_pattern_of_spaces_is_still_a_pattern(ws, root, tree):
     assert not ws.run("glob", pattern=" ").is_error
 
 
-def test_validate_args_not_blank_flag():
-    schema = {"type": "object", "properties": {"p": {"type": "string", "x-not-blank": True},
+def test_validate_args_not_blank_pattern():
+    schema = {"type": "object", "properties": {"p": {"type": "string", "pattern": NOT_BLANK},
                                                "q": {"type": "string"}}}
     assert validate_args(schema, {"p": " a ", "q": "  "}) == {"p": " a ", "q": "  "}
     with pytest.raises(ToolError, match="^p must be a non-empty string$"):
         validate_args(schema, {"p": " \t "})
+
+
+def test_validate_args_nul_pattern_and_free_text():
+    """A string whose pattern refuses NUL says so; a string without a pattern (file text) may hold NUL."""
+    schema = {"type": "object", "properties": {"name": {"type": "string", "pattern": NO_NUL},
+                                               "path": {"type": "string", "pattern": NOT_BLANK},
+                                               "text": {"type": "string"}}}
+    assert validate_args(schema, {"text": "a\0b", "name": "  "}) == {"text": "a\0b", "name": "  "}
+    for name, value in [("name", "x\0"), ("path", "\0"), ("path", " \0 "), ("path", "a\0b")]:
+        with pytest.raises(ToolError, match=f"^{name} must not contain a NUL character$"):
+            validate_args(schema, {name: value})
+
+
+def test_validate_args_enum_and_maximum():
+    schema = {"type": "object", "properties": {"mode": {"type": "string", "enum": ["a", "b"]},
+                                               "n": {"type": "integer", "minimum": 0, "maximum": 9}}}
+    with pytest.raises(ToolError, match="^mode must be one of a, b$"):
+        validate_args(schema, {"mode": "c"})
+    with pytest.raises(ToolError, match="^n must be at most 9$"):
+        validate_args(schema, {"n": 10})
+    assert validate_args(schema, {"mode": "b", "n": 9}) == {"mode": "b", "n": 9}

@@ -1,13 +1,18 @@
 """Argument validation from each tool's JSON Schema.
 
 The schemas are small and flat (strings, integers, booleans; required; no extra properties), so a
-tiny validator covering exactly that subset keeps messages in our own words: one sentence naming
-the argument, code ``ARGUMENT_INVALID``. Two extension keywords: ``x-allow-nul`` lets a string hold
-NUL (file content may), and ``x-not-blank`` refuses a string of only whitespace (a path argument:
-``"   "`` names no file anyone means, and would otherwise create one named three spaces).
+tiny validator covering exactly the keywords they use keeps messages in our own words: one
+sentence naming the argument, code ``ARGUMENT_INVALID``. The keywords are standard JSON Schema
+(``type``, ``minLength``, ``pattern``, ``minimum``, ``maximum``, ``enum``, ``required``,
+``additionalProperties``), so clients validate with the same schema the model is shown. A string
+whose ``pattern`` fails is told why in words, not as a regex: a NUL character, or nothing but
+whitespace (the two patterns ``toolspec`` declares).
 """
 
 from __future__ import annotations
+
+import functools
+import re
 
 from .errors import Codes, ToolError
 from .render.quoting import in_message
@@ -17,6 +22,11 @@ __all__ = ["validate_args"]
 
 def _fail(message: str) -> ToolError:
     return ToolError(Codes.ARGUMENT_INVALID, message)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern:
+    return re.compile(pattern)
 
 
 def validate_args(schema: dict, args: object) -> dict:
@@ -44,20 +54,29 @@ def _check(name: str, spec: dict, value: object) -> object:
     if kind == "string":
         if not isinstance(value, str):
             raise _fail(f"{name} must be a string")
-        if len(value) < spec.get("minLength", 0) or (spec.get("x-not-blank") and not value.strip()):
+        if len(value) < spec.get("minLength", 0):
             raise _fail(f"{name} must be a non-empty string")
-        if "\0" in value and not spec.get("x-allow-nul", False):
-            raise _fail(f"{name} must not contain a NUL character")
-        return value
-    if kind == "integer":
+        pattern = spec.get("pattern")
+        if pattern is not None and not _compiled(pattern).search(value):
+            if "\0" in value:
+                raise _fail(f"{name} must not contain a NUL character")
+            if not value.strip():
+                raise _fail(f"{name} must be a non-empty string")
+            raise _fail(f"{name} must match the pattern {pattern}")  # pragma: no cover - schemas are ours
+    elif kind == "integer":
         if isinstance(value, bool) or not isinstance(value, int):
             raise _fail(f"{name} must be an integer")
-        low = spec.get("minimum")
+        low, high = spec.get("minimum"), spec.get("maximum")
         if low is not None and value < low:
             raise _fail(f"{name} must be at least {low}")
-        return value
-    if kind == "boolean":
+        if high is not None and value > high:
+            raise _fail(f"{name} must be at most {high}")
+    elif kind == "boolean":
         if not isinstance(value, bool):
             raise _fail(f"{name} must be true or false")
-        return value
-    raise _fail(f"{name} has an unsupported type")  # pragma: no cover - schemas are ours
+    else:
+        raise _fail(f"{name} has an unsupported type")  # pragma: no cover - schemas are ours
+    allowed = spec.get("enum")
+    if allowed is not None and value not in allowed:
+        raise _fail(f"{name} must be one of {', '.join(map(str, allowed))}")
+    return value

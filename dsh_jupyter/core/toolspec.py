@@ -1,8 +1,13 @@
-"""``ToolSpec``: what one tool is made of — name, description, schema, guidance, functions.
+"""``ToolSpec``: what one tool is made of — name, title, schemas, guidance, functions.
 
 It lives apart from the registry so that a tool module (``tools/search.py`` defines ``GLOB`` and
 ``GREP`` beside their executors) can build its spec without importing the registry that lists
 it: the registry imports the tools, never the other way round.
+
+Schemas use standard JSON Schema keywords only (the subset drafts 7 and 2020-12 share), so a
+strict validator — ajv with ``strict: true`` in the TypeScript MCP SDK's clients, or
+``jsonschema`` — compiles every one of them. ``schema.validate_args`` checks arguments against
+the same schemas with messages of its own.
 """
 
 from __future__ import annotations
@@ -10,18 +15,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["ToolSpec", "PATH", "OFFSET", "object_schema"]
+__all__ = ["ToolSpec", "PATH", "OFFSET", "NAME", "NO_NUL", "NOT_BLANK", "TEXT", "nullable", "object_schema",
+           "value_schema"]
 
 
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
+    title: str  # a short human name for client UIs ("Read file")
     description: str
     input_schema: dict
+    output_schema: dict  # every success value the tool can return (error results carry none)
     guidance: str
     execute: Callable[..., dict]
     render: Callable[[dict], str]
-    writes: bool = False  # needs contents:write on the server
+    writes: bool = False  # changes files: needs contents:write on the server
+    idempotent: bool = True  # the same call again changes nothing more (MCP's idempotentHint)
     rows_key: str | None = None  # the value's list that to_frame() turns into rows
 
     def definition(self) -> dict:
@@ -38,7 +47,26 @@ def object_schema(props: dict, required: tuple[str, ...] = ()) -> dict:
     return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
 
 
-# A path argument: a non-empty string that is not only whitespace (``x-not-blank``, checked by
-# ``schema.validate_args``): "   " names no file a caller could mean.
-PATH = {"type": "string", "minLength": 1, "x-not-blank": True}
+# Strings a caller names things with hold no NUL (no path, glob or id can); file text may.
+# The patterns are written so that ECMAScript (ajv) and Python's ``re`` read them alike.
+NO_NUL = "^[^\\u0000]*$"
+# ... and a path also holds something besides whitespace: "   " names no file a caller could mean.
+NOT_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+
+PATH = {"type": "string", "minLength": 1, "pattern": NOT_BLANK}
+NAME = {"type": "string", "minLength": 1, "pattern": NO_NUL}  # a pattern, glob or cell id
+TEXT = {"type": "string"}  # file content: anything, NUL included
 OFFSET = {"type": "integer", "minimum": 1}
+
+
+def nullable(schema: dict) -> dict:
+    """``schema`` or null (``anyOf``: strict ajv refuses a union ``type`` list by default)."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def value_schema(props: dict, required: tuple[str, ...] | None = None) -> dict:
+    """An output value: these properties (all required unless ``required`` says which); more allowed.
+
+    Extra keys are allowed so that a value may gain fields without breaking clients that validate.
+    """
+    return {"type": "object", "properties": props, "required": list(props if required is None else required)}

@@ -19,7 +19,7 @@ from ..rglines import HEADING_FLAGS, BlockStream, FileBlocks
 from ..rgstream import Matches, MatchStream, parse_all
 from ..sampling import sample_across_groups
 from ..textread import BINARY_SNIFF_BYTES
-from ..toolspec import PATH, ToolSpec
+from ..toolspec import NAME, PATH, ToolSpec, nullable, object_schema, value_schema
 from .globsplit import Background, merge_by_mtime, plan_split, stamper
 from .grepshape import shape_grep
 from .grepspans import line_records
@@ -323,25 +323,50 @@ def _save(ctx: CallContext, tool: str, text: str, pattern: str) -> str | None:
                            quota=ctx.spill_quota)
 
 
-_PATTERN = {"type": "string", "minLength": 1}
+_STR, _INT, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+
+GLOB_OUTPUT = value_schema({
+    "pattern": _STR,
+    "root": _STR,
+    "paths": {"type": "array", "items": _STR},
+    "totalPaths": _INT,
+    "sampled": _BOOL,
+    "groupsShown": _INT,
+    "groupsTotal": _INT,
+    "spill": nullable(_STR),
+    "capped": _BOOL,
+}, ("pattern", "root", "paths", "totalPaths", "sampled", "spill"))
+
+GREP_OUTPUT = value_schema({
+    "pattern": _STR,
+    "matches": {"type": "array", "items": value_schema({
+        "path": _STR, "line": _INT, "text": _STR,
+        "submatches": {"type": "array", "items": {"type": "array", "items": _INT}},
+        "cell": _INT, "cellId": nullable(_STR),
+    }, ("path", "line", "text"))},
+    "totalMatches": _INT,
+    "files": _INT,
+    "filesTotal": _INT,
+    "sampled": _BOOL,
+    "spill": nullable(_STR),
+    "unreadable": _INT,
+    "binarySkipped": _INT,
+}, ("pattern", "matches", "totalMatches", "files", "spill"))
 
 GLOB = ToolSpec(
     name="glob",
+    title="Find files",
     description=(
         "Find files by glob pattern (ripgrep glob syntax). A pattern without / matches file names at "
         "any depth, so * means every file below path, not just the top level. Results are files, "
         "never directories. A result within the cap is shown whole, oldest first; a larger one is "
         "sampled across the top-level entries of path and the complete sorted list is saved."
     ),
-    input_schema={
-        "type": "object",
-        "properties": {
-            "pattern": {**_PATTERN, "description": "Glob such as **/*.py or src/**/test_*.py."},
-            "path": {**PATH, "description": "Directory to search (default: working directory)."},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    },
+    input_schema=object_schema({
+        "pattern": {**NAME, "description": "Glob such as **/*.py or src/**/test_*.py."},
+        "path": {**PATH, "description": "Directory to search (default: working directory)."},
+    }, ("pattern",)),
+    output_schema=GLOB_OUTPUT,
     guidance=(
         "Use glob to find files by name. Remember that a pattern without / matches at any depth and "
         "that only files are returned: to see what a directory holds, use list. When the footer "
@@ -355,6 +380,7 @@ GLOB = ToolSpec(
 
 GREP = ToolSpec(
     name="grep",
+    title="Search file contents",
     description=(
         "Search file contents with a regular expression (ripgrep syntax). path is a file or a "
         "directory (default: working directory); include is one glob that limits the files searched. "
@@ -364,20 +390,15 @@ GREP = ToolSpec(
         "larger one is sampled across the top-level entries of path and their files, and the "
         "complete result is saved."
     ),
-    input_schema={
-        "type": "object",
-        "properties": {
-            "pattern": {**_PATTERN, "description": "Regular expression to search for."},
-            "path": {**PATH, "description": "File or directory to search."},
-            "include": {
-                "type": "string",
-                "minLength": 1,
-                "description": "One glob such as *.py or *.{py,md}; not a comma list (*.py,*.md), no leading !.",
-            },
+    input_schema=object_schema({
+        "pattern": {**NAME, "description": "Regular expression to search for."},
+        "path": {**PATH, "description": "File or directory to search."},
+        "include": {
+            **NAME,
+            "description": "One glob such as *.py or *.{py,md}; not a comma list (*.py,*.md), no leading !.",
         },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    },
+    }, ("pattern",)),
+    output_schema=GREP_OUTPUT,
     guidance=(
         "Use grep to find where text occurs. Narrow with path or include when a search is broad; "
         "read a matching file for context around a line. A capped result names the file holding "
