@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import html
+import json
 from dataclasses import dataclass, field
 
-__all__ = ["Result", "FRAME_COLUMNS", "html_table"]
+import orjson
+
+__all__ = ["Result", "FRAME_COLUMNS", "html_table", "json_bytes"]
 
 # Stable, documented columns of ``Result.to_frame()`` per tool.
 FRAME_COLUMNS: dict[str, list[str]] = {
@@ -111,3 +114,11 @@ def html_table(columns: list[str], rows: list[dict], header: str = "", footer: s
     if footer:
         parts.append(f"<p>{esc(footer)}</p>")
     return "".join(parts)
+
+
+def json_bytes(obj: object) -> bytes:
+    """JSON bytes of a value; text with lone surrogates (undecodable names) falls back to escaped ASCII."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return json.dumps(obj).encode("ascii")

@@ -1,10 +1,11 @@
-"""One low-level MCP ``Server`` over a ``Workspace``, for the HTTP endpoint and the stdio server.
+"""The official SDK's low-level MCP ``Server`` over a ``Workspace``, for the Streamable HTTP endpoint.
 
-Why it exists: both transports must answer ``tools/list`` and ``tools/call`` the same way, and
-the protocol itself (handshake, versions, JSON-RPC, cancellation) is the official SDK's job. This
-module wires the SDK's ``Server`` handlers to ``Workspace.call``; each transport says only how a
-request maps to a dsh session, a cancel event and the right to write (``CallScope``) and how a
-blocking call is taken off the event loop (``submit``).
+Why it exists: the Streamable HTTP protocol (sessions, SSE and JSON answers, the GET stream,
+resumption, the 2026-07-28 entry) is the official SDK's job. This module wires the SDK's
+``Server`` handlers to ``Workspace.call``, with the tool list and call results of ``tools`` (the
+same shapes the stdio server writes); the HTTP endpoint says how a request maps to a dsh session,
+a cancel event and the right to write (``CallScope``) and how a blocking call is taken off the
+event loop (``submit``). The stdio server does not use it: see ``stdio`` for why.
 
 What it must never do: run a tool on the event loop, let the SDK validate tool arguments (the
 core answers argument problems as ``ARGUMENT_INVALID`` results, with the same text as REST), run
@@ -27,7 +28,7 @@ from mcp.server.lowlevel import Server
 from .. import __version__
 from ..core.result import Result
 from ..core.workspace import Workspace
-from .tools import call_result, instructions, tool_list
+from .tools import call_result, instructions, tool_definitions
 
 __all__ = ["CallScope", "FORBIDDEN", "SURFACE", "build_server"]
 
@@ -57,7 +58,7 @@ def build_server(
     scope_of: Callable[[ServerRequestContext], CallScope] = lambda ctx: CallScope(),
 ) -> Server:
     """The SDK server offering ``workspace``'s tools; ``submit`` runs a blocking call off the loop."""
-    tools = tool_list(workspace.registry)
+    tools = [types.Tool.model_validate(tool) for tool in tool_definitions(workspace.registry)]
 
     async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -80,7 +81,7 @@ def build_server(
         except BaseException:
             cancel.set()  # the request was cancelled (or the server is stopping): kill rg's group
             raise
-        return call_result(result)
+        return types.CallToolResult.model_validate(call_result(result))
 
     return Server(
         "dsh-jupyter",

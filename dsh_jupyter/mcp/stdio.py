@@ -7,6 +7,9 @@ processes and talk over stdin/stdout. This one serves the same tools as the Jupy
 (``default_state_path()``), so an agent here and a person in ``%dsh`` share observations, spills
 and the call log.
 
+The protocol is spoken by ``jsonrpc`` (not the SDK, whose import alone takes longer than a
+client should wait for the first answer; see there).
+
 What it must never do: write anything but JSON-RPC to stdout (logs go to stderr), depend on
 inherited ``DSH_*`` variables being there (MCP stdio clients pass the child only a few), start
 with a setting the core refuses (it exits with status 2 and a message naming the setting), run
@@ -16,10 +19,8 @@ a tool on the event loop, or outlive stdin.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 from ..core.settings import SETTING_DOCS, Settings, SettingsError
 from ..core.workspace import Workspace, default_state_path
@@ -95,24 +96,17 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict]
     return args, given
 
 
-async def serve(workspace: Workspace, session: str) -> None:
-    """Serve MCP on stdin/stdout until stdin closes."""
-    from mcp.server.stdio import stdio_server
+def serve(workspace: Workspace, session: str) -> None:
+    """Serve MCP on stdin/stdout until stdin closes.
 
-    from .server import CallScope, build_server
+    The protocol messages go to the real stdout; ``sys.stdout`` itself is pointed at stderr, so a
+    stray ``print`` anywhere can never corrupt the stream the client parses.
+    """
+    from .jsonrpc import StdioSession
 
-    executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dsh-mcp-tool")
-    scope = CallScope(session=session)
-
-    async def submit(call, search: bool = False):
-        return await asyncio.get_running_loop().run_in_executor(executor, call)
-
-    server = build_server(workspace, submit, lambda ctx: scope)
-    try:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-    finally:
-        executor.shutdown(wait=False, cancel_futures=True)
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    StdioSession(workspace, session, out).serve(sys.stdin.buffer)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     log.info("root %s; session %s; state %s; tools %s", workspace.root, workspace.session,
              workspace.state_path, ", ".join(workspace.registry))
     try:
-        asyncio.run(serve(workspace, workspace.session))
+        serve(workspace, workspace.session)
     except KeyboardInterrupt:
         return 130
     return 0

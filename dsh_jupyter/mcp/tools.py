@@ -1,102 +1,60 @@
-"""The registry's tools as MCP ``Tool`` entries, and a core ``Result`` as a ``CallToolResult``.
+"""The registry's tools and a core ``Result`` in the shapes MCP puts on the wire, as plain JSON.
 
 Why it exists: the Streamable HTTP endpoint inside the Jupyter server and the stdio server must
-offer one and the same tool list, so an agent sees the same names, descriptions and input
-schemas as ``GET /dsh/api/tools`` whichever way it connects. This module holds that mapping and
-the few MCP-only facts the registry does not carry: annotations (hints for clients that ask
-before a tool changes files) and output schemas for ``structuredContent``.
+offer one and the same tool list and answer a call the same way, so an agent sees the same names,
+schemas and text as ``GET /dsh/api/tools`` whichever way it connects. The shapes are plain dicts
+(the stdio server writes them as they are; the HTTP endpoint hands them to the SDK's models), so
+this module imports no SDK.
+
+Error results carry no ``structuredContent``. MCP clients built on the TypeScript SDK (Claude
+Code, Cursor, VS Code, the Inspector, mcp-remote) check ``structuredContent`` against the tool's
+``outputSchema`` whenever it is present, also when ``isError`` is true, and turn a mismatch into
+an exception the model never reads. So an error answers its text (``Error: <message>``, the same
+as every surface) and puts ``{name, code, message}`` in ``_meta`` under ``dsh-jupyter/error``
+for programs that match on the stable code.
 
 What it must never do: write model-visible text of its own (a call's ``content`` is exactly the
-core's ``Result.text``, built by the core's render functions), declare an output schema that a
-successful value could fail (the SDK client validates every successful result against it and
-raises on a mismatch), or import Jupyter or tornado.
+core's ``Result.text``), declare an output schema that a successful value could fail, or import
+Jupyter, tornado or the MCP SDK.
 """
 
 from __future__ import annotations
 
-from mcp import types
-
-from ..core.registry import ToolSpec
 from ..core.result import Result
+from ..core.toolspec import ToolSpec
 
-__all__ = ["OUTPUT_SCHEMAS", "annotations", "call_result", "instructions", "tool_list"]
+__all__ = ["ERROR_META", "annotations", "call_result", "instructions", "tool_definitions"]
+
+# The ``_meta`` key of an error result's ``{name, code, message}`` (MCP's prefix/name form).
+ERROR_META = "dsh-jupyter/error"
 
 # Tools that replace a whole file: the one case where a client should warn before it happens.
 _DESTRUCTIVE = frozenset({"write"})
 
 
-def _nullable(kind: str) -> dict:
-    return {"type": [kind, "null"]}
+def annotations(spec: ToolSpec) -> dict:
+    """Hints for clients that ask before a tool changes files; nothing leaves the root."""
+    out: dict = {"title": spec.title, "readOnlyHint": not spec.writes}
+    if spec.writes:
+        out["destructiveHint"] = spec.name in _DESTRUCTIVE
+    out["idempotentHint"] = spec.idempotent
+    out["openWorldHint"] = False
+    return out
 
 
-def _rows(props: dict, required: tuple[str, ...]) -> dict:
-    return {"type": "array", "items": {"type": "object", "properties": props, "required": list(required)}}
-
-
-def _value(props: dict) -> dict:
-    # Extra keys are allowed: a value may gain fields without breaking clients that validate.
-    return {"type": "object", "properties": props, "required": list(props)}
-
-
-_STR, _INT, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
-
-# The part of each tool's success value (SPEC section 4) that is always present, with its type.
-OUTPUT_SCHEMAS: dict[str, dict] = {
-    "list": _value({
-        "path": _STR,
-        "offset": _INT,
-        "entries": _rows({"name": _STR, "type": {"enum": ["file", "directory", "other"]}}, ("name", "type")),
-        "totalEntries": _INT,
-        "counts": _value({"directories": _INT, "files": _INT, "other": _INT}),
-    }),
-    "glob": _value({
-        "pattern": _STR,
-        "root": _STR,
-        "paths": {"type": "array", "items": _STR},
-        "totalPaths": _INT,
-        "sampled": _BOOL,
-        "spill": _nullable("string"),
-    }),
-    "grep": _value({
-        "pattern": _STR,
-        "matches": _rows({"path": _STR, "line": _INT, "text": _STR}, ("path", "line", "text")),
-        "totalMatches": _INT,
-        "files": _INT,
-        "spill": _nullable("string"),
-    }),
-    "read": _value({
-        "path": _STR,
-        "offset": _INT,
-        "lines": _rows({"number": _INT, "text": _STR}, ("number", "text")),
-        "totalLines": _nullable("integer"),
-    }),
-    "write": _value({"path": _STR, "operation": {"enum": ["create", "update"]}, "bytes": _INT}),
-    "edit": _value({"path": _STR, "replacements": _INT}),
-    "list_dir": _value({"entries": {"type": "array", "items": _STR}}),
-}
-
-
-def annotations(spec: ToolSpec) -> types.ToolAnnotations:
-    """Hints: the reading tools change nothing; ``write`` may replace a file; nothing leaves the root."""
-    if not spec.writes:
-        return types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
-    return types.ToolAnnotations(
-        read_only_hint=False, destructive_hint=spec.name in _DESTRUCTIVE, open_world_hint=False
-    )
-
-
-def tool_list(registry: dict[str, ToolSpec]) -> list[types.Tool]:
+def tool_definitions(registry: dict[str, ToolSpec]) -> list[dict]:
     """One MCP tool per registry entry, in the registry's order, with the REST definition's fields."""
     tools = []
     for spec in registry.values():
         definition = spec.definition()
-        tools.append(types.Tool(
-            name=definition["name"],
-            description=definition["description"],
-            input_schema=definition["inputSchema"],
-            output_schema=OUTPUT_SCHEMAS.get(spec.name),
-            annotations=annotations(spec),
-        ))
+        tools.append({
+            "name": definition["name"],
+            "title": spec.title,
+            "description": definition["description"],
+            "inputSchema": definition["inputSchema"],
+            "outputSchema": spec.output_schema,
+            "annotations": annotations(spec),
+        })
     return tools
 
 
@@ -105,10 +63,13 @@ def instructions(registry: dict[str, ToolSpec]) -> str:
     return "\n\n".join(f"{spec.name}: {spec.guidance}" for spec in registry.values())
 
 
-def call_result(result: Result) -> types.CallToolResult:
-    """The MCP answer to one call: the model text as the only content, the value as structured content."""
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=result.text)],
-        structured_content=result.value,
-        is_error=result.is_error,
-    )
+def call_result(result: Result) -> dict:
+    """The MCP answer to one call: the model text as the only content; the value beside it.
+
+    A success carries the value as ``structuredContent``; an error carries it in ``_meta`` (see
+    the module docstring for why).
+    """
+    content = [{"type": "text", "text": result.text}]
+    if result.is_error:
+        return {"content": content, "isError": True, "_meta": {ERROR_META: result.value}}
+    return {"content": content, "structuredContent": result.value, "isError": False}

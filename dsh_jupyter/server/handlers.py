@@ -21,13 +21,13 @@ import threading
 import time
 import uuid
 
-import orjson
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.extension.handler import ExtensionHandlerMixin
 from tornado import web
 
 from ..core.errors import Codes, ToolError
+from ..core.result import json_bytes
 from ..core.state import StateError
 from .openapi import build_document
 
@@ -56,12 +56,7 @@ def _tool_error_status(exc: ToolError) -> int:
     return 404 if exc.code in (Codes.FS_NOT_FOUND, Codes.FS_NOT_DIRECTORY) else 400
 
 
-def dumps(obj: object) -> bytes:
-    """JSON bytes; text with lone surrogates (undecodable names) falls back to escaped ASCII."""
-    try:
-        return orjson.dumps(obj)
-    except TypeError:
-        return json.dumps(obj).encode("ascii")
+dumps = json_bytes  # JSON bytes; a lone surrogate (an undecodable name) falls back to escaped ASCII
 
 
 def result_json(result) -> dict:

@@ -83,6 +83,20 @@ def text_of(result) -> str:
     return result.content[0].text
 
 
+def value_of(result) -> dict:
+    """A CallToolResult's dsh value: ``structuredContent`` of a success, ``_meta`` of an error.
+
+    An error carries no ``structuredContent`` (clients on the TypeScript SDK would check it
+    against the success schema and raise), and a success no error in ``_meta``.
+    """
+    meta = (result.meta or {}).get("dsh-jupyter/error")
+    if result.is_error:
+        assert result.structured_content is None, result.structured_content
+        return meta
+    assert meta is None, meta
+    return result.structured_content
+
+
 def descendants(pid: int) -> list[tuple[int, str]]:
     """(pid, command name) of every live descendant of ``pid`` (from /proc)."""
     children: dict[int, list[tuple[int, str]]] = {}

@@ -18,7 +18,7 @@ from mcp import MCPError, types
 
 from conftest import build_tree
 
-from .conftest import calls, connect, mcp_url, rest_call, text_of
+from .conftest import calls, connect, mcp_url, rest_call, text_of, value_of
 
 pytestmark = pytest.mark.slow
 
@@ -137,7 +137,7 @@ def test_every_tool_call_text_equals_rest(server):
     reset_cmp(server.root)
     over_rest = [rest_call(server, tool, "cmp-rest", args) for tool, args in STEPS]
     for (tool, args), got, want in zip(STEPS, over_mcp, over_rest):
-        assert normalized(text_of(got), got.structured_content) == normalized(want["text"], want["value"]), (tool, args)
+        assert normalized(text_of(got), value_of(got)) == normalized(want["text"], want["value"]), (tool, args)
         assert got.is_error is want["isError"], (tool, args)
     errors = {i for i, r in enumerate(over_rest) if r["isError"]}
     assert len(errors) >= 15 and len(errors) < len(STEPS) - 10  # both kinds are covered
@@ -145,7 +145,7 @@ def test_every_tool_call_text_equals_rest(server):
     assert text_of(over_mcp[6]) == "Error: path must be a string"
     assert text_of(over_mcp[7]) == 'Error: unknown argument "bogus" (this tool takes: path, offset)'
     assert text_of(over_mcp[11]) == "Error: pattern is required"
-    assert over_mcp[7].structured_content["code"] == "ARGUMENT_INVALID"
+    assert value_of(over_mcp[7])["code"] == "ARGUMENT_INVALID"
     assert "sampled across" in text_of(over_mcp[9]) and "Full sorted result stored at: /" in text_of(over_mcp[9])
     log = calls(server, "cmp-mcp")
     assert [(c["tool"], c["surface"]) for c in log] == [(tool, "mcp") for tool, _ in STEPS]
@@ -161,7 +161,7 @@ def test_unknown_tool_is_an_error_result(server):
     assert result.is_error is True
     assert text_of(result) == (
         'Error: unknown tool "rm"; available tools: list, glob, grep, read, write, edit, list_dir')
-    assert result.structured_content["code"] == "TOOL_UNKNOWN"
+    assert value_of(result)["code"] == "TOOL_UNKNOWN"
 
 
 def test_default_session_and_the_session_query(server):

@@ -18,7 +18,7 @@ from mcp.client.stdio import stdio_client
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.workspace import default_state_path
 
-from .conftest import TREE, descendants, rg_processes, text_of
+from .conftest import TREE, descendants, rg_processes, text_of, value_of
 
 PROG = [sys.executable, "-m", "dsh_jupyter.mcp"]
 
@@ -69,7 +69,7 @@ def test_tools_and_texts_equal_the_python_api(mroot, state_file, tmp_path):
     for (tool, call_args), result in zip(steps, results):
         expected = ws.call(tool, call_args)
         assert (text_of(result), result.is_error) == (expected.text, expected.is_error), (tool, call_args)
-        assert result.structured_content == expected.value
+        assert value_of(result) == expected.value
     assert text_of(results[2]) == "Error: offset must be at least 1"
     assert text_of(results[9]) == "Error: file_path must be a string"
     assert text_of(results[10]) == "Error: file_path is required"

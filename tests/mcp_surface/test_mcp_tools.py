@@ -5,15 +5,53 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import jsonschema
+import nbformat
 import pytest
 
-from dsh_jupyter.mcp.tools import OUTPUT_SCHEMAS, annotations, call_result, instructions, tool_list
+from dsh_jupyter.core.toolspec import NOT_BLANK, NO_NUL
+from dsh_jupyter.mcp.tools import ERROR_META, annotations, call_result, instructions, tool_definitions
 
 from .conftest import TREE
 
 READ_ONLY = {"list", "glob", "grep", "read", "list_dir"}
+TITLES = {"list": "List folder", "glob": "Find files", "grep": "Search file contents", "read": "Read file",
+          "write": "Write file", "edit": "Edit file", "list_dir": "List folder (JSON)"}
+
+# Every keyword of JSON Schema draft 2020-12's vocabularies that draft 7 also has: a schema that
+# uses only these compiles under ajv's strict mode and under jsonschema for either draft.
+STANDARD_KEYWORDS = {
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "oneOf",
+    "allOf", "not", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+    "pattern", "minItems", "maxItems", "uniqueItems", "description", "title", "default", "examples",
+}
+
+
+def strict_check(schema: dict, where: str = "#") -> None:
+    """Fail on any keyword that is not standard JSON Schema (as ajv's ``strict: true`` does)."""
+    assert isinstance(schema, dict), where
+    unknown = set(schema) - STANDARD_KEYWORDS
+    assert not unknown, f"{where}: non-standard keywords {sorted(unknown)}"
+    assert not isinstance(schema.get("type"), list), f"{where}: a union type list (strict ajv refuses it)"
+    for name, sub in schema.get("properties", {}).items():
+        strict_check(sub, f"{where}/properties/{name}")
+    for key in ("items", "not"):
+        if isinstance(schema.get(key), dict):
+            strict_check(schema[key], f"{where}/{key}")
+    for key in ("anyOf", "oneOf", "allOf"):
+        for i, sub in enumerate(schema.get(key, [])):
+            strict_check(sub, f"{where}/{key}/{i}")
+    for name in schema.get("required", []):  # ajv's strictRequired
+        assert name in schema.get("properties", {}), f"{where}: required {name} is not a property"
+    for validator in (jsonschema.Draft202012Validator, jsonschema.Draft7Validator):
+        validator.check_schema(schema)
+
+
+def validate(value: dict, schema: dict) -> None:
+    for validator in (jsonschema.Draft202012Validator, jsonschema.Draft7Validator):
+        validator(schema, format_checker=validator.FORMAT_CHECKER).validate(value)
 
 
 @pytest.fixture
@@ -22,23 +60,49 @@ def mws(make_ws, root, tree):
     return make_ws(glob_max_results=5, grep_max_matches=5)
 
 
-def test_tool_list_is_the_registry_with_the_rest_fields(mws):
-    tools = tool_list(mws.registry)
-    assert [t.name for t in tools] == ["list", "glob", "grep", "read", "write", "edit", "list_dir"]
+def test_tool_definitions_are_the_registry_with_the_rest_fields(mws):
+    tools = tool_definitions(mws.registry)
+    assert [t["name"] for t in tools] == ["list", "glob", "grep", "read", "write", "edit", "list_dir"]
     for tool, definition in zip(tools, mws.tools()):
-        assert tool.name == definition["name"]
-        assert tool.description == definition["description"]
-        assert tool.input_schema == definition["inputSchema"]
-        assert tool.output_schema == OUTPUT_SCHEMAS[tool.name]
+        assert tool["name"] == definition["name"]
+        assert tool["title"] == TITLES[tool["name"]]
+        assert tool["description"] == definition["description"]
+        assert tool["inputSchema"] == definition["inputSchema"]
+        assert tool["outputSchema"] == mws.registry[tool["name"]].output_schema
+        assert tool["outputSchema"]["type"] == "object"  # MCP requires an object at the root
 
 
 def test_annotations_say_which_tools_change_files(mws):
-    got = {t.name: t.annotations.model_dump(by_alias=True, exclude_none=True) for t in tool_list(mws.registry)}
+    got = {t["name"]: t["annotations"] for t in tool_definitions(mws.registry)}
     for name in READ_ONLY:
-        assert got[name] == {"readOnlyHint": True, "openWorldHint": False}, name
-    assert got["write"] == {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
-    assert got["edit"] == {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}
-    assert annotations(mws.registry["write"]).destructive_hint is True
+        assert got[name] == {"title": TITLES[name], "readOnlyHint": True, "idempotentHint": True,
+                             "openWorldHint": False}, name
+    assert got["write"] == {"title": "Write file", "readOnlyHint": False, "destructiveHint": True,
+                            "idempotentHint": True, "openWorldHint": False}
+    assert got["edit"] == {"title": "Edit file", "readOnlyHint": False, "destructiveHint": False,
+                           "idempotentHint": False, "openWorldHint": False}
+    assert annotations(mws.registry["write"])["destructiveHint"] is True
+
+
+def test_every_schema_is_standard_json_schema(mws):
+    for tool in tool_definitions(mws.registry):
+        strict_check(tool["inputSchema"], f"{tool['name']} input")
+        strict_check(tool["outputSchema"], f"{tool['name']} output")
+
+
+def test_path_arguments_refuse_blank_and_nul_in_the_schema_itself(mws):
+    """A client that validates input with the schema refuses what the core refuses."""
+    for tool in tool_definitions(mws.registry):
+        for name, prop in tool["inputSchema"]["properties"].items():
+            if prop.get("pattern") is None:
+                continue
+            schema = {"type": "object", "properties": {name: prop}}
+            for bad in ["a\0b", "\0"] + (["  ", "\t\n"] if prop["pattern"] == NOT_BLANK else []):
+                with pytest.raises(jsonschema.ValidationError):
+                    validate({name: bad}, schema)
+            validate({name: " src/a b.py "}, schema)
+    assert {p.get("pattern") for t in tool_definitions(mws.registry)
+            for p in t["inputSchema"]["properties"].values()} == {NOT_BLANK, NO_NUL, None}
 
 
 def test_instructions_carry_every_tools_guidance(mws):
@@ -46,26 +110,53 @@ def test_instructions_carry_every_tools_guidance(mws):
     assert text == "\n\n".join(f"{d['name']}: {d['guidance']}" for d in mws.tools())
 
 
-def test_call_result_is_the_model_text_and_the_value(mws):
-    for result in (mws.run("list", path="src"), mws.run("read", file_path="missing.txt")):
-        mcp_result = call_result(result)
-        assert [(c.type, c.text) for c in mcp_result.content] == [("text", result.text)]
-        assert mcp_result.structured_content == result.value
-        assert mcp_result.is_error is result.is_error
-    assert call_result(mws.run("read", file_path="missing.txt")).is_error is True
+def test_a_success_carries_its_value_as_structured_content(mws):
+    result = mws.run("list", path="src")
+    assert call_result(result) == {"content": [{"type": "text", "text": result.text}],
+                                   "structuredContent": result.value, "isError": False}
+
+
+def test_an_error_carries_no_structured_content_and_its_code_in_meta(mws):
+    """Clients on the TypeScript SDK validate structuredContent also on isError results."""
+    result = mws.run("read", file_path="missing.txt")
+    assert call_result(result) == {
+        "content": [{"type": "text", "text": 'Error: cannot read "missing.txt": not found'}],
+        "isError": True,
+        "_meta": {ERROR_META: {"name": "FsError", "code": "FS_NOT_FOUND",
+                               "message": 'cannot read "missing.txt": not found'}},
+    }
+    assert ERROR_META == "dsh-jupyter/error"
+
+
+def _notebook(cells: int = 3) -> str:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"x = {i}\nprint(x)") for i in range(cells)]
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="0\n"),
+                           nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0K", "text/plain": "<img>"}),
+                           nbformat.v4.new_output("error", ename="E", evalue="v", traceback=["t1", "t2"])]
+    nb.cells.append(nbformat.v4.new_markdown_cell("# title", attachments={"a.png": {"image/png": "iVBORw0K"}}))
+    return nbformat.writes(nb)
 
 
 def _successes(ws) -> list:
-    """A success of every tool in every shape its value takes (paged, capped, sampled, spilled, recursive...)."""
+    """A success of every tool in every shape its value takes (paged, capped, sampled, spilled,
+    recursive, notebooks as cells and as text...)."""
     big = "x" * 3000 + "\n"
     ws.run("write", file_path="wide.txt", content=big * 3)
+    ws.run("write", file_path="nb/book.ipynb", content=_notebook())
+    (Path(ws.root) / "nb" / "broken.ipynb").write_text("{not json")  # write refuses it: made by hand
     calls = [
         ("list", {}), ("list", {"path": "many", "offset": 4}), ("list", {"path": "empty"}),
         ("glob", {"pattern": "*.py"}), ("glob", {"pattern": "*.txt"}), ("glob", {"pattern": "*.none"}),
         ("grep", {"pattern": "hello"}), ("grep", {"pattern": "hello", "include": "*.py"}),
         ("grep", {"pattern": "nothing-matches-this"}), ("grep", {"pattern": "x", "path": "wide.txt"}),
+        ("grep", {"pattern": "print", "path": "nb"}),
         ("read", {"file_path": "notes.txt"}), ("read", {"file_path": "notes.txt", "offset": 2, "limit": 1}),
         ("read", {"file_path": "wide.txt"}),
+        ("read", {"file_path": "nb/book.ipynb"}), ("read", {"file_path": "nb/book.ipynb", "offset": 2, "limit": 1}),
+        ("read", {"file_path": "nb/broken.ipynb"}),
+        ("edit", {"file_path": "nb/book.ipynb", "old_string": "x = 1", "new_string": "x = 10"}),
+        ("write", {"file_path": "nb/book.ipynb", "content": _notebook(1)}),
         ("write", {"file_path": "new/created.txt", "content": "a\nb\n"}),
         ("edit", {"file_path": "new/created.txt", "old_string": "a", "new_string": "c"}),
         ("edit", {"file_path": "new/created.txt", "old_string": "\n", "new_string": "\r\n", "replace_all": True}),
@@ -77,22 +168,32 @@ def _successes(ws) -> list:
     spill = next(r.value["spill"] for r in results if r.tool == "glob" and r.value["spill"])
     results.append(ws.call("read", {"file_path": spill}))
     assert not [r.text for r in results if r.is_error]
+    assert any(r.value.get("type") == "notebook" for r in results if r.tool == "read")
+    assert any("note" in r.value for r in results if r.tool == "read")
     return results
 
 
 def test_every_successful_value_satisfies_its_output_schema(mws):
-    """The SDK client validates each successful result against outputSchema and raises on a mismatch."""
+    """The SDK clients validate each successful result against outputSchema and raise on a mismatch."""
     results = _successes(mws)
-    assert {r.tool for r in results} == set(OUTPUT_SCHEMAS)
+    assert {r.tool for r in results} == set(mws.registry)
     for result in results:
-        jsonschema.validate(result.value, OUTPUT_SCHEMAS[result.tool])
+        validate(result.value, mws.registry[result.tool].output_schema)
 
 
 def test_capped_list_dir_satisfies_its_output_schema(make_ws, root, tree):
     tree(root, {f"d{i}": {"a.txt": ""} for i in range(5)})
-    result = make_ws(list_dir_max_entries=3).run("list_dir", path=".", recursive=True)
+    ws = make_ws(list_dir_max_entries=3)
+    result = ws.run("list_dir", path=".", recursive=True)
     assert result.value["truncated"] is True
-    jsonschema.validate(result.value, OUTPUT_SCHEMAS["list_dir"])
+    validate(result.value, ws.registry["list_dir"].output_schema)
+
+
+def test_a_failure_value_does_not_satisfy_a_success_schema(mws):
+    """So an error value must never be sent as structuredContent (the TypeScript SDK would raise)."""
+    for tool in ("list", "read", "glob", "grep", "edit"):
+        with pytest.raises(jsonschema.ValidationError):
+            validate(mws.run("read", file_path="missing.txt").value, mws.registry[tool].output_schema)
 
 
 def test_the_mcp_package_imports_neither_jupyter_nor_tornado():
@@ -118,4 +219,19 @@ def test_a_streamed_window_without_a_total_satisfies_its_output_schema(make_ws, 
     tree(root, {"long.txt": "".join(f"line {i}\n" for i in range(5000))})
     result = make_ws(read_stream_min_size=1024).run("read", file_path="long.txt", limit=3)
     assert result.value["totalLines"] is None, result.text
-    jsonschema.validate(result.value, OUTPUT_SCHEMAS["read"])
+    validate(result.value, make_ws().registry["read"].output_schema)
+
+
+@pytest.mark.parametrize("modules, banned", [
+    # the stdio server answers its first call in well under a second: no SDK, no data libraries
+    ("dsh_jupyter.mcp.stdio, dsh_jupyter.mcp.jsonrpc", ("mcp", "mcp_types", "pydantic", "pandas", "numpy",
+                                                        "ipywidgets", "jupyter_server", "tornado", "nbformat")),
+    # the server extension: nothing a tool call does not need
+    ("dsh_jupyter.server.app", ("pandas", "numpy", "ipywidgets", "IPython")),
+], ids=["stdio", "server-extension"])
+def test_start_up_imports_only_what_a_call_needs(modules, banned):
+    code = (f"import sys, {modules}\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({banned!r})))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
