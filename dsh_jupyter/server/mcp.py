@@ -31,6 +31,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from tornado import web
 from tornado.iostream import StreamClosedError
 
+from ..core.errors import ToolError
+from ..core.workspace import check_session_id
 from ..mcp.server import FORBIDDEN, CallScope, build_server
 from .handlers import ApiError, DshHandler, dumps
 
@@ -41,6 +43,12 @@ log = logging.getLogger(__name__)
 
 # Keys this module adds to the ASGI scope; the tool handler reads them back from ``ctx.request``.
 _CANCEL, _MAY_WRITE, _USER = "dsh_jupyter.cancel", "dsh_jupyter.may_write", "dsh_jupyter.user"
+# JSON-RPC error codes (the server-defined range) for requests refused before the SDK sees them.
+UNAUTHENTICATED, BAD_SESSION = -32001, -32602
+# What a client that sent no token, or a wrong one, is told (never Jupyter's XSRF message: such a
+# client is not a browser, and "'_xsrf' argument missing" sends its user looking in the wrong place).
+TOKEN_REQUIRED = ('missing or invalid Jupyter token: send the server\'s token in the header '
+                  '"Authorization: token <TOKEN>"')
 # Hop-by-hop and length headers are tornado's to write.
 _SKIP_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
 
@@ -146,6 +154,41 @@ class McpHandler(DshHandler):
         super().on_connection_close()  # sets self.cancel: a running search is killed
         self.gone.set()
 
+    def check_xsrf_cookie(self) -> None:
+        """Nobody authenticated: say which header is missing. A cookie's request keeps Jupyter's XSRF rule.
+
+        Jupyter checks XSRF before ``@web.authenticated`` runs, so a request with no token or a
+        wrong one would otherwise be told that an ``_xsrf`` argument is missing.
+        """
+        if hasattr(self, "_jupyter_current_user") and not self.current_user:
+            raise ApiError(403, "TOKEN_REQUIRED", TOKEN_REQUIRED)
+        super().check_xsrf_cookie()
+
+    def get_login_url(self) -> str:
+        """``@web.authenticated`` found nobody (a GET or DELETE): the same answer as a POST."""
+        raise ApiError(403, "TOKEN_REQUIRED", TOKEN_REQUIRED)
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        """Refusals as JSON-RPC error bodies, so an MCP client shows the reason, not only a status."""
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, ApiError):
+            code, message = exc.code, exc.message
+        elif isinstance(exc, web.HTTPError):
+            code, message = "HTTP_ERROR", (exc.log_message % exc.args if exc.args else exc.log_message) or self._reason
+        else:  # a bug: the server log has the traceback, the client never does
+            code, message = "INTERNAL_ERROR", "internal server error"
+        rpc = {"TOKEN_REQUIRED": UNAUTHENTICATED, "SESSION_INVALID": BAD_SESSION}.get(code, FORBIDDEN)
+        self.finish(dumps({"jsonrpc": "2.0", "id": self.request_id(), "error": {
+            "code": rpc, "message": message, "data": {"code": code}}}))
+
+    def request_id(self) -> object:
+        """The id of the JSON-RPC request in the body (None for a batch, a notification or no JSON)."""
+        try:
+            message = orjson.loads(self.request.body or b"null")
+        except orjson.JSONDecodeError:
+            return None
+        return message.get("id") if isinstance(message, dict) else None
+
     @web.authenticated
     @authorized("read")  # every MCP request reads; tools/call of write or edit also needs "write"
     async def post(self) -> None:
@@ -166,28 +209,21 @@ class McpHandler(DshHandler):
         limit = self.settings["dsh_jupyter_max_body_bytes"]
         if len(body) > limit:
             raise ApiError(413, "BODY_TOO_LARGE", f"request body is larger than {limit} bytes")
+        session = self.get_query_argument("session", "")
+        if session:  # a name that can never work is refused at initialize, not at every later call
+            try:
+                check_session_id(session)
+            except ToolError as exc:
+                raise ApiError(400, "SESSION_INVALID", f"invalid ?session= in the MCP URL: {exc.message}") from None
         may_write = False
         if self.request.method == "POST":
             registry = self.workspace.registry
             may_write = await self.allowed("write")
             if any(name in registry and registry[name].writes for name in called_tools(body)):
-                try:
-                    await self.require("write")
-                except ApiError as exc:
-                    return self.refuse(body, exc)
+                await self.require("write")  # refused: 403 with a JSON-RPC error for that request
         endpoint: McpEndpoint = self.settings["dsh_jupyter_mcp"]
         await endpoint.handle(self.asgi_scope(may_write), self.receiver(body), self.sender())
         self.done()
-
-    def refuse(self, body: bytes, exc: ApiError) -> None:
-        """403 with a JSON-RPC error body, so an MCP client reports the reason for that request."""
-        try:
-            message = orjson.loads(body)
-            request_id = message.get("id") if isinstance(message, dict) else None
-        except orjson.JSONDecodeError:
-            request_id = None
-        self.set_status(exc.status_code)
-        self.finish(dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": FORBIDDEN, "message": exc.message}}))
 
     def asgi_scope(self, may_write: bool) -> dict:
         req = self.request

@@ -83,6 +83,70 @@ def test_no_valid_token_is_refused_and_nothing_runs(server, token):
     assert session not in [s["id"] for s in sessions]
 
 
+def _leaf(error: BaseException) -> BaseException:
+    """The one exception inside the task groups' ``ExceptionGroup`` wrappers."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+TOKEN_MESSAGE = ('missing or invalid Jupyter token: send the server\'s token in the header '
+                 '"Authorization: token <TOKEN>"')
+
+
+@pytest.mark.parametrize("token", [None, "wrong-token"], ids=["no-token", "wrong-token"])
+def test_a_refused_token_is_told_which_header_to_send(server, token):
+    """Not Jupyter's "'_xsrf' argument missing from POST": a client with a bad token is not a browser."""
+    headers = {} if token is None else {"Authorization": f"token {token}"}
+    reply = _raw_call(server, token, "list", {}, "default")
+    assert reply.status_code == 403
+    assert reply.json() == {"jsonrpc": "2.0", "id": 7, "error": {
+        "code": -32001, "message": TOKEN_MESSAGE, "data": {"code": "TOKEN_REQUIRED"}}}
+    assert "_xsrf" not in reply.text
+    for method in ("GET", "DELETE"):
+        reply = httpx2.request(method, mcp_url(server), headers=headers, timeout=30)
+        assert reply.status_code == 403
+        assert reply.json()["error"]["message"] == TOKEN_MESSAGE
+
+    async def main():
+        with pytest.raises(Exception) as caught:
+            async with connect(server, token=token):
+                pass
+        return caught.value
+
+    error = _leaf(anyio.run(main))
+    assert isinstance(error, MCPError) and error.error.message == TOKEN_MESSAGE  # the SDK client passes it on
+
+
+def test_a_browser_cookie_without_xsrf_keeps_jupyters_rule(server):
+    """A logged-in browser (cookie) that leaves out the XSRF token gets Jupyter's own refusal."""
+    with httpx2.Client(base_url=server.url, timeout=30) as browser:
+        assert browser.get(f"?token={server.token}").status_code in (200, 302)  # sets the login cookie
+        assert browser.cookies, "the token URL set no cookie"
+        reply = browser.post("dsh/mcp", headers={"Accept": "application/json, text/event-stream"},
+                             json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert reply.status_code == 403
+    assert "_xsrf" in reply.text and TOKEN_MESSAGE not in reply.text
+
+
+@pytest.mark.parametrize("session, rule", [
+    ("x" * 201, "session must be a non-empty string of at most 200 characters"),
+    ("bad%0Aname", "session must not contain control characters"),
+], ids=["too-long", "control-character"])
+def test_a_session_name_that_can_never_work_is_refused_at_initialize(server, session, rule):
+    async def main():
+        with pytest.raises(Exception) as caught:
+            async with connect(server, session):
+                pass
+        return caught.value
+
+    error = _leaf(anyio.run(main))
+    assert error.error.message == f"invalid ?session= in the MCP URL: {rule}"
+    assert error.error.code == -32602
+    status, sessions = server.request("GET", "dsh/api/sessions")
+    assert status == 200 and not [s for s in sessions if s["id"].startswith(("xxx", "bad"))]
+
+
 def test_a_bearer_token_works_as_well(server):
     """Clients that only know "Authorization: Bearer ..." (Codex's bearer_token_env_var) get in too."""
     async def main():
@@ -121,7 +185,8 @@ def test_read_only_user_reads_but_cannot_write_or_edit(read_only_server):
                                                      "new_string": "x"}, "ro")
     assert reply.status_code == 403
     assert json.loads(reply.text) == {"jsonrpc": "2.0", "id": 7, "error": {
-        "code": -32003, "message": "User is not authorized to write on resource: contents."}}
+        "code": -32003, "message": "User is not authorized to write on resource: contents.",
+        "data": {"code": "FORBIDDEN"}}}
 
 
 def test_user_without_contents_read_cannot_even_initialize(tmp_path_factory):

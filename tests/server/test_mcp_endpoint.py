@@ -65,7 +65,7 @@ async def test_body_over_the_limit_is_413_before_the_sdk_sees_it(jp_fetch):
            "params": {"name": "list", "arguments": {"path": "x" * (11 * 2**20)}}}
     status, text, _ = await _post(jp_fetch, big, MCP_HEADERS)
     assert status == 413, text
-    assert json.loads(text)["code"] == "BODY_TOO_LARGE"
+    assert json.loads(text)["error"]["data"]["code"] == "BODY_TOO_LARGE"
 
 
 def test_called_tools_reads_single_messages_and_batches():
