@@ -22,6 +22,7 @@ import argparse
 import logging
 import sys
 
+from ..core.errors import ToolError
 from ..core.settings import SETTING_DOCS, Settings, SettingsError
 from ..core.workspace import Workspace, default_state_path
 
@@ -118,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         workspace = Workspace(args.root, session=args.session, surface="mcp", **settings)
     except SettingsError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except ToolError as exc:  # a --session that can never work: say so now, not at every call
+        print(f"{PROG}: error: --session: {exc.message}", file=sys.stderr)
         return 2
     log.info("root %s; session %s; state %s; tools %s", workspace.root, workspace.session,
              workspace.state_path, ", ".join(workspace.registry))

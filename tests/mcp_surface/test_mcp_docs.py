@@ -1,10 +1,19 @@
-"""The client configurations in docs/mcp.md and the README: they parse, have the shape each client
-reads, point at the endpoint, and the stdio one starts a server the SDK client can use."""
+"""The client configurations in docs/mcp.md and the README, run as written with the clients they are for.
+
+Claude Code (``claude mcp add``/``add-json`` + ``claude mcp list``) and OpenCode (``opencode mcp
+list``) run with a throwaway HOME and must report the servers connected; the Inspector CLI runs
+in its Node 20 release and a newer one on Node 22; the mcp-remote entry is started as Claude
+Desktop would start it. The only changes made to a snippet: the port of the test server for
+8888, a temporary folder for /path/to/project, the test token for YOUR_JUPYTER_TOKEN, and
+``npx PACKAGE`` resolved to the copy pinned in ``node/package.json``. Clients that do not install
+here (Cursor, Claude Desktop, Codex, Jupyter AI) are checked for the shape they read.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,25 +22,74 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from .clients import client_env, drive, installed
+
 REPO = Path(__file__).resolve().parents[2]
-DOCS = [REPO / "docs" / "mcp.md", REPO / "README.md"]
+MCP_DOC = REPO / "docs" / "mcp.md"
+DOCS = [MCP_DOC, REPO / "README.md"]
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def blocks(path: Path, lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", path.read_text(), flags=re.S)
+def blocks(path: Path, lang: str, heading: str | None = None) -> list[str]:
+    text = path.read_text()
+    if heading is not None:
+        start = text.index(f"\n{heading}\n")
+        ends = [i for i in (text.find("\n## ", start + 1), text.find("\n### ", start + 1)) if i >= 0]
+        text = text[start: min(ends, default=len(text))]
+    return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
 
 
 def json_configs() -> list[dict]:
     return [json.loads(b) for path in DOCS for b in blocks(path, "json")]
 
 
+def mcp_servers_entries() -> list[tuple[str, dict]]:
+    return [(name, entry) for config in json_configs() for name, entry in config.get("mcpServers", {}).items()]
+
+
+def as_run_here(text: str, server, project: Path) -> str:
+    port = server.url.split(":")[2].rstrip("/")
+    return (text.replace("127.0.0.1:8888", f"127.0.0.1:{port}").replace("/path/to/project", str(project))
+            .replace("YOUR_JUPYTER_TOKEN", server.token))
+
+
+@pytest.fixture(scope="module")
+def clients(tmp_path_factory):
+    return installed(tmp_path_factory.mktemp("mcp-clients"))
+
+
+@pytest.fixture
+def project(tmp_path):
+    folder = tmp_path / "project"
+    (folder / "src").mkdir(parents=True)
+    (folder / "README.md").write_text("# A project\n")
+    return folder
+
+
+# -- shape ---------------------------------------------------------------------------------------
+
+
 def test_every_json_block_parses_and_names_the_endpoint_or_the_stdio_server():
     configs = json_configs()
-    assert len(configs) >= 3
+    assert len(configs) >= 4
     text = json.dumps(configs)
-    for url in re.findall(r'"url": "([^"]+)"', text):
+    for url in re.findall(r'"(http://[^"]+)"', text):
         assert re.fullmatch(r"http://127\.0\.0\.1:8888/dsh/mcp(\?session=[\w-]+)?", url), url
     assert '"dsh-jupyter-mcp"' in text and '"--root"' in text
+
+
+def test_every_mcp_servers_http_entry_says_type_http():
+    """Claude Code refuses a "url" without "type"; the Inspector's --config wants a command otherwise."""
+    urls = [(name, entry) for name, entry in mcp_servers_entries() if "url" in entry]
+    assert urls
+    for name, entry in urls:
+        assert entry["type"] == "http", name
+
+
+def test_the_claude_code_blocks_use_distinct_names():
+    for path in DOCS:
+        names = [m for block in blocks(path, "sh") for m in re.findall(r"claude mcp add (?:--\S+ \S+ )*(\S+)", block)]
+        assert names and len(names) == len(set(names)), (path.name, names)
 
 
 def test_jupyter_ai_config_has_the_agent_client_protocol_shape():
@@ -49,26 +107,118 @@ def test_jupyter_ai_config_has_the_agent_client_protocol_shape():
 
 
 def test_codex_toml_parses():
-    tomllib = pytest.importorskip("tomllib")
-    (toml,) = blocks(REPO / "docs" / "mcp.md", "toml")
+    import tomllib
+
+    (toml,) = blocks(MCP_DOC, "toml")
     servers = tomllib.loads(toml)["mcp_servers"]
     assert servers["dsh-jupyter"] == {"command": "dsh-jupyter-mcp", "args": ["--root", "/path/to/project"]}
     assert servers["dsh-jupyter-http"]["bearer_token_env_var"] == "JUPYTER_TOKEN"
 
 
-def test_claude_code_commands_use_the_http_transport_and_the_token_header():
-    text = "\n".join(blocks(REPO / "docs" / "mcp.md", "sh"))
-    assert 'claude mcp add --transport http dsh-jupyter "http://127.0.0.1:8888/dsh/mcp?session=claude"' in text
-    assert '--header "Authorization: token $JUPYTER_TOKEN"' in text
-    assert 'claude mcp add dsh-jupyter -- dsh-jupyter-mcp --root "$PWD"' in text
+# -- run with the client -------------------------------------------------------------------------
 
 
-def test_the_documented_stdio_config_runs(tmp_path):
-    (config,) = [c for c in json_configs() if "mcpServers" in c][:1]
-    entry = config["mcpServers"]["dsh-jupyter"]
-    root = tmp_path / "project"
-    (root / "src").mkdir(parents=True)
-    args = [str(root) if a == "/path/to/project" else a for a in entry["args"]]
+def _claude_lines(path: Path) -> list[str]:
+    """The ``claude mcp ...`` commands of a page's sh blocks (continuation lines joined)."""
+    out = []
+    for block in blocks(path, "sh"):
+        for command in block.replace("\\\n", " ").splitlines():
+            command = command.split("  #")[0].strip()
+            if command.startswith("claude mcp"):
+                out.append(command)
+    return out
+
+
+def _run(command: str, env: dict, cwd: Path, timeout: float = 120) -> str:
+    proc = subprocess.run(["bash", "-c", command], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+    assert proc.returncode == 0, f"{command}\n{proc.stdout}\n{proc.stderr}"
+    return ANSI.sub("", proc.stdout + proc.stderr)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
+def test_the_claude_code_commands_run_and_connect(clients, server, project, tmp_path, page):
+    env = client_env(tmp_path / "home", clients, JUPYTER_TOKEN=server.token)
+    commands = [as_run_here(c, server, project) for c in _claude_lines(page)]
+    assert any("--transport http" in c for c in commands) and any("dsh-jupyter-mcp" in c for c in commands)
+    for command in commands:
+        if not command.startswith("claude mcp list"):
+            _run(command, env, project)
+    listing = _run("claude mcp list", env, project)
+    names = [re.search(r"claude mcp add (?:--\S+ \S+ )*(\S+)", c).group(1) for c in commands if " add " in c]
+    for name in names:
+        assert re.search(rf"^{re.escape(name)}: .* - ✔ Connected$", listing, flags=re.M), listing
+
+
+@pytest.mark.slow
+def test_the_mcp_servers_entries_connect_through_claude_add_json(clients, server, project, tmp_path):
+    env = client_env(tmp_path / "home", clients)
+    added = []
+    for name, entry in mcp_servers_entries():
+        if entry.get("command") == "npx":
+            continue  # the mcp-remote bridge for Claude Desktop: run by the next test
+        entry_json = as_run_here(json.dumps(entry), server, project)
+        _run(f"claude mcp add-json {name}-{len(added)} {_quote(entry_json)}", env, project)
+        added.append(f"{name}-{len(added)}")
+    listing = _run("claude mcp list", env, project)
+    assert len(added) >= 4
+    for name in added:
+        assert re.search(rf"^{re.escape(name)}: .* - ✔ Connected$", listing, flags=re.M), listing
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+@pytest.mark.slow
+def test_the_mcp_remote_entry_runs_as_claude_desktop_starts_it(clients, server, project, tmp_path):
+    (name, entry), = [(n, e) for n, e in mcp_servers_entries() if e.get("command") == "npx"]
+    entry = json.loads(as_run_here(json.dumps(entry), server, project))
+    args = entry["args"]
+    assert args[:2] == ["-y", "mcp-remote"]
+    spec = {"transport": "stdio", "command": clients.node, "args": [str(clients.mcp_remote), *args[2:]],
+            "env": {**entry["env"], "HOME": str(tmp_path / "home"), "MCP_REMOTE_CONFIG_DIR": str(tmp_path / "auth")},
+            "calls": [{"name": "list", "arguments": {"path": "src"}}]}
+    (call,) = drive(clients, spec, tmp_path)["calls"]
+    assert call["ok"] and call["result"]["content"][0]["text"].startswith("<path>src</path>")
+
+
+@pytest.mark.slow
+def test_the_opencode_config_connects(clients, server, project, tmp_path):
+    (block,) = [b for b in blocks(MCP_DOC, "json") if "opencode.ai" in b]
+    (project / "opencode.json").write_text(as_run_here(block, server, project))
+    env = client_env(tmp_path / "home", clients, JUPYTER_TOKEN=server.token)
+    listing = _run("opencode mcp list", env, project)
+    for name in json.loads(block)["mcp"]:
+        assert re.search(rf"✓ {re.escape(name)}\s+connected", listing), listing
+
+
+@pytest.mark.slow
+def test_the_inspector_commands_run_in_both_releases(clients, server, project, tmp_path):
+    (block,) = blocks(MCP_DOC, "sh", "### MCP Inspector (command line)")
+    npx = (f'npx() {{ case "$1" in\n'
+           f'  @modelcontextprotocol/inspector@0.15) shift; "{clients.node}" "{clients.inspector_015}" "$@";;\n'
+           f'  @modelcontextprotocol/inspector) shift; "{clients.node22}" "{clients.inspector_022}" "$@";;\n'
+           f'  *) echo "unexpected npx $1" >&2; return 9;;\n'
+           f'esac; }}\nset -e\n')
+    env = client_env(tmp_path / "home", clients, JUPYTER_TOKEN=server.token)
+    out = _run(npx + as_run_here(block, server, project), env, project, timeout=300)
+    documents, decoder, at = [], json.JSONDecoder(), 0
+    while at < len(out.strip()):
+        at = out.index("{", at)
+        doc, at = decoder.raw_decode(out, at)
+        documents.append(doc)
+    tools, listed, read = documents
+    assert [t["name"] for t in tools["tools"]][:3] == ["list", "glob", "grep"]
+    assert listed["content"][0]["text"].startswith("<path>.</path>")
+    assert read["content"][0]["text"] == ("<path>README.md</path>\n<type>file</type>\n<content>\n1: # A project\n\n"
+                                          "(End of file - total 1 line)\n</content>")
+
+
+def test_the_documented_stdio_entry_runs(project, tmp_path):
+    (entry,) = [e for name, e in mcp_servers_entries() if e.get("command") == "dsh-jupyter-mcp"][:1]
+    args = [str(project) if a == "/path/to/project" else a for a in entry["args"]]
     args += ["--state-path", str(tmp_path / "state.sqlite")]
     command = str(Path(sys.executable).with_name(entry["command"]))
 
@@ -82,4 +232,5 @@ def test_the_documented_stdio_config_runs(tmp_path):
 
     result = anyio.run(main)
     assert result.content[0].text == (
-        "<path>.</path>\n<type>directory</type>\n<content>\nsrc/\n\n(1 entry: 1 directory, 0 files)\n</content>")
+        "<path>.</path>\n<type>directory</type>\n<content>\nsrc/\nREADME.md\n\n"
+        "(2 entries: 1 directory, 1 file)\n</content>")

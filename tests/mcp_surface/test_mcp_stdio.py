@@ -147,7 +147,9 @@ def test_session_option(mroot, state_file, tmp_path):
     (["--glob_sample_over_cap=maybe"], "setting glob_sample_over_cap must be true or false, got 'maybe'"),
     (["--globmax=3"], "unknown setting 'globmax'; known settings: list_max_entries, glob_max_results"),
     (["--root=/no/such/dir"], "root '/no/such/dir' is not a directory"),
-], ids=["range", "type", "bool", "unknown", "root"])
+    (["--session", "x" * 201], "--session: session must be a non-empty string of at most 200 characters"),
+    (["--session", "a\nb"], "--session: session must not contain control characters"),
+], ids=["range", "type", "bool", "unknown", "root", "session-long", "session-control"])
 def test_invalid_settings_exit_with_a_clear_message(mroot, state_file, argv, message):
     proc = subprocess.run([*PROG, "--root", str(mroot), "--state-path", str(state_file), *argv],
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)

@@ -1,0 +1,193 @@
+"""The clients people run, against both transports: every result arrives as a result, never as an exception.
+
+The TypeScript SDK's ``Client.callTool`` (Claude Code, Cursor, VS Code, the Inspector, mcp-remote)
+checks ``structuredContent`` against the tool's ``outputSchema`` whenever it is present — also on
+``isError`` results — and raises on a mismatch; fastmcp's client does the same for successes. So
+each success shape (list page, capped glob and grep, a text file, a notebook, write, edit) and each
+error an agent must read to recover (FS_NOT_FOUND, FS_HIDDEN, FS_NOT_OBSERVED, ARGUMENT_INVALID,
+SEARCH_INVALID_PATTERN, FS_OUTSIDE_ROOT, TOOL_UNKNOWN) is called through them over HTTP (a real
+``jupyter server``) and stdio (``dsh-jupyter-mcp``), and compared with the Python API's text.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import anyio
+import nbformat
+import pytest
+
+from conftest import build_tree  # tests/conftest.py
+from dsh_jupyter import Workspace
+
+from .clients import drive, installed
+from .conftest import CAPS, mcp_url, start_server
+
+pytestmark = pytest.mark.slow
+
+
+def _notebook() -> str:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1\nprint('hello cell')"), nbformat.v4.new_markdown_cell("# Notes")]
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="hello cell\n")]
+    return nbformat.writes(nb)
+
+
+TREE = {
+    "src": {"app.py": "def main():\n    return 'hello world'\n", "util/helpers.py": "def helper():\n    return 'hello'\n"},
+    "notes.txt": "first line\nsecond line\n",
+    "many": {f"f{i:02}.txt": f"hello {i}\n" for i in range(12)},
+    ".env": "SECRET=1\n",
+    "book.ipynb": _notebook(),
+}
+
+# (tool, arguments, the error code it must answer, or None for a success)
+SCENARIO = [
+    ("list", {}, None),
+    ("list", {"path": "many", "offset": 3}, None),
+    ("glob", {"pattern": "*.txt"}, None),  # over the cap of 5: sampled, spilled
+    ("grep", {"pattern": "hello"}, None),  # over the cap of 5
+    ("read", {"file_path": "notes.txt"}, None),
+    ("read", {"file_path": "book.ipynb"}, None),  # the cell view
+    ("write", {"file_path": "made/new.txt", "content": "made\n"}, None),
+    ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "1st"}, None),
+    ("edit", {"file_path": "book.ipynb", "old_string": "x = 1", "new_string": "x = 2"}, None),
+    ("read", {"file_path": "missing.txt"}, "FS_NOT_FOUND"),
+    ("read", {"file_path": ".env"}, "FS_HIDDEN"),
+    ("edit", {"file_path": "src/app.py", "old_string": "main", "new_string": "run"}, "FS_NOT_OBSERVED"),
+    ("read", {"file_path": 7}, "ARGUMENT_INVALID"),
+    ("list", {"offset": 0}, "ARGUMENT_INVALID"),
+    ("read", {"file_path": "   "}, "ARGUMENT_INVALID"),
+    ("grep", {"pattern": "("}, "SEARCH_INVALID_PATTERN"),
+    ("read", {"file_path": "../outside.txt"}, "FS_OUTSIDE_ROOT"),
+    ("nope", {}, "TOOL_UNKNOWN"),
+]
+SPILL = re.compile(r"stored at: (/\S+?)\. Use read")
+
+
+def _normal(text: str) -> str:
+    return SPILL.sub("stored at: LOC. Use read", text)
+
+
+@pytest.fixture(scope="module")
+def clients(tmp_path_factory):
+    return installed(tmp_path_factory.mktemp("mcp-clients"))
+
+
+@pytest.fixture(scope="module")
+def expected(tmp_path_factory):
+    """The Python API's answers to the scenario, on the same tree with the same settings."""
+    tmp = tmp_path_factory.mktemp("expected")
+    ws = Workspace(build_tree(tmp / "root", TREE), state_path=tmp / "state.sqlite", allow_hidden=False,
+                   glob_max_results=5, grep_max_matches=5)
+    return [ws.call(tool, args) for tool, args, _ in SCENARIO]
+
+
+@pytest.fixture
+def http_server(tmp_path_factory):
+    """A server of its own for each scenario: the scenario writes and edits."""
+    tmp = tmp_path_factory.mktemp("clients-server")
+    srv = start_server(tmp, tree=TREE)
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def stdio_spec(tmp: Path) -> dict:
+    root = build_tree(tmp / "root", TREE)
+    return {"transport": "stdio", "command": str(Path(sys.executable).with_name("dsh-jupyter-mcp")),
+            "args": ["--root", str(root), "--state-path", str(tmp / "state.sqlite"), "--allow_hidden=false",
+                     *[a.replace("--DshJupyter.", "--") for a in CAPS]]}
+
+
+def _check_report(report: dict, expected: list) -> None:
+    assert len(report["calls"]) == len(SCENARIO)
+    for (tool, args, code), got, want in zip(SCENARIO, report["calls"], expected):
+        assert got["ok"], f"{tool} {args}: the client raised {got.get('error')}"
+        result = got["result"]
+        assert result.get("isError", False) is (code is not None), (tool, args, result)
+        assert [c["type"] for c in result["content"]] == ["text"]
+        assert _normal(result["content"][0]["text"]) == _normal(want.text), (tool, args)
+        if code is None:  # the client already checked it against the tool's outputSchema
+            assert isinstance(result["structuredContent"], dict) and "_meta" not in result
+        else:
+            assert "structuredContent" not in result
+            assert result["_meta"]["dsh-jupyter/error"]["code"] == code
+    assert set(report["strict"].values()) == {"ok"}, report["strict"]
+
+
+@pytest.fixture
+def spec_args():
+    return [{"name": tool, "arguments": args} for tool, args, _ in SCENARIO]
+
+
+def test_typescript_sdk_over_http_gets_every_result_as_a_result(clients, http_server, expected, spec_args, tmp_path):
+    spec = {"transport": "http", "url": mcp_url(http_server, "ts-http"),
+            "headers": {"Authorization": f"token {http_server.token}"}, "calls": spec_args}
+    _check_report(drive(clients, spec, tmp_path), expected)
+
+
+def test_typescript_sdk_over_stdio_gets_every_result_as_a_result(clients, expected, spec_args, tmp_path):
+    report = drive(clients, {**stdio_spec(tmp_path), "calls": spec_args}, tmp_path)
+    _check_report(report, expected)
+    titles = {t["name"]: (t["title"], t["annotations"]["idempotentHint"]) for t in report["tools"]}
+    assert titles["read"] == ("Read file", True) and titles["edit"] == ("Edit file", False)
+
+
+def _fastmcp_scenario(transport) -> list:
+    from fastmcp import Client
+
+    async def main():
+        out = []
+        async with Client(transport) as client:
+            await client.list_tools()
+            for tool, args, _ in SCENARIO:
+                try:
+                    out.append(await client.call_tool(tool, args, raise_on_error=False))
+                except Exception as exc:  # what must never happen: a result turned into an exception
+                    out.append(exc)
+        return out
+
+    return anyio.run(main)
+
+
+def _check_fastmcp(results: list, expected: list) -> None:
+    for (tool, args, code), got, want in zip(SCENARIO, results, expected, strict=True):
+        assert not isinstance(got, Exception), f"{tool} {args}: fastmcp raised {got!r}"
+        assert got.is_error is (code is not None), (tool, args)
+        assert _normal(got.content[0].text) == _normal(want.text), (tool, args)
+        if code is not None:
+            assert got.structured_content is None and got.meta["dsh-jupyter/error"]["code"] == code
+
+
+def test_fastmcp_over_http(http_server, expected):
+    from fastmcp.client.transports import StreamableHttpTransport
+
+    transport = StreamableHttpTransport(mcp_url(http_server, "fastmcp-http"),
+                                        headers={"Authorization": f"token {http_server.token}"})
+    _check_fastmcp(_fastmcp_scenario(transport), expected)
+
+
+def test_fastmcp_over_stdio(expected, tmp_path):
+    from fastmcp.client.transports import StdioTransport
+
+    spec = stdio_spec(tmp_path)
+    _check_fastmcp(_fastmcp_scenario(StdioTransport(spec["command"], spec["args"])), expected)
+
+
+def test_mcp_remote_bridges_the_http_endpoint_for_stdio_only_clients(clients, server, tmp_path):
+    """``npx mcp-remote URL --header "Authorization: token …"``, as docs/mcp.md shows it."""
+    spec = {"transport": "stdio", "command": clients.node,
+            "args": [str(clients.mcp_remote), mcp_url(server, "remote"), "--header",
+                     f"Authorization: token {server.token}"],
+            "env": {"HOME": str(tmp_path / "home"), "MCP_REMOTE_CONFIG_DIR": str(tmp_path / "mcp-auth")},
+            "calls": [{"name": "read", "arguments": {"file_path": "missing.txt"}},
+                      {"name": "list", "arguments": {"path": "src"}}]}
+    report = drive(clients, spec, tmp_path)
+    first, second = report["calls"]
+    assert first["ok"] and first["result"]["isError"] is True
+    assert first["result"]["content"][0]["text"] == 'Error: cannot read "missing.txt": not found'
+    assert second["ok"] and second["result"]["content"][0]["text"].startswith("<path>src</path>")
