@@ -6,7 +6,7 @@ Times through ``Workspace.run`` (medians):
   - a small glob and a small grep (one folder of 50 files: the start of rg dominates) with
     Landlock on and off: the fence's cost per call;
   - the same over a tree of N files with Landlock on and off (off means every reported path and
-    line is checked again beneath the root, see dsh_jupyter/core/recheck.py);
+    line is checked again beneath the root, see dsh_jupyter/core/rg/recheck.py);
   - a read of a small file and a list page, with openat2 and with the O_NOFOLLOW walk, beside a
     bare ``open``+``read`` and ``os.scandir``: what descriptor resolution costs.
 Prints each figure and the difference (ms) or ratio to its baseline.

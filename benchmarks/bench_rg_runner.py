@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dsh_jupyter.core.rg import find_rg, run_rg  # noqa: E402
+from dsh_jupyter.core.rg.runner import find_rg, run_rg  # noqa: E402
 from dsh_jupyter.core.rgasync import run_rg_async  # noqa: E402
 
 N_FILES = 100_000

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.rg import find_rg, scrubbed_env
+from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
 from dsh_jupyter.core.tools.searchroot import DISCOVERY as _DISCOVERY, VCS_EXCLUDES as _VCS_EXCLUDES
 from timing import median_time  # benchmarks/timing.py
 

@@ -33,8 +33,8 @@ import tempfile
 import time
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.recheck import Rechecker
-from dsh_jupyter.core.rg import find_rg, scrubbed_env
+from dsh_jupyter.core.rg.recheck import Rechecker
+from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
 from dsh_jupyter.core.tools.searchroot import DISCOVERY, VCS_EXCLUDES
 from targets_trees import DEFAULT_DIR, build_all  # benchmarks/targets_trees.py
 

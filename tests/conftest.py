@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.stamps import COARSE_MARGIN_NS, MARGIN_NS
+from dsh_jupyter.core.caches.stamps import COARSE_MARGIN_NS, MARGIN_NS
 
 
 class Link:

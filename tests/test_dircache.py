@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
-from dsh_jupyter.core.dircache import FolderCache
-from dsh_jupyter.core.stamps import look
+from dsh_jupyter.core.caches.folders import FolderCache
+from dsh_jupyter.core.caches.stamps import look
 
 from conftest import settle
 

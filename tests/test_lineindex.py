@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from dsh_jupyter.core.fsio import file_version
-from dsh_jupyter.core.lineindex import MARK_EVERY, LineIndex
+from dsh_jupyter.core.fs.files import file_version
+from dsh_jupyter.core.caches.lines import MARK_EVERY, LineIndex
 from conftest import settle
 
 N = 3 * MARK_EVERY + 500  # 197,108 lines: three every-65,536th marks
@@ -139,7 +139,7 @@ def test_the_index_keeps_a_bounded_number_of_versions(make_ws, root):
 
 def test_marks_per_version_are_bounded():
     index = LineIndex(1)
-    from dsh_jupyter.core.lineindex import MAX_MARKS, FileLines
+    from dsh_jupyter.core.caches.lines import MAX_MARKS, FileLines
     lines = FileLines(index, "v")
     lines.learn([(k * 10 + 1, k * 100) for k in range(1, MAX_MARKS + 10)])
     kept = index.marks("v")

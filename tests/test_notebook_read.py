@@ -12,7 +12,7 @@ import os
 import nbformat
 from nbformat import v4
 
-from dsh_jupyter.core.fsio import file_version
+from dsh_jupyter.core.fs.files import file_version
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4).decode()  # 1032 bytes
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.notebooktree import NotebookTree, plain_globs
-from dsh_jupyter.core.rg import find_rg
-from dsh_jupyter.core.stamps import MARGIN_NS
+from dsh_jupyter.core.caches.notebooks import NotebookTree, plain_globs
+from dsh_jupyter.core.rg.runner import find_rg
+from dsh_jupyter.core.caches.stamps import MARGIN_NS
 from dsh_jupyter.core.tools.searchroot import VCS_DIRS
 
 import nbformat
@@ -181,7 +181,7 @@ def test_a_wide_tree_is_walked_with_one_folder_open_at_a_time(tmp_path):
     (root / "d599" / "last.ipynb").write_text(NB)
     probe = (
         "import os, resource, sys\n"
-        "from dsh_jupyter.core.notebooktree import NotebookTree\n"
+        "from dsh_jupyter.core.caches.notebooks import NotebookTree\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))\n"
         f"fd = os.open({str(root)!r}, os.O_RDONLY | os.O_DIRECTORY)\n"
         "print(NotebookTree().list_notebooks(fd, shown=lambda n: True, skip_dirs=frozenset(), excluded=frozenset()))\n"

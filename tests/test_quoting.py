@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from dsh_jupyter.core.render.quoting import needs_quoting, quote_name
+from dsh_jupyter.core.text.quoting import needs_quoting, quote_name
 
 
 @pytest.mark.parametrize(
@@ -80,7 +80,7 @@ def test_quote_names_agrees_with_quote_name_on_random_hostile_names(alphabet):
     """The bulk fast path must never print bare a name the per-name rule would quote."""
     import random
 
-    from dsh_jupyter.core.render.quoting import quote_names
+    from dsh_jupyter.core.text.quoting import quote_names
 
     rng = random.Random(20261130)
     for _ in range(3000):

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core import syscalls
+from dsh_jupyter.core.fs import syscalls
 
 pytestmark = [
     pytest.mark.slow,
@@ -241,7 +241,7 @@ def test_a_file_created_meanwhile_is_never_replaced(tmp_path):
 
 def test_create_race_in_the_move_itself(tmp_path):
     """The neighbour's file appears after the temporary file is written: NOREPLACE/link refuse the move."""
-    from dsh_jupyter.core.fsio import create_file
+    from dsh_jupyter.core.fs.files import create_file
 
     folder = tmp_path / "f"
     folder.mkdir()
@@ -258,7 +258,7 @@ def test_create_race_in_the_move_itself(tmp_path):
 
 def test_a_replacement_that_lost_a_race_puts_the_other_file_back(tmp_path):
     """The checked file was replaced by a neighbour before the move: the neighbour's file stays."""
-    from dsh_jupyter.core.fsio import Changed, replace_file
+    from dsh_jupyter.core.fs.files import Changed, replace_file
 
     folder = tmp_path / "f"
     folder.mkdir()

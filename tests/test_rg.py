@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh_jupyter.core.rg import RgMissing, find_rg, run_rg, scrubbed_env
+from dsh_jupyter.core.rg.runner import RgMissing, find_rg, run_rg, scrubbed_env
 from dsh_jupyter.core.rgasync import run_rg_async
 
 RG = find_rg()

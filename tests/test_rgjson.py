@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from dsh_jupyter.core.rgjson import RgMatch, parse_match_records, parse_matches, submatch_spans
+from dsh_jupyter.core.rg.jsonform import RgMatch, parse_match_records, parse_matches, submatch_spans
 
 
 def _rg() -> str:

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.recheck import Rechecker
+from dsh_jupyter.core.rg.recheck import Rechecker
 from dsh_jupyter.core.render.search import render_grep_spill, render_grep_spill_runs, truncate_line
-from dsh_jupyter.core.rg import find_rg
-from dsh_jupyter.core.rglines import HEADING_FLAGS, BlockStream, FileBlocks
-from dsh_jupyter.core.rgstream import parse_all
+from dsh_jupyter.core.rg.runner import find_rg
+from dsh_jupyter.core.rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
+from dsh_jupyter.core.rg.jsonstream import parse_all
 from dsh_jupyter.core.tools.grepshape import _decoded, shaped_bodies
 from dsh_jupyter.core.tools.search import _confirmed
 from test_rgstream import fed as fed_in_pieces

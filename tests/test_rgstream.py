@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh_jupyter.core.rgstream import MatchStream, parse_all
+from dsh_jupyter.core.rg.jsonstream import MatchStream, parse_all
 from test_rgjson import run_rg
 
 

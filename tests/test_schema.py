@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dsh_jupyter.core.errors import ToolError
-from dsh_jupyter.core.schema import validate_args
-from dsh_jupyter.core.toolspec import NO_NUL, NOT_BLANK
+from dsh_jupyter.core.tools.arguments import validate_args
+from dsh_jupyter.core.tools.spec import NO_NUL, NOT_BLANK
 
 from conftest import assert_error
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.rg import find_rg
+from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.seedtree import OLD_SUBTREE, build_seed_tree
 
 HINT = "Use read with offset/limit, or grep this path to search within it."

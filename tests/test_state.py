@@ -1,6 +1,6 @@
 """The shared state store: real SQLite files, real threads and real child processes.
 
-Child processes import ``dsh_jupyter.core.state`` without running the package's ``__init__``
+Child processes import ``dsh_jupyter.core.state.store`` without running the package's ``__init__``
 files (the state store and what it imports use only the standard library), so each starts in a
 few tens of milliseconds instead of importing the whole package.
 """
@@ -20,17 +20,18 @@ from pathlib import Path
 
 import pytest
 
-from dsh_jupyter.core import state as state_module
-from dsh_jupyter.core.state import CallRecord, SpillRecord, StateError, StateStore
+from dsh_jupyter.core.state import store as state_module
+from dsh_jupyter.core.state.store import CallRecord, SpillRecord, StateError, StateStore
 
-_CORE = Path(state_module.__file__).resolve().parent
+_CORE = Path(state_module.__file__).resolve().parents[1]
 _PRELUDE = f"""
 import importlib, sys, time, types
-for _name, _path in (("dsh_jupyter", {str(_CORE.parent)!r}), ("dsh_jupyter.core", {str(_CORE)!r})):
+for _name, _path in (("dsh_jupyter", {str(_CORE.parent)!r}), ("dsh_jupyter.core", {str(_CORE)!r}),
+                     ("dsh_jupyter.core.state", {str(_CORE / "state")!r})):
     _pkg = types.ModuleType(_name)
     _pkg.__path__ = [_path]
     sys.modules[_name] = _pkg
-state = importlib.import_module("dsh_jupyter.core.state")
+state = importlib.import_module("dsh_jupyter.core.state.store")
 """
 
 
@@ -428,7 +429,7 @@ def test_spills_to_evict_keeps_every_limit(store: StateStore) -> None:
 def test_the_default_state_path_is_jupyters_data_dir_for_every_process(monkeypatch, tmp_path: Path) -> None:
     from jupyter_core.paths import jupyter_data_dir
 
-    from dsh_jupyter.core.statepaths import default_state_path, jupyter_data_dir as ours
+    from dsh_jupyter.core.state.locations import default_state_path, jupyter_data_dir as ours
 
     monkeypatch.delenv("DSH_STATE_PATH", raising=False)
     for env in ({}, {"JUPYTER_DATA_DIR": str(tmp_path / "jd")}, {"XDG_DATA_HOME": str(tmp_path / "xdg")},
@@ -456,7 +457,7 @@ MOUNTINFO = """\
 
 
 def test_the_filesystem_under_the_state_file_is_found(tmp_path: Path) -> None:
-    from dsh_jupyter.core.statepaths import filesystem_of, is_network_filesystem
+    from dsh_jupyter.core.state.locations import filesystem_of, is_network_filesystem
 
     info = tmp_path / "mountinfo"
     info.write_text(MOUNTINFO)

@@ -400,7 +400,7 @@ def test_names_near_name_max_can_be_written(ws, root):
 def test_failed_replace_removes_its_temporary_file(root):
     # The exchange itself fails (the target is a non-empty directory, the new one a file...) or
     # the displaced entry is not the checked file: either way the temporary file goes away.
-    from dsh_jupyter.core.fsio import Changed, replace_file
+    from dsh_jupyter.core.fs.files import Changed, replace_file
 
     target = root / "t"
     target.mkdir()

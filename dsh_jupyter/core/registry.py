@@ -13,9 +13,9 @@ from .render.listing import render_list, render_list_dir
 from .render.reading import render_edit, render_read, render_write
 from .tools.listing import execute_list, execute_list_dir
 from .tools.mutation import execute_edit, execute_write
-from .tools.reading import execute_read
+from .tools.read import execute_read
 from .tools.search import GLOB, GREP
-from .toolspec import NAME, OFFSET, PATH, TEXT, ToolSpec, nullable, object_schema, value_schema
+from .tools.spec import NAME, OFFSET, PATH, TEXT, ToolSpec, nullable, object_schema, value_schema
 
 __all__ = ["ToolSpec", "build_registry"]  # ToolSpec lives in toolspec.py; re-exported for callers
 

@@ -12,7 +12,7 @@ import os
 import subprocess
 import time
 
-from .rg import CHUNK, SETTLE_S, RgOutcome, _argv, _killpg, _missing, _group_alive, _Sink, scrubbed_env
+from .rg.runner import CHUNK, SETTLE_S, RgOutcome, _argv, _killpg, _missing, _group_alive, _Sink, scrubbed_env
 
 __all__ = ["run_rg_async"]
 

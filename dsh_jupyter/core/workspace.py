@@ -17,26 +17,26 @@ import threading
 import time
 import uuid
 
-from .context import CallContext
-from .dircache import FolderCache
+from .tools.context import CallContext
+from .caches.folders import FolderCache
 from .errors import Codes, ToolError
-from .paths import Resolver, is_within
+from .fs.resolver import Resolver, is_within
 from .registry import build_registry
-from .render.quoting import escape_surrogates, in_message
+from .text.quoting import escape_surrogates, in_message
 from .result import Result
-from .rg import find_rg
-from .rgfence import Fencing
-from .schema import validate_args
+from .rg.runner import find_rg
+from .rg.fence import Fencing
+from .tools.arguments import validate_args
 from .settings import Settings, SettingsError
-from .spill import SpillLimits, SpillStore
-from .state import CallRecord, StateError, StateStore, session_key
-from .inplace import leftover_backups
-from .lineindex import LineIndex
-from .notebooktree import NotebookTree
-from .livedocs import LiveDocuments
-from .statepaths import default_state_path
-from .toolspec import ToolSpec
-from .visibility import Visibility, default_protected
+from .state.spills import SpillLimits, SpillStore
+from .state.store import CallRecord, StateError, StateStore, session_key
+from .fs.rewrite import leftover_backups
+from .caches.lines import LineIndex
+from .caches.notebooks import NotebookTree
+from .notebooks.live import LiveDocuments
+from .state.locations import default_state_path
+from .tools.spec import ToolSpec
+from .fs.visibility import Visibility, default_protected
 from .tools.browse import browse_listing
 
 __all__ = ["Workspace", "Result", "default_state_path", "os_user"]

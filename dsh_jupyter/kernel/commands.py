@@ -19,7 +19,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from ..core.errors import ToolError
-from ..core.state import StateError
+from ..core.state.store import StateError
 from .results import calls_info, error_info, session_info, spills_info, tools_info
 
 __all__ = ["Subcommand", "SUBCOMMANDS", "parse_edit_body", "EDIT_SEPARATOR", "overview"]

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..core.render.quoting import quote_name
+from ..core.text.quoting import quote_name
 from ..core.result import Result, html_table
 from .display import bundle
 

@@ -21,7 +21,7 @@ Jupyter, tornado or the MCP SDK.
 from __future__ import annotations
 
 from ..core.result import Result
-from ..core.toolspec import ToolSpec
+from ..core.tools.spec import ToolSpec
 
 __all__ = ["ERROR_META", "annotations", "call_result", "instructions", "tool_definitions"]
 

@@ -22,10 +22,10 @@ from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Int
 
 from ..core.settings import SETTINGS_ENV, SettingsError, settings_to_env
-from ..core.statepaths import default_state_path
+from ..core.state.locations import default_state_path
 from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
-from . import mcp
+from . import mcp_bridge as mcp
 from .collab import CollabDocuments
 from .handlers import route_table
 

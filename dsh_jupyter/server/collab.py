@@ -31,7 +31,7 @@ import os
 
 import nbformat
 
-from ..core.livedocs import DocumentChanged
+from ..core.notebooks.live import DocumentChanged
 
 __all__ = ["CollabDocuments", "YDOC_EXTENSION"]
 

@@ -28,7 +28,7 @@ from tornado import web
 
 from ..core.errors import Codes, ToolError
 from ..core.result import json_bytes
-from ..core.state import StateError
+from ..core.state.store import StateError
 from .openapi import build_document
 
 __all__ = ["route_table", "PREFIX"]

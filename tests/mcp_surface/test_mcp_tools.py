@@ -11,7 +11,7 @@ import jsonschema
 import nbformat
 import pytest
 
-from dsh_jupyter.core.toolspec import NOT_BLANK, NO_NUL
+from dsh_jupyter.core.tools.spec import NOT_BLANK, NO_NUL
 from dsh_jupyter.mcp.tools import ERROR_META, annotations, call_result, instructions, tool_definitions
 
 from .conftest import TREE

@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.server.mcp import McpHandler, called_tools, route_table
+from dsh_jupyter.server.mcp_bridge import McpHandler, called_tools, route_table
 
 from .test_server_auth import LOCKED, _browser_login
 

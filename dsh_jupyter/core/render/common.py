@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .quoting import quote_name
+from ..text.quoting import quote_name
 
 __all__ = ["count", "envelope"]
 

@@ -10,7 +10,7 @@ import json
 import re
 
 from .common import count, envelope
-from .quoting import quote_name
+from ..text.quoting import quote_name
 
 __all__ = ["render_list", "render_list_dir", "list_footer"]
 

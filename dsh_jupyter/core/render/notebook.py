@@ -15,7 +15,7 @@ What it must never do: touch the filesystem, print base64, or omit the footer.
 from __future__ import annotations
 
 from .common import count, envelope
-from .quoting import in_message, quote_name
+from ..text.quoting import in_message, quote_name
 
 __all__ = ["render_notebook", "render_cell", "notebook_footer", "OUTPUT_TRUNCATED"]
 

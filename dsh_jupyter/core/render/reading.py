@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .common import count, envelope
 from .notebook import render_notebook
-from .quoting import quote_name
+from ..text.quoting import quote_name
 
 __all__ = ["render_read", "read_footer", "render_write", "render_edit"]
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from itertools import islice, repeat
 from operator import eq
 
-from dsh_jupyter.core.render.quoting import in_message, quote_name, quote_names, quote_names_joined
+from dsh_jupyter.core.text.quoting import in_message, quote_name, quote_names, quote_names_joined
 
 __all__ = [
     "render_glob",

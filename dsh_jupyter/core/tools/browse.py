@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 
-from ..context import CallContext
+from .context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import entry_details
-from ..paths import display_path
+from ..fs.files import entry_details
+from ..fs.resolver import display_path
 from .listing import _row, folder_scan, opened_folder, visible_entries
 
 __all__ = ["browse_listing", "BROWSE_SORTS"]

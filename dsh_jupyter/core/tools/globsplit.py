@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..recheck import Rechecker
+from ..rg.recheck import Rechecker
 
 __all__ = ["Split", "plan_split", "merge_by_mtime", "escape_glob", "stamper", "Background", "MAX_ENTRIES"]
 

@@ -19,13 +19,13 @@ from bisect import bisect_right
 from itertools import accumulate, chain, compress, repeat
 from operator import gt, is_
 
-from ..context import CallContext
+from .context import CallContext
 from ..errors import Codes, ToolError
 from ..render.search import _TRUNCATED, render_grep_spill_runs, truncate_line
-from ..rgjson import submatch_spans
-from ..rglines import FileBlocks
-from ..rgstream import Matches
-from ..sampling import sample_sorted_paths
+from ..rg.jsonform import submatch_spans
+from ..rg.headingform import FileBlocks
+from ..rg.jsonstream import Matches
+from .sampling import sample_sorted_paths
 from .grepspans import literal_spans
 from .searchroot import VCS_IN_PATH, drop_excluded
 

@@ -15,11 +15,11 @@ import contextlib
 import errno
 import os
 
-from ..context import CallContext
+from .context import CallContext
 from ..errors import Codes, ToolError
-from ..dircache import FolderScan, uncached_scan
-from ..fsio import Listing, entry_details
-from ..render.quoting import has_raw_bytes, in_message
+from ..caches.folders import FolderScan, uncached_scan
+from ..fs.files import Listing, entry_details
+from ..text.quoting import has_raw_bytes, in_message
 
 __all__ = ["execute_list", "execute_list_dir", "opened_folder", "folder_scan", "visible_entries"]
 

@@ -18,17 +18,17 @@ import os
 import re
 import stat as statmod
 
-from ..context import CallContext
+from .context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import Changed, can_write, create_file, file_version, read_all, replace_file
-from ..inplace import needs_in_place, rewrite_in_place
-from ..notebook import is_notebook_name
-from ..paths import RETRIES, display_path
-from ..policy import check_observed, gated, observation_key
-from ..render.quoting import in_message
-from ..textread import BINARY_SNIFF_BYTES
-from .livenotebooks import edit_live, write_live
-from .notebooks import check_written, notebook_edit
+from ..fs.files import Changed, can_write, create_file, file_version, read_all, replace_file
+from ..fs.rewrite import needs_in_place, rewrite_in_place
+from ..notebooks.format import is_notebook_name
+from ..fs.resolver import RETRIES, display_path
+from ..state.gate import check_observed, gated, observation_key
+from ..text.quoting import in_message
+from ..fs.textwindow import BINARY_SNIFF_BYTES
+from .live_notebooks import edit_live, write_live
+from .cells import check_written, notebook_edit
 
 __all__ = ["execute_write", "execute_edit"]
 

@@ -8,22 +8,22 @@ from __future__ import annotations
 
 import os
 
-from ..beneath import proc_fd_path
-from ..context import CallContext
+from ..fs.tree import proc_fd_path
+from .context import CallContext
 from ..errors import Codes, ToolError
-from ..recheck import Rechecker
-from ..render.quoting import in_message
+from ..rg.recheck import Rechecker
+from ..text.quoting import in_message
 from ..render.search import render_glob, render_glob_spill, render_grep
-from ..rg import RgOutcome
-from ..rglines import HEADING_FLAGS, BlockStream, FileBlocks
-from ..rgstream import Matches, MatchStream, parse_all
-from ..sampling import sample_across_groups
-from ..textread import BINARY_SNIFF_BYTES
-from ..toolspec import NAME, PATH, ToolSpec, nullable, object_schema, value_schema
+from ..rg.runner import RgOutcome
+from ..rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
+from ..rg.jsonstream import Matches, MatchStream, parse_all
+from .sampling import sample_across_groups
+from ..fs.textwindow import BINARY_SNIFF_BYTES
+from .spec import NAME, PATH, ToolSpec, nullable, object_schema, value_schema
 from .globsplit import Background, merge_by_mtime, plan_split, stamper
 from .grepshape import shape_grep
 from .grepspans import line_records
-from .notebookgrep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
+from .notebook_grep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
 from .searchroot import (
     DISCOVERY,
     VCS_DIRS,

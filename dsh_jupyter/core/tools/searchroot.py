@@ -19,12 +19,12 @@ import signal
 from dataclasses import dataclass
 from operator import itemgetter
 
-from ..beneath import proc_fd_path
-from ..context import CallContext
+from ..fs.tree import proc_fd_path
+from .context import CallContext
 from ..errors import Codes, ToolError
-from ..paths import Target, is_within
-from ..rg import RgMissing, RgOutcome, run_rg
-from ..rgfence import FenceError
+from ..fs.resolver import Target, is_within
+from ..rg.runner import RgMissing, RgOutcome, run_rg
+from ..rg.fence import FenceError
 
 __all__ = ["SearchRoot", "open_search_root", "run_search", "diagnostic", "VCS_DIRS", "VCS_EXCLUDES",
            "VCS_IN_PATH", "DISCOVERY", "PATH_OF", "inside_vcs", "excluded_below", "discovery_flags", "hide_flags",

@@ -24,7 +24,7 @@ import posixpath
 from traitlets import Bool, Int, List, Unicode
 
 from ...core.errors import ToolError
-from ...core.render.quoting import quote_name
+from ...core.text.quoting import quote_name
 from ...core.tools.browse import BROWSE_SORTS
 from .base import DshView
 from .windows import ReadWindow

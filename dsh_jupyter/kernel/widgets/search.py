@@ -17,7 +17,7 @@ import shlex
 
 from traitlets import Dict, List, Unicode
 
-from ...core.render.quoting import quote_name
+from ...core.text.quoting import quote_name
 from .base import DshView
 from .windows import SpillWindow
 

@@ -21,7 +21,7 @@ import os
 import re
 
 from ...core.errors import ToolError
-from ...core.render.quoting import quote_name
+from ...core.text.quoting import quote_name
 from .notebookrows import notebook_rows
 
 __all__ = ["ReadWindow", "SpillWindow", "CONTEXT_LINES", "SPILL_PAGE_LINES", "contents_path"]

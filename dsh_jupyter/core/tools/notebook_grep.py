@@ -20,15 +20,15 @@ import bisect
 import os
 import threading
 
-from ..context import CallContext
+from .context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import pread_all
-from ..notebook import NotNotebook, is_notebook_name, parse_notebook
-from ..notebooktree import plain_globs
-from ..recheck import Rechecker
-from ..rg import memory_file
-from ..rgjson import RgMatch
-from ..textread import BINARY_SNIFF_BYTES
+from ..fs.files import pread_all
+from ..notebooks.format import NotNotebook, is_notebook_name, parse_notebook
+from ..caches.notebooks import plain_globs
+from ..rg.recheck import Rechecker
+from ..rg.runner import memory_file
+from ..rg.jsonform import RgMatch
+from ..fs.textwindow import BINARY_SNIFF_BYTES
 from .grepspans import search_input
 from .searchroot import (VCS_DIRS, VCS_EXCLUDES, VCS_IN_PATH, SearchRoot, discovery_flags, drop_excluded,
                          exclusion_flags, hide_flags, run_search)

@@ -17,9 +17,9 @@ import os
 import sys
 from collections.abc import Iterator
 
-from .errors import Codes, ToolError
-from .fsio import file_version
-from .render.quoting import in_message
+from ..errors import Codes, ToolError
+from ..fs.files import file_version
+from ..text.quoting import in_message
 
 __all__ = ["record_read", "gated", "check_observed", "check_observed_version", "observation_key"]
 

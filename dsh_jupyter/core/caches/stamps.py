@@ -29,7 +29,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from . import syscalls
+from ..fs import syscalls
 
 __all__ = ["Look", "look", "settled", "is_local", "LOCAL_FILESYSTEMS", "MARGIN_NS", "COARSE_MARGIN_NS"]
 

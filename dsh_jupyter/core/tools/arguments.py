@@ -14,8 +14,8 @@ from __future__ import annotations
 import functools
 import re
 
-from .errors import Codes, ToolError
-from .render.quoting import in_message
+from ..errors import Codes, ToolError
+from ..text.quoting import in_message
 
 __all__ = ["validate_args"]
 

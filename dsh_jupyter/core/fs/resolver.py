@@ -23,9 +23,9 @@ import re
 import stat as statmod
 from dataclasses import dataclass
 
-from .beneath import Entry, OutsideRoot, Raced, SymlinkLoop, Tree
-from .errors import Codes, ToolError
-from .render.quoting import in_message
+from .tree import Entry, OutsideRoot, Raced, SymlinkLoop, Tree
+from ..errors import Codes, ToolError
+from ..text.quoting import in_message
 from .visibility import Visibility
 
 __all__ = ["Target", "Resolver", "display_path", "is_within", "fs_error", "RETRIES"]

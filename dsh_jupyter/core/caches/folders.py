@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from .fsio import Listing, scan_directory
+from ..fs.files import Listing, scan_directory
 from .stamps import look
 
 __all__ = ["FolderCache", "FolderScan", "uncached_scan"]

@@ -22,7 +22,7 @@ from operator import ne, sub
 
 import orjson
 
-from .rgjson import RgMatch, parse_match_records
+from .jsonform import RgMatch, parse_match_records
 
 __all__ = ["LineChunks", "MatchStream", "Matches", "parse_all"]
 

@@ -36,8 +36,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from . import syscalls
-from .notebook import NOTEBOOK_SUFFIX
+from ..fs import syscalls
+from ..notebooks.format import NOTEBOOK_SUFFIX
 from .stamps import is_local, settled
 
 __all__ = ["NotebookTree", "plain_globs"]

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import os
 
-from ..context import CallContext
+from .context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import file_version
-from ..lineindex import NO_MARKS
-from ..policy import record_read
-from ..render.quoting import in_message
-from ..notebook import is_notebook_name
-from ..textread import NotText, read_window
-from .notebooks import read_cells
+from ..fs.files import file_version
+from ..caches.lines import NO_MARKS
+from ..state.gate import record_read
+from ..text.quoting import in_message
+from ..notebooks.format import is_notebook_name
+from ..fs.textwindow import NotText, read_window
+from .cells import read_cells
 
 __all__ = ["execute_read", "BOM"]
 

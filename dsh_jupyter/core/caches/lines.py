@@ -26,7 +26,7 @@ from array import array
 from bisect import bisect_right
 from collections import OrderedDict
 
-from .fsio import file_version
+from ..fs.files import file_version
 from .stamps import look
 
 __all__ = ["LineIndex", "FileLines", "NO_MARKS", "MARK_EVERY", "MAX_MARKS"]

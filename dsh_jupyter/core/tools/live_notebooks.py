@@ -13,14 +13,14 @@ notebook nbformat does not validate, or touch the file (Jupyter saves the docume
 
 from __future__ import annotations
 
-from ..context import CallContext
+from .context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import can_write
-from ..livedocs import DocumentChanged
-from ..notebook import notebook_from_dict, notebook_problem, parse_notebook, with_sources
-from ..policy import check_observed_version, gated, observation_key
-from ..render.quoting import in_message
-from .notebooks import edit_sources
+from ..fs.files import can_write
+from ..notebooks.live import DocumentChanged
+from ..notebooks.format import notebook_from_dict, notebook_problem, parse_notebook, with_sources
+from ..state.gate import check_observed_version, gated, observation_key
+from ..text.quoting import in_message
+from .cells import edit_sources
 
 __all__ = ["edit_live", "write_live"]
 

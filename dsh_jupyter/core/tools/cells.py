@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import re
 
-from ..context import CallContext
+from .context import CallContext
 from ..errors import Codes, ToolError
-from ..fsio import file_version, pread_all
-from ..notebook import Cell, Notebook, NotNotebook, notebook_from_dict, notebook_problem, parse_notebook, \
+from ..fs.files import file_version, pread_all
+from ..notebooks.format import Cell, Notebook, NotNotebook, notebook_from_dict, notebook_problem, parse_notebook, \
     serialize_like, source_text, with_sources
-from ..policy import record_read
+from ..state.gate import record_read
 from ..render.notebook import render_cell
-from ..render.quoting import in_message
+from ..text.quoting import in_message
 from ..settings import Settings
 
 __all__ = ["read_cells", "text_view_note", "plan_edit", "edited_bytes", "check_written", "cell_value",

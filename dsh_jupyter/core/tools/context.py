@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from .errors import Codes, ToolError
-from .paths import Resolver, Target
-from .render.quoting import in_message
-from .settings import Settings
-from .spill import session_folder
+from ..errors import Codes, ToolError
+from ..fs.resolver import Resolver, Target
+from ..text.quoting import in_message
+from ..settings import Settings
+from ..state.spills import session_folder
 
 __all__ = ["CallContext"]
 

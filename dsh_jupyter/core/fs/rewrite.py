@@ -21,7 +21,7 @@ import os
 import secrets
 import stat as statmod
 
-from .fsio import Changed, _same_file, pread_all
+from .files import Changed, _same_file, pread_all
 
 __all__ = ["needs_in_place", "rewrite_in_place", "leftover_backups"]
 

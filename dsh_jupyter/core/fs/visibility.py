@@ -29,8 +29,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from .errors import Codes, ToolError
-from .render.quoting import in_message
+from ..errors import Codes, ToolError
+from ..text.quoting import in_message
 
 __all__ = ["Visibility", "default_protected"]
 
@@ -40,7 +40,7 @@ PROTECTED_MESSAGE = "Jupyter's own folders (runtime, data, config) and this tool
 
 def default_protected(state_path: str, spill_root: str | None) -> list[str]:
     """The folders no tool may show, whatever the settings: Jupyter's, IPython's and our own."""
-    from .statepaths import jupyter_data_dir
+    from ..state.locations import jupyter_data_dir
 
     home = os.path.expanduser("~")
     data = jupyter_data_dir()

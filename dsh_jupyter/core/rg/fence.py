@@ -28,8 +28,8 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from . import syscalls
-from .rg import RgMissing
+from ..fs import syscalls
+from .runner import RgMissing
 
 __all__ = ["Fencing", "FenceError"]
 

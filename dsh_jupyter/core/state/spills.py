@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import hashlib
 import re
 
-from .beneath import Tree
-from .fsio import create_file
+from ..fs.tree import Tree
+from ..fs.files import create_file
 
 __all__ = ["SpillStore", "SpillLimits", "session_folder"]
 

@@ -1,0 +1,1 @@
+"""The filesystem, through descriptors beneath the root: resolution, file I/O, rewrites, visibility, text windows."""

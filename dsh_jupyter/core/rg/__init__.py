@@ -1,0 +1,1 @@
+"""ripgrep: the runner, the Landlock fence, the recheck of an unfenced walk, and parsers of its two output forms."""
