@@ -8,14 +8,13 @@ directories, then times, as the median of 5 runs each:
 * ``rg --no-config --files --sort=modified --no-ignore --hidden`` (about 100,000 paths), and
 * ``rg --no-config --json <pattern>`` whose output is about 20 MB,
 
-round-robin through ``subprocess.run(..., stdout=PIPE)``, ``run_rg`` and ``run_rg_async`` with
-the same arguments, and prints the figures and their ratios to the raw run (the project's
+round-robin through ``subprocess.run(..., stdout=PIPE)`` and ``run_rg`` with the same
+arguments, and prints the figures and their ratios to the raw run (the project's
 target is <= 1.3x).
 """
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 import subprocess
 import sys
@@ -26,7 +25,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dsh_jupyter.core.rg.runner import find_rg, run_rg  # noqa: E402
-from dsh_jupyter.core.rgasync import run_rg_async  # noqa: E402
 
 N_FILES = 100_000
 FANOUT = (50, 20, 100)  # top dirs x sub dirs x files = 100,000
@@ -77,16 +75,11 @@ def compare(label: str, rg: str, args: list[str], cwd: str) -> None:
     def runner() -> int:
         return check(run_rg(rg, args, cwd=cwd, timeout_s=120, max_stdout_bytes=1 << 30))
 
-    def runner_async() -> int:
-        return check(asyncio.run(
-            run_rg_async(rg, args, cwd=cwd, timeout_s=120, max_stdout_bytes=1 << 30)))
-
     raw()  # warm the page cache
-    (t_raw, n_raw), (t_run, n_run), (t_async, _) = medians(raw, runner, runner_async)
+    (t_raw, n_raw), (t_run, n_run) = medians(raw, runner)
     print(f"{label}: {n_raw / 1e6:.1f} MB (runner {n_run / 1e6:.1f} MB)")
     print(f"  raw subprocess.run: {t_raw * 1000:8.1f} ms")
     print(f"  run_rg:             {t_run * 1000:8.1f} ms   ratio {t_run / t_raw:.3f}x")
-    print(f"  run_rg_async:       {t_async * 1000:8.1f} ms   ratio {t_async / t_raw:.3f}x")
 
 
 def main() -> None:

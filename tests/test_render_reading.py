@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dsh_jupyter.core.render.reading import read_footer, render_edit, render_read, render_write
+from dsh_jupyter.core.render.reading import read_footer, render_read
+from dsh_jupyter.core.render.writing import render_edit, render_write
 
 
 @pytest.mark.parametrize(

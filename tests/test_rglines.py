@@ -24,7 +24,7 @@ from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
 from dsh_jupyter.core.rg.jsonstream import parse_all
 from dsh_jupyter.core.tools.grepshape import _decoded, shaped_bodies
-from dsh_jupyter.core.tools.search import _confirmed
+from dsh_jupyter.core.tools.grep import _confirmed
 from test_rgstream import fed as fed_in_pieces
 
 ARGS = ["--no-config", "--no-ignore", "--hidden"]

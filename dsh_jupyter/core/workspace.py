@@ -44,7 +44,6 @@ __all__ = ["Workspace", "Result", "default_state_path", "os_user"]
 log = logging.getLogger(__name__)
 
 SURFACES = ("python", "rest", "magic", "widget", "mcp")
-SEARCH_TOOLS = ("glob", "grep")
 
 # The call log keeps what a model saw (bounded by the caps) but not every byte a model sent: a
 # 300 MB ``write`` must not copy 300 MB into the state file. Longer argument strings are cut.
@@ -210,30 +209,12 @@ class Workspace:
                     f'unknown tool {in_message(tool)}; available tools: {", ".join(self.registry)}',
                 )
             clean = validate_args(spec.input_schema, args)
-            if queued_since is not None and tool in SEARCH_TOOLS:
+            if queued_since is not None and spec.searches:
                 waited_ms = (time.monotonic() - queued_since) * 1000
                 if waited_ms > self.settings.search_timeout_ms:
                     raise ToolError(Codes.SEARCH_ABORTED, f"{tool} waited {waited_ms:.0f} ms for a free search slot "
                                     "and was not started; try again")
-            ctx = CallContext(
-                settings=self.settings,
-                resolver=self.resolver,
-                store=self.store,
-                spills=self.spills,
-                session=session,
-                cwd=self.session_cwd(session, user),
-                call_id=call_id,
-                rg=self.rg,
-                cancel=cancel or threading.Event(),
-                session_key=self.key(session),
-                user=user,
-                fence=self.fence,
-                spill_quota=spill_quota,
-                folders=self.folders,
-                lines=self.lines,
-                notebooks=self.notebooks,
-                documents=self.documents,
-            )
+            ctx = self.context(session, user, call_id, cancel=cancel, spill_quota=spill_quota)
             value = spec.execute(ctx, clean)
             text, is_error = spec.render(value), False
         except ToolError as exc:
@@ -257,11 +238,30 @@ class Workspace:
         and ``stamp`` (see ``tools.browse.browse_listing``). A failure raises ``ToolError``.
         """
         session = check_session_id(session or self.session)
-        ctx = CallContext(settings=self.settings, resolver=self.resolver, store=self.store, spills=self.spills,
-                          session=session, cwd=self.session_cwd(session), call_id="", rg=self.rg,
-                          session_key=self.key(session), user=self.user, fence=self.fence,
-                          folders=self.folders, lines=self.lines)
-        return browse_listing(ctx, path, offset, limit, sort, descending, name_filter)
+        return browse_listing(self.context(session, self.user), path, offset, limit, sort, descending, name_filter)
+
+    def context(self, session: str, user: str, call_id: str = "", *, cancel: threading.Event | None = None,
+                spill_quota: int | None = None) -> CallContext:
+        """What one call runs with: this workspace's settings, confinement, stores and caches, and the session's cwd."""
+        return CallContext(
+            settings=self.settings,
+            resolver=self.resolver,
+            store=self.store,
+            spills=self.spills,
+            session=session,
+            cwd=self.session_cwd(session, user),
+            call_id=call_id,
+            rg=self.rg,
+            cancel=cancel or threading.Event(),
+            session_key=self.key(session),
+            user=user,
+            fence=self.fence,
+            spill_quota=spill_quota,
+            folders=self.folders,
+            lines=self.lines,
+            notebooks=self.notebooks,
+            documents=self.documents,
+        )
 
     def _log_call(self, result: Result, args: dict, surface: str, started: float, user: str) -> None:
         if self.store is None:

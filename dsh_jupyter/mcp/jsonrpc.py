@@ -26,7 +26,7 @@ import orjson
 
 from .. import __version__
 from ..core.result import json_bytes
-from ..core.workspace import SEARCH_TOOLS, Workspace
+from ..core.workspace import Workspace
 from .tools import call_result, instructions, tool_definitions
 
 __all__ = ["HANDSHAKE_VERSIONS", "LATEST_VERSION", "StdioSession"]
@@ -153,7 +153,8 @@ class StdioSession:
         with self._lock:
             self._running[request_id] = cancel
             self._cancelled.discard(request_id)
-        queued = time.monotonic() if name in SEARCH_TOOLS else None
+        spec = self.workspace.registry.get(name)
+        queued = time.monotonic() if spec is not None and spec.searches else None
 
         def run() -> None:
             try:

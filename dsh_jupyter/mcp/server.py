@@ -49,7 +49,6 @@ class CallScope:
 
 
 Submit = Callable[..., Awaitable[Result]]  # (call, search=False) -> Result, off the event loop
-SEARCH_TOOLS = ("glob", "grep")
 
 
 def build_server(
@@ -69,7 +68,7 @@ def build_server(
         if spec is not None and spec.writes and not scope.may_write:
             raise MCPError(FORBIDDEN, "User is not authorized to write on resource: contents.")
         cancel = scope.cancel or threading.Event()
-        search = params.name in SEARCH_TOOLS
+        search = spec is not None and spec.searches
         call = functools.partial(
             workspace.call, params.name, params.arguments or {}, session=scope.session, surface=SURFACE,
             cancel=cancel, user=scope.user, queued_since=time.monotonic() if search else None,

@@ -37,7 +37,6 @@ PREFIX = "/dsh/api"
 CALLS_MAX_LIMIT = 1000
 _STATUS_CODES = {400: "BAD_REQUEST", 403: "FORBIDDEN", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED",
                  409: "CONFLICT", 413: "BODY_TOO_LARGE", 503: "STATE_UNAVAILABLE"}
-SEARCH_TOOLS = ("glob", "grep")
 
 
 class ApiError(web.HTTPError):
@@ -236,7 +235,7 @@ class ToolCallHandler(DshHandler):
         may_write = await self.allowed("write")
         if not may_write:
             await self.refuse_new_session(session)
-        search = name in SEARCH_TOOLS
+        search = spec.searches
         result = await self.run(
             self.workspace.call, name, args, session=session, surface="rest", cancel=self.cancel,
             user=self.user_name, queued_since=time.monotonic() if search else None,

@@ -28,7 +28,6 @@ __all__ = [
     "scan_directory",
     "entry_details",
     "file_version",
-    "kind_of",
     "Changed",
     "create_file",
     "replace_file",
@@ -57,14 +56,6 @@ def file_version(st: os.stat_result) -> str:
     atomic replace, so together they catch it.
     """
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
-
-
-def kind_of(mode: int) -> str:
-    if statmod.S_ISDIR(mode):
-        return "directory"
-    if statmod.S_ISREG(mode):
-        return "file"
-    return "other"
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,6 @@ __all__ = [
     "parse_notebook",
     "notebook_from_dict",
     "notebook_problem",
-    "check_notebook_bytes",
     "source_text",
     "serialize_like",
     "with_sources",
@@ -168,15 +167,6 @@ def parse_notebook(raw: bytes) -> Notebook:
     if problem is not None:
         raise NotNotebook(f"it is not a valid notebook: {problem}")
     return notebook_from_dict(data)  # type: ignore[arg-type]
-
-
-def check_notebook_bytes(raw: bytes) -> str | None:
-    """Why ``raw`` may not be saved as a notebook (one line), or None when it is a valid one."""
-    try:
-        parse_notebook(raw)
-    except NotNotebook as exc:
-        return exc.reason
-    return None
 
 
 def with_sources(data: dict, sources: dict[int, str]) -> dict:

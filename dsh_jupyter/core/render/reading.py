@@ -1,4 +1,4 @@
-"""Model text for ``read``, ``write`` and ``edit``.
+"""Model text for ``read``.
 
 A read window's footer tells which lines were shown and how to continue; a window that stops at
 the byte cap says so rather than passing for the end of the file.
@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from .common import count, envelope
 from .notebook import render_notebook
-from ..text.quoting import quote_name
 
-__all__ = ["render_read", "read_footer", "render_write", "render_edit"]
+__all__ = ["render_read", "read_footer"]
 
 
 def read_footer(first: int, last: int, total: int | None, capped: bool) -> str:
@@ -34,21 +33,3 @@ def render_read(value: dict) -> str:
     if value.get("note"):  # a .ipynb shown as text says why it is not shown as cells
         footer = f"{value['note']}\n{footer}"
     return envelope(value["path"], "file", lines, footer)
-
-
-_LIVE = " The change went to the notebook open in Jupyter, which saves it."
-
-
-def render_write(value: dict) -> str:
-    status = "Created file" if value["operation"] == "create" else "Updated file"
-    if value.get("live"):
-        status += "." + _LIVE
-    return f"<path>{quote_name(value['path'])}</path>\n<type>file</type>\n<content>\n{status}\n</content>"
-
-
-def render_edit(value: dict) -> str:
-    path = quote_name(value["path"])
-    live = _LIVE if value.get("live") else ""
-    if value.get("replaceAll"):
-        return f"The file {path} has been updated. All occurrences were successfully replaced.{live}"
-    return f"The file {path} has been updated successfully.{live}"

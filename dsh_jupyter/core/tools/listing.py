@@ -1,9 +1,8 @@
-"""Executors for ``list`` (paged, direct children) and ``list_dir`` (compatibility).
+"""``list``: one page of a folder's direct children, with the complete count in the footer.
 
-Both read folders only through descriptors: the folder is opened beneath the root, scanned with
-``scandir`` on its descriptor, and entry details are ``fstatat`` calls in it; a recursive
-``list_dir`` opens each subfolder with ``O_NOFOLLOW`` from its parent's descriptor, so a folder
-swapped for a symlink mid-walk is listed but never entered. A folder's sorted scan (and the
+Folders are read only through descriptors: the folder is opened beneath the root, scanned with
+``scandir`` on its descriptor, and entry details are ``fstatat`` calls in it (``list_dir`` and the
+widgets' ``browse`` open folders the same way, through ``opened_folder``). A folder's sorted scan (and the
 visible part of it) comes from the workspace's ``dircache.FolderCache`` when the folder's stamp,
 taken from the descriptor just opened, proves the kept scan current; so a second page of a big
 folder costs the page, not the folder.
@@ -12,18 +11,17 @@ folder costs the page, not the folder.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 
 from .context import CallContext
 from ..errors import Codes, ToolError
 from ..caches.folders import FolderScan, uncached_scan
 from ..fs.files import Listing, entry_details
+from ..render.listing import render_list
 from ..text.quoting import has_raw_bytes, in_message
+from .spec import INTEGER, NUMBER, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
 
-__all__ = ["execute_list", "execute_list_dir", "opened_folder", "folder_scan", "visible_entries"]
-
-_SUBDIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+__all__ = ["LIST", "execute_list", "opened_folder", "folder_scan", "visible_entries"]
 
 
 @contextlib.contextmanager
@@ -104,98 +102,38 @@ def _visible(ctx: CallContext, entries: Listing, folder_real: str) -> tuple[List
     return kept, len(entries) - len(kept)
 
 
-def _names(fd: int, keep=None) -> list[tuple[str, bool]]:
-    with os.scandir(fd) as it:
-        found = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
-    if keep is not None:
-        found = [f for f in found if keep(f[0])]
-    found.sort()
-    return found
+LIST_OUTPUT = value_schema({
+    "path": STRING,
+    "offset": INTEGER,
+    "entries": rows({"name": STRING, "type": {"enum": ["file", "directory", "other"]}, "size": nullable(INTEGER),
+                      "mtime": nullable(NUMBER), "target": nullable(STRING)}, ("name", "type")),
+    "totalEntries": INTEGER,
+    "counts": value_schema({"directories": INTEGER, "files": INTEGER, "other": INTEGER}),
+    "hiddenEntries": INTEGER,
+}, ("path", "offset", "entries", "totalEntries", "counts"))
 
-
-def execute_list_dir(ctx: CallContext, args: dict) -> dict:
-    """Names (flat) or relative paths in pre-order (recursive), bounded by list_dir_max_entries."""
-    try:
-        cm = opened_folder(ctx, args["path"], "list")
-        target, fd = cm.__enter__()
-    except ToolError as exc:
-        raise _compat(exc) from None
-    try:
-        return _list_dir(ctx, target, fd, bool(args.get("recursive")))
-    finally:
-        cm.__exit__(None, None, None)
-
-
-def _compat(exc: ToolError) -> ToolError:
-    """list_dir keeps the error codes of the system it is compatible with."""
-    if exc.code in (Codes.FS_OUTSIDE_ROOT, Codes.ARGUMENT_INVALID, Codes.FS_HIDDEN, Codes.FS_PROTECTED):
-        return exc
-    code = {Codes.FS_NOT_FOUND: Codes.LIST_DIR_NOT_FOUND, Codes.FS_NOT_DIRECTORY: Codes.LIST_DIR_NOT_A_DIR}
-    return ToolError(code.get(exc.code, Codes.LIST_DIR_FS_ERROR), exc.message)
-
-
-def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
-    limit = ctx.settings.list_dir_max_entries
-    vis = ctx.resolver.visibility
-    left_out = [0]
-    filtering = not vis.allow_hidden or bool(vis.hide_globs) or bool(vis.protected)
-
-    def keeper(folder_real: str | None):
-        if not filtering:
-            return None
-        protected = vis.protected_names(folder_real) if folder_real is not None else frozenset()
-
-        def keep(name: str) -> bool:
-            ok = vis.shown(name) and name not in protected
-            left_out[0] += not ok
-            return ok
-
-        return keep
-
-    def done(value: dict) -> dict:
-        if left_out[0]:
-            value["hiddenEntries"] = left_out[0]  # left out as Jupyter leaves them out; counted
-        return value
-
-    try:
-        if not recursive:
-            return done({"entries": [name for name, _ in _names(fd, keeper(target.real))]})
-        out: list[str] = []
-        # Pre-order walk with an explicit stack of (folder fd, child iterator); symlinked
-        # folders are listed, never entered, and each folder is opened from its parent's fd.
-        stack = [(None, iter([("", n, d) for n, d in _names(fd, keeper(target.real))]))]
-        opened: list[int] = []
-        try:
-            while stack:
-                parent_fd, items = stack[-1]
-                item = next(items, None)
-                if item is None:
-                    stack.pop()
-                    if parent_fd is not None:
-                        os.close(parent_fd)
-                        opened.remove(parent_fd)
-                    continue
-                prefix, name, is_dir = item
-                if len(out) >= limit:
-                    return done({"entries": out, "truncated": True, "totalEntries": None})
-                rel = prefix + name
-                out.append(rel)
-                if is_dir:
-                    try:
-                        child = os.open(name, _SUBDIR, dir_fd=parent_fd if parent_fd is not None else fd)
-                    except OSError as exc:
-                        if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EACCES, errno.EPERM):
-                            raise
-                        continue  # swapped for a symlink, gone, or unreadable: listed, not entered
-                    opened.append(child)
-                    try:
-                        grandchildren = _names(child, keeper(os.path.join(target.real, rel)))
-                    except OSError:
-                        grandchildren = []
-                    stack.append((child, iter([(rel + "/", n, d) for n, d in grandchildren])))
-        finally:
-            for extra in opened:
-                os.close(extra)
-        return done({"entries": out})
-    except OSError as exc:
-        raise _compat(target.error(exc)) from None
+LIST = ToolSpec(
+    name="list",
+    title="List folder",
+    description=(
+        "List the direct children of one directory (default: the session working directory), "
+        "directories first, then files, then other entries, each alphabetical. One page holds at "
+        "most a fixed number of entries; the footer always gives the complete count and the offset "
+        "of the next page."
+    ),
+    input_schema=object_schema(
+        {
+            "path": {**PATH, "description": "Directory to list, relative to the working directory."},
+            "offset": {**OFFSET, "description": "1-based entry to start the page at (default 1)."},
+        }
+    ),
+    output_schema=LIST_OUTPUT,
+    guidance=(
+        "Start here when you need to know what a directory holds: list shows every entry with its "
+        "type, empty directories included, and says how many there are in total. Page with the "
+        "offset the footer gives. Use glob or grep once you know the file pattern or the text."
+    ),
+    execute=execute_list,
+    render=render_list,
+    rows_key="entries",
+)

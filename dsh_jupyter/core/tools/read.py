@@ -1,4 +1,4 @@
-"""Executor for ``read``: a line-numbered window that records an observation."""
+"""``read``: a line-numbered window of a text file (or a notebook's cells) that records an observation."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from ..state.gate import record_read
 from ..text.quoting import in_message
 from ..notebooks.format import is_notebook_name
 from ..fs.textwindow import NotText, read_window
+from ..render.reading import render_read
 from .cells import read_cells
+from .spec import BOOLEAN, INTEGER, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
 
-__all__ = ["execute_read", "BOM"]
+__all__ = ["READ", "execute_read", "BOM"]
 
 BOM = "\ufeff"
 
@@ -90,3 +92,77 @@ def _fit(raw: list[str], offset: int, max_chars: int, max_bytes: int) -> tuple[l
         used += cost
         out.append({"number": number, "text": text})
     return out, False
+
+
+_LINES = {"type": "array", "items": value_schema({"number": INTEGER, "text": STRING})}
+
+# read answers one of two shapes: numbered lines of a text file, or the cells of a notebook.
+_TEXT_READ = value_schema({
+    "path": STRING,
+    "offset": INTEGER,
+    "lines": _LINES,
+    "totalLines": nullable(INTEGER),  # null: a streamed window that ended before the end of the file
+    "capped": BOOLEAN,
+    "note": STRING,
+}, ("path", "offset", "lines", "totalLines"))
+
+_OUTPUT = value_schema({
+    "number": INTEGER, "outputType": STRING, "text": nullable(STRING), "more": INTEGER, "name": STRING,
+    "data": rows({"mime": STRING, "bytes": INTEGER}, ("mime", "bytes")),
+    "ename": STRING, "evalue": STRING, "omitted": INTEGER,
+}, ("number", "outputType"))
+
+_CELL = value_schema({
+    "index": INTEGER,
+    "id": nullable(STRING),
+    "type": STRING,
+    "executionCount": nullable(INTEGER),
+    "lines": _LINES,
+    "totalLines": INTEGER,
+    "attachments": rows({"name": STRING, "mime": STRING, "bytes": INTEGER}, ("name", "mime", "bytes")),
+    "outputs": {"type": "array", "items": _OUTPUT},
+    "cut": nullable(value_schema({"linesShown": INTEGER, "linesTotal": INTEGER, "attachmentsHidden": INTEGER,
+                                  "outputsHidden": INTEGER})),
+}, ("index", "type", "lines", "outputs"))
+
+_NOTEBOOK_READ = value_schema({
+    "path": STRING,
+    "type": {"const": "notebook"},
+    "offset": INTEGER,
+    "cells": {"type": "array", "items": _CELL},
+    "totalCells": INTEGER,
+    "capped": BOOLEAN,
+    "live": BOOLEAN,
+}, ("path", "type", "offset", "cells", "totalCells"))
+
+READ_OUTPUT = {"type": "object", "anyOf": [_TEXT_READ, _NOTEBOOK_READ]}
+
+READ = ToolSpec(
+    name="read",
+    title="Read file",
+    description=(
+        "Read a UTF-8 text file as numbered lines. offset is the 1-based first line, limit the "
+        "number of lines (default and maximum 2000). The footer says which lines were shown and "
+        "the offset to continue from. Saved full search results can be read the same way. A "
+        "notebook (.ipynb) is shown as cells: each cell's id, type and numbered source lines, and "
+        "its outputs summarised; for a notebook offset and limit count cells, not lines."
+    ),
+    input_schema=object_schema(
+        {
+            "file_path": {**PATH, "description": "File to read, relative to the working directory."},
+            "offset": {**OFFSET, "description": "1-based line to start at (default 1); for a notebook, 1-based cell."},
+            "limit": {"type": "integer", "minimum": 1,
+                      "description": "Lines to return (default 2000); for a notebook, cells."},
+        },
+        ("file_path",),
+    ),
+    output_schema=READ_OUTPUT,
+    guidance=(
+        "Use read to look inside a text file; results carry line numbers. Large files come in "
+        "windows: continue with the offset the footer names. Reading a file is also what allows "
+        "this session to write or edit it afterwards."
+    ),
+    execute=execute_read,
+    render=render_read,
+    rows_key="lines",
+)

@@ -17,7 +17,6 @@ import os
 import re
 import signal
 from dataclasses import dataclass
-from operator import itemgetter
 
 from ..fs.tree import proc_fd_path
 from .context import CallContext
@@ -27,14 +26,13 @@ from ..rg.runner import RgMissing, RgOutcome, run_rg
 from ..rg.fence import FenceError
 
 __all__ = ["SearchRoot", "open_search_root", "run_search", "diagnostic", "VCS_DIRS", "VCS_EXCLUDES",
-           "VCS_IN_PATH", "DISCOVERY", "PATH_OF", "inside_vcs", "excluded_below", "discovery_flags", "hide_flags",
+           "VCS_IN_PATH", "DISCOVERY", "inside_vcs", "excluded_below", "discovery_flags", "hide_flags",
            "unfenced", "exclusion_flags", "drop_excluded", "overflow_error"]
 
 VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
 VCS_EXCLUDES = [f"--glob=!{name}" for name in VCS_DIRS]
 VCS_IN_PATH = re.compile("(?:^|/)(?:" + "|".join(re.escape(v) for v in VCS_DIRS) + ")(?:/|$)")
 DISCOVERY = ["--no-config", "--no-ignore", "--hidden", "--no-follow"]
-PATH_OF = itemgetter(0)  # a grep row is (path, line, text)
 
 
 @dataclass
@@ -204,3 +202,11 @@ def diagnostic(outcome: RgOutcome) -> str:
         text = outcome.stderr_head + " ... " + text
     text = " ".join(text.split())
     return text if len(text) <= 1000 else text[:400] + " ... " + text[-595:]
+
+
+def save_spill(ctx: CallContext, tool: str, text: str, pattern: str) -> str | None:
+    """Save a complete result in this session's spill folder; None when it could not be."""
+    if ctx.spills is None:
+        return None
+    return ctx.spills.save(ctx.session_key, ctx.call_id, tool, text, label=f"{tool} {pattern}", user=ctx.user,
+                           quota=ctx.spill_quota)

@@ -1,8 +1,7 @@
-"""``ToolSpec``: what one tool is made of — name, title, schemas, guidance, functions.
+"""``ToolSpec``: what one tool is made of — name, title, schemas, guidance, functions, flags.
 
-It lives apart from the registry so that a tool module (``tools/search.py`` defines ``GLOB`` and
-``GREP`` beside their executors) can build its spec without importing the registry that lists
-it: the registry imports the tools, never the other way round.
+Each tool module defines its spec beside its executor (``tools/read.py`` holds ``READ``); the
+registry is the list of them and imports the tools, never the other way round.
 
 Schemas use standard JSON Schema keywords only (the subset drafts 7 and 2020-12 share), so a
 strict validator — ajv with ``strict: true`` in the TypeScript MCP SDK's clients, or
@@ -15,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["ToolSpec", "PATH", "OFFSET", "NAME", "NO_NUL", "NOT_BLANK", "TEXT", "nullable", "object_schema",
-           "value_schema"]
+__all__ = ["ToolSpec", "PATH", "OFFSET", "NAME", "NO_NUL", "NOT_BLANK", "TEXT", "STRING", "INTEGER", "BOOLEAN",
+           "NUMBER", "nullable", "object_schema", "rows", "value_schema"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +29,7 @@ class ToolSpec:
     execute: Callable[..., dict]
     render: Callable[[dict], str]
     writes: bool = False  # changes files: needs contents:write on the server
+    searches: bool = False  # runs ripgrep: offered only when rg is found; runs on the search pool
     idempotent: bool = True  # the same call again changes nothing more (MCP's idempotentHint)
     rows_key: str | None = None  # the value's list that to_frame() turns into rows
 
@@ -58,6 +58,9 @@ NAME = {"type": "string", "minLength": 1, "pattern": NO_NUL}  # a pattern, glob 
 TEXT = {"type": "string"}  # file content: anything, NUL included
 OFFSET = {"type": "integer", "minimum": 1}
 
+# Value types of output schemas.
+STRING, INTEGER, BOOLEAN, NUMBER = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "number"}
+
 
 def nullable(schema: dict) -> dict:
     """``schema`` or null (``anyOf``: strict ajv refuses a union ``type`` list by default)."""
@@ -70,3 +73,8 @@ def value_schema(props: dict, required: tuple[str, ...] | None = None) -> dict:
     Extra keys are allowed so that a value may gain fields without breaking clients that validate.
     """
     return {"type": "object", "properties": props, "required": list(props if required is None else required)}
+
+
+def rows(props: dict, required: tuple[str, ...]) -> dict:
+    """An array of objects with these properties (``required`` of them always present)."""
+    return {"type": "array", "items": value_schema(props, required)}

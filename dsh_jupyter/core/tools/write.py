@@ -1,4 +1,4 @@
-"""Executors for ``write`` and ``edit``: gated, atomic, keeping mode, line endings and the BOM.
+"""``write``, and the gated, atomic write both ``write`` and ``edit`` end in: mode, line endings and BOM kept.
 
 Both run their check-and-write inside the state store's write gate: look at the file through
 its folder's descriptor, check this session's observation of exactly that version, write a
@@ -18,25 +18,31 @@ import os
 import re
 import stat as statmod
 
-from .context import CallContext
 from ..errors import Codes, ToolError
-from ..fs.files import Changed, can_write, create_file, file_version, read_all, replace_file
-from ..fs.rewrite import needs_in_place, rewrite_in_place
-from ..notebooks.format import is_notebook_name
+from ..fs.files import can_write, create_file, replace_file, Changed
 from ..fs.resolver import RETRIES, display_path
+from ..fs.rewrite import needs_in_place, rewrite_in_place
+from ..fs.textwindow import BINARY_SNIFF_BYTES
+from ..notebooks.format import is_notebook_name
+from ..render.writing import render_write
 from ..state.gate import check_observed, gated, observation_key
 from ..text.quoting import in_message
-from ..fs.textwindow import BINARY_SNIFF_BYTES
-from .live_notebooks import edit_live, write_live
-from .cells import check_written, notebook_edit
+from ..fs.files import file_version
+from .cells import check_written
+from .context import CallContext
+from .live_notebooks import write_live
+from .spec import PATH, TEXT, STRING, INTEGER, BOOLEAN, ToolSpec, object_schema, value_schema
 
-__all__ = ["execute_write", "execute_edit"]
+__all__ = ["WRITE", "BOM", "check_writable", "current_stat", "encode_text", "execute_write", "open_existing",
+           "refuse_path", "replace_gated"]
 
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"
+
+
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
-def _refuse_path(ctx: CallContext, path: str, verb: str) -> None:
+def refuse_path(ctx: CallContext, path: str, verb: str) -> None:
     """Refuse what no write may touch before anything is resolved: outside, saved results, a folder name."""
     raw, lexical = ctx.resolver.lexical(ctx.cwd, path)
     if ctx.resolver.in_spill(lexical):
@@ -48,7 +54,7 @@ def _refuse_path(ctx: CallContext, path: str, verb: str) -> None:
         raise ToolError(Codes.ARGUMENT_INVALID, f"file_path must name a file; {in_message(path)} ends with \"/\"")
 
 
-def _current(target) -> os.stat_result | None:
+def current_stat(target) -> os.stat_result | None:
     """The target's lstat now, inside the gate (a symlink swapped in meanwhile: resolve again)."""
     for _ in range(RETRIES):
         entry = target.entry
@@ -68,7 +74,7 @@ def _current(target) -> os.stat_result | None:
     raise target.error(OSError(0, "it kept changing while being opened; try again"))
 
 
-def _open_existing(target, st: os.stat_result, verb: str) -> tuple[int, os.stat_result]:
+def open_existing(target, st: os.stat_result, verb: str) -> tuple[int, os.stat_result]:
     if not statmod.S_ISREG(st.st_mode):  # never open a FIFO, socket or device for this
         raise ToolError(Codes.FS_NOT_REGULAR_FILE, f"cannot {verb} {in_message(target.display)}: not a regular file")
     try:
@@ -89,7 +95,7 @@ def _changed(verb: str, display: str) -> ToolError:
                      f"cannot {verb} {in_message(display)}: it changed since this session last read it; read it again")
 
 
-def _check_writable(target, fst: os.stat_result, verb: str) -> None:
+def check_writable(target, fst: os.stat_result, verb: str) -> None:
     if not can_write(target.entry.dir_fd, target.entry.name, fst):
         raise ToolError(Codes.FS_PERMISSION_DENIED, f"cannot {verb} {in_message(target.display)}: permission denied")
 
@@ -98,7 +104,7 @@ def _check_writable(target, fst: os.stat_result, verb: str) -> None:
 _LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
-def _encode(text: str) -> bytes:
+def encode_text(text: str) -> bytes:
     try:
         # surrogateescape round-trips bytes that were not valid UTF-8 when the file was read
         return text.encode("utf-8", "surrogateescape")
@@ -113,7 +119,7 @@ def _is_crlf(sample: bytes) -> bool:
     return lf > 0 and sample.count(b"\r\n") == lf
 
 
-def _replace(ctx: CallContext, gate, target, data: bytes, old: os.stat_result, verb: str) -> None:
+def replace_gated(ctx: CallContext, gate, target, data: bytes, old: os.stat_result, verb: str) -> None:
     """Replace by rename, or rewrite in place where a rename would change owner, group or links."""
     entry = target.entry
     try:
@@ -141,8 +147,8 @@ def _record(ctx: CallContext, gate, target, new: os.stat_result, verb: str) -> N
 
 def execute_write(ctx: CallContext, args: dict) -> dict:
     path: str = args["file_path"]
-    _refuse_path(ctx, path, "write")
-    data = _encode(args["content"])
+    refuse_path(ctx, path, "write")
+    data = encode_text(args["content"])
     notebook = is_notebook_name(path)
     if notebook:  # a notebook is saved only when nbformat validates it; before any folder is made
         check_written(data, display_path(ctx.resolver.lexical(ctx.cwd, path)[1], ctx.cwd))
@@ -153,22 +159,22 @@ def execute_write(ctx: CallContext, args: dict) -> dict:
                 return live
         try:
             with gated(ctx.store, "write", target.display) as gate:
-                old = _current(target)
+                old = current_stat(target)
                 if old is None:
                     _create(ctx, gate, target, data)
                 else:
-                    fd, fst = _open_existing(target, old, "write")
+                    fd, fst = open_existing(target, old, "write")
                     try:
                         head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
                         if b"\0" in head:
                             raise ToolError(Codes.FS_NOT_TEXT, f"cannot write {in_message(target.display)}: binary "
                                             "file; write replaces text files only")
-                        _check_writable(target, fst, "write")
+                        check_writable(target, fst, "write")
                         check_observed(gate, ctx.session_key, target.real, fst, "write", target.display)
                         data = _keep_style(fd, fst, head, data)
                     finally:
                         os.close(fd)
-                    _replace(ctx, gate, target, data, fst, "write")
+                    replace_gated(ctx, gate, target, data, fst, "write")
         except BaseException:
             target.entry.remove_created()
             raise
@@ -200,8 +206,8 @@ def _keep_style(fd: int, old: os.stat_result, sample: bytes, data: bytes) -> byt
     except OSError:
         return data
     crlf = _is_crlf(sample)
-    if sample.startswith(_BOM) and not data.startswith(_BOM):
-        data = _BOM + data
+    if sample.startswith(BOM) and not data.startswith(BOM):
+        data = BOM + data
     if crlf and b"\n" in data and b"\r" not in data:
         data = data.replace(b"\n", b"\r\n")
     if last == b"\n" and data and not data.endswith(b"\n"):
@@ -209,88 +215,31 @@ def _keep_style(fd: int, old: os.stat_result, sample: bytes, data: bytes) -> byt
     return data
 
 
-def _matcher(old: str) -> re.Pattern:
-    """``old`` as a literal pattern in which each line break matches ``\\n`` or ``\\r\\n``."""
-    return re.compile(r"\r?\n".join(re.escape(part) for part in old.replace("\r\n", "\n").split("\n")))
+WRITE_OUTPUT = value_schema({"path": STRING, "operation": {"enum": ["create", "update"]}, "bytes": INTEGER,
+                             "live": BOOLEAN}, ("path", "operation", "bytes"))
 
-
-def _line_ending(text: str, start: int, end: int) -> str:
-    """The line ending to write for new text replacing ``text[start:end]``."""
-    region = text[start:end]
-    if "\n" in region:
-        return "\r\n" if "\r\n" in region else "\n"
-    nl = text.find("\n", end)
-    if nl >= 0:
-        return "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
-    return "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
-
-
-def _apply(text: str, old: str, new: str, replace_all: bool, shown: str) -> tuple[str, int]:
-    spans = [m.span() for m in _matcher(old).finditer(text)]
-    if not spans:
-        raise ToolError(Codes.EDIT_NOT_FOUND, f"old_string not found in {in_message(shown)}")
-    if len(spans) > 1 and not replace_all:
-        raise ToolError(
-            Codes.EDIT_AMBIGUOUS,
-            f"old_string appears {len(spans)} times in {in_message(shown)}; add context or set replace_all",
-        )
-    new = new.replace("\r\n", "\n")
-    out, pos = [], 0
-    for start, end in spans:
-        ending = _line_ending(text, start, end)
-        out.append(text[pos:start])
-        # Sliced in literally: no $&, \\1 or \\g<0> expansion can happen.
-        out.append(new.replace("\n", ending) if ending != "\n" else new)
-        pos = end
-    out.append(text[pos:])
-    return "".join(out), len(spans)
-
-
-def execute_edit(ctx: CallContext, args: dict) -> dict:
-    old_string: str = args["old_string"]
-    new_string: str = args["new_string"]
-    replace_all = bool(args.get("replace_all", False))
-    if old_string == new_string:
-        raise ToolError(Codes.ARGUMENT_INVALID, "old_string and new_string must differ")
-    _refuse_path(ctx, args["file_path"], "edit")
-    with ctx.resolve(args["file_path"], "edit") as target:
-        shown = target.display
-        notebook = is_notebook_name(target.lexical)
-        if args.get("cell_id") is not None and not notebook:
-            raise ToolError(Codes.ARGUMENT_INVALID, "cell_id applies to notebooks (.ipynb files) only")
-        live = edit_live(ctx, target, args) if notebook else None
-        if live is not None:
-            return live
-        with gated(ctx.store, "edit", shown) as gate:
-            st = _current(target)
-            if st is None:
-                raise ToolError(Codes.FS_NOT_FOUND, f"cannot edit {in_message(shown)}: not found")
-            fd, fst = _open_existing(target, st, "edit")
-            try:
-                try:
-                    raw = read_all(fd)
-                except OSError as exc:
-                    raise target.error(exc) from None
-            finally:
-                os.close(fd)
-            # Before the gate check: "read it first" would send the model to a read that must fail.
-            if b"\0" in raw[:BINARY_SNIFF_BYTES]:
-                raise ToolError(Codes.FS_NOT_TEXT, f"cannot edit {in_message(shown)}: binary file")
-            _check_writable(target, fst, "edit")
-            # The gate speaks of writing for both tools: an edit is a write of the whole file.
-            check_observed(gate, ctx.session_key, target.real, fst, "write", shown)
-            cells = notebook_edit(raw, args, shown) if notebook else None
-            if cells is not None:  # a notebook: the change is made in cell sources, then validated
-                data, changed, found = cells
-            else:
-                bom = raw.startswith(_BOM)
-                text = raw[len(_BOM) if bom else 0 :].decode("utf-8", "surrogateescape")
-                result, found = _apply(text, old_string, new_string, replace_all, shown)
-                data = (_BOM if bom else b"") + _encode(result)
-                if notebook:
-                    check_written(data, shown, "edit")
-            _replace(ctx, gate, target, data, fst, "edit")
-    value = {"path": shown, "replaceAll": replace_all, "replacements": found if replace_all else 1}
-    if cells is not None:
-        value["cells"] = changed
-    return value
+WRITE = ToolSpec(
+    name="write",
+    title="Write file",
+    description=(
+        "Create a file (and missing parent directories) or replace a whole file. Replacing an "
+        "existing file requires that this session has read its current version. A notebook "
+        "(.ipynb) must be valid nbformat JSON, or nothing is written."
+    ),
+    input_schema=object_schema(
+        {
+            "file_path": {**PATH, "description": "File to write, relative to the working directory."},
+            "content": {**TEXT, "description": "The complete new content."},
+        },
+        ("file_path", "content"),
+    ),
+    output_schema=WRITE_OUTPUT,
+    guidance=(
+        "Use write to create a file or replace one completely. Read an existing file first: a "
+        "write over a file this session has not read, or that changed since, is refused. Prefer "
+        "edit for a targeted change."
+    ),
+    execute=execute_write,
+    render=render_write,
+    writes=True,
+)

@@ -1,0 +1,200 @@
+"""``glob``: files by name under a folder, oldest first; an over-cap page sampled across top-level entries.
+
+Opening the search root, rg's flags and running rg under the fence live in ``searchroot``; this
+module decides what to ask rg (one sorted walk, or two at once over two halves of a big tree:
+``globsplit``) and how the complete, time-ordered list becomes a page, a value and a spill.
+"""
+
+from __future__ import annotations
+
+from ..errors import Codes, ToolError
+from ..render.search import render_glob, render_glob_spill
+from ..rg.recheck import Rechecker
+from ..text.quoting import in_message
+from .context import CallContext
+from .globsplit import Background, merge_by_mtime, plan_split, stamper
+from .sampling import sample_across_groups
+from .searchroot import (
+    VCS_DIRS,
+    VCS_EXCLUDES,
+    VCS_IN_PATH,
+    diagnostic,
+    discovery_flags,
+    drop_excluded,
+    excluded_below,
+    exclusion_flags,
+    hide_flags,
+    inside_vcs,
+    open_search_root,
+    overflow_error,
+    run_search,
+    save_spill,
+    unfenced,
+)
+from .spec import NAME, PATH, STRING, INTEGER, BOOLEAN, ToolSpec, nullable, object_schema, value_schema
+
+__all__ = ["GLOB", "execute_glob"]
+
+
+def execute_glob(ctx: CallContext, args: dict) -> dict:
+    pattern: str = args["pattern"]
+    if pattern.startswith("!"):
+        raise ToolError(Codes.ARGUMENT_INVALID, 'pattern must not start with "!"; negated globs are not supported')
+    with open_search_root(ctx, args.get("path"), "glob", spills=False) as root:
+        target = root.target
+        if not root.is_dir:
+            raise ToolError(Codes.FS_NOT_DIRECTORY, f"cannot glob {in_message(target.display)}: not a directory")
+        value = {
+            "pattern": pattern,
+            "root": target.display,
+            "paths": [],
+            "totalPaths": 0,
+            "sampled": False,
+            "groupsShown": 0,
+            "groupsTotal": 0,
+            "spill": None,
+            "capped": False,
+        }
+        if inside_vcs(ctx, root):
+            return value
+        excluded = excluded_below(ctx, root)
+        # The pattern comes before the exclusions: with rg, a later glob wins over an earlier one.
+        # --null: a file name may hold a newline, so paths are NUL-separated on the wire.
+        argv = ["--files", "--null", "--sort=modified", *discovery_flags(ctx), f"--glob={pattern}", *VCS_EXCLUDES,
+                *hide_flags(ctx), *exclusion_flags(excluded)]
+        split = plan_split(root.fd, _not_for_part_b(excluded))
+        if split is not None:  # two sorted walks at once, merged by time (globsplit.py)
+            rels, stdout = _two_walks(ctx, root, argv, split)
+        else:
+            outcome = run_search(ctx, [*argv, "--", "."], "glob", root)
+            if outcome.returncode == 2 and not outcome.stdout:
+                raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
+            stdout, rels = outcome.stdout, None
+        recheck = unfenced(ctx)
+        filtered = rels is not None or bool(excluded) or recheck or _has_vcs(stdout)
+        if filtered:
+            if rels is None:
+                # One decode of the whole output; bytes that are not UTF-8 stay as surrogate
+                # escapes, so a path that is shown (quoted, as \udcXX) can be named back.
+                rels = [p[2:] for p in stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+            if excluded or _has_vcs(stdout):
+                rels = [p for p in drop_excluded(rels, excluded) if not VCS_IN_PATH.search(p)]
+            if recheck:
+                with Rechecker(root.fd) as check:
+                    rels = [p for p in rels if check.is_file(p)]
+    if filtered:
+        paths = [root.prefix + p for p in rels] if root.prefix else rels
+    else:
+        # rg names every path "./…" from its working directory: one replace makes them display paths.
+        blob = stdout.decode("utf-8", "surrogateescape")
+        paths = ("\0" + blob).replace("\0./", "\0" + root.prefix)[1:].split("\0")
+        if paths and paths[-1] == "":
+            paths.pop()
+    return _shape_glob(ctx, value, paths, root.prefix)
+
+
+def _not_for_part_b(excluded: list[str]):
+    """Which folders the cut must leave in part A: dot folders (hidden, or VCS), protected ones
+    and those above a protected one (their exclusion globs are anchored at the root)."""
+    def skip(rel: str) -> bool:
+        name = rel.rpartition("/")[2]
+        return name.startswith(".") or any(e == rel or e.startswith(rel + "/") for e in excluded)
+    return skip
+
+
+def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str], bytes]:
+    """Both parts' sorted walks at once (B on a thread), merged: ``(paths without "./", raw output)``."""
+    def walk(flags: list[str]) -> bytes:
+        outcome = run_search(ctx, [*argv, *flags, "--", "."], "glob", root)
+        if outcome.returncode == 2 and not outcome.stdout:
+            raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
+        return outcome.stdout
+
+    part_b = Background(lambda: walk(split.b_flags))
+    try:
+        out_a = walk(split.a_flags)
+    except BaseException:
+        part_b.wait()  # before the root's descriptor can close: B's rg runs in that folder
+        raise
+    out_b = part_b.result()
+    if len(out_a) + len(out_b) > ctx.settings.raw_output_max_bytes:  # the cap holds for the two together
+        raise overflow_error(ctx, "glob")
+    a = [p[2:] for p in out_a.decode("utf-8", "surrogateescape").split("\0") if p]
+    b = [p[2:] for p in out_b.decode("utf-8", "surrogateescape").split("\0") if p]
+    b = split.only_b(b)  # an entry made after the cut was planned is A's
+    stamp, close = stamper(root.fd)
+    try:
+        return merge_by_mtime(a, b, stamp), out_a + b"\0" + out_b
+    finally:
+        close()
+
+
+def _has_vcs(stdout: bytes) -> bool:
+    # Every VCS folder name starts with a dot, and rg names every path "./…": no "/." at all
+    # (one scan) means no VCS folder, before one scan per name.
+    return b"/." in stdout and any(name.encode() + b"/" in stdout for name in VCS_DIRS)
+
+
+def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: str) -> dict:
+    """The page: all paths within the cap, else a sample across top-level entries (``root_prefix``
+    is what every path starts with below the search root)."""
+    cap = ctx.settings.glob_max_results
+    total = len(paths)
+    value["totalPaths"] = total
+    if total <= cap:
+        value["paths"] = paths
+        return value
+    cut = len(root_prefix)
+    keys = [p[cut:].partition("/")[0] for p in paths] if cut else [p.partition("/")[0] for p in paths]
+    sample = sample_across_groups(keys, cap)
+    value["groupsTotal"] = sample.groups_total
+    if ctx.settings.glob_sample_over_cap and not sample.flat:
+        value["paths"] = [paths[i] for i in sample.indices]
+        value["sampled"] = True
+        value["groupsShown"] = sample.groups_shown
+    else:
+        value["paths"] = paths[:cap]
+        value["groupsShown"] = len(set(keys[:cap]))
+    value["capped"] = True
+    value["spill"] = save_spill(ctx, "glob", render_glob_spill(paths), value["pattern"])
+    return value
+
+
+GLOB_OUTPUT = value_schema({
+    "pattern": STRING,
+    "root": STRING,
+    "paths": {"type": "array", "items": STRING},
+    "totalPaths": INTEGER,
+    "sampled": BOOLEAN,
+    "groupsShown": INTEGER,
+    "groupsTotal": INTEGER,
+    "spill": nullable(STRING),
+    "capped": BOOLEAN,
+}, ("pattern", "root", "paths", "totalPaths", "sampled", "spill"))
+
+
+GLOB = ToolSpec(
+    name="glob",
+    title="Find files",
+    description=(
+        "Find files by glob pattern (ripgrep glob syntax). A pattern without / matches file names at "
+        "any depth, so * means every file below path, not just the top level. Results are files, "
+        "never directories. A result within the cap is shown whole, oldest first; a larger one is "
+        "sampled across the top-level entries of path and the complete sorted list is saved."
+    ),
+    input_schema=object_schema({
+        "pattern": {**NAME, "description": "Glob such as **/*.py or src/**/test_*.py."},
+        "path": {**PATH, "description": "Directory to search (default: working directory)."},
+    }, ("pattern",)),
+    output_schema=GLOB_OUTPUT,
+    guidance=(
+        "Use glob to find files by name. Remember that a pattern without / matches at any depth and "
+        "that only files are returned: to see what a directory holds, use list. When the footer "
+        "says the page was sampled, the page shows breadth, not the first files; read the saved "
+        "full result for the rest."
+    ),
+    execute=execute_glob,
+    render=render_glob,
+    searches=True,
+    rows_key="paths",
+)

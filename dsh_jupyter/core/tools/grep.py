@@ -1,0 +1,231 @@
+"""``grep``: lines matching a regular expression, grouped by file; notebooks searched by their cells.
+
+Opening the search root, rg's flags and running rg under the fence live in ``searchroot``; this
+module decides what to ask rg (its heading form first, ``--json`` when that form cannot be read
+for sure), adds the notebooks' cell matches (``notebook_grep``) and hands the whole result to
+``grepshape``, which makes the page, the value and the spill.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import Codes, ToolError
+from ..fs.textwindow import BINARY_SNIFF_BYTES
+from ..fs.tree import proc_fd_path
+from ..render.search import render_grep
+from ..rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
+from ..rg.jsonstream import Matches, MatchStream, parse_all
+from ..rg.recheck import Rechecker
+from ..rg.runner import RgOutcome
+from .context import CallContext
+from .grepshape import shape_grep
+from .grepspans import line_records
+from .notebook_grep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
+from .searchroot import (
+    VCS_EXCLUDES,
+    diagnostic,
+    discovery_flags,
+    excluded_below,
+    exclusion_flags,
+    hide_flags,
+    inside_vcs,
+    open_search_root,
+    run_search,
+    save_spill,
+    unfenced,
+)
+from .spec import NAME, PATH, STRING, INTEGER, BOOLEAN, ToolSpec, nullable, object_schema, value_schema
+
+__all__ = ["GREP", "INCLUDE_ONE_GLOB", "execute_grep"]
+
+
+def execute_grep(ctx: CallContext, args: dict) -> dict:
+    pattern: str = args["pattern"]
+    include: str | None = args.get("include")
+    if include is not None:
+        _check_include(include)
+    with open_search_root(ctx, args.get("path"), "grep", spills=True) as root:
+        value = {
+            "pattern": pattern, "matches": [], "totalMatches": 0, "files": 0, "filesTotal": 0,
+            "sampled": False, "spill": None, "unreadable": 0,
+        }
+        if inside_vcs(ctx, root):
+            return value
+        if not root.is_dir and b"\0" in os.pread(root.fd, BINARY_SNIFF_BYTES, 0):
+            # rg would print a named binary file's lines with their control bytes; skip it, as rg
+            # skips binary files it meets in a folder, and say so.
+            value["binarySkipped"] = 1
+            return value
+        excluded = excluded_below(ctx, root)
+        flags = [*discovery_flags(ctx)]
+        if include is not None:
+            flags.append(f"--glob={include}")
+        flags += [*VCS_EXCLUDES, NOT_NOTEBOOKS, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}",
+                  "--", "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
+        # Read in rg's heading form (rglines); what that form cannot say for sure (a name holding
+        # a newline, a line that is not a match) is asked again in --json, parsed as it streams
+        # (rgstream) or, failing that, whole and carefully. Notebooks are searched by their cell
+        # sources (notebookgrep.py), not as JSON.
+        one_notebook = searches_notebook_file(root)
+        listing = NotebookListing(ctx, root, include, excluded)  # below a folder: runs alongside
+        try:
+            outcome, found = (RgOutcome(1, b"", ""), Matches([], [], [])) if one_notebook else _search(ctx, root, flags)
+        finally:
+            listing.wait()  # before the root's descriptor can close: its rg runs in that folder
+        if root.is_dir and unfenced(ctx):
+            with Rechecker(root.fd) as check:
+                found = _confirmed(check, found)
+        sources = [found]
+        in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded, listing)
+        if in_cells:
+            sources.append(Matches([m.path for m in in_cells], [m.line for m in in_cells],
+                                   [m.text for m in in_cells], list(cell_records)))
+        if outcome.returncode == 2:
+            value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
+        if root.is_dir:
+            strip, prefix = "./", root.prefix
+        else:
+            strip, prefix = None, root.target.display
+
+        def spans_of(lines: list[bytes]) -> list[bytes | None]:
+            return line_records(ctx, root, pattern, lines)
+
+        spill = shape_grep(ctx, value, sources, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix,
+                           spans_of)
+        if spill is not None:
+            value["spill"] = save_spill(ctx, "grep", spill, pattern)
+        return value
+
+
+def _relative(path: str) -> str:
+    return path.removeprefix("./")
+
+
+def _confirmed(check: Rechecker, found: FileBlocks | Matches) -> FileBlocks | Matches:
+    """The matches whose line the file beneath the root really holds (rg ran unfenced)."""
+    if isinstance(found, Matches):
+        return found.subset(check.confirm_matches([found.match(i) for i in range(len(found))],
+                                                  lambda m: _relative(m.path)))
+    keep = []
+    for block, path in enumerate(found.paths):
+        lines = found.lines(block)
+        held = check.lines(_relative(path), {number for number, _ in lines}) or {}
+        keep.append([k for k, (number, text) in enumerate(lines)
+                     if number in held and held[number].removesuffix(b"\n") == text])
+    return found.kept(keep)
+
+
+def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlocks | Matches]:
+    """The main search: heading form first, ``--json`` when that output cannot be read for sure."""
+    blocks = BlockStream()
+    outcome = run_search(ctx, [*HEADING_FLAGS, *flags], "grep", root, consume=blocks.feed, keep_stdout=False)
+    if outcome.returncode == 2 and not blocks.size:
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
+    found = blocks.finish()
+    if found is not None:
+        return outcome, found
+    stream = MatchStream()
+    outcome = run_search(ctx, ["--json", *flags], "grep", root, consume=stream.feed)
+    if outcome.returncode == 2 and not outcome.stdout:
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
+    matches = stream.finish()
+    if matches is None:
+        try:
+            matches = parse_all(outcome.stdout)
+        except ValueError as exc:
+            raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
+    return outcome, matches
+
+
+INCLUDE_ONE_GLOB = "include must be one positive glob such as *.py or *.{py,md} (no comma list, no leading !)"
+
+
+def _check_include(include: str) -> None:
+    """Refuse what is not one positive glob: a leading ``!``, a comma outside braces, or braces
+    that do not pair up.
+
+    A comma inside ``{}`` separates alternatives of the one glob (``*.{py,md}``), as ripgrep
+    reads it, and a comma inside ``[...]`` or after a backslash is a literal comma (``*[,]*``,
+    ``*\\,*``). Only a top-level comma makes a list of globs, which ``--glob`` does not take.
+    """
+    if include.startswith("!"):
+        raise ToolError(Codes.ARGUMENT_INVALID, INCLUDE_ONE_GLOB)
+    depth = 0
+    i, n = 0, len(include)
+    while i < n:
+        c = include[i]
+        if c == "\\":
+            i += 1  # the next character is literal
+        elif c == "[":
+            # a class runs to the next ], which may come first ([]x], [!]x]) as a literal
+            j = i + 1
+            if j < n and include[j] in "!^":
+                j += 1
+            if j < n and include[j] == "]":
+                j += 1
+            close = include.find("]", j)
+            if close >= 0:
+                i = close
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                raise ToolError(Codes.ARGUMENT_INVALID, "include has a } without its {; write [}] for a literal brace")
+            depth -= 1
+        elif c == "," and depth == 0:
+            raise ToolError(Codes.ARGUMENT_INVALID, INCLUDE_ONE_GLOB)
+        i += 1
+    if depth:
+        raise ToolError(Codes.ARGUMENT_INVALID, "include has a { without its }; write [{] for a literal brace")
+
+
+GREP_OUTPUT = value_schema({
+    "pattern": STRING,
+    "matches": {"type": "array", "items": value_schema({
+        "path": STRING, "line": INTEGER, "text": STRING,
+        "submatches": {"type": "array", "items": {"type": "array", "items": INTEGER}},
+        "cell": INTEGER, "cellId": nullable(STRING),
+    }, ("path", "line", "text"))},
+    "totalMatches": INTEGER,
+    "files": INTEGER,
+    "filesTotal": INTEGER,
+    "sampled": BOOLEAN,
+    "spill": nullable(STRING),
+    "unreadable": INTEGER,
+    "binarySkipped": INTEGER,
+}, ("pattern", "matches", "totalMatches", "files", "spill"))
+
+
+GREP = ToolSpec(
+    name="grep",
+    title="Search file contents",
+    description=(
+        "Search file contents with a regular expression (ripgrep syntax). path is a file or a "
+        "directory (default: working directory); include is one glob that limits the files searched. "
+        "Matches are grouped by file with line numbers; in a notebook (.ipynb) only cell sources are "
+        "searched, never outputs, and a match reads Cell C, line L (C as read numbers cells, offset "
+        "C with limit 1 reads that cell). A result within the cap is shown whole; a "
+        "larger one is sampled across the top-level entries of path and their files, and the "
+        "complete result is saved."
+    ),
+    input_schema=object_schema({
+        "pattern": {**NAME, "description": "Regular expression to search for."},
+        "path": {**PATH, "description": "File or directory to search."},
+        "include": {
+            **NAME,
+            "description": "One glob such as *.py or *.{py,md}; not a comma list (*.py,*.md), no leading !.",
+        },
+    }, ("pattern",)),
+    output_schema=GREP_OUTPUT,
+    guidance=(
+        "Use grep to find where text occurs. Narrow with path or include when a search is broad; "
+        "read a matching file for context around a line. A capped result names the file holding "
+        "every match: read it with offset/limit or grep it. When the footer says the page was "
+        "sampled, it shows breadth (how many of the matching files it covers), not the first matches."
+    ),
+    execute=execute_grep,
+    render=render_grep,
+    searches=True,
+    rows_key="matches",
+)

@@ -1,0 +1,150 @@
+"""``list_dir``: the compatibility listing, names as JSON, or every path below in pre-order (bounded).
+
+It keeps the error codes (``not-found``, ``not-a-dir``, ``fs-error``) of the system it is
+compatible with; ``list`` is the tool a model should prefer.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+from ..errors import Codes, ToolError
+from ..render.listing import render_list_dir
+from .context import CallContext
+from .listing import opened_folder
+from .spec import PATH, STRING, BOOLEAN, ToolSpec, object_schema, value_schema
+
+__all__ = ["LIST_DIR", "execute_list_dir"]
+
+_SUBDIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _names(fd: int, keep=None) -> list[tuple[str, bool]]:
+    with os.scandir(fd) as it:
+        found = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+    if keep is not None:
+        found = [f for f in found if keep(f[0])]
+    found.sort()
+    return found
+
+
+def execute_list_dir(ctx: CallContext, args: dict) -> dict:
+    """Names (flat) or relative paths in pre-order (recursive), bounded by list_dir_max_entries."""
+    try:
+        cm = opened_folder(ctx, args["path"], "list")
+        target, fd = cm.__enter__()
+    except ToolError as exc:
+        raise _compat(exc) from None
+    try:
+        return _list_dir(ctx, target, fd, bool(args.get("recursive")))
+    finally:
+        cm.__exit__(None, None, None)
+
+
+def _compat(exc: ToolError) -> ToolError:
+    """list_dir keeps the error codes of the system it is compatible with."""
+    if exc.code in (Codes.FS_OUTSIDE_ROOT, Codes.ARGUMENT_INVALID, Codes.FS_HIDDEN, Codes.FS_PROTECTED):
+        return exc
+    code = {Codes.FS_NOT_FOUND: Codes.LIST_DIR_NOT_FOUND, Codes.FS_NOT_DIRECTORY: Codes.LIST_DIR_NOT_A_DIR}
+    return ToolError(code.get(exc.code, Codes.LIST_DIR_FS_ERROR), exc.message)
+
+
+def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
+    limit = ctx.settings.list_dir_max_entries
+    vis = ctx.resolver.visibility
+    left_out = [0]
+    filtering = not vis.allow_hidden or bool(vis.hide_globs) or bool(vis.protected)
+
+    def keeper(folder_real: str | None):
+        if not filtering:
+            return None
+        protected = vis.protected_names(folder_real) if folder_real is not None else frozenset()
+
+        def keep(name: str) -> bool:
+            ok = vis.shown(name) and name not in protected
+            left_out[0] += not ok
+            return ok
+
+        return keep
+
+    def done(value: dict) -> dict:
+        if left_out[0]:
+            value["hiddenEntries"] = left_out[0]  # left out as Jupyter leaves them out; counted
+        return value
+
+    try:
+        if not recursive:
+            return done({"entries": [name for name, _ in _names(fd, keeper(target.real))]})
+        out: list[str] = []
+        # Pre-order walk with an explicit stack of (folder fd, child iterator); symlinked
+        # folders are listed, never entered, and each folder is opened from its parent's fd.
+        stack = [(None, iter([("", n, d) for n, d in _names(fd, keeper(target.real))]))]
+        opened: list[int] = []
+        try:
+            while stack:
+                parent_fd, items = stack[-1]
+                item = next(items, None)
+                if item is None:
+                    stack.pop()
+                    if parent_fd is not None:
+                        os.close(parent_fd)
+                        opened.remove(parent_fd)
+                    continue
+                prefix, name, is_dir = item
+                if len(out) >= limit:
+                    return done({"entries": out, "truncated": True, "totalEntries": None})
+                rel = prefix + name
+                out.append(rel)
+                if is_dir:
+                    try:
+                        child = os.open(name, _SUBDIR, dir_fd=parent_fd if parent_fd is not None else fd)
+                    except OSError as exc:
+                        if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EACCES, errno.EPERM):
+                            raise
+                        continue  # swapped for a symlink, gone, or unreadable: listed, not entered
+                    opened.append(child)
+                    try:
+                        grandchildren = _names(child, keeper(os.path.join(target.real, rel)))
+                    except OSError:
+                        grandchildren = []
+                    stack.append((child, iter([(rel + "/", n, d) for n, d in grandchildren])))
+        finally:
+            for extra in opened:
+                os.close(extra)
+        return done({"entries": out})
+    except OSError as exc:
+        raise _compat(target.error(exc)) from None
+
+
+LIST_DIR_OUTPUT = value_schema({
+    "entries": {"type": "array", "items": STRING},
+    "truncated": BOOLEAN,
+    "totalEntries": {"type": "null"},  # a truncated walk does not know the total
+}, ("entries",))
+
+
+LIST_DIR = ToolSpec(
+    name="list_dir",
+    title="List folder (JSON)",
+    description=(
+        "Compatibility listing: the names in a directory as JSON {\"entries\": [...]}, or, with "
+        "recursive, every relative path below it in pre-order (bounded; a capped walk says "
+        "\"truncated\": true)."
+    ),
+    input_schema=object_schema(
+        {
+            "path": {**PATH, "description": "Directory to list."},
+            "recursive": {"type": "boolean", "description": "List all descendants (default false)."},
+        },
+        ("path",),
+    ),
+    output_schema=LIST_DIR_OUTPUT,
+    guidance=(
+        "list_dir exists for clients written against the older JSON listing; prefer list, which "
+        "pages and states the complete count."
+    ),
+    execute=execute_list_dir,
+    render=render_list_dir,
+    rows_key="entries",
+)
