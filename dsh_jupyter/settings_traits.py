@@ -1,69 +1,74 @@
-"""The core settings as configurable traitlets, declared once for every Jupyter-side class.
+"""The core settings as configurable traitlets, made from their one declaration; and their docs table.
 
 The server's ``DshJupyter`` (``c.DshJupyter.glob_max_results = 50``) and the kernel's
-``DshMagics`` (``%config DshMagics.glob_max_results = 50``) both inherit these, so a setting has
-one name, one default and one help text everywhere. It lives outside ``core`` because traitlets
-belongs to Jupyter; the values are still validated by ``core.settings.Settings``.
+``DshMagics`` (``%config DshMagics.glob_max_results = 50``) both inherit ``SettingTraits``, so a
+setting has one name, one default and one help text everywhere. The traits are made from the
+fields of ``core.settings.Settings`` (kind, default, doc), which also validates the values; this
+module lives outside ``core`` because traitlets belongs to Jupyter.
+
+``python -m dsh_jupyter.settings_traits`` prints the settings table of ``docs/settings.md`` (the
+server-only traits of ``DshJupyter`` included); a test keeps the page equal to it.
 """
 
 from __future__ import annotations
 
-from traitlets import Bool, HasTraits, Int, List, Unicode
+import dataclasses
 
-from .core.settings import SETTING_DOCS, Settings
+from traitlets import Bool, HasTraits, Int, List, TraitType, Unicode
 
-__all__ = ["SettingTraits"]
+from .core.settings import Settings
 
-_DEFAULTS = Settings()
-
-
-def _int(name: str) -> Int:
-    return Int(getattr(_DEFAULTS, name), help=SETTING_DOCS[name]).tag(config=True)
+__all__ = ["SettingTraits", "settings_table"]
 
 
-def _bool(name: str) -> Bool:
-    return Bool(getattr(_DEFAULTS, name), help=SETTING_DOCS[name]).tag(config=True)
+def _trait(f: dataclasses.Field) -> TraitType:
+    kind, doc = f.metadata["kind"], f.metadata["doc"]
+    if kind == "int":
+        return Int(f.default, help=doc).tag(config=True)
+    if kind == "bool":
+        return Bool(f.default, help=doc).tag(config=True)
+    if kind == "strings":
+        return List(Unicode(), default_value=list(f.default), help=doc).tag(config=True)
+    if kind == "path":
+        return Unicode(None, allow_none=True, help=doc).tag(config=True)
+    return Unicode(f.default, help=doc).tag(config=True)  # a choice: the core says which values
 
 
-def _path(name: str) -> Unicode:
-    return Unicode(None, allow_none=True, help=SETTING_DOCS[name]).tag(config=True)
+def _setting_values(self) -> dict:
+    """The traits' values under their core names (None for an unset path)."""
+    return {name: getattr(self, name) for name in Settings.names()}
 
 
-class SettingTraits(HasTraits):
-    """Mixin: one configurable trait per core setting, under the core's snake_case name."""
+SettingTraits = type("SettingTraits", (HasTraits,), {
+    "__doc__": "Mixin: one configurable trait per core setting, under the core's snake_case name.",
+    "__module__": __name__,
+    **{f.name: _trait(f) for f in Settings.fields()},
+    "setting_values": _setting_values,
+})
 
-    list_max_entries = _int("list_max_entries")
-    glob_max_results = _int("glob_max_results")
-    grep_max_matches = _int("grep_max_matches")
-    grep_max_line_bytes = _int("grep_max_line_bytes")
-    raw_output_max_bytes = _int("raw_output_max_bytes")
-    search_timeout_ms = _int("search_timeout_ms")
-    read_limit = _int("read_limit")
-    read_max_line_length = _int("read_max_line_length")
-    read_max_bytes = _int("read_max_bytes")
-    read_stream_min_size = _int("read_stream_min_size")
-    list_dir_max_entries = _int("list_dir_max_entries")
-    list_cache_max_entries = _int("list_cache_max_entries")
-    read_index_max_files = _int("read_index_max_files")
-    notebook_tree_max_folders = _int("notebook_tree_max_folders")
-    notebook_output_max_chars = _int("notebook_output_max_chars")
-    notebook_traceback_lines = _int("notebook_traceback_lines")
-    notebook_max_bytes = _int("notebook_max_bytes")
-    glob_sample_over_cap = _bool("glob_sample_over_cap")
-    spill_max_bytes_per_session = _int("spill_max_bytes_per_session")
-    spill_max_bytes_total = _int("spill_max_bytes_total")
-    spill_max_age_hours = _int("spill_max_age_hours")
-    spill_max_bytes_read_only = _int("spill_max_bytes_read_only")
-    landlock = _bool("landlock")
-    openat2 = _bool("openat2")
-    allow_hidden = _bool("allow_hidden")
-    hide_globs = List(Unicode(), default_value=[], help=SETTING_DOCS["hide_globs"]).tag(config=True)
-    protected_paths = List(Unicode(), default_value=[], help=SETTING_DOCS["protected_paths"]).tag(config=True)
-    state_journal = Unicode(_DEFAULTS.state_journal, help=SETTING_DOCS["state_journal"]).tag(config=True)
-    state_path = _path("state_path")
-    spill_root = _path("spill_root")
-    rg_path = _path("rg_path")
 
-    def setting_values(self) -> dict:
-        """The traits' values under their core names (None for an unset path)."""
-        return {name: getattr(self, name) for name in Settings.names()}
+def _default_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(f"`{v}`" for v in value) or "none"
+    return str(value)
+
+
+def settings_table() -> str:
+    """The Markdown table of every setting: the core ones, then the server-only traits."""
+    from .server.app import DshJupyter  # the server-only traits (Jupyter is there when docs are made)
+
+    rows = ["| setting | default | what it is for |", "|---|---|---|"]
+    for f in Settings.fields():
+        default = f.metadata["default_text"] or _default_text(f.default)
+        rows.append(f"| `{f.name}` | {default} | {f.metadata['doc']} |")
+    core = set(Settings.names())
+    for name, trait in sorted(DshJupyter.class_own_traits(config=True).items()):
+        if name not in core:
+            rows.append(f"| `{name}` (server only) | {_default_text(trait.default_value)} | {trait.help} |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    print(settings_table(), end="")

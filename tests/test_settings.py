@@ -173,3 +173,28 @@ def test_exported_settings_of_a_newer_server_drop_unknown_names(caplog):
 def test_exported_settings_must_be_a_json_object(raw):
     with pytest.raises(SettingsError, match="^" + re.escape(f"DSH_SETTINGS must be a JSON object of settings, got {raw!r}") + "$"):
         settings_from_env({SETTINGS_ENV: raw})
+
+
+def test_the_docs_table_is_the_one_made_from_the_declarations():
+    """docs/settings.md holds exactly the table ``python -m dsh_jupyter.settings_traits`` prints."""
+    from pathlib import Path
+
+    from dsh_jupyter.settings_traits import settings_table
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "settings.md").read_text()
+    start = page.index("-->\n", page.index("<!-- settings table")) + len("-->\n")
+    end = page.index("<!-- end of settings table -->")
+    assert page[start:end] == settings_table()
+    for name in Settings.names():
+        assert f"| `{name}` |" in page
+
+
+def test_every_setting_has_a_kind_a_doc_and_a_valid_default():
+    from dsh_jupyter.core.settings import SETTING_DOCS
+
+    for f in Settings.fields():
+        assert f.metadata["kind"] in ("int", "bool", "strings", "path", "choice"), f.name
+        assert f.metadata["doc"].endswith(".") and SETTING_DOCS[f.name] == f.metadata["doc"], f.name
+        if f.metadata["kind"] == "int":
+            assert f.metadata["minimum"] in (0, 1), f.name
+    Settings()  # every default passes its own check

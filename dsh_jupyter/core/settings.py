@@ -13,7 +13,7 @@ import json
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Settings", "SettingsError", "SETTING_DOCS", "SETTINGS_ENV", "settings_to_env", "settings_from_env"]
@@ -29,157 +29,126 @@ class SettingsError(ValueError):
     """A setting has a value the tools cannot work with."""
 
 
-# name -> (why the cap exists); rendered into the README table and the server's traitlet help.
-SETTING_DOCS: dict[str, str] = {
-    "list_max_entries": "Entries one `list` page shows; the footer always states the complete count.",
-    "glob_max_results": "Paths one `glob` page shows; a larger result is sampled across top-level "
-    "entries and saved whole to the spill store.",
-    "grep_max_matches": "Matches one `grep` page shows; a larger result is saved whole to the spill store.",
-    "grep_max_line_bytes": "Bytes kept of each matching line's preview (cut at a UTF-8 boundary).",
-    "raw_output_max_bytes": "Raw ripgrep stdout read before a search is stopped as too broad.",
-    "search_timeout_ms": "Milliseconds a search may run before ripgrep's process group is killed.",
-    "read_limit": "Default and largest number of lines one `read` returns.",
-    "read_max_line_length": "Characters kept of one line in a `read` window.",
-    "read_max_bytes": "Bytes of text one `read` window may hold before it stops early.",
-    "read_stream_min_size": "Files this size or larger are streamed, never loaded whole.",
-    "list_dir_max_entries": "Entries a recursive `list_dir` collects before it stops.",
-    "list_cache_max_entries": "Names of recently listed folders kept in memory (their sorted scans and the "
-    "views made from them), so the next page of a big folder costs the page; a folder is scanned again "
-    "whenever its change stamp cannot prove the kept scan current. 0 turns the cache off.",
-    "read_index_max_files": "File versions whose line offsets `read` keeps in memory, so the next window of a "
-    "big file seeks instead of counting from the start; any change to a file makes it a new version. "
-    "0 turns the index off.",
-    "notebook_tree_max_folders": "Folders whose subfolder and notebook names grep keeps in memory, so a grep "
-    "over a big tree finds its notebooks by looking at each folder's change stamp instead of walking it "
-    "again with rg. 0 turns this off (every grep lists notebooks with rg).",
-    "notebook_output_max_chars": "Characters kept of one cell output's text when `read` shows a notebook "
-    "(the rest is counted, never shown).",
-    "notebook_traceback_lines": "Lines kept of an error output's traceback when `read` shows a notebook "
-    "(its first and last lines).",
-    "notebook_max_bytes": "Notebooks larger than this are read as text, not parsed into cells (parsing "
-    "needs the whole file in memory).",
-    "glob_sample_over_cap": "Sample an over-cap glob page across top-level entries (false keeps "
-    "the oldest-first head, the old behaviour, for comparison).",
-    "state_path": "SQLite state file shared by the server and its kernels (default: DSH_STATE_PATH, "
-    "else a per-user file).",
-    "spill_root": "Folder for saved full search results (default: beside the state file, outside "
-    "the workspace).",
-    "rg_path": "The ripgrep binary (default: the one installed with the package, else PATH).",
-    "spill_max_bytes_per_session": "Bytes the saved full results of one session may hold; the oldest are "
-    "removed first.",
-    "spill_max_bytes_total": "Bytes all saved full results in the spill root may hold together; the oldest "
-    "are removed first.",
-    "spill_max_age_hours": "Hours a saved full result is kept.",
-    "landlock": "Run ripgrep under a Landlock ruleset that lets it read only beneath its search root, where "
-    "the kernel has Landlock (false: descriptors only).",
-    "openat2": "Resolve paths with openat2(RESOLVE_BENEATH) where the kernel has it (false: the "
-    "component-by-component O_NOFOLLOW walk everywhere; both are race-free).",
-    "allow_hidden": "Show, search, read and write hidden files (a path component starting with '.'). "
-    "On a Jupyter server this follows ContentsManager.allow_hidden (default false).",
-    "hide_globs": "Names left out of listings and searches (on a Jupyter server: ContentsManager.hide_globs).",
-    "protected_paths": "Folders that are never shown, searched, read or written, besides Jupyter's own "
-    "runtime, data and config folders, IPython's folder, the state folder and the spill root.",
-    "spill_max_bytes_read_only": "Bytes the saved results of one caller without write permission may hold.",
-    "state_journal": "SQLite journal of the state file: auto (WAL, or a rollback journal when the state "
-    "file is on a network or FUSE filesystem), wal or delete.",
-}
-
-_POSITIVE_INTS = (
-    "list_max_entries",
-    "glob_max_results",
-    "grep_max_matches",
-    "grep_max_line_bytes",
-    "raw_output_max_bytes",
-    "search_timeout_ms",
-    "read_limit",
-    "read_max_line_length",
-    "read_max_bytes",
-    "read_stream_min_size",
-    "list_dir_max_entries",
-    "notebook_output_max_chars",
-    "notebook_traceback_lines",
-    "notebook_max_bytes",
-    "spill_max_bytes_per_session",
-    "spill_max_bytes_total",
-    "spill_max_age_hours",
-    "spill_max_bytes_read_only",
-)
-_NON_NEGATIVE_INTS = ("list_cache_max_entries", "read_index_max_files", "notebook_tree_max_folders")  # 0 turns a cache off
-_BOOLS = ("glob_sample_over_cap", "landlock", "openat2", "allow_hidden")
-_STRING_LISTS = ("hide_globs", "protected_paths")
-_OPTIONAL_PATHS = ("state_path", "spill_root", "rg_path")
+def setting(default: Any, kind: str, doc: str, *, minimum: int | None = None, choices: tuple[str, ...] = (),
+            default_text: str | None = None) -> Any:
+    """One setting's default and metadata: its ``kind`` (``int``, ``bool``, ``strings``, ``path``,
+    ``choice``), why it exists (``doc``: the traitlet help, the CLI help and the docs table), the
+    smallest value an ``int`` may take, the values a ``choice`` may take, and how the docs show a
+    default computed at run time (``default_text``)."""
+    meta = {"kind": kind, "doc": doc, "minimum": minimum, "choices": choices, "default_text": default_text}
+    return field(default=default, metadata=meta)
 
 
 @dataclass(frozen=True)
 class Settings:
-    """The validated settings; build with ``Settings(**kwargs)`` or ``Settings.from_mapping``."""
+    """The validated settings; build with ``Settings(**kwargs)`` or ``Settings.from_mapping``.
 
-    list_max_entries: int = 200
-    glob_max_results: int = 100
-    grep_max_matches: int = 250
-    grep_max_line_bytes: int = 2000
-    raw_output_max_bytes: int = 20_000_000
-    search_timeout_ms: int = 30_000
-    read_limit: int = 2000
-    read_max_line_length: int = 2000
-    read_max_bytes: int = 51_200
-    read_stream_min_size: int = 10_485_760
-    list_dir_max_entries: int = 10_000
-    list_cache_max_entries: int = 400_000
-    read_index_max_files: int = 64
-    notebook_tree_max_folders: int = 50_000
-    notebook_output_max_chars: int = 2000
-    notebook_traceback_lines: int = 20
-    notebook_max_bytes: int = 64 * 1024 * 1024
-    glob_sample_over_cap: bool = True
-    spill_max_bytes_per_session: int = 128 * 1024 * 1024
-    spill_max_bytes_total: int = 512 * 1024 * 1024
-    spill_max_age_hours: int = 168
-    spill_max_bytes_read_only: int = 16 * 1024 * 1024
-    landlock: bool = True
-    openat2: bool = True
-    allow_hidden: bool = True
-    hide_globs: tuple[str, ...] = ()
-    protected_paths: tuple[str, ...] = ()
-    state_journal: str = "auto"
-    state_path: str | None = None
-    spill_root: str | None = None
-    rg_path: str | None = None
+    Each field is declared once with ``setting(...)``; the validation below, the traitlets of the
+    server and the kernel (``settings_traits``), the stdio server's options and the docs table
+    (``docs/settings.md``) are all made from these declarations.
+    """
+
+    list_max_entries: int = setting(
+        200, "int", "Entries one `list` page shows; the footer always states the complete count.", minimum=1)
+    glob_max_results: int = setting(
+        100, "int", "Paths one `glob` page shows; a larger result is sampled across top-level entries and saved "
+        "whole to the spill store.", minimum=1)
+    grep_max_matches: int = setting(
+        250, "int", "Matches one `grep` page shows; a larger result is saved whole to the spill store.", minimum=1)
+    grep_max_line_bytes: int = setting(
+        2000, "int", "Bytes kept of each matching line's preview (cut at a UTF-8 boundary).", minimum=1)
+    raw_output_max_bytes: int = setting(
+        20_000_000, "int", "Raw ripgrep stdout read before a search is stopped as too broad.", minimum=1)
+    search_timeout_ms: int = setting(
+        30_000, "int", "Milliseconds a search may run before ripgrep's process group is killed.", minimum=1)
+    read_limit: int = setting(2000, "int", "Default and largest number of lines one `read` returns.", minimum=1)
+    read_max_line_length: int = setting(
+        2000, "int", "Characters kept of one line in a `read` window.", minimum=1)
+    read_max_bytes: int = setting(
+        51_200, "int", "Bytes of text one `read` window may hold before it stops early.", minimum=1)
+    read_stream_min_size: int = setting(
+        10_485_760, "int", "Files this size or larger are streamed, never loaded whole.", minimum=1)
+    list_dir_max_entries: int = setting(
+        10_000, "int", "Entries a recursive `list_dir` collects before it stops.", minimum=1)
+    list_cache_max_entries: int = setting(
+        400_000, "int", "Names of recently listed folders kept in memory (their sorted scans and the views made "
+        "from them), so the next page of a big folder costs the page; a folder is scanned again whenever its "
+        "change stamp cannot prove the kept scan current. 0 turns the cache off.", minimum=0)
+    read_index_max_files: int = setting(
+        64, "int", "File versions whose line offsets `read` keeps in memory, so the next window of a big file "
+        "seeks instead of counting from the start; any change to a file makes it a new version. 0 turns the "
+        "index off.", minimum=0)
+    notebook_tree_max_folders: int = setting(
+        50_000, "int", "Folders whose subfolder and notebook names grep keeps in memory, so a grep over a big "
+        "tree finds its notebooks by looking at each folder's change stamp instead of walking it again with rg. "
+        "0 turns this off (every grep lists notebooks with rg).", minimum=0)
+    notebook_output_max_chars: int = setting(
+        2000, "int", "Characters kept of one cell output's text when `read` shows a notebook (the rest is "
+        "counted, never shown).", minimum=1)
+    notebook_traceback_lines: int = setting(
+        20, "int", "Lines kept of an error output's traceback when `read` shows a notebook (its first and last "
+        "lines).", minimum=1)
+    notebook_max_bytes: int = setting(
+        64 * 1024 * 1024, "int", "Notebooks larger than this are read as text, not parsed into cells (parsing "
+        "needs the whole file in memory).", minimum=1)
+    glob_sample_over_cap: bool = setting(
+        True, "bool", "Sample an over-cap glob page across top-level entries (false keeps the oldest-first "
+        "head, for comparison).")
+    spill_max_bytes_per_session: int = setting(
+        128 * 1024 * 1024, "int", "Bytes the saved full results of one session may hold; the oldest are "
+        "removed first.", minimum=1)
+    spill_max_bytes_total: int = setting(
+        512 * 1024 * 1024, "int", "Bytes all saved full results in the spill root may hold together; the oldest "
+        "are removed first.", minimum=1)
+    spill_max_age_hours: int = setting(168, "int", "Hours a saved full result is kept.", minimum=1)
+    spill_max_bytes_read_only: int = setting(
+        16 * 1024 * 1024, "int", "Bytes the saved results of one caller without write permission may hold.",
+        minimum=1)
+    landlock: bool = setting(
+        True, "bool", "Run ripgrep under a Landlock ruleset that lets it read only beneath its search root, where "
+        "the kernel has Landlock (false: descriptors only).")
+    openat2: bool = setting(
+        True, "bool", "Resolve paths with openat2(RESOLVE_BENEATH) where the kernel has it (false: the "
+        "component-by-component O_NOFOLLOW walk everywhere; both are race-free).")
+    allow_hidden: bool = setting(
+        True, "bool", "Show, search, read and write hidden files (a path component starting with '.'). On a "
+        "Jupyter server this follows ContentsManager.allow_hidden (default false).",
+        default_text="true (on a Jupyter server: `ContentsManager.allow_hidden`, false)")
+    hide_globs: tuple[str, ...] = setting(
+        (), "strings", "Names left out of listings and searches (on a Jupyter server: ContentsManager.hide_globs).",
+        default_text="none (on a Jupyter server: `ContentsManager.hide_globs`)")
+    protected_paths: tuple[str, ...] = setting(
+        (), "strings", "Folders that are never shown, searched, read or written, besides Jupyter's own runtime, "
+        "data and config folders, IPython's folder, the state folder and the spill root.", default_text="none")
+    state_journal: str = setting(
+        "auto", "choice", "SQLite journal of the state file: auto (WAL, or a rollback journal when the state file "
+        "is on a network or FUSE filesystem), wal or delete.", choices=("auto", "wal", "delete"))
+    state_path: str | None = setting(
+        None, "path", "SQLite state file shared by the server and its kernels (default: DSH_STATE_PATH, else a "
+        "per-user file).", default_text="`DSH_STATE_PATH`, else `<jupyter data dir>/dsh_jupyter/state.sqlite`")
+    spill_root: str | None = setting(
+        None, "path", "Folder for saved full search results (default: beside the state file, outside the "
+        "workspace).", default_text="`DSH_SPILL_ROOT`, else `spills/` beside the state file (on a Jupyter "
+        "server: `<jupyter runtime dir>/dsh-spills`)")
+    rg_path: str | None = setting(
+        None, "path", "The ripgrep binary (default: the one installed with the package, else PATH).",
+        default_text="the `rg` installed with the package, else `PATH`")
 
     def __post_init__(self) -> None:
-        for name in _POSITIVE_INTS:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise SettingsError(f"setting {name} must be an integer, got {value!r}")
-            if value < 1:
-                raise SettingsError(f"setting {name} must be at least 1, got {value}")
-        for name in _NON_NEGATIVE_INTS:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise SettingsError(f"setting {name} must be an integer, got {value!r}")
-            if value < 0:
-                raise SettingsError(f"setting {name} must be at least 0, got {value}")
-        for name in _BOOLS:
-            value = getattr(self, name)
-            if not isinstance(value, bool):
-                raise SettingsError(f"setting {name} must be true or false, got {value!r}")
-        if self.state_journal not in ("auto", "wal", "delete"):
-            raise SettingsError(f"setting state_journal must be auto, wal or delete, got {self.state_journal!r}")
-        for name in _STRING_LISTS:
-            value = getattr(self, name)
-            if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(
-                isinstance(v, str) and v and "\0" not in v for v in value
-            ):
-                raise SettingsError(f"setting {name} must be a list of non-empty strings, got {value!r}")
-            object.__setattr__(self, name, tuple(value))
-        for name in _OPTIONAL_PATHS:
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, str) or not value or "\0" in value):
-                raise SettingsError(f"setting {name} must be a non-empty path, got {value!r}")
+        for f in dataclasses.fields(self):
+            check = _CHECKS[f.metadata["kind"]]
+            value = check(f.name, getattr(self, f.name), f.metadata)
+            if value is not getattr(self, f.name):
+                object.__setattr__(self, f.name, value)
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def fields(cls) -> tuple[dataclasses.Field, ...]:
+        """The declarations, with their metadata (``kind``, ``doc``, ``minimum``, ``choices``, ``default_text``)."""
+        return dataclasses.fields(cls)
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> "Settings":
@@ -196,6 +165,49 @@ class Settings:
     def as_dict(self) -> dict[str, Any]:
         """Every setting by name; list settings as lists (so the dict is plain JSON)."""
         return {name: list(v) if isinstance(v := getattr(self, name), tuple) else v for name in self.names()}
+
+
+def _check_int(name: str, value: Any, meta: Mapping) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SettingsError(f"setting {name} must be an integer, got {value!r}")
+    if value < meta["minimum"]:
+        raise SettingsError(f"setting {name} must be at least {meta['minimum']}, got {value}")
+    return value
+
+
+def _check_bool(name: str, value: Any, meta: Mapping) -> bool:
+    if not isinstance(value, bool):
+        raise SettingsError(f"setting {name} must be true or false, got {value!r}")
+    return value
+
+
+def _check_strings(name: str, value: Any, meta: Mapping) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(
+        isinstance(v, str) and v and "\0" not in v for v in value
+    ):
+        raise SettingsError(f"setting {name} must be a list of non-empty strings, got {value!r}")
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+def _check_path(name: str, value: Any, meta: Mapping) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value or "\0" in value):
+        raise SettingsError(f"setting {name} must be a non-empty path, got {value!r}")
+    return value
+
+
+def _check_choice(name: str, value: Any, meta: Mapping) -> str:
+    choices = meta["choices"]
+    if value not in choices:
+        listed = ", ".join(choices[:-1]) + f" or {choices[-1]}"
+        raise SettingsError(f"setting {name} must be {listed}, got {value!r}")
+    return value
+
+
+_CHECKS = {"int": _check_int, "bool": _check_bool, "strings": _check_strings, "path": _check_path,
+           "choice": _check_choice}
+
+# name -> why the setting exists (the traitlet help, the stdio server's option help, the docs table)
+SETTING_DOCS: dict[str, str] = {f.name: f.metadata["doc"] for f in dataclasses.fields(Settings)}
 
 
 def settings_to_env(settings: Settings) -> str:
