@@ -26,6 +26,8 @@ def all_modules() -> list[str]:
 
 
 def module_file(name: str) -> Path | None:
+    if name == "dsh_jupyter":
+        return PACKAGE / "__init__.py"
     rel = Path(*name.split(".")[1:])
     for candidate in (PACKAGE / rel.with_suffix(".py"), PACKAGE / rel / "__init__.py"):
         if candidate.is_file():
@@ -114,3 +116,69 @@ def test_the_core_imports_no_jupyter():
             for imported in names:
                 top = imported.split(".")[0]
                 assert top not in {"jupyter_server", "tornado", "ipywidgets", "IPython", "traitlets"}, (name, imported)
+
+
+# The layers of docs/architecture.md, bottom first. A module may import modules of its own layer
+# and of the layers below it, never of a layer above. A prefix names a module or a whole folder;
+# the longest prefix that matches decides a module's layer.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("base", ("dsh_jupyter.core.errors", "dsh_jupyter.core.settings", "dsh_jupyter.core.result",
+              "dsh_jupyter.core.locations", "dsh_jupyter.core.text")),
+    ("fs", ("dsh_jupyter.core.fs",)),
+    ("notebooks", ("dsh_jupyter.core.notebooks",)),
+    ("caches", ("dsh_jupyter.core.caches",)),
+    ("rg", ("dsh_jupyter.core.rg",)),
+    ("state", ("dsh_jupyter.core.state",)),
+    ("render", ("dsh_jupyter.core.render",)),
+    ("tools", ("dsh_jupyter.core.tools",)),
+    ("core top", ("dsh_jupyter.core.registry", "dsh_jupyter.core.workspace", "dsh_jupyter.core")),
+    ("package", ("dsh_jupyter",)),  # __init__ (Workspace, the version, the extension hooks)
+    ("mcp", ("dsh_jupyter.mcp",)),
+    ("jupyter-side settings", ("dsh_jupyter.settings_traits",)),
+    ("surfaces", ("dsh_jupyter.server", "dsh_jupyter.kernel", "dsh_jupyter.hub", "dsh_jupyter.demo",
+                  "dsh_jupyter.seedtree")),
+]
+# Lazy imports that run only when called, by design: the package's Jupyter hooks import the
+# surfaces they start, and the settings docs table reads the server's own traits.
+LAZY_UPWARD = {("dsh_jupyter", "dsh_jupyter.server.app"), ("dsh_jupyter", "dsh_jupyter.kernel"),
+               ("dsh_jupyter.settings_traits", "dsh_jupyter.server.app")}
+
+
+def layer_of(name: str) -> int:
+    best = (-1, -1)
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best[1]:
+                best = (index, len(prefix))
+    assert best[0] >= 0, f"{name} is in no layer of docs/architecture.md"
+    return best[0]
+
+
+def test_no_module_imports_from_a_layer_above_its_own():
+    known = set(all_modules())
+    wrong = []
+    for name in sorted(known):
+        if name.endswith(".__main__"):
+            continue
+        for target in sorted(imported_modules(name, known)):
+            if (name, target) not in LAZY_UPWARD and layer_of(target) > layer_of(name):
+                wrong.append(f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_surfaces_do_not_import_each_other():
+    known = set(all_modules())
+    for name in known:
+        if name.startswith("dsh_jupyter.kernel"):
+            assert not {t for t in imported_modules(name, known) if t.startswith(("dsh_jupyter.server",
+                                                                                     "dsh_jupyter.mcp"))}, name
+        if name.startswith("dsh_jupyter.mcp"):
+            assert not {t for t in imported_modules(name, known) if t.startswith(("dsh_jupyter.server",
+                                                                                     "dsh_jupyter.kernel"))}, name
+
+
+def test_the_layer_check_catches_an_upward_import():
+    assert layer_of("dsh_jupyter.core.fs.tree") < layer_of("dsh_jupyter.core.state.store")
+    assert layer_of("dsh_jupyter.core.text.quoting") == 0
+    assert layer_of("dsh_jupyter.core.workspace") > layer_of("dsh_jupyter.core.tools.grep")
+    assert layer_of("dsh_jupyter.server.mcp_bridge") > layer_of("dsh_jupyter.mcp.server")

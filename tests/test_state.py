@@ -429,7 +429,7 @@ def test_spills_to_evict_keeps_every_limit(store: StateStore) -> None:
 def test_the_default_state_path_is_jupyters_data_dir_for_every_process(monkeypatch, tmp_path: Path) -> None:
     from jupyter_core.paths import jupyter_data_dir
 
-    from dsh_jupyter.core.state.locations import default_state_path, jupyter_data_dir as ours
+    from dsh_jupyter.core.locations import default_state_path, jupyter_data_dir as ours
 
     monkeypatch.delenv("DSH_STATE_PATH", raising=False)
     for env in ({}, {"JUPYTER_DATA_DIR": str(tmp_path / "jd")}, {"XDG_DATA_HOME": str(tmp_path / "xdg")},
@@ -457,7 +457,7 @@ MOUNTINFO = """\
 
 
 def test_the_filesystem_under_the_state_file_is_found(tmp_path: Path) -> None:
-    from dsh_jupyter.core.state.locations import filesystem_of, is_network_filesystem
+    from dsh_jupyter.core.locations import filesystem_of, is_network_filesystem
 
     info = tmp_path / "mountinfo"
     info.write_text(MOUNTINFO)

@@ -34,7 +34,7 @@ from .fs.rewrite import leftover_backups
 from .caches.lines import LineIndex
 from .caches.notebooks import NotebookTree
 from .notebooks.live import LiveDocuments
-from .state.locations import default_state_path
+from .locations import default_state_path
 from .tools.spec import ToolSpec
 from .fs.visibility import Visibility, default_protected
 from .tools.browse import browse_listing

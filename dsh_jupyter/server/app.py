@@ -22,7 +22,7 @@ from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Int
 
 from ..core.settings import SETTINGS_ENV, SettingsError, settings_to_env
-from ..core.state.locations import default_state_path
+from ..core.locations import default_state_path
 from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
 from . import mcp_bridge as mcp

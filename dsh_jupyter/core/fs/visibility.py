@@ -40,7 +40,7 @@ PROTECTED_MESSAGE = "Jupyter's own folders (runtime, data, config) and this tool
 
 def default_protected(state_path: str, spill_root: str | None) -> list[str]:
     """The folders no tool may show, whatever the settings: Jupyter's, IPython's and our own."""
-    from ..state.locations import jupyter_data_dir
+    from ..locations import jupyter_data_dir
 
     home = os.path.expanduser("~")
     data = jupyter_data_dir()

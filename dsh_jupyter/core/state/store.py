@@ -33,7 +33,7 @@ from typing import Any
 
 __all__ = ["StateError", "StateStore", "Gate", "SessionInfo", "CallRecord", "SpillRecord", "session_key"]
 
-from .locations import filesystem_of, is_network_filesystem
+from ..locations import filesystem_of, is_network_filesystem
 
 log = logging.getLogger(__name__)
 
