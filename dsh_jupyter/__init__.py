@@ -3,7 +3,7 @@
 from .core.workspace import Result, Workspace
 
 __version__ = "0.1.0"
-__all__ = ["Workspace", "Result", "__version__"]
+__all__ = ["Result", "Workspace", "__version__"]
 
 
 def _jupyter_server_extension_points() -> list[dict]:

@@ -37,8 +37,9 @@ def _explore(root: str, scratch: str, grep_pattern: str) -> Workspace:
     spills = os.path.join(scratch, "spills")
     ws = Workspace(root, session="demo", state_path=state, spill_root=spills)
     _show('list()  -- "what is here?"', ws.run("list").text, max_lines=40)
-    head = Workspace(root, session="demo", state_path=state, spill_root=spills,
-                     glob_sample_over_cap=False).run("glob", pattern="*")
+    head = Workspace(root, session="demo", state_path=state, spill_root=spills, glob_sample_over_cap=False).run(
+        "glob", pattern="*"
+    )
     tops = {p.split("/", 1)[0] for p in head.value.get("paths", [])}
     _show(f'glob("*") the old way: oldest-first head ({len(tops)} top-level name(s) visible)', head.text)
     now = ws.run("glob", pattern="*")
@@ -60,22 +61,30 @@ def _gate(ws: Workspace, target: str, old: str, new: str) -> None:
 
 def main(argv: list[str]) -> int:
     if argv and not os.path.isdir(argv[0]):
-        print(f"dsh demo: {argv[0]!r} is not a folder; give an existing folder, or none for the seed-shaped demo",
-              file=sys.stderr)
+        print(
+            f"dsh demo: {argv[0]!r} is not a folder; give an existing folder, or none for the seed-shaped demo",
+            file=sys.stderr,
+        )
         return 2
     scratch = tempfile.mkdtemp(prefix="dsh-demo-")
     try:
         if argv:
             root = os.path.abspath(argv[0])
-            print(f"workspace: {root}\n           only read: the demo lists, globs, greps and reads here and "
-                  "changes nothing;\n           its edit demo runs on a note in a temporary folder")
+            print(
+                f"workspace: {root}\n           only read: the demo lists, globs, greps and reads here and "
+                "changes nothing;\n           its edit demo runs on a note in a temporary folder"
+            )
             ws = _explore(root, scratch, "TODO")
             notes = os.path.join(scratch, "notes")
             os.mkdir(notes)
             with open(os.path.join(notes, "note.md"), "w", encoding="utf-8") as f:
                 f.write(_NOTE)
-            note_ws = Workspace(notes, session="demo", state_path=os.path.join(scratch, "state.sqlite"),
-                                spill_root=os.path.join(scratch, "spills"))
+            note_ws = Workspace(
+                notes,
+                session="demo",
+                state_path=os.path.join(scratch, "state.sqlite"),
+                spill_root=os.path.join(scratch, "spills"),
+            )
             print(f"\nthe edit demo works on a note of its own in {notes}, never on your files")
             _gate(note_ws, "note.md", "the read-before-write gate", "the read-before-write gate, passed")
         else:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from jupyterhub.singleuser.extension import JupyterHubAuthorizer
 
-__all__ = ["WriteScopeAuthorizer", "WRITE_SCOPE"]
+__all__ = ["WRITE_SCOPE", "WriteScopeAuthorizer"]
 
 WRITE_SCOPE = "custom:dsh:write"
 

@@ -15,12 +15,29 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-__all__ = ["SeedTree", "build_seed_tree", "OLD_SUBTREE"]
+__all__ = ["OLD_SUBTREE", "SeedTree", "build_seed_tree"]
 
 OLD_SUBTREE = "vendor-unpacked"
 _DIRS = [
-    "api", "app", "assets", "bin", "config", "db", "docs", "examples", "infra", "lib",
-    "migrations", "notebooks", "scripts", "services", "src", "templates", "tests", "tools", "web",
+    "api",
+    "app",
+    "assets",
+    "bin",
+    "config",
+    "db",
+    "docs",
+    "examples",
+    "infra",
+    "lib",
+    "migrations",
+    "notebooks",
+    "scripts",
+    "services",
+    "src",
+    "templates",
+    "tests",
+    "tools",
+    "web",
 ]
 _TOP_FILES = ["Makefile", "README.md", "pyproject.toml"]
 _EMPTY = "empty-cache"

@@ -13,6 +13,7 @@ server-only traits of ``DshJupyter`` included); a test keeps the page equal to i
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING, Any
 
 from traitlets import Bool, HasTraits, Int, List, TraitType, Unicode
 
@@ -23,15 +24,16 @@ __all__ = ["SettingTraits", "settings_table"]
 
 def _trait(f: dataclasses.Field) -> TraitType:
     kind, doc = f.metadata["kind"], f.metadata["doc"]
+    default: Any = f.default
     if kind == "int":
-        return Int(f.default, help=doc).tag(config=True)
+        return Int(default, help=doc).tag(config=True)
     if kind == "bool":
-        return Bool(f.default, help=doc).tag(config=True)
+        return Bool(default, help=doc).tag(config=True)
     if kind == "strings":
-        return List(Unicode(), default_value=list(f.default), help=doc).tag(config=True)
+        return List(Unicode(), default_value=list(default), help=doc).tag(config=True)
     if kind == "path":
         return Unicode(None, allow_none=True, help=doc).tag(config=True)
-    return Unicode(f.default, help=doc).tag(config=True)  # a choice: the core says which values
+    return Unicode(default, help=doc).tag(config=True)  # a choice: the core says which values
 
 
 def _setting_values(self) -> dict:
@@ -39,12 +41,26 @@ def _setting_values(self) -> dict:
     return {name: getattr(self, name) for name in Settings.names()}
 
 
-SettingTraits = type("SettingTraits", (HasTraits,), {
-    "__doc__": "Mixin: one configurable trait per core setting, under the core's snake_case name.",
-    "__module__": __name__,
-    **{f.name: _trait(f) for f in Settings.fields()},
-    "setting_values": _setting_values,
-})
+if TYPE_CHECKING:
+
+    class SettingTraits(HasTraits):
+        """What a type checker sees of the class made below: one trait per setting."""
+
+        def __getattr__(self, name: str) -> Any: ...
+
+        def setting_values(self) -> dict: ...
+
+else:
+    SettingTraits = type(
+        "SettingTraits",
+        (HasTraits,),
+        {
+            "__doc__": "Mixin: one configurable trait per core setting, under the core's snake_case name.",
+            "__module__": __name__,
+            **{f.name: _trait(f) for f in Settings.fields()},
+            "setting_values": _setting_values,
+        },
+    )
 
 
 def _default_text(value: object) -> str:

@@ -7,7 +7,7 @@ never carry a traceback, and name paths only by their display form.
 
 from __future__ import annotations
 
-__all__ = ["ToolError", "Codes"]
+__all__ = ["Codes", "ToolError"]
 
 
 class Codes:

@@ -16,14 +16,35 @@ import os
 import re
 import sys
 
-__all__ = ["jupyter_data_dir", "default_state_path", "filesystem_of", "is_network_filesystem"]
+__all__ = ["default_state_path", "filesystem_of", "is_network_filesystem", "jupyter_data_dir"]
 
 # Filesystems on which SQLite's WAL mode is unsafe: WAL needs shared memory that every process
 # sees the same way, which network and FUSE filesystems do not promise (SQLite's own advice).
-NETWORK_FILESYSTEMS = frozenset({
-    "nfs", "nfs4", "cifs", "smb", "smb2", "smb3", "smbfs", "9p", "ceph", "glusterfs", "lustre", "afs",
-    "gpfs", "beegfs", "sshfs", "davfs", "ncpfs", "orangefs", "ocfs2", "gfs2", "virtiofs",
-})
+NETWORK_FILESYSTEMS = frozenset(
+    {
+        "nfs",
+        "nfs4",
+        "cifs",
+        "smb",
+        "smb2",
+        "smb3",
+        "smbfs",
+        "9p",
+        "ceph",
+        "glusterfs",
+        "lustre",
+        "afs",
+        "gpfs",
+        "beegfs",
+        "sshfs",
+        "davfs",
+        "ncpfs",
+        "orangefs",
+        "ocfs2",
+        "gfs2",
+        "virtiofs",
+    }
+)
 
 
 def _home() -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-__all__ = ["Result", "FRAME_COLUMNS", "html_table", "json_bytes"]
+__all__ = ["FRAME_COLUMNS", "Result", "html_table", "json_bytes"]
 
 # Stable, documented columns of ``Result.to_frame()`` per tool.
 FRAME_COLUMNS: dict[str, list[str]] = {

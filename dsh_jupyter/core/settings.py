@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Settings", "SettingsError", "SETTING_DOCS", "SETTINGS_ENV", "settings_to_env", "settings_from_env"]
+__all__ = ["SETTINGS_ENV", "SETTING_DOCS", "Settings", "SettingsError", "settings_from_env", "settings_to_env"]
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +29,15 @@ class SettingsError(ValueError):
     """A setting has a value the tools cannot work with."""
 
 
-def setting(default: Any, kind: str, doc: str, *, minimum: int | None = None, choices: tuple[str, ...] = (),
-            default_text: str | None = None) -> Any:
+def setting(
+    default: Any,
+    kind: str,
+    doc: str,
+    *,
+    minimum: int | None = None,
+    choices: tuple[str, ...] = (),
+    default_text: str | None = None,
+) -> Any:
     """One setting's default and metadata: its ``kind`` (``int``, ``bool``, ``strings``, ``path``,
     ``choice``), why it exists (``doc``: the traitlet help, the CLI help and the docs table), the
     smallest value an ``int`` may take, the values a ``choice`` may take, and how the docs show a
@@ -49,90 +56,159 @@ class Settings:
     """
 
     list_max_entries: int = setting(
-        200, "int", "Entries one `list` page shows; the footer always states the complete count.", minimum=1)
+        200, "int", "Entries one `list` page shows; the footer always states the complete count.", minimum=1
+    )
     glob_max_results: int = setting(
-        100, "int", "Paths one `glob` page shows; a larger result is sampled across top-level entries and saved "
-        "whole to the spill store.", minimum=1)
+        100,
+        "int",
+        "Paths one `glob` page shows; a larger result is sampled across top-level entries and saved "
+        "whole to the spill store.",
+        minimum=1,
+    )
     grep_max_matches: int = setting(
-        250, "int", "Matches one `grep` page shows; a larger result is saved whole to the spill store.", minimum=1)
+        250, "int", "Matches one `grep` page shows; a larger result is saved whole to the spill store.", minimum=1
+    )
     grep_max_line_bytes: int = setting(
-        2000, "int", "Bytes kept of each matching line's preview (cut at a UTF-8 boundary).", minimum=1)
+        2000, "int", "Bytes kept of each matching line's preview (cut at a UTF-8 boundary).", minimum=1
+    )
     raw_output_max_bytes: int = setting(
-        20_000_000, "int", "Raw ripgrep stdout read before a search is stopped as too broad.", minimum=1)
+        20_000_000, "int", "Raw ripgrep stdout read before a search is stopped as too broad.", minimum=1
+    )
     search_timeout_ms: int = setting(
-        30_000, "int", "Milliseconds a search may run before ripgrep's process group is killed.", minimum=1)
+        30_000, "int", "Milliseconds a search may run before ripgrep's process group is killed.", minimum=1
+    )
     read_limit: int = setting(2000, "int", "Default and largest number of lines one `read` returns.", minimum=1)
-    read_max_line_length: int = setting(
-        2000, "int", "Characters kept of one line in a `read` window.", minimum=1)
+    read_max_line_length: int = setting(2000, "int", "Characters kept of one line in a `read` window.", minimum=1)
     read_max_bytes: int = setting(
-        51_200, "int", "Bytes of text one `read` window may hold before it stops early.", minimum=1)
+        51_200, "int", "Bytes of text one `read` window may hold before it stops early.", minimum=1
+    )
     read_stream_min_size: int = setting(
-        10_485_760, "int", "Files this size or larger are streamed, never loaded whole.", minimum=1)
+        10_485_760, "int", "Files this size or larger are streamed, never loaded whole.", minimum=1
+    )
     list_dir_max_entries: int = setting(
-        10_000, "int", "Entries a recursive `list_dir` collects before it stops.", minimum=1)
+        10_000, "int", "Entries a recursive `list_dir` collects before it stops.", minimum=1
+    )
     list_cache_max_entries: int = setting(
-        400_000, "int", "Names of recently listed folders kept in memory (their sorted scans and the views made "
+        400_000,
+        "int",
+        "Names of recently listed folders kept in memory (their sorted scans and the views made "
         "from them), so the next page of a big folder costs the page; a folder is scanned again whenever its "
-        "change stamp cannot prove the kept scan current. 0 turns the cache off.", minimum=0)
+        "change stamp cannot prove the kept scan current. 0 turns the cache off.",
+        minimum=0,
+    )
     read_index_max_files: int = setting(
-        64, "int", "File versions whose line offsets `read` keeps in memory, so the next window of a big file "
+        64,
+        "int",
+        "File versions whose line offsets `read` keeps in memory, so the next window of a big file "
         "seeks instead of counting from the start; any change to a file makes it a new version. 0 turns the "
-        "index off.", minimum=0)
+        "index off.",
+        minimum=0,
+    )
     notebook_tree_max_folders: int = setting(
-        50_000, "int", "Folders whose subfolder and notebook names grep keeps in memory, so a grep over a big "
+        50_000,
+        "int",
+        "Folders whose subfolder and notebook names grep keeps in memory, so a grep over a big "
         "tree finds its notebooks by looking at each folder's change stamp instead of walking it again with rg. "
-        "0 turns this off (every grep lists notebooks with rg).", minimum=0)
+        "0 turns this off (every grep lists notebooks with rg).",
+        minimum=0,
+    )
     notebook_output_max_chars: int = setting(
-        2000, "int", "Characters kept of one cell output's text when `read` shows a notebook (the rest is "
-        "counted, never shown).", minimum=1)
+        2000,
+        "int",
+        "Characters kept of one cell output's text when `read` shows a notebook (the rest is counted, never shown).",
+        minimum=1,
+    )
     notebook_traceback_lines: int = setting(
-        20, "int", "Lines kept of an error output's traceback when `read` shows a notebook (its first and last "
-        "lines).", minimum=1)
+        20,
+        "int",
+        "Lines kept of an error output's traceback when `read` shows a notebook (its first and last lines).",
+        minimum=1,
+    )
     notebook_max_bytes: int = setting(
-        64 * 1024 * 1024, "int", "Notebooks larger than this are read as text, not parsed into cells (parsing "
-        "needs the whole file in memory).", minimum=1)
+        64 * 1024 * 1024,
+        "int",
+        "Notebooks larger than this are read as text, not parsed into cells (parsing needs the whole file in memory).",
+        minimum=1,
+    )
     glob_sample_over_cap: bool = setting(
-        True, "bool", "Sample an over-cap glob page across top-level entries (false keeps the oldest-first "
-        "head, for comparison).")
+        True,
+        "bool",
+        "Sample an over-cap glob page across top-level entries (false keeps the oldest-first head, for comparison).",
+    )
     spill_max_bytes_per_session: int = setting(
-        128 * 1024 * 1024, "int", "Bytes the saved full results of one session may hold; the oldest are "
-        "removed first.", minimum=1)
+        128 * 1024 * 1024,
+        "int",
+        "Bytes the saved full results of one session may hold; the oldest are removed first.",
+        minimum=1,
+    )
     spill_max_bytes_total: int = setting(
-        512 * 1024 * 1024, "int", "Bytes all saved full results in the spill root may hold together; the oldest "
-        "are removed first.", minimum=1)
+        512 * 1024 * 1024,
+        "int",
+        "Bytes all saved full results in the spill root may hold together; the oldest are removed first.",
+        minimum=1,
+    )
     spill_max_age_hours: int = setting(168, "int", "Hours a saved full result is kept.", minimum=1)
     spill_max_bytes_read_only: int = setting(
-        16 * 1024 * 1024, "int", "Bytes the saved results of one caller without write permission may hold.",
-        minimum=1)
+        16 * 1024 * 1024, "int", "Bytes the saved results of one caller without write permission may hold.", minimum=1
+    )
     landlock: bool = setting(
-        True, "bool", "Run ripgrep under a Landlock ruleset that lets it read only beneath its search root, where "
-        "the kernel has Landlock (false: descriptors only).")
+        True,
+        "bool",
+        "Run ripgrep under a Landlock ruleset that lets it read only beneath its search root, where "
+        "the kernel has Landlock (false: descriptors only).",
+    )
     openat2: bool = setting(
-        True, "bool", "Resolve paths with openat2(RESOLVE_BENEATH) where the kernel has it (false: the "
-        "component-by-component O_NOFOLLOW walk everywhere; both are race-free).")
+        True,
+        "bool",
+        "Resolve paths with openat2(RESOLVE_BENEATH) where the kernel has it (false: the "
+        "component-by-component O_NOFOLLOW walk everywhere; both are race-free).",
+    )
     allow_hidden: bool = setting(
-        True, "bool", "Show, search, read and write hidden files (a path component starting with '.'). On a "
+        True,
+        "bool",
+        "Show, search, read and write hidden files (a path component starting with '.'). On a "
         "Jupyter server this follows ContentsManager.allow_hidden (default false).",
-        default_text="true (on a Jupyter server: `ContentsManager.allow_hidden`, false)")
+        default_text="true (on a Jupyter server: `ContentsManager.allow_hidden`, false)",
+    )
     hide_globs: tuple[str, ...] = setting(
-        (), "strings", "Names left out of listings and searches (on a Jupyter server: ContentsManager.hide_globs).",
-        default_text="none (on a Jupyter server: `ContentsManager.hide_globs`)")
+        (),
+        "strings",
+        "Names left out of listings and searches (on a Jupyter server: ContentsManager.hide_globs).",
+        default_text="none (on a Jupyter server: `ContentsManager.hide_globs`)",
+    )
     protected_paths: tuple[str, ...] = setting(
-        (), "strings", "Folders that are never shown, searched, read or written, besides Jupyter's own runtime, "
-        "data and config folders, IPython's folder, the state folder and the spill root.", default_text="none")
+        (),
+        "strings",
+        "Folders that are never shown, searched, read or written, besides Jupyter's own runtime, "
+        "data and config folders, IPython's folder, the state folder and the spill root.",
+        default_text="none",
+    )
     state_journal: str = setting(
-        "auto", "choice", "SQLite journal of the state file: auto (WAL, or a rollback journal when the state file "
-        "is on a network or FUSE filesystem), wal or delete.", choices=("auto", "wal", "delete"))
+        "auto",
+        "choice",
+        "SQLite journal of the state file: auto (WAL, or a rollback journal when the state file "
+        "is on a network or FUSE filesystem), wal or delete.",
+        choices=("auto", "wal", "delete"),
+    )
     state_path: str | None = setting(
-        None, "path", "SQLite state file shared by the server and its kernels (default: DSH_STATE_PATH, else a "
-        "per-user file).", default_text="`DSH_STATE_PATH`, else `<jupyter data dir>/dsh_jupyter/state.sqlite`")
+        None,
+        "path",
+        "SQLite state file shared by the server and its kernels (default: DSH_STATE_PATH, else a per-user file).",
+        default_text="`DSH_STATE_PATH`, else `<jupyter data dir>/dsh_jupyter/state.sqlite`",
+    )
     spill_root: str | None = setting(
-        None, "path", "Folder for saved full search results (default: beside the state file, outside the "
-        "workspace).", default_text="`DSH_SPILL_ROOT`, else `spills/` beside the state file (on a Jupyter "
-        "server: `<jupyter runtime dir>/dsh-spills`)")
+        None,
+        "path",
+        "Folder for saved full search results (default: beside the state file, outside the workspace).",
+        default_text="`DSH_SPILL_ROOT`, else `spills/` beside the state file (on a Jupyter "
+        "server: `<jupyter runtime dir>/dsh-spills`)",
+    )
     rg_path: str | None = setting(
-        None, "path", "The ripgrep binary (default: the one installed with the package, else PATH).",
-        default_text="the `rg` installed with the package, else `PATH`")
+        None,
+        "path",
+        "The ripgrep binary (default: the one installed with the package, else PATH).",
+        default_text="the `rg` installed with the package, else `PATH`",
+    )
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -151,7 +227,7 @@ class Settings:
         return dataclasses.fields(cls)
 
     @classmethod
-    def from_mapping(cls, values: dict[str, Any]) -> "Settings":
+    def from_mapping(cls, values: dict[str, Any]) -> Settings:
         """Build from keyword values, refusing unknown names (a typo must not pass silently)."""
         known = set(cls.names())
         unknown = sorted(k for k in values if k not in known)
@@ -159,7 +235,7 @@ class Settings:
             raise SettingsError(f"unknown setting {unknown[0]!r}; known settings: {', '.join(sorted(known))}")
         return cls(**values)
 
-    def replace(self, **changes: Any) -> "Settings":
+    def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
 
     def as_dict(self) -> dict[str, Any]:
@@ -182,8 +258,10 @@ def _check_bool(name: str, value: Any, meta: Mapping) -> bool:
 
 
 def _check_strings(name: str, value: Any, meta: Mapping) -> tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(
-        isinstance(v, str) and v and "\0" not in v for v in value
+    if (
+        isinstance(value, str)
+        or not isinstance(value, (list, tuple))
+        or not all(isinstance(v, str) and v and "\0" not in v for v in value)
     ):
         raise SettingsError(f"setting {name} must be a list of non-empty strings, got {value!r}")
     return value if isinstance(value, tuple) else tuple(value)
@@ -203,8 +281,13 @@ def _check_choice(name: str, value: Any, meta: Mapping) -> str:
     return value
 
 
-_CHECKS = {"int": _check_int, "bool": _check_bool, "strings": _check_strings, "path": _check_path,
-           "choice": _check_choice}
+_CHECKS = {
+    "int": _check_int,
+    "bool": _check_bool,
+    "strings": _check_strings,
+    "path": _check_path,
+    "choice": _check_choice,
+}
 
 # name -> why the setting exists (the traitlet help, the stdio server's option help, the docs table)
 SETTING_DOCS: dict[str, str] = {f.name: f.metadata["doc"] for f in dataclasses.fields(Settings)}

@@ -17,29 +17,29 @@ import threading
 import time
 import uuid
 
-from .tools.context import CallContext
 from .caches.folders import FolderCache
+from .caches.lines import LineIndex
+from .caches.notebooks import NotebookTree
 from .errors import Codes, ToolError
 from .fs.resolver import Resolver, is_within
+from .fs.rewrite import leftover_backups
+from .fs.visibility import Visibility, default_protected
+from .locations import default_state_path
+from .notebooks.live import LiveDocuments
 from .registry import build_registry
-from .text.quoting import escape_surrogates, in_message
 from .result import Result
-from .rg.runner import find_rg
 from .rg.fence import Fencing
-from .tools.arguments import validate_args
+from .rg.runner import find_rg
 from .settings import Settings, SettingsError
 from .state.spills import SpillLimits, SpillStore
 from .state.store import CallRecord, StateError, StateStore, session_key
-from .fs.rewrite import leftover_backups
-from .caches.lines import LineIndex
-from .caches.notebooks import NotebookTree
-from .notebooks.live import LiveDocuments
-from .locations import default_state_path
-from .tools.spec import ToolSpec
-from .fs.visibility import Visibility, default_protected
+from .text.quoting import escape_surrogates, in_message
+from .tools.arguments import validate_args
 from .tools.browse import browse_listing
+from .tools.context import CallContext
+from .tools.spec import ToolSpec
 
-__all__ = ["Workspace", "Result", "default_state_path", "os_user"]
+__all__ = ["Result", "Workspace", "default_state_path", "os_user"]
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +108,9 @@ class Workspace:
             or os.path.join(os.path.dirname(self.state_path), "spills")
         )
         s = self.settings
-        visibility = Visibility.build(root, s.allow_hidden, s.hide_globs,
-                                      default_protected(self.state_path, spill_root) + list(s.protected_paths))
+        visibility = Visibility.build(
+            root, s.allow_hidden, s.hide_globs, default_protected(self.state_path, spill_root) + list(s.protected_paths)
+        )
         self.resolver = Resolver(root, spill_root, use_openat2=s.openat2, visibility=visibility)
         self.root = self.resolver.root
         self.rg = find_rg(self.settings.rg_path)
@@ -125,7 +126,7 @@ class Workspace:
             log.warning("session state unavailable (%s); reads work, writes are refused", exc)
             self.store = None
         limits = SpillLimits(s.spill_max_bytes_per_session, s.spill_max_bytes_total, s.spill_max_age_hours * 3600.0)
-        self.spills = SpillStore(self.resolver.spill_root, self.store, limits)
+        self.spills = SpillStore(self.resolver.spill_root or spill_root, self.store, limits)
         if self.store is not None:
             for copy, label in leftover_backups(os.path.join(os.path.dirname(self.state_path), "backups")):
                 log.warning("an interrupted write left the old content of %s in %s", label, copy)
@@ -206,14 +207,16 @@ class Workspace:
             if spec is None:
                 raise ToolError(
                     Codes.TOOL_UNKNOWN,
-                    f'unknown tool {in_message(tool)}; available tools: {", ".join(self.registry)}',
+                    f"unknown tool {in_message(tool)}; available tools: {', '.join(self.registry)}",
                 )
             clean = validate_args(spec.input_schema, args)
             if queued_since is not None and spec.searches:
                 waited_ms = (time.monotonic() - queued_since) * 1000
                 if waited_ms > self.settings.search_timeout_ms:
-                    raise ToolError(Codes.SEARCH_ABORTED, f"{tool} waited {waited_ms:.0f} ms for a free search slot "
-                                    "and was not started; try again")
+                    raise ToolError(
+                        Codes.SEARCH_ABORTED,
+                        f"{tool} waited {waited_ms:.0f} ms for a free search slot and was not started; try again",
+                    )
             ctx = self.context(session, user, call_id, cancel=cancel, spill_quota=spill_quota)
             value = spec.execute(ctx, clean)
             text, is_error = spec.render(value), False
@@ -229,8 +232,16 @@ class Workspace:
         self._log_call(result, args, surface or self.surface, started, user)
         return result
 
-    def browse(self, path: str | None = None, offset: int = 1, limit: int | None = None, sort: str = "model",
-               descending: bool = False, name_filter: str | None = None, session: str | None = None) -> dict:
+    def browse(
+        self,
+        path: str | None = None,
+        offset: int = 1,
+        limit: int | None = None,
+        sort: str = "model",
+        descending: bool = False,
+        name_filter: str | None = None,
+        session: str | None = None,
+    ) -> dict:
         """A listing page for a person's view (widgets): sorted or filtered over the whole directory.
 
         Not a tool call: the model never sees it, so it is not in the registry and not in the call
@@ -240,8 +251,15 @@ class Workspace:
         session = check_session_id(session or self.session)
         return browse_listing(self.context(session, self.user), path, offset, limit, sort, descending, name_filter)
 
-    def context(self, session: str, user: str, call_id: str = "", *, cancel: threading.Event | None = None,
-                spill_quota: int | None = None) -> CallContext:
+    def context(
+        self,
+        session: str,
+        user: str,
+        call_id: str = "",
+        *,
+        cancel: threading.Event | None = None,
+        spill_quota: int | None = None,
+    ) -> CallContext:
         """What one call runs with: this workspace's settings, confinement, stores and caches, and the session's cwd."""
         return CallContext(
             settings=self.settings,
@@ -293,8 +311,9 @@ class Workspace:
         if self.store is None:
             return self.root
         try:
-            info = self.store.ensure_session(self.key(session), self.root, session, self.root,
-                                             self.user if user is None else user)
+            info = self.store.ensure_session(
+                self.key(session), self.root, session, self.root, self.user if user is None else user
+            )
         except StateError as exc:
             log.warning("session state unavailable: %s", exc)
             return self.root
@@ -332,7 +351,9 @@ class Workspace:
     def _cwd_target(self, cwd: str) -> str:
         with self.resolver.resolve(self.root, cwd, verb="use") as target:
             if not target.is_dir:
-                raise ToolError(Codes.FS_NOT_DIRECTORY, f"cannot use {in_message(target.display)} as the cwd: not a directory")
+                raise ToolError(
+                    Codes.FS_NOT_DIRECTORY, f"cannot use {in_message(target.display)} as the cwd: not a directory"
+                )
             return target.real
 
     def create_session(self, session: str, cwd: str | None = None, user: str | None = None) -> tuple[dict, bool]:
@@ -347,8 +368,8 @@ class Workspace:
         if existing is not None:
             return self._session_dict(existing), False
         real = self._cwd_target(cwd) if cwd is not None else self.root
-        store.ensure_session(key, self.root, session, real, self.user if user is None else user)
-        return self.session_info(session), True
+        info = store.ensure_session(key, self.root, session, real, self.user if user is None else user)
+        return self._session_dict(info), True
 
     def move_session(self, session: str, cwd: str) -> dict | None:
         """Move an existing session's working directory; None when there is no such session."""
@@ -402,13 +423,26 @@ class Workspace:
         store = self._require_store()
         key = self.key(check_session_id(session or self.session))
         return [
-            {"locator": s.locator, "tool": s.tool, "size": s.size, "created": s.created, "label": s.label,
-             "user": s.user}
+            {
+                "locator": s.locator,
+                "tool": s.tool,
+                "size": s.size,
+                "created": s.created,
+                "label": s.label,
+                "user": s.user,
+            }
             for s in store.list_spills(key, user)
         ]
 
-    def spill_page(self, locator: str, session: str | None = None, offset: int = 1, limit: int | None = None,
-                   surface: str | None = None, user: str | None = None) -> Result:
+    def spill_page(
+        self,
+        locator: str,
+        session: str | None = None,
+        offset: int = 1,
+        limit: int | None = None,
+        surface: str | None = None,
+        user: str | None = None,
+    ) -> Result:
         """One page of a saved full result, rendered exactly as ``read`` renders it.
 
         ``read`` itself lets a session open only its own saved results.

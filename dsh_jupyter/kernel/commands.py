@@ -22,7 +22,7 @@ from ..core.errors import ToolError
 from ..core.state.store import StateError
 from .results import calls_info, error_info, session_info, spills_info, tools_info
 
-__all__ = ["Subcommand", "SUBCOMMANDS", "parse_edit_body", "EDIT_SEPARATOR", "overview"]
+__all__ = ["EDIT_SEPARATOR", "SUBCOMMANDS", "Subcommand", "overview", "parse_edit_body"]
 
 EDIT_SEPARATOR = "======="
 CALLS_DEFAULT_LIMIT = 50
@@ -129,8 +129,9 @@ _EDIT_USAGE = (
 
 def _edit(m, a, cell):
     old, new = parse_edit_body(cell, a.separator)
-    return m.call("edit", _given(file_path=a.file, old_string=old, new_string=new, replace_all=a.replace_all,
-                                 cell_id=a.cell_id))
+    return m.call(
+        "edit", _given(file_path=a.file, old_string=old, new_string=new, replace_all=a.replace_all, cell_id=a.cell_id)
+    )
 
 
 def _list_dir(m, a, cell):
@@ -198,40 +199,107 @@ _OFFSET = {**_INT, "help": "1-based entry or line to start at"}
 SUBCOMMANDS: dict[str, Subcommand] = {
     s.name: s
     for s in (
-        Subcommand("list", "List one page of a directory's direct children.",
-                   ((("path",), _PATH), (("--offset",), _OFFSET)), _list),
-        Subcommand("glob", "Find files by glob pattern (sampled across top-level entries over the cap).",
-                   ((("pattern",), {"metavar": "PATTERN", "help": "glob such as **/*.py"}), (("path",), _PATH)), _glob),
-        Subcommand("grep", "Search file contents with a ripgrep regex.",
-                   ((("pattern",), {"metavar": "PATTERN", "help": "ripgrep regex"}),
-                    (("path",), {**_PATH, "help": "file or directory (default: the session cwd)"}),
-                    (("--include",), {"metavar": "GLOB", "help": "search only files matching GLOB"})), _grep),
-        Subcommand("read", "Read a window of a text file as numbered lines.",
-                   ((("file",), {"metavar": "FILE"}), (("--offset",), _OFFSET),
-                    (("--limit",), {**_INT, "help": "lines to show (default and maximum: read_limit)"})), _read),
-        Subcommand("write", "Create or replace FILE with the cell body (%%dsh write FILE), or empty it (--empty).",
-                   ((("file",), {"metavar": "FILE"}),
-                    (("--empty",), {"action": "store_true",
-                                    "help": "write an empty FILE from the line magic (a cell magic needs a body)"})),
-                   _write, cell=True, line_flag="empty"),
-        Subcommand("edit", f"Replace text in FILE; cell body: old text, a line {EDIT_SEPARATOR}, new text.",
-                   ((("file",), {"metavar": "FILE"}),
-                    (("--replace-all",), {"action": "store_true", "help": "replace every occurrence"}),
-                    (("--cell-id",), {"metavar": "ID", "help": "in a notebook: only in the cell with this id"}),
-                    (("--separator",), {"metavar": "LINE", "default": EDIT_SEPARATOR,
-                                        "help": f"the line between old and new text (default {EDIT_SEPARATOR})"})),
-                   _edit, cell=True),
-        Subcommand("list_dir", "Compatibility listing as JSON (optionally recursive, bounded).",
-                   ((("path",), {"metavar": "PATH"}), (("--recursive",), {"action": "store_true", "help": "every path below PATH (bounded)"})), _list_dir),
-        Subcommand("session", "Show the current session, or switch to session NAME.",
-                   ((("name",), {"nargs": "?", "metavar": "NAME"}),), _session),
+        Subcommand(
+            "list",
+            "List one page of a directory's direct children.",
+            ((("path",), _PATH), (("--offset",), _OFFSET)),
+            _list,
+        ),
+        Subcommand(
+            "glob",
+            "Find files by glob pattern (sampled across top-level entries over the cap).",
+            ((("pattern",), {"metavar": "PATTERN", "help": "glob such as **/*.py"}), (("path",), _PATH)),
+            _glob,
+        ),
+        Subcommand(
+            "grep",
+            "Search file contents with a ripgrep regex.",
+            (
+                (("pattern",), {"metavar": "PATTERN", "help": "ripgrep regex"}),
+                (("path",), {**_PATH, "help": "file or directory (default: the session cwd)"}),
+                (("--include",), {"metavar": "GLOB", "help": "search only files matching GLOB"}),
+            ),
+            _grep,
+        ),
+        Subcommand(
+            "read",
+            "Read a window of a text file as numbered lines.",
+            (
+                (("file",), {"metavar": "FILE"}),
+                (("--offset",), _OFFSET),
+                (("--limit",), {**_INT, "help": "lines to show (default and maximum: read_limit)"}),
+            ),
+            _read,
+        ),
+        Subcommand(
+            "write",
+            "Create or replace FILE with the cell body (%%dsh write FILE), or empty it (--empty).",
+            (
+                (("file",), {"metavar": "FILE"}),
+                (
+                    ("--empty",),
+                    {
+                        "action": "store_true",
+                        "help": "write an empty FILE from the line magic (a cell magic needs a body)",
+                    },
+                ),
+            ),
+            _write,
+            cell=True,
+            line_flag="empty",
+        ),
+        Subcommand(
+            "edit",
+            f"Replace text in FILE; cell body: old text, a line {EDIT_SEPARATOR}, new text.",
+            (
+                (("file",), {"metavar": "FILE"}),
+                (("--replace-all",), {"action": "store_true", "help": "replace every occurrence"}),
+                (("--cell-id",), {"metavar": "ID", "help": "in a notebook: only in the cell with this id"}),
+                (
+                    ("--separator",),
+                    {
+                        "metavar": "LINE",
+                        "default": EDIT_SEPARATOR,
+                        "help": f"the line between old and new text (default {EDIT_SEPARATOR})",
+                    },
+                ),
+            ),
+            _edit,
+            cell=True,
+        ),
+        Subcommand(
+            "list_dir",
+            "Compatibility listing as JSON (optionally recursive, bounded).",
+            (
+                (("path",), {"metavar": "PATH"}),
+                (("--recursive",), {"action": "store_true", "help": "every path below PATH (bounded)"}),
+            ),
+            _list_dir,
+        ),
+        Subcommand(
+            "session",
+            "Show the current session, or switch to session NAME.",
+            ((("name",), {"nargs": "?", "metavar": "NAME"}),),
+            _session,
+        ),
         Subcommand("spills", "List the saved full results of the current session.", (), _spills),
-        Subcommand("calls", "Show the session's call log, newest last (default: the newest 50).",
-                   ((("--offset",), {**_INT, "help": "1-based first call (default: the newest page)"}),
-                    (("--limit",), {**_INT, "help": f"calls per page (default {CALLS_DEFAULT_LIMIT})"})), _calls),
+        Subcommand(
+            "calls",
+            "Show the session's call log, newest last (default: the newest 50).",
+            (
+                (("--offset",), {**_INT, "help": "1-based first call (default: the newest page)"}),
+                (("--limit",), {**_INT, "help": f"calls per page (default {CALLS_DEFAULT_LIMIT})"}),
+            ),
+            _calls,
+        ),
         Subcommand("tools", "List the tools with their arguments.", (), _tools),
-        Subcommand("help", "Show this overview, or one subcommand's help.",
-                   ((("subcommand",), {"nargs": "?", "metavar": "SUBCOMMAND"}),), _help, outputs=False),
+        Subcommand(
+            "help",
+            "Show this overview, or one subcommand's help.",
+            ((("subcommand",), {"nargs": "?", "metavar": "SUBCOMMAND"}),),
+            _help,
+            outputs=False,
+        ),
     )
 }
 

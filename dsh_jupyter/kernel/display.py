@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 
-__all__ = ["WIDGET_MIME", "frontend_has_widgets", "bundle"]
+__all__ = ["WIDGET_MIME", "bundle", "frontend_has_widgets"]
 
 log = logging.getLogger(__name__)
 

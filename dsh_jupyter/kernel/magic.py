@@ -41,9 +41,9 @@ class DshMagics(SettingTraits, Magics):
     The core settings are config traits from ``SettingTraits`` under their own names.
     """
 
-    root = Unicode(
-        None, allow_none=True, help="Workspace root (default: DSH_ROOT from the server, else the cwd)."
-    ).tag(config=True)
+    root = Unicode(None, allow_none=True, help="Workspace root (default: DSH_ROOT from the server, else the cwd).").tag(
+        config=True
+    )
 
     def __init__(self, shell=None, **kwargs) -> None:
         super().__init__(shell=shell, **kwargs)

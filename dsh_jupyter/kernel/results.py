@@ -20,12 +20,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..core.text.quoting import quote_name
 from ..core.result import Result, html_table
+from ..core.text.quoting import quote_name
 from .display import bundle
 
-__all__ = ["KernelResult", "InfoResult", "INFO_COLUMNS", "calls_info", "spills_info", "tools_info", "session_info",
-           "set_view_factory"]
+__all__ = [
+    "INFO_COLUMNS",
+    "InfoResult",
+    "KernelResult",
+    "calls_info",
+    "session_info",
+    "set_view_factory",
+    "spills_info",
+    "tools_info",
+]
 
 # Stable, documented columns of ``InfoResult.to_frame()`` per kind (tool results use FRAME_COLUMNS).
 INFO_COLUMNS: dict[str, list[str]] = {
@@ -71,7 +79,7 @@ class KernelResult(_Shown, Result):
     args: dict = field(default_factory=dict, repr=False, compare=False)  # the call's arguments
 
     @classmethod
-    def wrap(cls, result: Result, workspace, args: dict | None = None) -> "KernelResult":
+    def wrap(cls, result: Result, workspace, args: dict | None = None) -> KernelResult:
         values = {f.name: getattr(result, f.name) for f in dataclasses.fields(Result)}
         return cls(**values, workspace=workspace, args=dict(args or {}))
 
@@ -115,8 +123,15 @@ class InfoResult(_Shown):
         columns = _HTML_COLUMNS.get(self.kind, INFO_COLUMNS[self.kind])
         rows = self.rows_
         if self.kind == "calls":  # titles only: long arguments by their length, times readable
-            rows = [{**r, "args": _arg_text(r["args"]), "started": _when(r["started"]),
-                     "duration_ms": f"{r['duration_ms']:.1f}"} for r in rows]
+            rows = [
+                {
+                    **r,
+                    "args": _arg_text(r["args"]),
+                    "started": _when(r["started"]),
+                    "duration_ms": f"{r['duration_ms']:.1f}",
+                }
+                for r in rows
+            ]
         return html_table(columns, rows, header=first, footer=self.footer_)
 
 
@@ -175,10 +190,7 @@ def calls_info(page: dict, workspace=None) -> InfoResult:
     elif start == 0 and len(calls) == total:
         footer = f"({total} {'call' if total == 1 else 'calls'}.)"
     else:
-        footer = (
-            f"(Showing calls {start + 1}-{start + len(calls)} of {total}. "
-            "Use --offset N --limit N to see others.)"
-        )
+        footer = f"(Showing calls {start + 1}-{start + len(calls)} of {total}. Use --offset N --limit N to see others.)"
     lines += ["", footer]
     return InfoResult("calls", "\n".join(lines), page, rows, False, session, workspace, footer)
 
@@ -203,8 +215,7 @@ def _signature(schema: dict) -> str:
 
 def tools_info(tools: list[dict], session: str, workspace=None) -> InfoResult:
     rows = [
-        {"name": t["name"], "arguments": _signature(t["inputSchema"]), "description": t["description"]}
-        for t in tools
+        {"name": t["name"], "arguments": _signature(t["inputSchema"]), "description": t["description"]} for t in tools
     ]
     lines = [f"{len(tools)} tools (an argument ending in ? is optional):"]
     lines += [f"{r['name']}({r['arguments']}): {r['description']}" for r in rows]
@@ -221,8 +232,9 @@ def _counts(info: dict) -> str:
     )
 
 
-def session_info(current: str, info: dict | None, sessions: list[dict], state_path: str,
-                 switched: bool = False, workspace=None) -> InfoResult:
+def session_info(
+    current: str, info: dict | None, sessions: list[dict], state_path: str, switched: bool = False, workspace=None
+) -> InfoResult:
     """The current session (``info`` is None when it has no state yet) and every known session."""
     verb = "Switched to session" if switched else "Current session:"
     detail = _counts(info) if info else "no calls yet"
@@ -230,8 +242,10 @@ def session_info(current: str, info: dict | None, sessions: list[dict], state_pa
     others = [s["id"] for s in sessions]
     lines.append(f"State file: {state_path}")
     if others:
-        lines.append(f"{len(others)} {'session' if len(others) == 1 else 'sessions'} in it: "
-                     + ", ".join(json.dumps(o, ensure_ascii=False) for o in others))
+        lines.append(
+            f"{len(others)} {'session' if len(others) == 1 else 'sessions'} in it: "
+            + ", ".join(json.dumps(o, ensure_ascii=False) for o in others)
+        )
     rows = [{**s, "current": s["id"] == current} for s in sessions]
     value = {"session": current, "info": info, "sessions": sessions, "statePath": state_path}
     return InfoResult("session", "\n".join(lines), value, rows, False, current, workspace)

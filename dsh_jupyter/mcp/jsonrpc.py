@@ -94,7 +94,7 @@ class StdioSession:
 
     def dispatch(self, message: object) -> None:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            self.send(_error(None, INVALID_REQUEST, 'Invalid request: not a JSON-RPC 2.0 message'))
+            self.send(_error(None, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message"))
             return
         method = message.get("method")
         if "id" not in message:  # a notification, or the client's answer to nothing we asked
@@ -105,8 +105,9 @@ class StdioSession:
         if not _valid_id(request_id) or not isinstance(method, str):
             if method is None and ("result" in message or "error" in message):
                 return  # a response: this server sends no requests, so there is nothing to match
-            self.send(_error(None, INVALID_REQUEST, "Invalid request: id must be a string or an integer "
-                             "and method a string"))
+            self.send(
+                _error(None, INVALID_REQUEST, "Invalid request: id must be a string or an integer and method a string")
+            )
             return
         params = message.get("params")
         if params is not None and not isinstance(params, dict):
@@ -129,7 +130,7 @@ class StdioSession:
     def _initialize(self, params: dict) -> dict:
         asked = params.get("protocolVersion")
         version = asked if asked in HANDSHAKE_VERSIONS else LATEST_VERSION
-        client = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
+        client: dict = params["clientInfo"] if isinstance(params.get("clientInfo"), dict) else {}
         log.info("client %s %s, protocol %s", client.get("name", "?"), client.get("version", "?"), version)
         return {
             "protocolVersion": version,
@@ -158,8 +159,14 @@ class StdioSession:
 
         def run() -> None:
             try:
-                result = self.workspace.call(name, {} if arguments is None else arguments, session=self.session,
-                                             surface=SURFACE, cancel=cancel, queued_since=queued)
+                result = self.workspace.call(
+                    name,
+                    {} if arguments is None else arguments,
+                    session=self.session,
+                    surface=SURFACE,
+                    cancel=cancel,
+                    queued_since=queued,
+                )
             finally:
                 with self._lock:
                     self._running.pop(request_id, None)

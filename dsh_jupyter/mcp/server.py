@@ -30,7 +30,7 @@ from ..core.result import Result
 from ..core.workspace import Workspace
 from .tools import call_result, instructions, tool_definitions
 
-__all__ = ["CallScope", "FORBIDDEN", "SURFACE", "build_server"]
+__all__ = ["FORBIDDEN", "SURFACE", "CallScope", "build_server"]
 
 SURFACE = "mcp"  # the call log's surface for every call made through MCP
 
@@ -59,7 +59,9 @@ def build_server(
     """The SDK server offering ``workspace``'s tools; ``submit`` runs a blocking call off the loop."""
     tools = [types.Tool.model_validate(tool) for tool in tool_definitions(workspace.registry)]
 
-    async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -70,8 +72,14 @@ def build_server(
         cancel = scope.cancel or threading.Event()
         search = spec is not None and spec.searches
         call = functools.partial(
-            workspace.call, params.name, params.arguments or {}, session=scope.session, surface=SURFACE,
-            cancel=cancel, user=scope.user, queued_since=time.monotonic() if search else None,
+            workspace.call,
+            params.name,
+            params.arguments or {},
+            session=scope.session,
+            surface=SURFACE,
+            cancel=cancel,
+            user=scope.user,
+            queued_since=time.monotonic() if search else None,
             # a caller who may not write gets the small spill quota of read-only callers
             spill_quota=None if scope.may_write else workspace.settings.spill_max_bytes_read_only,
         )

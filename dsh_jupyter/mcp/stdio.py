@@ -62,10 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     parser.add_argument("--root", required=True, metavar="DIR", help="The workspace root (confinement root and cwd).")
-    parser.add_argument("--session", default="default", metavar="NAME",
-                        help="The dsh session to use (default: default, as the notebook magic and REST).")
-    settings = parser.add_argument_group("settings", "The core settings, under the names the server and "
-                                         "the magic use.")
+    parser.add_argument(
+        "--session",
+        default="default",
+        metavar="NAME",
+        help="The dsh session to use (default: default, as the notebook magic and REST).",
+    )
+    settings = parser.add_argument_group("settings", "The core settings, under the names the server and the magic use.")
     for name in Settings.names():
         options = [f"--{name}"]
         if "_" in name:
@@ -73,8 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         help_text = SETTING_DOCS.get(name, "")
         if name == "state_path":
             help_text += f" Default here: {default_state_path()}."
-        settings.add_argument(*options, dest=name, default=None, metavar="VALUE",
-                              help=help_text.replace("%", "%%"))
+        settings.add_argument(*options, dest=name, default=None, metavar="VALUE", help=help_text.replace("%", "%%"))
     return parser
 
 
@@ -89,8 +91,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict]
             parser.error(f"unknown setting {name!r}; known settings: {', '.join(Settings.names())}")
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
-        given = {name: convert(name, getattr(args, name)) for name in Settings.names()
-                 if getattr(args, name) is not None}
+        given = {
+            name: convert(name, getattr(args, name)) for name in Settings.names() if getattr(args, name) is not None
+        }
         Settings.from_mapping(given)
     except SettingsError as exc:
         parser.error(str(exc))
@@ -123,8 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     except ToolError as exc:  # a --session that can never work: say so now, not at every call
         print(f"{PROG}: error: --session: {exc.message}", file=sys.stderr)
         return 2
-    log.info("root %s; session %s; state %s; tools %s", workspace.root, workspace.session,
-             workspace.state_path, ", ".join(workspace.registry))
+    log.info(
+        "root %s; session %s; state %s; tools %s",
+        workspace.root,
+        workspace.session,
+        workspace.state_path,
+        ", ".join(workspace.registry),
+    )
     try:
         serve(workspace, workspace.session)
     except KeyboardInterrupt:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from ..core.result import Result
 from ..core.tools.spec import ToolSpec
 
-__all__ = ["ERROR_META", "annotations", "call_result", "instructions", "tool_definitions"]
+__all__ = ["ERROR_META", "call_result", "instructions", "tool_annotations", "tool_definitions"]
 
 # The ``_meta`` key of an error result's ``{name, code, message}`` (MCP's prefix/name form).
 ERROR_META = "dsh-jupyter/error"
@@ -32,7 +32,7 @@ ERROR_META = "dsh-jupyter/error"
 _DESTRUCTIVE = frozenset({"write"})
 
 
-def annotations(spec: ToolSpec) -> dict:
+def tool_annotations(spec: ToolSpec) -> dict:
     """Hints for clients that ask before a tool changes files; nothing leaves the root."""
     out: dict = {"title": spec.title, "readOnlyHint": not spec.writes}
     if spec.writes:
@@ -47,14 +47,16 @@ def tool_definitions(registry: dict[str, ToolSpec]) -> list[dict]:
     tools = []
     for spec in registry.values():
         definition = spec.definition()
-        tools.append({
-            "name": definition["name"],
-            "title": spec.title,
-            "description": definition["description"],
-            "inputSchema": definition["inputSchema"],
-            "outputSchema": spec.output_schema,
-            "annotations": annotations(spec),
-        })
+        tools.append(
+            {
+                "name": definition["name"],
+                "title": spec.title,
+                "description": definition["description"],
+                "inputSchema": definition["inputSchema"],
+                "outputSchema": spec.output_schema,
+                "annotations": tool_annotations(spec),
+            }
+        )
     return tools
 
 

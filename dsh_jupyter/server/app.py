@@ -19,17 +19,18 @@ from concurrent.futures import ThreadPoolExecutor
 
 from jupyter_core.paths import jupyter_config_dir, jupyter_data_dir, jupyter_runtime_dir
 from jupyter_server.extension.application import ExtensionApp
+from jupyter_server.serverapp import ServerApp
 from traitlets import Bool, Int
 
-from ..core.settings import SETTINGS_ENV, SettingsError, settings_to_env
 from ..core.locations import default_state_path
+from ..core.settings import SETTINGS_ENV, SettingsError, settings_to_env
 from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
 from . import mcp_bridge as mcp
 from .collab import CollabDocuments
 from .handlers import route_table
 
-__all__ = ["DshJupyter", "DshJupyterApp", "DEFAULT_MAX_BODY_BYTES"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DshJupyter", "DshJupyterApp"]
 
 # Large enough for a multi-MiB `write`; a tool call bigger than this is a mistake, not a request.
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -74,6 +75,12 @@ class DshJupyter(SettingTraits, ExtensionApp):
         "always the file.",
     ).tag(config=True)
 
+    @property
+    def server(self) -> ServerApp:
+        """The Jupyter server this extension runs in (there before any method below is called)."""
+        assert self.serverapp is not None
+        return self.serverapp
+
     def core_settings(self) -> dict:
         """The traitlet values under their core names, with the server's own rules filled in.
 
@@ -84,11 +91,15 @@ class DshJupyter(SettingTraits, ExtensionApp):
         values = self.setting_values()
         values["state_path"] = values["state_path"] or default_state_path()
         values["spill_root"] = values["spill_root"] or default_spill_root()
-        cm = self.serverapp.contents_manager
+        cm = self.server.contents_manager
         values["allow_hidden"] = bool(getattr(cm, "allow_hidden", False))
         values["hide_globs"] = [str(g) for g in getattr(cm, "hide_globs", [])]
-        server_dirs = [self.serverapp.runtime_dir, jupyter_config_dir(), jupyter_data_dir(),
-                       *getattr(self.serverapp, "config_file_paths", [])]
+        server_dirs = [
+            self.server.runtime_dir,
+            jupyter_config_dir(),
+            jupyter_data_dir(),
+            *getattr(self.server, "config_file_paths", []),
+        ]
         values["protected_paths"] = [*values["protected_paths"], *(d for d in server_dirs if d)]
         return values
 
@@ -98,7 +109,7 @@ class DshJupyter(SettingTraits, ExtensionApp):
                 value = getattr(self, name)
                 if value < 1:
                     raise SettingsError(f"setting {name} must be at least 1, got {value}")
-            workspace = Workspace(root=self.serverapp.root_dir, surface="rest", **self.core_settings())
+            workspace = Workspace(root=self.server.root_dir, surface="rest", **self.core_settings())
             if self.rg_path is not None and workspace.rg is None:
                 # The core would quietly offer no glob/grep; on a server that is a typo to report.
                 raise SettingsError(f"setting rg_path must name an executable file, got {self.rg_path!r}")
@@ -107,23 +118,28 @@ class DshJupyter(SettingTraits, ExtensionApp):
             raise
         if self.live_documents:
             # notebooks open in JupyterLab are edited in their shared documents (server/collab.py)
-            workspace.documents = CollabDocuments(self.serverapp, self.serverapp.io_loop.asyncio_loop)
+            workspace.documents = CollabDocuments(self.server, self.server.io_loop.asyncio_loop)  # type: ignore[attr-defined]
         self.workspace = workspace
         self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
         self.search_executor = ThreadPoolExecutor(max_workers=self.search_threads, thread_name_prefix="dsh-search")
         # Kernels this server starts inherit these and attach to the same state (SPEC section 6).
         os.environ["DSH_STATE_PATH"] = workspace.state_path
         os.environ["DSH_ROOT"] = workspace.root
-        os.environ["DSH_SPILL_ROOT"] = workspace.resolver.spill_root
+        spill_root = workspace.resolver.spill_root
+        assert spill_root is not None  # a Workspace always has one
+        os.environ["DSH_SPILL_ROOT"] = spill_root
         # ... and every cap, so %dsh in those kernels pages exactly as REST does
-        exported = workspace.settings.replace(state_path=workspace.state_path, spill_root=workspace.resolver.spill_root)
+        exported = workspace.settings.replace(state_path=workspace.state_path, spill_root=spill_root)
         os.environ[SETTINGS_ENV] = settings_to_env(exported)
         self.settings["dsh_jupyter_workspace"] = workspace
         self.settings["dsh_jupyter_executor"] = self.executor
         self.settings["dsh_jupyter_search_executor"] = self.search_executor
         self.settings["dsh_jupyter_max_body_bytes"] = self.max_body_bytes
         self.settings["dsh_jupyter_mcp"] = mcp.McpEndpoint(
-            workspace, self.executor, max_body_bytes=self.max_body_bytes, json_response=self.mcp_json_response,
+            workspace,
+            self.executor,
+            max_body_bytes=self.max_body_bytes,
+            json_response=self.mcp_json_response,
             search_executor=self.search_executor,
         )
         status = workspace.status()

@@ -28,12 +28,13 @@ import asyncio
 import hashlib
 import json
 import os
+from collections.abc import Callable
 
 import nbformat
 
 from ..core.notebooks.live import DocumentChanged
 
-__all__ = ["CollabDocuments", "YDOC_EXTENSION"]
+__all__ = ["YDOC_EXTENSION", "CollabDocuments"]
 
 YDOC_EXTENSION = "jupyter_server_ydoc"  # the server extension of jupyter-collaboration
 _WAIT_S = 30.0  # how long a tool call waits for the event loop to answer about a document
@@ -44,7 +45,7 @@ def document_version(data: dict) -> str:
     return "ydoc:" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _units(text: str, length: int) -> callable:
+def _units(text: str, length: int) -> Callable[[str], int]:
     """How the shared text counts positions: UTF-8 bytes (pycrdt's default), code points or UTF-16."""
     if length == len(text.encode("utf-8", "surrogatepass")):
         return lambda s: len(s.encode("utf-8", "surrogatepass"))
@@ -65,10 +66,10 @@ def _replace_text(ytext, old: str, new: str) -> None:
         end += 1
     size = _units(old, len(ytext))
     at = size(old[:start])
-    removed = size(old[start:len(old) - end])
+    removed = size(old[start : len(old) - end])
     if removed:
-        del ytext[at:at + removed]
-    inserted = new[start:len(new) - end]
+        del ytext[at : at + removed]
+    inserted = new[start : len(new) - end]
     if inserted:
         ytext.insert(at, inserted)
 

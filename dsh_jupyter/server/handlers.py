@@ -31,12 +31,19 @@ from ..core.result import json_bytes
 from ..core.state.store import StateError
 from .openapi import build_document
 
-__all__ = ["route_table", "PREFIX"]
+__all__ = ["PREFIX", "route_table"]
 
 PREFIX = "/dsh/api"
 CALLS_MAX_LIMIT = 1000
-_STATUS_CODES = {400: "BAD_REQUEST", 403: "FORBIDDEN", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED",
-                 409: "CONFLICT", 413: "BODY_TOO_LARGE", 503: "STATE_UNAVAILABLE"}
+_STATUS_CODES = {
+    400: "BAD_REQUEST",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    409: "CONFLICT",
+    413: "BODY_TOO_LARGE",
+    503: "STATE_UNAVAILABLE",
+}
 
 
 class ApiError(web.HTTPError):
@@ -158,8 +165,9 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
             raise ApiError(400, "BODY_INVALID", "request body must be a JSON object")
         return body
 
-    def query_int(self, name: str, default: int | None, minimum: int | None = None,
-                  maximum: int | None = None) -> int | None:
+    def query_int(
+        self, name: str, default: int | None, minimum: int | None = None, maximum: int | None = None
+    ) -> int | None:
         """An integer query parameter (empty or absent: ``default``), or 400."""
         raw = self.get_query_argument(name, None)
         if raw is None or raw == "":
@@ -183,8 +191,11 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
         ws = self.workspace
         if await self.run(_session_exists, ws, session):
             return
-        raise ApiError(403, "FORBIDDEN", "a caller without contents:write cannot create sessions; "
-                       "use an existing session or default")
+        raise ApiError(
+            403,
+            "FORBIDDEN",
+            "a caller without contents:write cannot create sessions; use an existing session or default",
+        )
 
     def user_filter(self) -> str | None:
         """The optional ``?user=`` query filter of the listing routes."""
@@ -227,8 +238,11 @@ class ToolCallHandler(DshHandler):
     async def post(self, name: str) -> None:
         spec = self.workspace.registry.get(name)
         if spec is None:
-            raise ApiError(404, Codes.TOOL_UNKNOWN, f'unknown tool "{name}"; available tools: '
-                           + ", ".join(self.workspace.registry))
+            raise ApiError(
+                404,
+                Codes.TOOL_UNKNOWN,
+                f'unknown tool "{name}"; available tools: ' + ", ".join(self.workspace.registry),
+            )
         if spec.writes:
             await self.require("write")
         session, args = parse_tool_body(self.json_body())
@@ -237,8 +251,14 @@ class ToolCallHandler(DshHandler):
             await self.refuse_new_session(session)
         search = spec.searches
         result = await self.run(
-            self.workspace.call, name, args, session=session, surface="rest", cancel=self.cancel,
-            user=self.user_name, queued_since=time.monotonic() if search else None,
+            self.workspace.call,
+            name,
+            args,
+            session=session,
+            surface="rest",
+            cancel=self.cancel,
+            user=self.user_name,
+            queued_since=time.monotonic() if search else None,
             spill_quota=None if may_write else self.workspace.settings.spill_max_bytes_read_only,
             pool="dsh_jupyter_search_executor" if search else "dsh_jupyter_executor",
         )
@@ -276,8 +296,11 @@ class SessionsHandler(DshHandler):
         info, created = await self.run(self.workspace.create_session, session, cwd, self.user_name)
         if not created and cwd is not None and not _same_cwd(info["cwd"], cwd):
             # Creating is a read-level right; moving an existing session is not (PATCH, write).
-            raise ApiError(409, "SESSION_EXISTS", f'session "{session}" exists with another cwd; '
-                           f"move it with PATCH {PREFIX}/sessions/{{id}}")
+            raise ApiError(
+                409,
+                "SESSION_EXISTS",
+                f'session "{session}" exists with another cwd; move it with PATCH {PREFIX}/sessions/{{id}}',
+            )
         self.send(info, 201 if created else 200)
 
 
@@ -292,6 +315,7 @@ def _same_cwd(current: str, asked: str) -> bool:
     import posixpath
 
     return posixpath.normpath(asked.strip("/") or ".") == current
+
 
 class SessionHandler(DshHandler):
     @web.authenticated
@@ -337,8 +361,11 @@ class CallsHandler(DshHandler):
         offset = self.query_int("offset", 0, 0, 2**53)  # beyond 2**53: sqlite's integer range
         limit = self.query_int("limit", 100, 1, CALLS_MAX_LIMIT)
         ws = self.workspace
-        self.send(_found(await self.run(_if_session, ws, session, ws.calls, session, offset, limit,
-                                        self.user_filter()), session))
+        self.send(
+            _found(
+                await self.run(_if_session, ws, session, ws.calls, session, offset, limit, self.user_filter()), session
+            )
+        )
 
 
 class SpillsHandler(DshHandler):
@@ -346,8 +373,7 @@ class SpillsHandler(DshHandler):
     @authorized("read")
     async def get(self, session: str) -> None:
         ws = self.workspace
-        self.send(_found(await self.run(_if_session, ws, session, ws.spill_list, session, self.user_filter()),
-                         session))
+        self.send(_found(await self.run(_if_session, ws, session, ws.spill_list, session, self.user_filter()), session))
 
 
 class SpillPageHandler(DshHandler):
@@ -360,8 +386,9 @@ class SpillPageHandler(DshHandler):
         session = self.get_query_argument("session", "") or "default"
         offset = self.query_int("offset", 1)  # out of range: read's own ARGUMENT_INVALID result
         limit = self.query_int("limit", None)
-        result = await self.run(self.workspace.spill_page, locator, session, offset, limit, surface="rest",
-                                user=self.user_name)
+        result = await self.run(
+            self.workspace.spill_page, locator, session, offset, limit, surface="rest", user=self.user_name
+        )
         self.send(result_json(result))
 
 

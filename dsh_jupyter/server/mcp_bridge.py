@@ -36,7 +36,7 @@ from ..core.workspace import check_session_id
 from ..mcp.server import FORBIDDEN, CallScope, build_server
 from .handlers import ApiError, DshHandler, dumps
 
-__all__ = ["McpEndpoint", "McpHandler", "PATH", "route_table"]
+__all__ = ["PATH", "McpEndpoint", "McpHandler", "route_table"]
 
 PATH = "/dsh/mcp"
 log = logging.getLogger(__name__)
@@ -47,8 +47,9 @@ _CANCEL, _MAY_WRITE, _USER = "dsh_jupyter.cancel", "dsh_jupyter.may_write", "dsh
 UNAUTHENTICATED, BAD_SESSION = -32001, -32602
 # What a client that sent no token, or a wrong one, is told (never Jupyter's XSRF message: such a
 # client is not a browser, and "'_xsrf' argument missing" sends its user looking in the wrong place).
-TOKEN_REQUIRED = ('missing or invalid Jupyter token: send the server\'s token in the header '
-                  '"Authorization: token <TOKEN>"')
+TOKEN_REQUIRED = (
+    'missing or invalid Jupyter token: send the server\'s token in the header "Authorization: token <TOKEN>"'
+)
 # Hop-by-hop and length headers are tornado's to write.
 _SKIP_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
 
@@ -84,8 +85,7 @@ def called_tools(body: bytes) -> list[str]:
 class McpEndpoint:
     """The SDK server and session manager, run on the Jupyter server's event loop while it is up."""
 
-    def __init__(self, workspace, executor, *, max_body_bytes: int, json_response: bool,
-                 search_executor=None) -> None:
+    def __init__(self, workspace, executor, *, max_body_bytes: int, json_response: bool, search_executor=None) -> None:
         self.workspace = workspace
 
         async def submit(call, search: bool = False):
@@ -115,6 +115,7 @@ class McpEndpoint:
             loop = asyncio.get_running_loop()
             self._ready, self._stop = loop.create_future(), asyncio.Event()
             self._task = loop.create_task(self._run(self._ready, self._stop))
+        assert self._ready is not None
         await asyncio.shield(self._ready)
 
     async def _run(self, ready: asyncio.Future, stop: asyncio.Event) -> None:
@@ -174,12 +175,21 @@ class McpHandler(DshHandler):
         if isinstance(exc, ApiError):
             code, message = exc.code, exc.message
         elif isinstance(exc, web.HTTPError):
-            code, message = "HTTP_ERROR", (exc.log_message % exc.args if exc.args else exc.log_message) or self._reason
+            code, message = "HTTP_ERROR", exc.reason or self._reason
+            if exc.log_message:
+                code, message = "HTTP_ERROR", exc.log_message % exc.args if exc.args else exc.log_message
         else:  # a bug: the server log has the traceback, the client never does
             code, message = "INTERNAL_ERROR", "internal server error"
         rpc = {"TOKEN_REQUIRED": UNAUTHENTICATED, "SESSION_INVALID": BAD_SESSION}.get(code, FORBIDDEN)
-        self.finish(dumps({"jsonrpc": "2.0", "id": self.request_id(), "error": {
-            "code": rpc, "message": message, "data": {"code": code}}}))
+        self.finish(
+            dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": self.request_id(),
+                    "error": {"code": rpc, "message": message, "data": {"code": code}},
+                }
+            )
+        )
 
     def request_id(self) -> object:
         """The id of the JSON-RPC request in the body (None for a batch, a notification or no JSON)."""
@@ -238,7 +248,9 @@ class McpHandler(DshHandler):
             "raw_path": req.path.encode("latin-1", "replace"),
             "query_string": req.query.encode("latin-1", "replace"),
             "root_path": "",
-            "headers": [(k.lower().encode("latin-1"), v.encode("latin-1", "replace")) for k, v in req.headers.get_all()],
+            "headers": [
+                (k.lower().encode("latin-1"), v.encode("latin-1", "replace")) for k, v in req.headers.get_all()
+            ],
             "client": (req.remote_ip or "", 0),
             "server": (host or req.host, int(port) if port.isdigit() else 0),
             # No "user": the SDK would bind a session to it, but Jupyter names a token-only client

@@ -12,10 +12,11 @@ registry and the base URL), or describe a response the handlers cannot produce.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from ..core.workspace import SURFACES
 
-__all__ = ["build_document", "OPENAPI_VERSION"]
+__all__ = ["OPENAPI_VERSION", "build_document"]
 
 OPENAPI_VERSION = "3.0.3"
 _REF = "#/components/schemas/"
@@ -47,110 +48,152 @@ def _arr(items: dict) -> dict:
     return {"type": "array", "items": items}
 
 
-_VALUES = {
-    "list": _obj(
-        {
-            "path": _STR,
-            "offset": _INT,
-            "entries": _arr(_obj({"name": _STR, "type": {"type": "string", "enum": ["file", "directory", "other"]}},
-                                 ("name", "type"))),
-            "totalEntries": _INT,
-            "counts": _obj({"directories": _INT, "files": _INT, "other": _INT}, ("directories", "files", "other")),
-        },
-        ("path", "offset", "entries", "totalEntries", "counts"),
-    ),
-    "glob": _obj(
-        {"pattern": _STR, "root": _STR, "paths": _arr(_STR), "totalPaths": _INT, "sampled": _BOOL,
-         "groupsShown": _INT, "groupsTotal": _INT, "spill": _NULLABLE_STR},
-        ("pattern", "root", "paths", "totalPaths", "sampled", "groupsShown", "groupsTotal", "spill"),
-    ),
-    "grep": _obj(
-        {"pattern": _STR, "matches": _arr(_obj({"path": _STR, "line": _INT, "text": _STR,
-                                         "submatches": _arr(_arr(_INT)),
-                                         # a match in a notebook cell: line is within the cell's source
-                                         "cell": _INT, "cellId": _NULLABLE_STR}, ("path", "line", "text"))),
-         "totalMatches": _INT, "files": _INT, "spill": _NULLABLE_STR},
-        ("pattern", "matches", "totalMatches", "files", "spill"),
-    ),
-    # a file's lines (lines, totalLines), or a notebook's cells (type "notebook": cells, totalCells)
-    "read": _obj(
-        {"path": _STR, "offset": _INT, "lines": _arr(_obj({"number": _INT, "text": _STR}, ("number", "text"))),
-         "totalLines": {"type": "integer", "nullable": True}, "capped": _BOOL, "note": _STR,
-         "type": {"type": "string", "enum": ["notebook"]}, "cells": _arr({"type": "object"}), "totalCells": _INT,
-         "live": _BOOL},
-        ("path", "offset", "capped"),
-    ),
-    "write": _obj({"path": _STR, "operation": {"type": "string", "enum": ["create", "update"]}, "bytes": _INT,
-                   "live": _BOOL}, ("path", "operation", "bytes")),
-    "edit": _obj({"path": _STR, "replaceAll": _BOOL, "replacements": _INT, "cells": _arr(_INT), "live": _BOOL},
-                 ("path", "replaceAll", "replacements")),
-    "list_dir": _obj({"entries": _arr(_STR), "truncated": _BOOL, "totalEntries": {"type": "integer", "nullable": True}},
-                     ("entries",)),
-}
+def _openapi(schema: Any) -> Any:
+    """A tool's JSON Schema (output or input) in OpenAPI 3.0's dialect.
+
+    3.0 has no ``const``, no ``{"type": "null"}`` and refuses an empty ``required``: a nullable
+    field (``anyOf`` of a schema and null) becomes that schema with ``nullable: true``, ``const``
+    becomes a one-value ``enum``. The tools' own schemas stay the one definition.
+    """
+    if isinstance(schema, list):
+        return [_openapi(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    options = schema.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+        (other,) = [o for o in options if o != {"type": "null"}]
+        rest = {k: v for k, v in schema.items() if k != "anyOf"}
+        return {**_openapi(rest), **_openapi(other), "nullable": True}
+    out: dict = {}
+    for key, value in schema.items():
+        if key == "const":
+            out["enum"] = [value]
+        elif key == "required" and not value:
+            continue
+        elif key in ("properties",):
+            out[key] = {name: _openapi(sub) for name, sub in value.items()}
+        else:
+            out[key] = _openapi(value)
+    return out
+
 
 _SCHEMAS = {
     "Error": _obj(
-        {"code": {**_STR, "description": "Stable code, e.g. BODY_INVALID, BODY_TOO_LARGE, TOOL_UNKNOWN, "
-                  "SESSION_NOT_FOUND, ARGUMENT_INVALID, FORBIDDEN, STATE_UNAVAILABLE."},
-         "message": {**_STR, "description": "One sentence; never a traceback, the token or the root."},
-         "reason": _NULLABLE_STR},
+        {
+            "code": {
+                **_STR,
+                "description": "Stable code, e.g. BODY_INVALID, BODY_TOO_LARGE, TOOL_UNKNOWN, "
+                "SESSION_NOT_FOUND, ARGUMENT_INVALID, FORBIDDEN, STATE_UNAVAILABLE.",
+            },
+            "message": {**_STR, "description": "One sentence; never a traceback, the token or the root."},
+            "reason": _NULLABLE_STR,
+        },
         ("code", "message", "reason"),
         description="Every HTTP error (a protocol problem, never a tool's own failure).",
     ),
-    "ToolErrorValue": _obj({"name": _STR, "code": _STR, "message": _STR}, ("name", "code", "message"),
-                           description="The value of a failed tool call (isError true, HTTP 200)."),
+    "ToolErrorValue": _obj(
+        {"name": _STR, "code": _STR, "message": _STR},
+        ("name", "code", "message"),
+        description="The value of a failed tool call (isError true, HTTP 200).",
+    ),
     "ToolDefinition": _obj(
-        {"name": _STR, "description": _STR, "inputSchema": {"type": "object", "description": "JSON Schema of args."},
-         "guidance": _STR},
+        {
+            "name": _STR,
+            "description": _STR,
+            "inputSchema": {"type": "object", "description": "JSON Schema of args."},
+            "guidance": _STR,
+        },
         ("name", "description", "inputSchema", "guidance"),
     ),
     "SessionInfo": _obj(
-        {"id": _STR, "cwd": {**_STR, "description": "Relative to the root; '.' for the root itself."},
-         "created": _NUM, "user": {**_STR, "description": "Who created the session."},
-         "observations": _INT, "spills": _INT, "calls": _INT},
+        {
+            "id": _STR,
+            "cwd": {**_STR, "description": "Relative to the root; '.' for the root itself."},
+            "created": _NUM,
+            "user": {**_STR, "description": "Who created the session."},
+            "observations": _INT,
+            "spills": _INT,
+            "calls": _INT,
+        },
         ("id", "cwd", "created", "user", "observations", "spills", "calls"),
     ),
     "SessionMove": _obj(
         {"cwd": {**_STR, "minLength": 1, "description": "New working directory, resolved against the root."}},
-        ("cwd",), closed=True,
+        ("cwd",),
+        closed=True,
     ),
     "Status": _obj(
-        {"confinement": {"type": "string", "enum": ["landlock", "descriptors-only"],
-                         "description": "How ripgrep is fenced in."},
-         "landlockAbi": _INT, "detail": _STR,
-         "resolver": {"type": "string", "enum": ["openat2", "walk"],
-                      "description": "How paths are resolved beneath the root (both race-free)."},
-         "tools": _arr(_STR)},
+        {
+            "confinement": {
+                "type": "string",
+                "enum": ["landlock", "descriptors-only"],
+                "description": "How ripgrep is fenced in.",
+            },
+            "landlockAbi": _INT,
+            "detail": _STR,
+            "resolver": {
+                "type": "string",
+                "enum": ["openat2", "walk"],
+                "description": "How paths are resolved beneath the root (both race-free).",
+            },
+            "tools": _arr(_STR),
+        },
         ("confinement", "landlockAbi", "detail", "resolver", "tools"),
     ),
     "SessionCreate": _obj(
-        {"id": {**_SESSION_ID, "nullable": True, "description": "Session id (generated when absent or null)."},
-         "cwd": {**_STR, "nullable": True,
-                 "description": "Working directory, resolved against the root (default: the root)."}},
+        {
+            "id": {**_SESSION_ID, "nullable": True, "description": "Session id (generated when absent or null)."},
+            "cwd": {
+                **_STR,
+                "nullable": True,
+                "description": "Working directory, resolved against the root (default: the root).",
+            },
+        },
         closed=True,
     ),
     "CallRecord": _obj(
-        {"callId": _STR, "tool": _STR, "args": {"type": "object"}, "text": _STR, "isError": _BOOL,
-         "surface": {"type": "string", "enum": list(SURFACES)},
-         "user": {**_STR, "description": "Who made the call (the authenticated user, or the OS user)."},
-         "started": _NUM, "durationMs": _NUM},
+        {
+            "callId": _STR,
+            "tool": _STR,
+            "args": {"type": "object"},
+            "text": _STR,
+            "isError": _BOOL,
+            "surface": {"type": "string", "enum": list(SURFACES)},
+            "user": {**_STR, "description": "Who made the call (the authenticated user, or the OS user)."},
+            "started": _NUM,
+            "durationMs": _NUM,
+        },
         ("callId", "tool", "args", "text", "isError", "surface", "user", "started", "durationMs"),
     ),
-    "CallLog": _obj({"session": _STR, "offset": _INT, "total": _INT, "calls": _arr(_ref("CallRecord"))},
-                    ("session", "offset", "total", "calls")),
-    "Spill": _obj({"locator": {**_STR, "description": "Absolute path of the saved result."},
-                   "tool": _STR, "size": _INT, "created": _NUM,
-                   "label": {**_STR, "description": "The search that made it, e.g. 'grep TODO'."},
-                   "user": _STR}, ("locator", "tool", "size", "created", "label", "user")),
+    "CallLog": _obj(
+        {"session": _STR, "offset": _INT, "total": _INT, "calls": _arr(_ref("CallRecord"))},
+        ("session", "offset", "total", "calls"),
+    ),
+    "Spill": _obj(
+        {
+            "locator": {**_STR, "description": "Absolute path of the saved result."},
+            "tool": _STR,
+            "size": _INT,
+            "created": _NUM,
+            "label": {**_STR, "description": "The search that made it, e.g. 'grep TODO'."},
+            "user": _STR,
+        },
+        ("locator", "tool", "size", "created", "label", "user"),
+    ),
 }
 
 
 def _result_schema(tools: list[str]) -> dict:
-    values = [_ref(f"Value_{t}") for t in tools if t in _VALUES] + [_ref("ToolErrorValue")]
+    values = [_ref(f"Value_{t}") for t in tools] + [_ref("ToolErrorValue")]
     return _obj(
-        {"tool": _STR, "session": _STR, "callId": _STR, "isError": _BOOL,
-         "text": {**_STR, "description": "Exactly what the model sees."},
-         "value": {"anyOf": values}},
+        {
+            "tool": _STR,
+            "session": _STR,
+            "callId": _STR,
+            "isError": _BOOL,
+            "text": {**_STR, "description": "Exactly what the model sees."},
+            "value": {"anyOf": values},
+        },
         ("tool", "session", "callId", "isError", "text", "value"),
         description="One tool call. A tool's own failure is isError true with HTTP 200.",
     )
@@ -158,10 +201,7 @@ def _result_schema(tools: list[str]) -> dict:
 
 def _input_schema(schema: dict) -> dict:
     """A tool's JSON Schema as an OpenAPI 3.0 schema (3.0 refuses an empty ``required``)."""
-    out = copy.deepcopy(schema)
-    if not out.get("required"):
-        out.pop("required", None)
-    return out
+    return _openapi(copy.deepcopy(schema))
 
 
 def _json(schema: dict, description: str) -> dict:
@@ -184,114 +224,209 @@ def _query(name: str, description: str, schema: dict, required: bool = False) ->
     return {"name": name, "in": "query", "required": required, "description": description, "schema": schema}
 
 
-_USER_FILTER = {"name": "user", "in": "query", "required": False, "schema": {"type": "string"},
-                "description": "Only what this user (as Jupyter names them) created or called."}
-_SESSION_PARAM = {"name": "session", "in": "path", "required": True, "description": "Session id.",
-                  "schema": _SESSION_ID}
+_USER_FILTER = {
+    "name": "user",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "Only what this user (as Jupyter names them) created or called.",
+}
+_SESSION_PARAM = {
+    "name": "session",
+    "in": "path",
+    "required": True,
+    "description": "Session id.",
+    "schema": _SESSION_ID,
+}
 
 
 def _tool_operation(op_id: str, summary: str, args_schema: dict, description: str, writes: bool) -> dict:
     need = "contents:read and contents:write" if writes else "contents:read"
-    body = _obj({"session": {**_SESSION_ID, "nullable": True, "description": "Session id (default: 'default')."},
-                 "args": args_schema},
-                closed=True)
+    body = _obj(
+        {
+            "session": {**_SESSION_ID, "nullable": True, "description": "Session id (default: 'default')."},
+            "args": args_schema,
+        },
+        closed=True,
+    )
     return {
         "summary": summary,
         "description": f"{description}\n\nRequires {need}.",
         "operationId": op_id,
         "tags": ["tools"],
         "requestBody": {"required": False, "content": {"application/json": {"schema": body}}},
-        "responses": {"200": _json(_ref("ToolResult"), "The call's result (tool failures too)."),
-                      **_errors(400, 403, 404, 413)},
+        "responses": {
+            "200": _json(_ref("ToolResult"), "The call's result (tool failures too)."),
+            **_errors(400, 403, 404, 413),
+        },
     }
+
+
+def _tool_paths(registry: dict) -> dict:
+    """``/tools``, one path per tool (its own input schema), and the call by name."""
+    paths: dict = {
+        "/tools": {
+            "get": {
+                "summary": "List the tools",
+                "operationId": "list_tools",
+                "tags": ["tools"],
+                "responses": {
+                    "200": _json(_arr(_ref("ToolDefinition")), "Each tool with its JSON Schema."),
+                    **_errors(403),
+                },
+            }
+        },
+    }
+    for t, spec in registry.items():
+        paths[f"/tools/{t}"] = {
+            "post": _tool_operation(
+                f"call_{t}", f"Run {t}", _input_schema(spec.input_schema), spec.description, spec.writes
+            )
+        }
+    generic = _tool_operation(
+        "call_tool",
+        "Run a tool by name",
+        {"type": "object"},
+        "Any tool by name (the paths above give each tool's exact args); an unknown "
+        "name is 404. The writing tools need contents:write.",
+        False,
+    )
+    generic["parameters"] = [{"name": "name", "in": "path", "required": True, "schema": _STR}]
+    paths["/tools/{name}"] = {"post": generic}
+    return paths
+
+
+def _session_paths() -> dict:
+    """Sessions, their call logs and spills, and a spill's pages."""
+    paths: dict = {}
+    paths["/sessions"] = {
+        "get": {
+            "summary": "List sessions",
+            "operationId": "list_sessions",
+            "tags": ["sessions"],
+            "parameters": [_USER_FILTER],
+            "responses": {"200": _json(_arr(_ref("SessionInfo")), "The sessions of this root."), **_errors(403, 503)},
+        },
+        "post": {
+            "summary": "Create a session (contents:write; an existing one is never moved: see PATCH)",
+            "operationId": "create_session",
+            "tags": ["sessions"],
+            "requestBody": {"required": False, "content": {"application/json": {"schema": _ref("SessionCreate")}}},
+            "responses": {
+                "201": _json(_ref("SessionInfo"), "Created."),
+                "200": _json(_ref("SessionInfo"), "The session existed (at the cwd given, or none given)."),
+                **_errors(400, 403, 404, 409, 413, 503),
+            },
+        },
+    }
+    paths["/sessions/{session}"] = {
+        "parameters": [_SESSION_PARAM],
+        "get": {
+            "summary": "One session",
+            "operationId": "get_session",
+            "tags": ["sessions"],
+            "responses": {"200": _json(_ref("SessionInfo"), "The session."), **_errors(400, 403, 404, 503)},
+        },
+        "patch": {
+            "summary": "Move a session's working directory (contents:write)",
+            "operationId": "move_session",
+            "tags": ["sessions"],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("SessionMove")}}},
+            "responses": {"200": _json(_ref("SessionInfo"), "Moved."), **_errors(400, 403, 404, 413, 503)},
+        },
+        "delete": {
+            "summary": "Delete a session, its observations, call log and spill files (contents:write)",
+            "operationId": "delete_session",
+            "tags": ["sessions"],
+            "responses": {"204": {"description": "Deleted."}, **_errors(400, 403, 404, 503)},
+        },
+    }
+    paths["/sessions/{session}/calls"] = {
+        "parameters": [_SESSION_PARAM],
+        "get": {
+            "summary": "The call log, newest last",
+            "operationId": "list_calls",
+            "tags": ["sessions"],
+            "parameters": [
+                _query(
+                    "offset",
+                    "0-based index of the first call.",
+                    {"type": "integer", "minimum": 0, "maximum": 2**53, "default": 0},
+                ),
+                _query("limit", "Calls per page.", {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}),
+                _USER_FILTER,
+            ],
+            "responses": {"200": _json(_ref("CallLog"), "One page of the log."), **_errors(400, 403, 404, 503)},
+        },
+    }
+    paths["/sessions/{session}/spills"] = {
+        "parameters": [_SESSION_PARAM],
+        "get": {
+            "summary": "Saved full results of the session",
+            "operationId": "list_spills",
+            "tags": ["sessions"],
+            "parameters": [_USER_FILTER],
+            "responses": {"200": _json(_arr(_ref("Spill")), "Spill locators."), **_errors(400, 403, 404, 503)},
+        },
+    }
+    paths["/spill"] = {
+        "get": {
+            "summary": "One page of a saved result, rendered as read renders it",
+            "operationId": "spill_page",
+            "tags": ["sessions"],
+            "parameters": [
+                _query("locator", "A locator from /sessions/{session}/spills.", {**_STR, "minLength": 1}, True),
+                _query("session", "The owning session (default 'default').", _SESSION_ID),
+                _query("offset", "1-based first line (read's rules apply).", _INT),
+                _query("limit", "Lines (read's rules apply).", _INT),
+            ],
+            "responses": {
+                "200": _json(_ref("ToolResult"), "A read result (an unknown locator is isError)."),
+                **_errors(400, 403),
+            },
+        },
+    }
+    return paths
+
+
+def _meta_paths() -> dict:
+    """How the tools are confined here, and this document."""
+    paths: dict = {}
+    paths["/status"] = {
+        "get": {
+            "summary": "How the tools are confined here",
+            "operationId": "status",
+            "tags": ["meta"],
+            "responses": {"200": _json(_ref("Status"), "Confinement and resolver modes."), **_errors(403)},
+        }
+    }
+    paths["/openapi.json"] = {
+        "get": {
+            "summary": "This document",
+            "operationId": "openapi",
+            "tags": ["meta"],
+            "responses": {"200": _json({"type": "object"}, "OpenAPI 3 document."), **_errors(403)},
+        }
+    }
+    return paths
 
 
 def build_document(registry: dict, base_url: str = "/") -> dict:
     """The OpenAPI document for the tools in ``registry`` served under ``base_url``."""
     tools = list(registry)
     schemas = {**copy.deepcopy(_SCHEMAS), "ToolResult": _result_schema(tools)}
-    for t in tools:
-        if t in _VALUES:
-            schemas[f"Value_{t}"] = copy.deepcopy(_VALUES[t])
-    paths: dict = {
-        "/tools": {"get": {
-            "summary": "List the tools", "operationId": "list_tools", "tags": ["tools"],
-            "responses": {"200": _json(_arr(_ref("ToolDefinition")), "Each tool with its JSON Schema."),
-                          **_errors(403)}}},
-    }
     for t, spec in registry.items():
-        paths[f"/tools/{t}"] = {"post": _tool_operation(f"call_{t}", f"Run {t}", _input_schema(spec.input_schema),
-                                                        spec.description, spec.writes)}
-    generic = _tool_operation("call_tool", "Run a tool by name", {"type": "object"},
-                              "Any tool by name (the paths above give each tool's exact args); an unknown "
-                              "name is 404. The writing tools need contents:write.", False)
-    generic["parameters"] = [{"name": "name", "in": "path", "required": True, "schema": _STR}]
-    paths["/tools/{name}"] = {"post": generic}
-    paths["/sessions"] = {
-        "get": {"summary": "List sessions", "operationId": "list_sessions", "tags": ["sessions"],
-                "parameters": [_USER_FILTER],
-                "responses": {"200": _json(_arr(_ref("SessionInfo")), "The sessions of this root."),
-                              **_errors(403, 503)}},
-        "post": {"summary": "Create a session (contents:write; an existing one is never moved: see PATCH)",
-                 "operationId": "create_session", "tags": ["sessions"],
-                 "requestBody": {"required": False, "content": {"application/json": {"schema": _ref("SessionCreate")}}},
-                 "responses": {"201": _json(_ref("SessionInfo"), "Created."),
-                               "200": _json(_ref("SessionInfo"), "The session existed (at the cwd given, or none given)."),
-                               **_errors(400, 403, 404, 409, 413, 503)}},
-    }
-    paths["/sessions/{session}"] = {
-        "parameters": [_SESSION_PARAM],
-        "get": {"summary": "One session", "operationId": "get_session", "tags": ["sessions"],
-                "responses": {"200": _json(_ref("SessionInfo"), "The session."), **_errors(400, 403, 404, 503)}},
-        "patch": {"summary": "Move a session's working directory (contents:write)", "operationId": "move_session",
-                  "tags": ["sessions"],
-                  "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("SessionMove")}}},
-                  "responses": {"200": _json(_ref("SessionInfo"), "Moved."), **_errors(400, 403, 404, 413, 503)}},
-        "delete": {"summary": "Delete a session, its observations, call log and spill files (contents:write)",
-                   "operationId": "delete_session", "tags": ["sessions"],
-                   "responses": {"204": {"description": "Deleted."}, **_errors(400, 403, 404, 503)}},
-    }
-    paths["/sessions/{session}/calls"] = {
-        "parameters": [_SESSION_PARAM],
-        "get": {"summary": "The call log, newest last", "operationId": "list_calls", "tags": ["sessions"],
-                "parameters": [
-                    _query("offset", "0-based index of the first call.", {"type": "integer", "minimum": 0,
-                                                                            "maximum": 2**53, "default": 0}),
-                    _query("limit", "Calls per page.", {"type": "integer", "minimum": 1, "maximum": 1000,
-                                                        "default": 100}),
-                    _USER_FILTER],
-                "responses": {"200": _json(_ref("CallLog"), "One page of the log."), **_errors(400, 403, 404, 503)}},
-    }
-    paths["/sessions/{session}/spills"] = {
-        "parameters": [_SESSION_PARAM],
-        "get": {"summary": "Saved full results of the session", "operationId": "list_spills", "tags": ["sessions"],
-                "parameters": [_USER_FILTER],
-                "responses": {"200": _json(_arr(_ref("Spill")), "Spill locators."), **_errors(400, 403, 404, 503)}},
-    }
-    paths["/spill"] = {
-        "get": {"summary": "One page of a saved result, rendered as read renders it", "operationId": "spill_page",
-                "tags": ["sessions"],
-                "parameters": [
-                    _query("locator", "A locator from /sessions/{session}/spills.", {**_STR, "minLength": 1}, True),
-                    _query("session", "The owning session (default 'default').", _SESSION_ID),
-                    _query("offset", "1-based first line (read's rules apply).", _INT),
-                    _query("limit", "Lines (read's rules apply).", _INT)],
-                "responses": {"200": _json(_ref("ToolResult"), "A read result (an unknown locator is isError)."),
-                              **_errors(400, 403)}},
-    }
-    paths["/status"] = {"get": {"summary": "How the tools are confined here", "operationId": "status",
-                                "tags": ["meta"],
-                                "responses": {"200": _json(_ref("Status"), "Confinement and resolver modes."),
-                                              **_errors(403)}}}
-    paths["/openapi.json"] = {"get": {"summary": "This document", "operationId": "openapi", "tags": ["meta"],
-                                      "responses": {"200": _json({"type": "object"}, "OpenAPI 3 document."),
-                                                    **_errors(403)}}}
+        schemas[f"Value_{t}"] = _openapi(copy.deepcopy(spec.output_schema))
+    paths = {**_tool_paths(registry), **_session_paths(), **_meta_paths()}
     server = base_url.rstrip("/") + "/dsh/api"
     return {
         "openapi": OPENAPI_VERSION,
-        "info": {"title": "dsh-jupyter REST API", "version": "1",
-                 "description": "Agent workspace tools inside a Jupyter server. Authenticate as for any "
-                                "Jupyter API: header 'Authorization: token <TOKEN>' (or ?token=)."},
+        "info": {
+            "title": "dsh-jupyter REST API",
+            "version": "1",
+            "description": "Agent workspace tools inside a Jupyter server. Authenticate as for any "
+            "Jupyter API: header 'Authorization: token <TOKEN>' (or ?token=).",
+        },
         "servers": [{"url": server}],
         "security": [{"token_header": []}, {"token_query": []}],
         "tags": [{"name": "tools"}, {"name": "sessions"}, {"name": "meta"}],
@@ -299,8 +434,12 @@ def build_document(registry: dict, base_url: str = "/") -> dict:
         "components": {
             "schemas": schemas,
             "securitySchemes": {
-                "token_header": {"type": "apiKey", "in": "header", "name": "Authorization",
-                                 "description": "The value 'token <TOKEN>'."},
+                "token_header": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "Authorization",
+                    "description": "The value 'token <TOKEN>'.",
+                },
                 "token_query": {"type": "apiKey", "in": "query", "name": "token"},
             },
         },

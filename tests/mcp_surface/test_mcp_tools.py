@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from dsh_jupyter.core.tools.spec import NOT_BLANK, NO_NUL
-from dsh_jupyter.mcp.tools import ERROR_META, annotations, call_result, instructions, tool_definitions
+from dsh_jupyter.mcp.tools import ERROR_META, call_result, instructions, tool_annotations, tool_definitions
 
 from .conftest import TREE
 
@@ -81,7 +81,7 @@ def test_annotations_say_which_tools_change_files(mws):
                             "idempotentHint": True, "openWorldHint": False}
     assert got["edit"] == {"title": "Edit file", "readOnlyHint": False, "destructiveHint": False,
                            "idempotentHint": False, "openWorldHint": False}
-    assert annotations(mws.registry["write"])["destructiveHint"] is True
+    assert tool_annotations(mws.registry["write"])["destructiveHint"] is True
 
 
 def test_every_schema_is_standard_json_schema(mws):

@@ -38,7 +38,7 @@ _VIEWS_PER_FOLDER = 8  # derived views kept per folder (a filter typed letter by
 
 
 class _Entry:
-    __slots__ = ("stamp", "listing", "views", "cost")
+    __slots__ = ("cost", "listing", "stamp", "views")
 
     def __init__(self, stamp: tuple, listing: Listing) -> None:
         self.stamp = stamp
@@ -54,8 +54,14 @@ class FolderScan:
     derived value once per scan.
     """
 
-    def __init__(self, listing: Listing, cache: "FolderCache | None" = None, key: tuple | None = None,
-                 entry: _Entry | None = None, cached: bool = False) -> None:
+    def __init__(
+        self,
+        listing: Listing,
+        cache: FolderCache | None = None,
+        key: tuple | None = None,
+        entry: _Entry | None = None,
+        cached: bool = False,
+    ) -> None:
         self.listing = listing
         self.cached = cached
         self._cache, self._key, self._entry = cache, key, entry
@@ -69,15 +75,16 @@ class FolderScan:
         """
         if name in self._local:
             return self._local[name]
-        if self._entry is not None:
-            found = self._cache._view(self._key, self._entry, name)
+        cache, key, entry = self._cache, self._key, self._entry
+        if cache is not None and key is not None and entry is not None:
+            found = cache._view(key, entry, name)
             if found is not None:
                 self._local[name] = found[0]
                 return found[0]
         value = make()
         self._local[name] = value
-        if self._entry is not None:
-            self._cache._keep_view(self._key, self._entry, name, value, size(value))
+        if cache is not None and key is not None and entry is not None:
+            cache._keep_view(key, entry, name, value, size(value))
         return value
 
 

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from ..fs.files import file_version
 from .stamps import look
 
-__all__ = ["LineIndex", "FileLines", "NO_MARKS", "MARK_EVERY", "MAX_MARKS"]
+__all__ = ["MARK_EVERY", "MAX_MARKS", "NO_MARKS", "FileLines", "LineIndex"]
 
 MARK_EVERY = 1 << 16  # a mark at every 65,536th line passed while counting
 MAX_MARKS = 4096  # marks kept per file version
@@ -62,7 +62,7 @@ class _Marks:
 class FileLines:
     """The marks of one open file's version for one call: ``nearest`` before reading, ``learn`` after."""
 
-    def __init__(self, index: "LineIndex | None", version: str | None) -> None:
+    def __init__(self, index: LineIndex | None, version: str | None) -> None:
         self._index, self._version = index, version
 
     @property
@@ -71,19 +71,19 @@ class FileLines:
 
     def nearest(self, line: int) -> tuple[int, int]:
         """``(line, byte offset)`` of the closest known line start at or before ``line`` (``(1, 0)``)."""
-        if self._index is None:
+        if self._index is None or self._version is None:
             return 1, 0
         return self._index._nearest(self._version, line)
 
     def learn(self, marks) -> None:
         """Keep ``(line, byte offset)`` pairs: each names the first byte of that 1-based line."""
-        if self._index is not None:
+        if self._index is not None and self._version is not None:
             self._index._learn(self._version, marks)
 
     def learn_window(self, window, offset: int, shown: int) -> None:
         """Keep what a streamed ``textread.Window`` read at ``offset`` saw, and where the line after
         the ``shown`` lines starts (the next read's ``offset``)."""
-        if self._index is None:
+        if self._index is None or self._version is None:
             return
         after = window.start_of(offset + shown, offset)
         self._index._learn(self._version, [*window.marks, *([(offset + shown, after)] if after is not None else [])])

@@ -77,8 +77,9 @@ class NotebookTree:
             self._folders.clear()
             self._answers.clear()
 
-    def _entries(self, root_fd: int, rel: str, now: int,
-                 local: dict[int, bool]) -> tuple[list[str], list[str], tuple | None] | None:
+    def _entries(
+        self, root_fd: int, rel: str, now: int, local: dict[int, bool]
+    ) -> tuple[list[str], list[str], tuple | None] | None:
         """``(subfolders, notebook names, stamp)`` of the folder ``rel`` below ``root_fd`` (None:
         not a folder beneath the root now): the kept entries when its stamp proves them, else
         read; ``stamp`` is None when it cannot prove them (not settled, or not trusted).
@@ -133,8 +134,15 @@ class NotebookTree:
                 self._folders.popitem(last=False)
         return folders, notebooks, stamp
 
-    def list_notebooks(self, root_fd: int, *, shown: Callable[[str], bool], skip_dirs: frozenset[str],
-                       excluded: frozenset[str], cancelled: Callable[[], bool] = lambda: False) -> list[str] | None:
+    def list_notebooks(
+        self,
+        root_fd: int,
+        *,
+        shown: Callable[[str], bool],
+        skip_dirs: frozenset[str],
+        excluded: frozenset[str],
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> list[str] | None:
         """The notebooks below the folder ``root_fd`` (paths relative to it, sorted), as rg's
         listing finds them; None when cancelled.
 
@@ -172,8 +180,9 @@ class NotebookTree:
                     visited.append((rel, stamp))
             head = rel + "/" if rel else ""
             found += [head + name for name in notebooks if shown(name)]
-            pending += [head + name for name in folders
-                        if name not in skip_dirs and shown(name) and head + name not in excluded]
+            pending += [
+                head + name for name in folders if name not in skip_dirs and shown(name) and head + name not in excluded
+            ]
         found.sort()
         if visited is not None and len(visited) <= self.max_folders:
             with self._lock:

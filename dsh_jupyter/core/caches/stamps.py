@@ -31,23 +31,25 @@ from dataclasses import dataclass
 
 from ..fs import syscalls
 
-__all__ = ["Look", "look", "settled", "is_local", "LOCAL_FILESYSTEMS", "MARGIN_NS", "COARSE_MARGIN_NS"]
+__all__ = ["COARSE_MARGIN_NS", "LOCAL_FILESYSTEMS", "MARGIN_NS", "Look", "is_local", "look", "settled"]
 
 MARGIN_NS = 50_000_000  # 50 ms: several kernel ticks (HZ=100 is 10 ms), for sub-second stamps
 COARSE_MARGIN_NS = 3_000_000_000  # 3 s: whole-second (or two-second) stamps
 
 # f_type magic numbers (linux/magic.h) of local filesystems whose ctime the kernel sets itself.
-LOCAL_FILESYSTEMS = frozenset({
-    0xEF53,  # ext2, ext3, ext4
-    0x01021994,  # tmpfs
-    0x858458F6,  # ramfs
-    0x58465342,  # xfs
-    0x9123683E,  # btrfs
-    0xF2F52010,  # f2fs
-    0x794C7630,  # overlayfs (container root filesystems)
-    0x2FC12FC1,  # zfs
-    0xCA451A4E,  # bcachefs
-})
+LOCAL_FILESYSTEMS = frozenset(
+    {
+        0xEF53,  # ext2, ext3, ext4
+        0x01021994,  # tmpfs
+        0x858458F6,  # ramfs
+        0x58465342,  # xfs
+        0x9123683E,  # btrfs
+        0xF2F52010,  # f2fs
+        0x794C7630,  # overlayfs (container root filesystems)
+        0x2FC12FC1,  # zfs
+        0xCA451A4E,  # bcachefs
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

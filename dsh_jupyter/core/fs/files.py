@@ -24,15 +24,15 @@ from dataclasses import dataclass
 from . import syscalls
 
 __all__ = [
+    "Changed",
     "Listing",
-    "scan_directory",
+    "can_write",
+    "create_file",
     "entry_details",
     "file_version",
-    "Changed",
-    "create_file",
-    "replace_file",
-    "can_write",
     "read_all",
+    "replace_file",
+    "scan_directory",
 ]
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ def entry_details(dir_fd: int, name: str) -> dict:
         st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return {}
-    out = {"size": st.st_size, "mtime": st.st_mtime}
+    out: dict[str, object] = {"size": st.st_size, "mtime": st.st_mtime}
     if statmod.S_ISLNK(st.st_mode):
         try:
             out["target"] = os.readlink(name, dir_fd=dir_fd)
@@ -127,7 +127,7 @@ def entry_details(dir_fd: int, name: str) -> dict:
 
 def read_all(fd: int, chunk: int = 1 << 22) -> bytes:
     """Everything from the current offset of ``fd`` to its end."""
-    parts = []
+    parts: list[bytes] = []
     while True:
         data = os.read(fd, chunk)
         if not data:
@@ -139,7 +139,8 @@ def pread_all(fd: int, size: int = 0) -> bytes:
     """Everything in ``fd`` from byte 0, whatever its offset (``size``: the expected length, so
     one read usually does), without moving the offset; a file that grew meanwhile is read to
     its new end."""
-    parts, pos = [], 0
+    parts: list[bytes] = []
+    pos = 0
     while True:
         chunk = os.pread(fd, max(1 << 20, size - pos), pos)
         if not chunk:
@@ -201,8 +202,9 @@ def _unlink_quietly(dir_fd: int, name: str) -> None:
         pass
 
 
-def _write_temp(dir_fd: int, name: str, data: bytes, mode: int | None, owner: tuple[int, int] | None,
-                durable: bool = True):
+def _write_temp(
+    dir_fd: int, name: str, data: bytes, mode: int | None, owner: tuple[int, int] | None, durable: bool = True
+):
     """A fully written (and, when ``durable``, fsynced) temporary file beside ``name``: ``(tmp name, open fd)``."""
     tmp = _tmp_name(name)
     # 0o666 through O_CREAT lets the process umask decide a new file's mode, as any editor does.
@@ -238,7 +240,9 @@ def _place_new(dir_fd: int, tmp: str, name: str) -> None:
                 raise FileExistsError(errno.EEXIST, "File exists", name) from None
             if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
                 raise
-            _warn_once("noreplace", "this filesystem refuses renameat2(RENAME_NOREPLACE); new files are linked into place")
+            _warn_once(
+                "noreplace", "this filesystem refuses renameat2(RENAME_NOREPLACE); new files are linked into place"
+            )
     try:
         os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
     except OSError as exc:
@@ -247,8 +251,11 @@ def _place_new(dir_fd: int, tmp: str, name: str) -> None:
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK):
             raise
         # No hard links either (some network and FAT filesystems): the last check is by name.
-        _warn_once("nolink", "this filesystem has neither RENAME_NOREPLACE nor hard links; new files are "
-                   "renamed into place after a last check that the name is free")
+        _warn_once(
+            "nolink",
+            "this filesystem has neither RENAME_NOREPLACE nor hard links; new files are "
+            "renamed into place after a last check that the name is free",
+        )
         try:
             os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except FileNotFoundError:
@@ -258,7 +265,9 @@ def _place_new(dir_fd: int, tmp: str, name: str) -> None:
     _unlink_quietly(dir_fd, tmp)
 
 
-def create_file(dir_fd: int, name: str, data: bytes, mode: int | None = None, *, durable: bool = True) -> os.stat_result:
+def create_file(
+    dir_fd: int, name: str, data: bytes, mode: int | None = None, *, durable: bool = True
+) -> os.stat_result:
     """Create ``name`` in the folder ``dir_fd`` with ``data``; never replaces an existing file.
 
     ``mode`` (default: what the umask leaves of 0666) is set before the file is in place.
@@ -317,8 +326,9 @@ def _swap_in(dir_fd: int, tmp: str, name: str, old: os.stat_result) -> None:
         except OSError as exc:
             if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
                 raise
-            _warn_once("exchange", "this filesystem refuses renameat2(RENAME_EXCHANGE); files are replaced "
-                       "with a plain rename")
+            _warn_once(
+                "exchange", "this filesystem refuses renameat2(RENAME_EXCHANGE); files are replaced with a plain rename"
+            )
         else:
             # ``tmp`` now names what was at ``name``: is it the file the caller checked?
             try:

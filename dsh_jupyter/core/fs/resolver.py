@@ -21,14 +21,15 @@ import errno
 import os
 import re
 import stat as statmod
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from .tree import Entry, OutsideRoot, Raced, SymlinkLoop, Tree
 from ..errors import Codes, ToolError
 from ..text.quoting import in_message
+from .tree import Entry, OutsideRoot, Raced, SymlinkLoop, Tree
 from .visibility import Visibility
 
-__all__ = ["Target", "Resolver", "display_path", "is_within", "fs_error", "RETRIES"]
+__all__ = ["RETRIES", "Resolver", "Target", "display_path", "fs_error", "is_within"]
 
 RETRIES = 8  # times a target is resolved again when a name changed between resolving and opening
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -65,7 +66,9 @@ def fs_error(exc: OSError, verb: str, display: str) -> ToolError:
 
 
 def _raced(verb: str, display: str) -> ToolError:
-    return ToolError(Codes.FS_ERROR, f"cannot {verb} {in_message(display)}: it kept changing while being opened; try again")
+    return ToolError(
+        Codes.FS_ERROR, f"cannot {verb} {in_message(display)}: it kept changing while being opened; try again"
+    )
 
 
 @dataclass
@@ -77,7 +80,7 @@ class Target:
     entry: Entry
     in_spill: bool
     verb: str
-    _again: object  # () -> Entry: resolve the same path again after a race
+    _again: Callable[[], Entry]  # resolve the same path again after a race
 
     @property
     def real(self) -> str:
@@ -94,7 +97,7 @@ class Target:
     def close(self) -> None:
         self.entry.close()
 
-    def __enter__(self) -> "Target":
+    def __enter__(self) -> Target:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -149,7 +152,9 @@ class Target:
         ``O_NONBLOCK`` keeps a FIFO swapped in after the lstat from hanging the open; the fstat of
         what was opened is what decides.
         """
-        not_regular = ToolError(Codes.FS_NOT_REGULAR_FILE, f"cannot {self.verb} {in_message(self.display)}: not a regular file")
+        not_regular = ToolError(
+            Codes.FS_NOT_REGULAR_FILE, f"cannot {self.verb} {in_message(self.display)}: not a regular file"
+        )
         for _ in range(RETRIES):
             st = self.entry.st
             if st is None:
@@ -174,8 +179,14 @@ class Target:
 class Resolver:
     """Resolves tool paths for one root (and a read-only spill root), through descriptors."""
 
-    def __init__(self, root: str, spill_root: str | None = None, *, use_openat2: bool = True,
-                 visibility: Visibility | None = None) -> None:
+    def __init__(
+        self,
+        root: str,
+        spill_root: str | None = None,
+        *,
+        use_openat2: bool = True,
+        visibility: Visibility | None = None,
+    ) -> None:
         self.tree = Tree(root, use_openat2=use_openat2)
         self.root = self.tree.real
         self.spill_root = os.path.realpath(spill_root) if spill_root else None
@@ -279,7 +290,7 @@ class Resolver:
 
         tree = self.spill_tree()
         rel = tree.relative(lexical) if tree is not None else None
-        if not rel or rel.split("/", 1)[0] != spill_folder or "/" not in rel:
+        if tree is None or not rel or rel.split("/", 1)[0] != spill_folder or "/" not in rel:
             raise not_found()
 
         def again() -> Entry:
@@ -288,8 +299,7 @@ class Resolver:
         return Target(lexical, lexical, again(), True, verb, again)
 
     @staticmethod
-    def _locate(tree: Tree, rel: str, verb: str, display: str, outside, follow_last: bool,
-                make_parents: bool) -> Entry:
+    def _locate(tree: Tree, rel: str, verb: str, display: str, outside, follow_last: bool, make_parents: bool) -> Entry:
         try:
             return tree.locate(rel, follow_last=follow_last, make_parents=make_parents)
         except OutsideRoot:

@@ -23,7 +23,7 @@ import stat as statmod
 
 from .files import Changed, _same_file, pread_all
 
-__all__ = ["needs_in_place", "rewrite_in_place", "leftover_backups"]
+__all__ = ["leftover_backups", "needs_in_place", "rewrite_in_place"]
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +66,9 @@ def _drop_copy(copy: str) -> None:
             pass
 
 
-def rewrite_in_place(dir_fd: int, name: str, data: bytes, old: os.stat_result, backup_dir: str,
-                     label: str) -> os.stat_result:
+def rewrite_in_place(
+    dir_fd: int, name: str, data: bytes, old: os.stat_result, backup_dir: str, label: str
+) -> os.stat_result:
     """Rewrite the file ``name`` (checked as ``old``) with ``data`` through its own descriptor.
 
     Raises ``Changed`` when ``name`` is no longer that file, ``OSError`` otherwise (the old content

@@ -28,20 +28,20 @@ import sys
 import threading
 
 __all__ = [
+    "RENAME_EXCHANGE",
+    "RENAME_NOREPLACE",
+    "RESOLVE_BENEATH",
+    "RESOLVE_NO_MAGICLINKS",
+    "fstatfs_type",
+    "landlock_abi",
+    "landlock_add_path_rule",
+    "landlock_create_ruleset",
+    "landlock_restrict_self",
     "openat2",
     "openat2_available",
     "renameat2",
     "renameat2_available",
-    "RENAME_NOREPLACE",
-    "RENAME_EXCHANGE",
-    "RESOLVE_BENEATH",
-    "RESOLVE_NO_MAGICLINKS",
-    "landlock_abi",
-    "landlock_create_ruleset",
-    "landlock_add_path_rule",
-    "landlock_restrict_self",
     "set_no_new_privs",
-    "fstatfs_type",
 ]
 
 RESOLVE_NO_XDEV = 0x01
@@ -128,11 +128,22 @@ def renameat2(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str, flags: int) 
     a, b = os.fsencode(src), os.fsencode(dst)
     fn = getattr(lib, "renameat2", None)
     if fn is not None:
-        res = fn(ctypes.c_int(src_dir_fd), ctypes.c_char_p(a), ctypes.c_int(dst_dir_fd), ctypes.c_char_p(b),
-                 ctypes.c_uint(flags))
+        res = fn(
+            ctypes.c_int(src_dir_fd),
+            ctypes.c_char_p(a),
+            ctypes.c_int(dst_dir_fd),
+            ctypes.c_char_p(b),
+            ctypes.c_uint(flags),
+        )
     elif _SYS_RENAMEAT2 is not None:
-        res = lib.syscall(_SYS_RENAMEAT2, ctypes.c_int(src_dir_fd), ctypes.c_char_p(a), ctypes.c_int(dst_dir_fd),
-                          ctypes.c_char_p(b), ctypes.c_uint(flags))
+        res = lib.syscall(
+            _SYS_RENAMEAT2,
+            ctypes.c_int(src_dir_fd),
+            ctypes.c_char_p(a),
+            ctypes.c_int(dst_dir_fd),
+            ctypes.c_char_p(b),
+            ctypes.c_uint(flags),
+        )
     else:
         raise OSError(errno.ENOSYS, "renameat2 is not known on this architecture")
     _check(res, os.fsdecode(b))
@@ -146,8 +157,9 @@ def renameat2_available() -> bool:
             if _LINUX:
                 try:
                     # Renaming a missing name fails with ENOENT only when the call exists.
-                    renameat2(_AT_FDCWD, "/nonexistent-dsh-probe", _AT_FDCWD, "/nonexistent-dsh-probe-2",
-                              RENAME_NOREPLACE)
+                    renameat2(
+                        _AT_FDCWD, "/nonexistent-dsh-probe", _AT_FDCWD, "/nonexistent-dsh-probe-2", RENAME_NOREPLACE
+                    )
                 except OSError as exc:
                     ok = exc.errno not in (errno.ENOSYS, errno.EPERM)
             _probed["renameat2"] = ok
@@ -163,8 +175,11 @@ _LANDLOCK_RULE_PATH_BENEATH = 1
 class _RulesetAttr(ctypes.Structure):
     # handled_access_net (ABI 4) and scoped (ABI 6) are zero unless the ABI has them; a larger
     # struct with zeroed tail is accepted by older kernels.
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -178,23 +193,37 @@ def landlock_abi() -> int:
         if "landlock" not in _probed:
             abi = 0
             if _LINUX:
-                res = _lib().syscall(_SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
-                                     ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION))
+                res = _lib().syscall(
+                    _SYS_LANDLOCK_CREATE_RULESET,
+                    None,
+                    ctypes.c_size_t(0),
+                    ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION),
+                )
                 abi = int(res) if res > 0 else 0
             _probed["landlock"] = abi
-        return int(_probed["landlock"])
+        return int(_probed["landlock"])  # type: ignore[call-overload]
 
 
 def landlock_create_ruleset(handled_fs: int, handled_net: int = 0, scoped: int = 0) -> int:
     attr = _RulesetAttr(handled_fs, handled_net, scoped)
-    return _check(_lib().syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr),
-                                 ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0)))
+    return _check(
+        _lib().syscall(
+            _SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0)
+        )
+    )
 
 
 def landlock_add_path_rule(ruleset_fd: int, parent_fd: int, allowed: int) -> None:
     attr = _PathBeneathAttr(allowed, parent_fd)
-    _check(_lib().syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset_fd),
-                          ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH), ctypes.byref(attr), ctypes.c_uint32(0)))
+    _check(
+        _lib().syscall(
+            _SYS_LANDLOCK_ADD_RULE,
+            ctypes.c_int(ruleset_fd),
+            ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH),
+            ctypes.byref(attr),
+            ctypes.c_uint32(0),
+        )
+    )
 
 
 def landlock_restrict_self(ruleset_fd: int) -> None:
@@ -207,8 +236,13 @@ def set_no_new_privs() -> None:
     lib = _lib()
     fn = getattr(lib, "prctl", None)
     if fn is not None:
-        res = fn(ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
-                 ctypes.c_ulong(0))
+        res = fn(
+            ctypes.c_int(_PR_SET_NO_NEW_PRIVS),
+            ctypes.c_ulong(1),
+            ctypes.c_ulong(0),
+            ctypes.c_ulong(0),
+            ctypes.c_ulong(0),
+        )
     elif _SYS_PRCTL is not None:
         res = lib.syscall(_SYS_PRCTL, _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     else:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import os
 import sys
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 
-__all__ = ["Window", "NotText", "read_window", "BINARY_SNIFF_BYTES"]
+__all__ = ["BINARY_SNIFF_BYTES", "NotText", "Window", "read_window"]
 
 BINARY_SNIFF_BYTES = 8192
 _CHUNK = 1 << 20
@@ -69,7 +69,12 @@ def _decode_all(raws: list[bytes]) -> list[str]:
 
 
 def read_window(
-    fd: int, size: int, offset: int, count: int, stream_min_size: int, max_line_bytes: int | None = None,
+    fd: int,
+    size: int,
+    offset: int,
+    count: int,
+    stream_min_size: int,
+    max_line_bytes: int | None = None,
     start: tuple[int, int] = (1, 0),
 ) -> Window:
     """Read ``count`` lines starting at 1-based line ``offset`` from an open file descriptor.
@@ -123,42 +128,64 @@ def _marks_in(newlines, lines_before: int, base: int, n: int) -> list[tuple[int,
     return out
 
 
-def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | None = None,
-                     first_line: int = 1, first_byte: int = 0) -> Window:
+def _window_streamed(
+    fd: int, offset: int, count: int, max_line_bytes: int | None = None, first_line: int = 1, first_byte: int = 0
+) -> Window:
     """Skip to line ``offset`` by counting newlines from ``first_line`` (at ``first_byte``), then
     collect the window's lines."""
+    os.lseek(fd, first_byte, os.SEEK_SET)
+    start = _find_start(fd, offset - first_line, first_line - 1, first_byte)
+    if start.missing > 0:
+        # Ran out of file before the window began: the file has lines_before lines, plus one
+        # when its last line has no newline.
+        return Window([], start.lines_before + (1 if start.partial else 0), True, start.marks)
+    start.marks.append((offset, start.buf_base))
+    keep = max_line_bytes if max_line_bytes is not None else sys.maxsize
+    got = _collect(fd, start.buf, start.buf_base, start.eof, count, keep)
+    total = start.lines_before + len(got.lines) if got.reached_end else None
+    return Window(_decode_all(got.lines), total, got.reached_end, start.marks, got.starts, got.next_start)
+
+
+@dataclass
+class _Start:
+    """Where a streamed window begins: the bytes read past its first line's start, and what was learned."""
+
+    missing: int  # lines still to skip when the file ended (0: the start was found)
+    lines_before: int  # complete lines before ``buf_base``
+    buf: bytes  # bytes already read, from the window's first line on
+    buf_base: int  # the byte ``buf[0]`` was read from
+    eof: bool
+    partial: bool  # the last chunk read ends inside a line (no newline yet)
+    marks: list[tuple[int, int]]
+
+
+def _find_start(fd: int, to_skip: int, lines_before: int, file_pos: int) -> _Start:
+    """Read from ``file_pos`` (the start of line ``lines_before + 1``) until ``to_skip`` newlines
+    have passed. One reused buffer and one reused boolean array: no allocation per chunk, and
+    numpy compares and counts at memory speed."""
     import numpy as np  # a core dependency (through pandas); imported where it is needed
 
-    to_skip = offset - first_line
-    lines_before = first_line - 1  # complete lines before ``file_pos``
-    file_pos = first_byte  # the byte the next read starts at
-    buf = b""
-    buf_base = file_pos  # the byte ``buf[0]`` was read from
-    eof = False
-    partial = False  # the last chunk read ends inside a line (no newline yet)
     marks: list[tuple[int, int]] = []
-    os.lseek(fd, file_pos, os.SEEK_SET)
-    # Phase 1: find the byte where line ``offset`` starts. One reused buffer and one reused
-    # boolean array: no allocation per chunk, and numpy compares and counts at memory speed.
-    if to_skip > 0:
-        scratch = bytearray(_CHUNK)
-        data = np.frombuffer(scratch, dtype=np.uint8)
-        is_newline = np.empty(_CHUNK, dtype=bool)
-    while to_skip > 0:
+    if to_skip <= 0:
+        return _Start(0, lines_before, b"", file_pos, False, False, marks)
+    scratch = bytearray(_CHUNK)
+    data = np.frombuffer(scratch, dtype=np.uint8)
+    is_newline = np.empty(_CHUNK, dtype=bool)
+    partial = False
+    while True:
         got = os.readv(fd, [scratch])
         if not got:
-            eof = True
-            break
+            return _Start(to_skip, lines_before, b"", file_pos, True, partial, marks)
         partial = scratch[got - 1] != 0x0A
         hits = is_newline[:got]
         np.equal(data[:got], 0x0A, out=hits)
         n = int(np.count_nonzero(hits))
-        cached = []
+        positions: list = []  # the chunk's newline positions, computed only when needed
 
-        def newlines():
-            if not cached:
-                cached.append(np.flatnonzero(hits))
-            return cached[0]
+        def newlines(hits=hits, positions=positions):
+            if not positions:
+                positions.append(np.flatnonzero(hits))
+            return positions[0]
 
         if lines_before // _MARK_EVERY != (lines_before + min(n, to_skip)) // _MARK_EVERY:
             marks.extend(_marks_in(newlines, lines_before, file_pos, min(n, to_skip)))
@@ -169,23 +196,27 @@ def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | Non
             continue
         # The start lies in this chunk: just after its to_skip-th newline.
         pos = int(newlines()[to_skip - 1])
-        lines_before += to_skip
-        to_skip = 0
-        buf = bytes(scratch[pos + 1 : got])
-        buf_base = file_pos + pos + 1
-        file_pos += got
-    if to_skip > 0:
-        # Ran out of file before the window began: the file has lines_before lines, plus one
-        # when its last line has no newline.
-        total = lines_before + (1 if partial else 0)
-        return Window([], total, True, marks)
-    marks.append((offset, buf_base))
-    # Phase 2: collect up to ``count`` lines.
+        return _Start(
+            0, lines_before + to_skip, bytes(scratch[pos + 1 : got]), file_pos + pos + 1, False, partial, marks
+        )
+
+
+@dataclass
+class _Collected:
+    lines: list[bytes]
+    starts: list[int]  # the byte each collected line starts at
+    next_start: int | None  # where the line after the window starts, when known
+    reached_end: bool
+
+
+def _collect(fd: int, buf: bytes, buf_base: int, eof: bool, count: int, keep: int) -> _Collected:
+    """Up to ``count`` lines from ``buf`` (read from byte ``buf_base``) and what follows in ``fd``.
+
+    ``buf`` is walked by position (no re-slicing per line) and at most ``keep`` bytes of a line
+    are carried across chunks (no ``buf += chunk``: a line longer than memory must not be gathered).
+    """
     collected: list[bytes] = []
     starts: list[int] = []
-    # Walk ``buf`` by position (no re-slicing per line) and carry at most ``keep`` bytes of a
-    # line across chunks (no ``buf += chunk``: a line longer than memory must not be gathered).
-    keep = max_line_bytes if max_line_bytes is not None else sys.maxsize
     pos = 0
     line_start = buf_base
     carried = b""  # the head of the current line, from earlier chunks
@@ -231,7 +262,4 @@ def _window_streamed(fd: int, offset: int, count: int, max_line_bytes: int | Non
         eof = not peek
         buf = peek
     reached_end = eof and not buf
-    if reached_end:
-        next_start = None
-    total = lines_before + len(collected) if reached_end else None
-    return Window(_decode_all(collected), total, reached_end, marks, starts, next_start)
+    return _Collected(collected, starts, None if reached_end else next_start, reached_end)

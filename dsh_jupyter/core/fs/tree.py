@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from . import syscalls
 
-__all__ = ["Tree", "Entry", "OutsideRoot", "SymlinkLoop", "Raced", "MAX_HOPS", "proc_fd_path"]
+__all__ = ["MAX_HOPS", "Entry", "OutsideRoot", "Raced", "SymlinkLoop", "Tree", "proc_fd_path"]
 
 MAX_HOPS = 40  # symlinks followed in one resolution, as Linux allows
 _MAX_RACES = 64  # times one walk may find a name changed under it before giving up
@@ -121,7 +121,7 @@ class Entry:
             except OSError:
                 pass
 
-    def __enter__(self) -> "Entry":
+    def __enter__(self) -> Entry:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -156,10 +156,9 @@ class Tree:
         if path == self.real:
             return ""
         prefix = self.real if self.real.endswith("/") else self.real + "/"
-        return path[len(prefix):] if path.startswith(prefix) else None
+        return path[len(prefix) :] if path.startswith(prefix) else None
 
-    def locate(self, rel: str, *, follow_last: bool = True, make_parents: bool = False,
-               dir_mode: int = 0o777) -> Entry:
+    def locate(self, rel: str, *, follow_last: bool = True, make_parents: bool = False, dir_mode: int = 0o777) -> Entry:
         """Resolve ``rel`` (root-relative, ``/``-separated) to an ``Entry`` beneath the root.
 
         Raises ``OutsideRoot``, ``SymlinkLoop``, ``Raced`` or ``OSError`` (permission and the like).
@@ -179,8 +178,12 @@ class Tree:
         if not name or name in (".", "..") or "/../" in f"/{rel}/" or "/./" in f"/{rel}/" or "//" in rel:
             return None  # the root itself, or dot segments: the walk handles them exactly
         try:
-            fd = syscalls.openat2(self.fd, parent or ".", os.O_PATH | os.O_DIRECTORY,
-                                  syscalls.RESOLVE_BENEATH | syscalls.RESOLVE_NO_MAGICLINKS)
+            fd = syscalls.openat2(
+                self.fd,
+                parent or ".",
+                os.O_PATH | os.O_DIRECTORY,
+                syscalls.RESOLVE_BENEATH | syscalls.RESOLVE_NO_MAGICLINKS,
+            )
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM):
                 raise
@@ -211,101 +214,17 @@ class Tree:
         return rel
 
     def _walk(self, rel: str, follow_last: bool, make_parents: bool, dir_mode: int = 0o777) -> Entry:
-        stack: list[tuple[int, str]] = []  # folders opened below the root: (fd, real path)
-        created: list[tuple[int, str]] = []
-        parts = deque(p for p in rel.split("/") if p and p != ".")
-        hops = races = 0
-
-        def here() -> tuple[int, str]:
-            return stack[-1] if stack else (self.fd, self.real)
-
-        def restart(new_rel: str) -> None:
-            while stack:
-                _close(stack.pop()[0])
-            parts.clear()
-            parts.extend(p for p in new_rel.split("/") if p and p != ".")
-
+        walk = _Walk(self, rel)
         try:
-            while parts:
-                comp = parts.popleft()
-                if comp == "..":
-                    if stack:
-                        _close(stack.pop()[0])
-                        continue
-                    hops += 1  # leaving the root: where does the rest of the path land?
-                    if hops > MAX_HOPS:
-                        raise SymlinkLoop()
-                    rest = "/".join(parts)
-                    restart(self._map_absolute(os.path.normpath(os.path.join(os.path.dirname(self.real), rest))))
-                    continue
-                fd, real = here()
-                last = not parts
-                st = _lstat(comp, fd)
-                if st is None:
-                    if last:
-                        return self._entry(stack, fd, comp, real, None, created)
-                    if make_parents:
-                        try:
-                            os.mkdir(comp, dir_mode, dir_fd=fd)
-                            created.append((os.dup(fd), comp))
-                        except FileExistsError:
-                            pass  # a neighbour made it first: use theirs
-                        parts.appendleft(comp)
-                        races += 1
-                        if races > _MAX_RACES:
-                            raise Raced()
-                        continue
-                    return self._entry(stack, fd, comp, real, None, created, missing_parent=True)
-                if statmod.S_ISLNK(st.st_mode) and (follow_last or not last):
-                    hops += 1
-                    if hops > MAX_HOPS:
-                        raise SymlinkLoop()
-                    try:
-                        target = os.readlink(comp, dir_fd=fd)
-                    except OSError as exc:
-                        if exc.errno in (errno.EINVAL, errno.ENOENT):  # no longer a symlink
-                            parts.appendleft(comp)
-                            races += 1
-                            if races > _MAX_RACES:
-                                raise Raced() from None
-                            continue
-                        raise
-                    if target.startswith("/"):
-                        rest = "/".join(parts)
-                        restart(self._map_absolute(os.path.normpath(target)) + ("/" + rest if rest else ""))
-                    else:
-                        parts.extendleft(reversed([p for p in target.split("/") if p and p != "."]))
-                    continue
-                if last:
-                    return self._entry(stack, fd, comp, real, st, created)
-                if not statmod.S_ISDIR(st.st_mode):
-                    # A file where a folder should be: nothing of that name can exist.
-                    found = self._entry(stack, fd, comp, real, None, created, missing_parent=True)
-                    found.parent_not_dir = True
+            while walk.parts:
+                found = walk.step(follow_last, make_parents, dir_mode)
+                if found is not None:
                     return found
-                try:
-                    child = os.open(comp, _DIR_FLAGS, dir_fd=fd)
-                except OSError as exc:
-                    if exc.errno in (errno.ENOTDIR, errno.ELOOP, errno.ENOENT):
-                        parts.appendleft(comp)  # swapped since the lstat: look again
-                        races += 1
-                        if races > _MAX_RACES:
-                            raise Raced() from None
-                        continue
-                    raise
-                stack.append((child, real.rstrip("/") + "/" + comp if real != "/" else "/" + comp))
             # The path ended on a folder reached as a whole (the root, or via ".." in a link).
-            fd, real = here()
-            return self._entry(stack, fd, ".", real, os.stat(".", dir_fd=fd, follow_symlinks=False), created)
+            fd, real = walk.here()
+            return self._entry(walk.stack, fd, ".", real, os.stat(".", dir_fd=fd, follow_symlinks=False), walk.created)
         except BaseException:
-            while stack:
-                _close(stack.pop()[0])
-            for cfd, name in reversed(created):  # a failed resolution leaves no folder it made
-                try:
-                    os.rmdir(name, dir_fd=cfd)
-                except OSError:
-                    pass
-                _close(cfd)
+            walk.abandon()
             raise
 
     def _entry(self, stack, fd, name, real, st, created, missing_parent=False) -> Entry:
@@ -322,3 +241,123 @@ class Tree:
         else:
             full = real.rstrip("/") + "/" + name if real != "/" else "/" + name
         return Entry(owned, name, full, st, missing_parent=missing_parent, created=created)
+
+
+class _Walk:
+    """One component-by-component walk beneath a ``Tree``'s root.
+
+    It holds the descriptors of the folders it went down (``stack``), the folders it made
+    (``created``, removed again if the walk fails), the components still to walk, and counts
+    symlink hops (``SymlinkLoop`` past ``MAX_HOPS``) and names that changed between two looks
+    (``Raced`` past ``_MAX_RACES``).
+    """
+
+    def __init__(self, tree: Tree, rel: str) -> None:
+        self.tree = tree
+        self.stack: list[tuple[int, str]] = []  # folders opened below the root: (fd, real path)
+        self.created: list[tuple[int, str]] = []
+        self.parts = deque(p for p in rel.split("/") if p and p != ".")
+        self.hops = self.races = 0
+
+    def here(self) -> tuple[int, str]:
+        return self.stack[-1] if self.stack else (self.tree.fd, self.tree.real)
+
+    def step(self, follow_last: bool, make_parents: bool, dir_mode: int) -> Entry | None:
+        """Walk one component; the ``Entry`` when the path ends here, else None."""
+        tree = self.tree
+        comp = self.parts.popleft()
+        if comp == "..":
+            self._up()
+            return None
+        fd, real = self.here()
+        last = not self.parts
+        st = _lstat(comp, fd)
+        if st is None:
+            if last:
+                return tree._entry(self.stack, fd, comp, real, None, self.created)
+            if make_parents:
+                self._make(fd, comp, dir_mode)
+                return None
+            return tree._entry(self.stack, fd, comp, real, None, self.created, missing_parent=True)
+        if statmod.S_ISLNK(st.st_mode) and (follow_last or not last):
+            self._follow(fd, comp)
+            return None
+        if last:
+            return tree._entry(self.stack, fd, comp, real, st, self.created)
+        if not statmod.S_ISDIR(st.st_mode):
+            # A file where a folder should be: nothing of that name can exist.
+            found = tree._entry(self.stack, fd, comp, real, None, self.created, missing_parent=True)
+            found.parent_not_dir = True
+            return found
+        self._descend(fd, real, comp)
+        return None
+
+    def _up(self) -> None:
+        if self.stack:
+            _close(self.stack.pop()[0])
+            return
+        self._hop()  # leaving the root: where does the rest of the path land?
+        rest = "/".join(self.parts)
+        self._restart(self.tree._map_absolute(os.path.normpath(os.path.join(os.path.dirname(self.tree.real), rest))))
+
+    def _make(self, fd: int, comp: str, dir_mode: int) -> None:
+        try:
+            os.mkdir(comp, dir_mode, dir_fd=fd)
+            self.created.append((os.dup(fd), comp))
+        except FileExistsError:
+            pass  # a neighbour made it first: use theirs
+        self._again(comp)
+
+    def _follow(self, fd: int, comp: str) -> None:
+        self._hop()
+        try:
+            target = os.readlink(comp, dir_fd=fd)
+        except OSError as exc:
+            if exc.errno in (errno.EINVAL, errno.ENOENT):  # no longer a symlink
+                self._again(comp)
+                return
+            raise
+        if target.startswith("/"):
+            rest = "/".join(self.parts)
+            self._restart(self.tree._map_absolute(os.path.normpath(target)) + ("/" + rest if rest else ""))
+        else:
+            self.parts.extendleft(reversed([p for p in target.split("/") if p and p != "."]))
+
+    def _descend(self, fd: int, real: str, comp: str) -> None:
+        try:
+            child = os.open(comp, _DIR_FLAGS, dir_fd=fd)
+        except OSError as exc:
+            if exc.errno in (errno.ENOTDIR, errno.ELOOP, errno.ENOENT):
+                self._again(comp)  # swapped since the lstat: look again
+                return
+            raise
+        self.stack.append((child, real.rstrip("/") + "/" + comp if real != "/" else "/" + comp))
+
+    def _hop(self) -> None:
+        self.hops += 1
+        if self.hops > MAX_HOPS:
+            raise SymlinkLoop()
+
+    def _again(self, comp: str) -> None:
+        """The name changed between two looks: look at it again, a bounded number of times."""
+        self.parts.appendleft(comp)
+        self.races += 1
+        if self.races > _MAX_RACES:
+            raise Raced() from None
+
+    def _restart(self, new_rel: str) -> None:
+        while self.stack:
+            _close(self.stack.pop()[0])
+        self.parts.clear()
+        self.parts.extend(p for p in new_rel.split("/") if p and p != ".")
+
+    def abandon(self) -> None:
+        """The walk failed: close what it holds and remove the folders it made."""
+        while self.stack:
+            _close(self.stack.pop()[0])
+        for cfd, name in reversed(self.created):
+            try:
+                os.rmdir(name, dir_fd=cfd)
+            except OSError:
+                pass
+            _close(cfd)

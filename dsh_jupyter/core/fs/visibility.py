@@ -69,7 +69,7 @@ class Visibility:
     _glob: re.Pattern | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def build(cls, root: str, allow_hidden: bool, hide_globs, protected) -> "Visibility":
+    def build(cls, root: str, allow_hidden: bool, hide_globs, protected) -> Visibility:
         real_root = os.path.realpath(root)
         dirs = []
         for p in protected:
@@ -97,12 +97,13 @@ class Visibility:
     def protected_below(self, folder_real: str) -> list[str]:
         """Protected folders below ``folder_real``, relative to it (for search exclusions)."""
         prefix = folder_real.rstrip("/") + "/"
-        return [p[len(prefix):] for p in self.protected if p.startswith(prefix)]
+        return [p[len(prefix) :] for p in self.protected if p.startswith(prefix)]
 
     def hidden_path(self, rel: str) -> bool:
         """Whether a root-relative path (``/``-separated) has a hidden component."""
-        return not self.allow_hidden and any(part.startswith(".") and part not in (".", "..")
-                                             for part in rel.split("/") if part)
+        return not self.allow_hidden and any(
+            part.startswith(".") and part not in (".", "..") for part in rel.split("/") if part
+        )
 
     def globbed_path(self, rel: str) -> bool:
         """Whether any component of a root-relative path matches a hide glob."""
@@ -119,6 +120,6 @@ class Visibility:
             raise ToolError(Codes.FS_PROTECTED, f"cannot {verb} {in_message(display)}: {PROTECTED_MESSAGE}")
         if self.allow_hidden:
             return
-        real_rel = real[len(self.root):].lstrip("/") if real.startswith(self.root) else real
+        real_rel = real[len(self.root) :].lstrip("/") if real.startswith(self.root) else real
         if self.hidden_path(lexical_rel) or self.hidden_path(real_rel):
             raise ToolError(Codes.FS_HIDDEN, f"cannot {verb} {in_message(display)}: {HIDDEN_MESSAGE}")

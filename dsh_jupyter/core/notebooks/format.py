@@ -22,15 +22,15 @@ from dataclasses import dataclass
 
 __all__ = [
     "NOTEBOOK_SUFFIX",
-    "is_notebook_name",
-    "NotNotebook",
     "Cell",
+    "NotNotebook",
     "Notebook",
-    "parse_notebook",
+    "is_notebook_name",
     "notebook_from_dict",
     "notebook_problem",
-    "source_text",
+    "parse_notebook",
     "serialize_like",
+    "source_text",
     "with_sources",
 ]
 

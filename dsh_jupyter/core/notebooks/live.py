@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-__all__ = ["LiveDocuments", "DocumentChanged"]
+__all__ = ["DocumentChanged", "LiveDocuments"]
 
 
 class DocumentChanged(Exception):

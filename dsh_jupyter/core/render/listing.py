@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import re
 
-from .common import count, envelope
 from ..text.quoting import quote_name
+from .common import count, envelope
 
-__all__ = ["render_list", "render_list_dir", "list_footer"]
+__all__ = ["list_footer", "render_list", "render_list_dir"]
 
 _MARK = {"directory": "/", "file": "", "other": "@"}
 
@@ -44,8 +44,9 @@ def list_footer(offset: int, shown: int, total: int, counts: dict, hidden: int =
 def render_list(value: dict) -> str:
     """``value`` is the canonical ``list`` value (path, offset, entries, totalEntries, counts)."""
     lines = [quote_name(e["name"]) + _MARK[e["type"]] for e in value["entries"]]
-    footer = list_footer(value["offset"], len(lines), value["totalEntries"], value["counts"],
-                         value.get("hiddenEntries", 0))
+    footer = list_footer(
+        value["offset"], len(lines), value["totalEntries"], value["counts"], value.get("hiddenEntries", 0)
+    )
     return envelope(value["path"], "directory", lines, footer)
 
 

@@ -14,10 +14,10 @@ What it must never do: touch the filesystem, print base64, or omit the footer.
 
 from __future__ import annotations
 
-from .common import count, envelope
 from ..text.quoting import in_message, quote_name
+from .common import count, envelope
 
-__all__ = ["render_notebook", "render_cell", "notebook_footer", "OUTPUT_TRUNCATED"]
+__all__ = ["OUTPUT_TRUNCATED", "notebook_footer", "render_cell", "render_notebook"]
 
 OUTPUT_TRUNCATED = "... (output truncated: {} more characters)"
 LIVE_NOTE = "(This notebook is open in Jupyter: shown as its live document, unsaved changes included.)"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .common import count, envelope
 from .notebook import render_notebook
 
-__all__ = ["render_read", "read_footer"]
+__all__ = ["read_footer", "render_read"]
 
 
 def read_footer(first: int, last: int, total: int | None, capped: bool) -> str:

@@ -162,7 +162,7 @@ def _tuple_blocks(matches: list[tuple], ids: bool = False) -> list[str] | None:
         formatted = [_row(number, text, ids) for number, text in zip(numbers, texts)]
     names = quote_names([paths[i] for i in starts])
     out: list[str] = []
-    ends = starts[1:] + [n]
+    ends = [*starts[1:], n]
     for name, first, end in zip(names, starts, ends):
         if out:
             out.append("")
@@ -197,8 +197,10 @@ def render_grep(value: dict) -> str:
     binary = value.get("binarySkipped", 0)
     if binary > 0:
         lines.append("")
-        lines.append(f"({_plural(binary, 'binary file', 'binary files')} "
-                     f"{'was' if binary == 1 else 'were'} skipped: grep searches text files only.)")
+        lines.append(
+            f"({_plural(binary, 'binary file', 'binary files')} "
+            f"{'was' if binary == 1 else 'were'} skipped: grep searches text files only.)"
+        )
     if shown < total:
         lines.append("")
         lines.append(_grep_footer(value, shown, total))
@@ -250,7 +252,7 @@ def render_grep_spill_runs(paths: Sequence[str], pieces: Sequence[bytes | Sequen
         parts: list[bytes] = [b""] * (4 * n)
         parts[0::4] = "\0".join(quote_names(list(paths))).encode("utf-8", "replace").split(b"\0")
         parts[1::4] = [b"\nLine "] * n
-        parts[2::4] = list(map(bytes.replace, pieces, repeat(b"\n"), repeat(b"\nLine ")))
+        parts[2::4] = list(map(bytes.replace, pieces, repeat(b"\n"), repeat(b"\nLine ")))  # type: ignore[arg-type]
         parts[3::4] = [b"\n\n"] * n
         parts[-1] = b"\n"
         data = b"".join([head, b"\n\n", *parts])

@@ -26,12 +26,12 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from ..fs import syscalls
 from .runner import RgMissing
 
-__all__ = ["Fencing", "FenceError"]
+__all__ = ["FenceError", "Fencing"]
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def _dynamic(path: str) -> bool:
             head = fh.read(64)
             if head[:4] != b"\x7fELF" or head[4] != 2:  # not a 64-bit ELF: assume dynamic
                 return True
-            order = "little" if head[5] == 1 else "big"
+            order: Literal["little", "big"] = "little" if head[5] == 1 else "big"
             phoff = int.from_bytes(head[32:40], order)
             phentsize = int.from_bytes(head[54:56], order)
             phnum = int.from_bytes(head[56:58], order)
@@ -88,16 +88,24 @@ class Fencing:
         self.abi = abi
         self.mode = "landlock" if abi >= 1 and rg is not None else "descriptors-only"
         self._extra: list[tuple[str, int]] = []
-        if self.mode == "landlock":
+        if self.mode == "landlock" and rg is not None:
             self._extra.append((rg, _READ_FILE | _EXECUTE))
             script = _is_script(rg)
             if script or _dynamic(rg):
                 # What a dynamically linked rg loads, and what a wrapper script runs; never user data.
-                dirs = _LIB_DIRS + (_BIN_DIRS + (os.path.dirname(os.path.realpath(rg)),) if script else ())
-                self._extra += [(d, _READ_FILE | _EXECUTE | (_READ_DIR if os.path.isdir(d) else 0))
-                                for d in dirs if os.path.exists(d)]
-        why = ("disabled by the landlock setting" if not enabled
-               else "the kernel has no Landlock" if abi < 1 else f"Landlock ABI {abi}")
+                dirs = _LIB_DIRS + ((*_BIN_DIRS, os.path.dirname(os.path.realpath(rg))) if script else ())
+                self._extra += [
+                    (d, _READ_FILE | _EXECUTE | (_READ_DIR if os.path.isdir(d) else 0))
+                    for d in dirs
+                    if os.path.exists(d)
+                ]
+        why = (
+            "disabled by the landlock setting"
+            if not enabled
+            else "the kernel has no Landlock"
+            if abi < 1
+            else f"Landlock ABI {abi}"
+        )
         self.detail = why
         key = f"{self.mode}:{why}"
         if key not in _logged:
@@ -105,8 +113,11 @@ class Fencing:
             if self.mode == "landlock":
                 log.info("dsh_jupyter: ripgrep runs under Landlock (ABI %d), reading only beneath its search root", abi)
             else:
-                log.warning("dsh_jupyter: ripgrep is confined by descriptors only (%s): every path and line it "
-                            "reports is checked again beneath the search root, which costs time on big results", why)
+                log.warning(
+                    "dsh_jupyter: ripgrep is confined by descriptors only (%s): every path and line it "
+                    "reports is checked again beneath the search root, which costs time on big results",
+                    why,
+                )
 
     def describe(self) -> dict:
         return {"confinement": self.mode, "landlockAbi": self.abi, "detail": self.detail}
@@ -160,7 +171,9 @@ class Fencing:
                     pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
                 except OSError as exc:
                     if i == 0:  # the rg binary itself is gone
-                        raise RgMissing(f"ripgrep could not be started from {path!r} ({exc.strerror or exc}).") from None
+                        raise RgMissing(
+                            f"ripgrep could not be started from {path!r} ({exc.strerror or exc})."
+                        ) from None
                     continue
                 try:
                     syscalls.landlock_add_path_rule(fd, pfd, rights)

@@ -37,8 +37,14 @@ from operator import add, itemgetter
 
 __all__ = ["HEADING_FLAGS", "BlockStream", "FileBlocks"]
 
-HEADING_FLAGS = ["--heading", "--with-filename", "--line-number", "--null", "--field-match-separator=: ",
-                 "--color=never"]
+HEADING_FLAGS = [
+    "--heading",
+    "--with-filename",
+    "--line-number",
+    "--null",
+    "--field-match-separator=: ",
+    "--color=never",
+]
 
 _FIRST = re.compile(rb"\d+: ")  # a block's first line, right after the path's NUL
 _HEAD = re.compile(rb"[^\0\n]+\0\d+: ")  # a block's start: a path without a newline, its NUL, a match line
@@ -60,7 +66,7 @@ class FileBlocks:
     how many lines each body holds.
     """
 
-    __slots__ = ("paths", "bodies", "counts", "_split")
+    __slots__ = ("_split", "bodies", "counts", "paths")
 
     def __init__(self, paths: list[str], bodies: list[bytes], counts: list[int]) -> None:
         self.paths, self.bodies, self.counts = paths, bodies, counts
@@ -87,7 +93,7 @@ class FileBlocks:
     def lines(self, block: int) -> list[tuple[int, bytes]]:
         return [self.line(block, k) for k in range(self.counts[block])]
 
-    def kept(self, keep: list[list[int]]) -> "FileBlocks":
+    def kept(self, keep: list[list[int]]) -> FileBlocks:
         """These blocks with only the matches at the indices ``keep[block]``; empty blocks drop out."""
         paths, bodies, counts = [], [], []
         for block, ks in enumerate(keep):
@@ -128,7 +134,7 @@ class BlockStream:
         if cut >= 0:
             self._carry.append(data[:cut])
             region = b"".join(self._carry)
-            rest = data[cut + 2:]
+            rest = data[cut + 2 :]
         elif data[0] == 10 and self._carry and self._carry[-1].endswith(b"\n"):
             region = b"".join(self._carry)[:-1]  # the blank line began at the end of the last piece
             rest = data[1:]
@@ -209,13 +215,13 @@ def _careful(region: bytes) -> tuple[list[bytes], list[bytes]] | None:
             return None
         odd = _NOT_A_MATCH.search(block, nul)
         if odd is None:
-            body = block[nul + 1:]
+            body = block[nul + 1 :]
         else:
             # only rg's binary-file warning, naming this block's path, as the block's last line
-            tail = block[odd.start() + 1:]
+            tail = block[odd.start() + 1 :]
             if b"\n" in tail or not tail.startswith(block[:nul] + _BINARY_WARNING):
                 return None
-            body = block[nul + 1:odd.start()]
+            body = block[nul + 1 : odd.start()]
         raw_paths.append(block[:nul])
         bodies.append(body)
     return raw_paths, bodies

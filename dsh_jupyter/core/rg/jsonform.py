@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import orjson
 
-__all__ = ["RgMatch", "parse_matches", "parse_match_records", "submatch_spans"]
+__all__ = ["RgMatch", "parse_match_records", "parse_matches", "submatch_spans"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +167,7 @@ def _fast(lines: list[bytes], picked: list[bytes]) -> list[RgMatch]:
             raise ValueError("not the common shape")
         trimmed.append(line[:cut])
     records = orjson.loads(b"[" + b"}},".join(trimmed) + b"}}]") if trimmed else []
-    out = []
+    out: list[RgMatch] = []
     append = out.append
     for record in records:
         data = record["data"]

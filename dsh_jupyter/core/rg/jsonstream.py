@@ -17,6 +17,7 @@ parses the whole output with ``rgjson`` (which either agrees or raises its preci
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import compress, islice
 from operator import ne, sub
 
@@ -28,7 +29,10 @@ __all__ = ["LineChunks", "MatchStream", "Matches", "parse_all"]
 
 _STR = rb'"([^"\\]*(?:\\.[^"\\]*)*)"'  # a JSON string's body: no unescaped quote inside
 _RECORD = re.compile(
-    rb'\{"type":"match","data":\{"path":\{"text":' + _STR + rb'\},"lines":\{"text":' + _STR
+    rb'\{"type":"match","data":\{"path":\{"text":'
+    + _STR
+    + rb'\},"lines":\{"text":'
+    + _STR
     + rb'\},"line_number":(\d+),"absolute_offset":([^\n]*)'
 )
 _MATCH = b'{"type":"match"'
@@ -50,10 +54,16 @@ class Matches:
     line terminator); ``record(i)`` is match ``i``'s raw JSON record (for its submatches).
     """
 
-    __slots__ = ("paths", "lines", "texts", "_raw", "_groups")
+    __slots__ = ("_groups", "_raw", "lines", "paths", "texts")
 
-    def __init__(self, paths: list[str], lines: list, texts: list[str], raw: list[bytes | None] | None = None,
-                 groups: list[tuple] | None = None) -> None:
+    def __init__(
+        self,
+        paths: list[str],
+        lines: list,
+        texts: list[str],
+        raw: Sequence[bytes | None] | None = None,
+        groups: list[tuple] | None = None,
+    ) -> None:
         self.paths, self.lines, self.texts = paths, lines, texts
         self._raw, self._groups = raw, groups
 
@@ -66,8 +76,9 @@ class Matches:
         if self._groups is None:
             return None
         path, text, line, rest = self._groups[i]
-        return b"".join((_HEAD_PATH, path, b'"},"lines":{"text":"', text, b'"},"line_number":', line,
-                         b',"absolute_offset":', rest))
+        return b"".join(
+            (_HEAD_PATH, path, b'"},"lines":{"text":"', text, b'"},"line_number":', line, b',"absolute_offset":', rest)
+        )
 
     def match(self, i: int) -> RgMatch:
         return RgMatch(self.paths[i], self.lines[i], self.texts[i])
@@ -82,10 +93,12 @@ class Matches:
         starts = [0, *compress(range(1, n), map(ne, paths, islice(paths, 1, None)))]
         return list(map(paths.__getitem__, starts)), starts, list(map(sub, [*starts[1:], n], starts))
 
-    def subset(self, keep: list[int]) -> "Matches":
+    def subset(self, keep: list[int]) -> Matches:
         """The matches at the indices ``keep``, in that order."""
+
         def pick(values):
             return None if values is None else [values[i] for i in keep]
+
         return Matches(pick(self.paths), pick(self.lines), pick(self.texts), pick(self._raw), pick(self._groups))
 
 

@@ -39,7 +39,7 @@ class Rechecker:
                 os.close(fd)
         self._dirs = {"": self.root_fd}
 
-    def __enter__(self) -> "Rechecker":
+    def __enter__(self) -> Rechecker:
         return self
 
     def __exit__(self, *exc) -> None:

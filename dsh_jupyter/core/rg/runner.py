@@ -172,7 +172,7 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
-def _drain(fd: int, sink: "_Sink") -> bool:
+def _drain(fd: int, sink: _Sink) -> bool:
     """Read what stderr holds now (non-blocking); False at its EOF."""
     while True:
         try:
@@ -228,8 +228,14 @@ class _Sink:
 
 
 def run_rg(
-    rg: str, args: list[str], *, cwd: str, timeout_s: float, max_stdout_bytes: int,
-    cancel: threading.Event | None = None, pass_fds: tuple[int, ...] = (),
+    rg: str,
+    args: list[str],
+    *,
+    cwd: str,
+    timeout_s: float,
+    max_stdout_bytes: int,
+    cancel: threading.Event | None = None,
+    pass_fds: tuple[int, ...] = (),
     spawn: Callable[[Callable[[], subprocess.Popen]], subprocess.Popen] | None = None,
     consume: Callable[[bytes], None] | None = None,
     stdin: int | None = None,
@@ -246,24 +252,60 @@ def run_rg(
     (then it is empty: the caller has what it needs, and 10 MB are not copied again). ``stdin``
     is a descriptor rg reads as its standard input (``-``), e.g. text made for it; default: nothing.
     """
-    argv = _argv(rg, args)
     start = time.monotonic()
-    deadline = start + timeout_s
+    proc, out_fd = _start(rg, _argv(rg, args), cwd, stdin, pass_fds, spawn)
+    sink = _Sink(max_stdout_bytes, keep=keep_stdout or consume is None)
+    err_fd = proc.stderr.fileno()  # type: ignore[union-attr]
+    os.set_blocking(err_fd, False)
+    exited = _pidfd(proc.pid)  # readable once rg has exited (None: the kernel has no pidfd)
+    watch = _Watch(proc, out_fd, err_fd, exited, sink, consume)
+    try:
+        watch.run(start + timeout_s, cancel)
+    finally:
+        if not watch.finished:
+            _killpg(proc.pid)
+            proc.wait()
+        _settle(proc.pid)
+        _drain(err_fd, sink)
+        for fd in (out_fd, exited):
+            if fd is not None:
+                os.close(fd)
+        proc.stderr.close()  # type: ignore[union-attr]
+    return sink.outcome(proc.returncode, start, timed_out=watch.timed_out, cancelled=watch.cancelled)
+
+
+def _start(
+    rg: str,
+    argv: list[str],
+    cwd: str,
+    stdin: int | None,
+    pass_fds: tuple[int, ...],
+    spawn: Callable[[Callable[[], subprocess.Popen]], subprocess.Popen] | None,
+) -> tuple[subprocess.Popen, int]:
+    """Start rg in its own process group; its stdout goes to an anonymous in-memory file.
+
+    Not a pipe: rg writes without waking this process (a pipe woke it for each of tens of
+    thousands of small writes), and ``_Watch`` sleeps in ``select()`` until rg exits, writes to
+    stderr, or ``POLL_S`` passes, then takes what rg added.
+    """
     # stdin is opened here: the thread a fence starts rg from may no longer open /dev/null.
     devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
-    # stdout is an anonymous in-memory file, not a pipe: rg writes without waking this process
-    # (a pipe woke it for each of tens of thousands of small writes), and the loop below sleeps
-    # in select() until rg exits, writes to stderr, or POLL_S passes, then takes what rg added.
     out_fd = memory_file("rg-stdout")
 
     def popen() -> subprocess.Popen:
         return subprocess.Popen(
-            argv, cwd=cwd, env=scrubbed_env(), stdin=devnull if stdin is None else stdin, pass_fds=pass_fds,
-            stdout=out_fd, stderr=subprocess.PIPE, start_new_session=True,
+            argv,
+            cwd=cwd,
+            env=scrubbed_env(),
+            stdin=devnull if stdin is None else stdin,
+            pass_fds=pass_fds,
+            stdout=out_fd,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
         )
 
     try:
-        proc = spawn(popen) if spawn is not None else popen()
+        return (spawn(popen) if spawn is not None else popen()), out_fd
     except BaseException as exc:
         os.close(out_fd)
         if isinstance(exc, (FileNotFoundError, PermissionError)):
@@ -271,60 +313,60 @@ def run_rg(
         raise
     finally:
         os.close(devnull)
-    pgid = proc.pid
-    sink = _Sink(max_stdout_bytes, keep=keep_stdout or consume is None)
-    timed_out = cancelled = finished = False
-    err_fd = proc.stderr.fileno()  # type: ignore[union-attr]
-    os.set_blocking(err_fd, False)
-    err_open = True
-    exited = _pidfd(proc.pid)  # readable once rg has exited (None: the kernel has no pidfd)
-    taken = 0  # bytes of stdout handed on so far
 
-    def take() -> bool:
+
+class _Watch:
+    """Wait for a running rg: hand on its stdout as it grows, keep its stderr, stop at the first
+    of exit, deadline, cancel or overflow (``finished``, ``timed_out``, ``cancelled`` say which)."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen,
+        out_fd: int,
+        err_fd: int,
+        exited: int | None,
+        sink: _Sink,
+        consume: Callable[[bytes], None] | None,
+    ) -> None:
+        self.proc, self.out_fd, self.err_fd, self.exited = proc, out_fd, err_fd, exited
+        self.sink, self.consume = sink, consume
+        self.taken = 0  # bytes of stdout handed on so far
+        self.err_open = True
+        self.finished = self.timed_out = self.cancelled = False
+
+    def take(self) -> bool:
         """Hand on what rg wrote since the last look; False once the cap is exceeded."""
-        nonlocal taken
-        size = os.fstat(out_fd).st_size
-        if size <= taken:
+        size = os.fstat(self.out_fd).st_size
+        if size <= self.taken:
             return True
-        data = os.pread(out_fd, min(size, taken + sink.room + 1) - taken, taken)
-        taken += len(data)
-        if not sink.out(data):
+        data = os.pread(self.out_fd, min(size, self.taken + self.sink.room + 1) - self.taken, self.taken)
+        self.taken += len(data)
+        if not self.sink.out(data):
             return False
-        if consume is not None:
-            consume(data)
+        if self.consume is not None:
+            self.consume(data)
         return True
 
-    try:
+    def run(self, deadline: float, cancel: threading.Event | None) -> None:
         while True:
             if cancel is not None and cancel.is_set():
-                cancelled = True
-                break
+                self.cancelled = True
+                return
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                timed_out = True
-                break
-            watch = [fd for fd in (exited, err_fd if err_open else None) if fd is not None]
+                self.timed_out = True
+                return
+            watch = [fd for fd in (self.exited, self.err_fd if self.err_open else None) if fd is not None]
             if watch:
                 select.select(watch, [], [], min(POLL_S, remaining))
             else:
                 with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(min(POLL_S, remaining))
-            if err_open:
-                err_open = _drain(err_fd, sink)
-            done = proc.poll() is not None
-            if not take():
-                break
-            if done:  # everything rg wrote is in the file now; stragglers are killed below
-                finished = True
-                break
-    finally:
-        if not finished:
-            _killpg(pgid)
-            proc.wait()
-        _settle(pgid)
-        _drain(err_fd, sink)
-        for fd in (out_fd, exited):
-            if fd is not None:
-                os.close(fd)
-        proc.stderr.close()  # type: ignore[union-attr]
-    return sink.outcome(proc.returncode, start, timed_out=timed_out, cancelled=cancelled)
+                    self.proc.wait(min(POLL_S, remaining))
+            if self.err_open:
+                self.err_open = _drain(self.err_fd, self.sink)
+            done = self.proc.poll() is not None
+            if not self.take():
+                return
+            if done:  # everything rg wrote is in the file now; stragglers are killed by the caller
+                self.finished = True
+                return

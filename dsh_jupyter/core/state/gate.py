@@ -21,7 +21,7 @@ from ..errors import Codes, ToolError
 from ..fs.files import file_version
 from ..text.quoting import in_message
 
-__all__ = ["record_read", "gated", "check_observed", "check_observed_version", "observation_key"]
+__all__ = ["check_observed", "check_observed_version", "gated", "observation_key", "record_read"]
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,9 @@ def record_read(store, session: str, real: str, version: str) -> bool:
 @contextlib.contextmanager
 def gated(store, verb: str, display: str) -> Iterator[object]:
     """Hold the cross-process write gate, or fail closed with STATE_UNAVAILABLE."""
-    unavailable = ToolError(Codes.STATE_UNAVAILABLE, f'cannot {verb} {in_message(display)}: the session state is unavailable')
+    unavailable = ToolError(
+        Codes.STATE_UNAVAILABLE, f"cannot {verb} {in_message(display)}: the session state is unavailable"
+    )
     if store is None:
         raise unavailable
     try:
@@ -78,7 +80,7 @@ def gated(store, verb: str, display: str) -> Iterator[object]:
         log.warning("could not commit the write gate: %s", exc)
         raise ToolError(
             Codes.STATE_UNAVAILABLE,
-            f'cannot {verb} {in_message(display)}: the file was written but the session state could not record it',
+            f"cannot {verb} {in_message(display)}: the file was written but the session state could not record it",
         ) from None
 
 
@@ -93,12 +95,12 @@ def check_observed_version(gate, session: str, real: str, version: str, verb: st
         seen = gate.observed_version(session, observation_key(real))
     except Exception:
         raise ToolError(
-            Codes.STATE_UNAVAILABLE, f'cannot {verb} {in_message(display)}: the session state is unavailable'
+            Codes.STATE_UNAVAILABLE, f"cannot {verb} {in_message(display)}: the session state is unavailable"
         ) from None
     if seen is None:
-        raise ToolError(Codes.FS_NOT_OBSERVED, f'cannot {verb} {in_message(display)}: read it first in this session')
+        raise ToolError(Codes.FS_NOT_OBSERVED, f"cannot {verb} {in_message(display)}: read it first in this session")
     if seen != version:
         raise ToolError(
             Codes.FS_NOT_OBSERVED,
-            f'cannot {verb} {in_message(display)}: it changed since this session last read it; read it again',
+            f"cannot {verb} {in_message(display)}: it changed since this session last read it; read it again",
         )

@@ -16,17 +16,17 @@ of the session's folder), or remove a file it did not index.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass
-import hashlib
-import re
 
-from ..fs.tree import Tree
 from ..fs.files import create_file
+from ..fs.tree import Tree
 
-__all__ = ["SpillStore", "SpillLimits", "session_folder"]
+__all__ = ["SpillLimits", "SpillStore", "session_folder"]
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +69,17 @@ class SpillStore:
             self._tree = Tree(self.root)
         return self._tree
 
-    def save(self, key: str, call_id: str, tool: str, text: str | bytes, *, label: str = "", user: str = "",
-             quota: int | None = None) -> str | None:
+    def save(
+        self,
+        key: str,
+        call_id: str,
+        tool: str,
+        text: str | bytes,
+        *,
+        label: str = "",
+        user: str = "",
+        quota: int | None = None,
+    ) -> str | None:
         """Save ``text`` (or bytes already in UTF-8) and return its locator (an absolute path), or
         None if it could not be.
 
@@ -101,8 +110,12 @@ class SpillStore:
         """Remove saved results past the limits, oldest first (best effort)."""
         try:
             doomed = self.store.spills_to_evict(
-                older_than=time.time() - self.limits.max_age_s, key=key, session_cap=self.limits.per_session,
-                total_cap=self.limits.total, user=user, user_cap=user_cap,
+                older_than=time.time() - self.limits.max_age_s,
+                key=key,
+                session_cap=self.limits.per_session,
+                total_cap=self.limits.total,
+                user=user,
+                user_cap=user_cap,
             )
             if doomed:
                 self.store.mark_evicted(doomed)

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sqlite3
-import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["StateError", "StateStore", "Gate", "SessionInfo", "CallRecord", "SpillRecord", "session_key"]
+__all__ = ["CallRecord", "Gate", "SessionInfo", "SpillRecord", "StateError", "StateStore", "session_key"]
 
 from ..locations import filesystem_of, is_network_filesystem
 
@@ -150,8 +150,7 @@ def _failures(what: str) -> Iterator[None]:
         detail = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).strip()
         if "locked" in detail or "busy" in detail:
             detail = f"another writer held the state file (waited up to {BUSY_TIMEOUT_S:g} s)"
-        raise StateError(f"The state store could not {what}: "
-                         f"{detail.rstrip('.') or type(exc).__name__}.") from exc
+        raise StateError(f"The state store could not {what}: {detail.rstrip('.') or type(exc).__name__}.") from exc
 
 
 def _rollback(conn: sqlite3.Connection) -> None:
@@ -179,8 +178,13 @@ class Gate:
 
     def observed_version(self, session_id: str, real_path: str) -> str | None:
         with _failures("read an observation"):
-            row = self._live().execute("SELECT version FROM observations WHERE session = ? AND "
-                                       "real_path = ?", (session_id, real_path)).fetchone()
+            row = (
+                self._live()
+                .execute(
+                    "SELECT version FROM observations WHERE session = ? AND real_path = ?", (session_id, real_path)
+                )
+                .fetchone()
+            )
         return row[0] if row else None
 
     def record_observation(self, session_id: str, real_path: str, version: str) -> None:
@@ -188,7 +192,9 @@ class Gate:
             self._live().execute(
                 "INSERT INTO observations (session, real_path, version, observed_at) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT (session, real_path) DO UPDATE SET version = excluded.version, "
-                "observed_at = excluded.observed_at", (session_id, real_path, version, time.time()))
+                "observed_at = excluded.observed_at",
+                (session_id, real_path, version, time.time()),
+            )
 
 
 class StateStore:
@@ -209,8 +215,12 @@ class StateStore:
             # filesystems do not promise that, so the state uses a rollback journal there.
             journal = "delete" if is_network_filesystem(self.filesystem) else "wal"
             if journal == "delete":
-                log.warning("the state file %s is on a %s filesystem: using a rollback journal instead of WAL "
-                            "(slower; point state_path at a local disk to avoid it)", self.path, self.filesystem)
+                log.warning(
+                    "the state file %s is on a %s filesystem: using a rollback journal instead of WAL "
+                    "(slower; point state_path at a local disk to avoid it)",
+                    self.path,
+                    self.filesystem,
+                )
         if journal not in ("wal", "delete"):
             raise StateError(f"The state journal must be auto, wal or delete, not {journal!r}.")
         self.journal = journal
@@ -264,8 +274,10 @@ class StateStore:
             time.sleep(0.005)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            raise StateError(f"The state file {self.path} has schema version {version}, newer than "
-                             f"the {SCHEMA_VERSION} this version of dsh-jupyter understands.")
+            raise StateError(
+                f"The state file {self.path} has schema version {version}, newer than "
+                f"the {SCHEMA_VERSION} this version of dsh-jupyter understands."
+            )
         if version < SCHEMA_VERSION:
             with self._transaction("create the schema") as tx:
                 version = tx.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
@@ -295,7 +307,8 @@ class StateStore:
         with _failures(f"create session {name!r}"):
             self._writer().execute(
                 "INSERT OR IGNORE INTO sessions (key, root, name, cwd, created, user) VALUES (?, ?, ?, ?, ?, ?)",
-                (key, root, name, cwd, time.time(), user))
+                (key, root, name, cwd, time.time(), user),
+            )
         info = self.get_session(key)
         if info is None:  # another process deleted it between the two statements
             raise StateError(f"The state store lost session {name!r} while creating it.")
@@ -310,11 +323,19 @@ class StateStore:
         """The sessions of the workspace at ``root`` (and, with ``user``, those that user created)."""
         with _failures("list sessions"):
             if user is None:
-                rows = self._conn().execute(f"{_SESSION_INFO} WHERE s.root = ? ORDER BY s.created, s.name",
-                                            (root,)).fetchall()
+                rows = (
+                    self._conn()
+                    .execute(f"{_SESSION_INFO} WHERE s.root = ? ORDER BY s.created, s.name", (root,))
+                    .fetchall()
+                )
             else:
-                rows = self._conn().execute(f"{_SESSION_INFO} WHERE s.root = ? AND s.user = ? "
-                                            "ORDER BY s.created, s.name", (root, user)).fetchall()
+                rows = (
+                    self._conn()
+                    .execute(
+                        f"{_SESSION_INFO} WHERE s.root = ? AND s.user = ? ORDER BY s.created, s.name", (root, user)
+                    )
+                    .fetchall()
+                )
         return [SessionInfo(*row) for row in rows]
 
     def set_cwd(self, key: str, cwd: str) -> None:
@@ -326,10 +347,15 @@ class StateStore:
     def delete_session(self, key: str) -> list[str]:
         """Delete a session and all it owns; return its spill locators (the caller unlinks the files)."""
         with self._transaction("delete a session") as tx:
-            rows = tx.execute("SELECT locator FROM spills WHERE session = ? AND evicted IS NULL "
-                              "ORDER BY created, rowid", (key,)).fetchall()
-            for table, column in (("observations", "session"), ("spills", "session"),
-                                  ("calls", "session"), ("sessions", "key")):
+            rows = tx.execute(
+                "SELECT locator FROM spills WHERE session = ? AND evicted IS NULL ORDER BY created, rowid", (key,)
+            ).fetchall()
+            for table, column in (
+                ("observations", "session"),
+                ("spills", "session"),
+                ("calls", "session"),
+                ("sessions", "key"),
+            ):
                 tx.execute(f"DELETE FROM {table} WHERE {column} = ?", (key,))
         return [row[0] for row in rows]
 
@@ -381,12 +407,21 @@ class StateStore:
 
     _SPILL_COLUMNS = "locator, session, tool, size, created, evicted, label, user"
 
-    def add_spill(self, key: str, locator: str, tool: str, size: int, created: float | None = None,
-                  label: str = "", user: str = "") -> None:
+    def add_spill(
+        self,
+        key: str,
+        locator: str,
+        tool: str,
+        size: int,
+        created: float | None = None,
+        label: str = "",
+        user: str = "",
+    ) -> None:
         with _failures("index a saved result"):
             self._writer().execute(
                 "INSERT INTO spills (locator, session, tool, size, created, label, user) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (locator, key, tool, int(size), time.time() if created is None else created, label, user))
+                (locator, key, tool, int(size), time.time() if created is None else created, label, user),
+            )
 
     def list_spills(self, key: str, user: str | None = None) -> list[SpillRecord]:
         """The session's saved results that are still there, oldest first."""
@@ -401,8 +436,11 @@ class StateStore:
 
     def spill_record(self, locator: str) -> SpillRecord | None:
         with _failures("look up a saved result"):
-            row = self._conn().execute(f"SELECT {self._SPILL_COLUMNS} FROM spills WHERE locator = ?",
-                                       (locator,)).fetchone()
+            row = (
+                self._conn()
+                .execute(f"SELECT {self._SPILL_COLUMNS} FROM spills WHERE locator = ?", (locator,))
+                .fetchone()
+            )
         return SpillRecord(*row) if row else None
 
     def spill_owner(self, locator: str) -> str | None:
@@ -411,7 +449,8 @@ class StateStore:
 
     def spill_usage(self, key: str | None = None, user: str | None = None) -> int:
         """Bytes of live saved results: of one session, of one user, or (both None) in all."""
-        query, params = "SELECT COALESCE(SUM(size), 0) FROM spills WHERE evicted IS NULL", ()
+        query = "SELECT COALESCE(SUM(size), 0) FROM spills WHERE evicted IS NULL"
+        params: tuple[str, ...] = ()
         if key is not None:
             query, params = query + " AND session = ?", (key,)
         elif user is not None:
@@ -419,8 +458,16 @@ class StateStore:
         with _failures("measure saved results"):
             return int(self._conn().execute(query, params).fetchone()[0])
 
-    def spills_to_evict(self, *, older_than: float, key: str, session_cap: int, total_cap: int,
-                        user: str | None = None, user_cap: int | None = None) -> list[str]:
+    def spills_to_evict(
+        self,
+        *,
+        older_than: float,
+        key: str,
+        session_cap: int,
+        total_cap: int,
+        user: str | None = None,
+        user_cap: int | None = None,
+    ) -> list[str]:
         """Live saved results to remove, oldest first, so every limit holds again.
 
         Past the age limit anywhere; then the oldest of session ``key`` while it holds more than
@@ -429,8 +476,9 @@ class StateStore:
         """
         conn = self._conn()
         with _failures("choose saved results to remove"):
-            live = conn.execute("SELECT locator, session, size, created, user FROM spills WHERE evicted IS NULL "
-                                "ORDER BY created, rowid").fetchall()
+            live = conn.execute(
+                "SELECT locator, session, size, created, user FROM spills WHERE evicted IS NULL ORDER BY created, rowid"
+            ).fetchall()
         out: list[str] = []
         gone: set[str] = set()
 
@@ -461,8 +509,10 @@ class StateStore:
         if not locators:
             return
         with self._transaction("mark saved results removed") as tx:
-            tx.executemany("UPDATE spills SET evicted = ? WHERE locator = ? AND evicted IS NULL",
-                           [(time.time() if when is None else when, loc) for loc in locators])
+            tx.executemany(
+                "UPDATE spills SET evicted = ? WHERE locator = ? AND evicted IS NULL",
+                [(time.time() if when is None else when, loc) for loc in locators],
+            )
 
     # -- call log ---------------------------------------------------------------------------------
 
@@ -470,21 +520,38 @@ class StateStore:
         try:
             args = json.dumps(record.args, ensure_ascii=False, default=str)
         except (TypeError, ValueError) as exc:
-            raise StateError(f"The state store could not log call {record.call_id!r}: "
-                             f"its args are not JSON ({exc}).") from exc
+            raise StateError(
+                f"The state store could not log call {record.call_id!r}: its args are not JSON ({exc})."
+            ) from exc
         with _failures(f"log call {record.call_id!r}"):
             self._writer().execute(
                 f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (record.call_id, record.session, record.tool, args, record.text,
-                 int(bool(record.is_error)), record.surface, record.started, record.duration_ms, record.user))
+                (
+                    record.call_id,
+                    record.session,
+                    record.tool,
+                    args,
+                    record.text,
+                    int(bool(record.is_error)),
+                    record.surface,
+                    record.started,
+                    record.duration_ms,
+                    record.user,
+                ),
+            )
 
     def list_calls(self, key: str, offset: int = 0, limit: int = 100, user: str | None = None) -> list[CallRecord]:
         """Calls in the order they were appended, newest last, so pages never shift under a reader."""
         where, params = ("session = ?", (key,)) if user is None else ("session = ? AND user = ?", (key, user))
         with _failures("list the calls of a session"):
-            rows = self._conn().execute(
-                f"SELECT {_CALL_COLUMNS} FROM calls WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",
-                (*params, max(0, int(limit)), max(0, int(offset)))).fetchall()
+            rows = (
+                self._conn()
+                .execute(
+                    f"SELECT {_CALL_COLUMNS} FROM calls WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",
+                    (*params, max(0, int(limit)), max(0, int(offset))),
+                )
+                .fetchall()
+            )
             return [_call_from_row(row) for row in rows]
 
     def count_calls(self, key: str, user: str | None = None) -> int:
@@ -496,8 +563,9 @@ class StateStore:
 
 def _call_from_row(row: tuple[Any, ...]) -> CallRecord:
     call_id, session, tool, args, text, is_error, surface, started, duration_ms, user = row
-    return CallRecord(call_id, session, tool, json.loads(args), text, bool(is_error), surface,
-                      started, duration_ms, user)
+    return CallRecord(
+        call_id, session, tool, json.loads(args), text, bool(is_error), surface, started, duration_ms, user
+    )
 
 
 def _make_private_dirs(folder: str) -> None:

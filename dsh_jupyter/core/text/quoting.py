@@ -17,7 +17,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["quote_name", "needs_quoting", "quote_names", "quote_names_joined", "in_message", "has_raw_bytes", "escape_surrogates"]
+__all__ = [
+    "escape_surrogates",
+    "has_raw_bytes",
+    "in_message",
+    "needs_quoting",
+    "quote_name",
+    "quote_names",
+    "quote_names_joined",
+]
 
 # C0, DEL, C1 (NEL is U+0085), the line and paragraph separators, bidirectional embeddings,
 # overrides and isolates, and lone surrogates (undecodable bytes of a name).
@@ -54,8 +62,13 @@ def _escape(ch: str) -> str:
         return '\\"'
     if ch == "\\":
         return "\\\\"
-    if code < 0x20 or 0x7F <= code <= 0x9F or 0x2028 <= code <= 0x202E or 0x2066 <= code <= 0x2069 \
-            or 0xD800 <= code <= 0xDFFF:
+    if (
+        code < 0x20
+        or 0x7F <= code <= 0x9F
+        or 0x2028 <= code <= 0x202E
+        or 0x2066 <= code <= 0x2069
+        or 0xD800 <= code <= 0xDFFF
+    ):
         return f"\\u{code:04x}"
     return ch
 
@@ -113,8 +126,9 @@ def _no_suspect_char_or_edge_space(blob: str) -> bool:
         return _EDGE_SPACE.search(blob) is None
     # one scan for both: no suspect character and no whitespace but the line breaks (then none
     # can sit at a name's edge); else the two questions one by one
-    return (_SUSPECT_OR_SPACE.search(blob) is None
-            or (_ANY_SUSPECT_CHAR.search(blob) is None and _EDGE_SPACE.search(blob) is None))
+    return _SUSPECT_OR_SPACE.search(blob) is None or (
+        _ANY_SUSPECT_CHAR.search(blob) is None and _EDGE_SPACE.search(blob) is None
+    )
 
 
 def quote_names(names: list[str]) -> list[str]:

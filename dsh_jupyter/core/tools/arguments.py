@@ -37,7 +37,7 @@ def validate_args(schema: dict, args: object) -> dict:
     for name in args:
         if name not in props:
             known = ", ".join(props) or "none"
-            raise _fail(f'unknown argument {in_message(name)} (this tool takes: {known})')
+            raise _fail(f"unknown argument {in_message(name)} (this tool takes: {known})")
     for name in schema.get("required", []):
         if name not in args or args[name] is None:
             raise _fail(f"{name} is required")

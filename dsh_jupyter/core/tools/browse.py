@@ -13,19 +13,26 @@ from __future__ import annotations
 
 import os
 
-from .context import CallContext
 from ..errors import Codes, ToolError
 from ..fs.files import entry_details
 from ..fs.resolver import display_path
+from .context import CallContext
 from .listing import _row, folder_scan, opened_folder, visible_entries
 
-__all__ = ["browse_listing", "BROWSE_SORTS"]
+__all__ = ["BROWSE_SORTS", "browse_listing"]
 
 BROWSE_SORTS = ("model", "name", "size", "modified")
 
 
-def browse_listing(ctx: CallContext, path: str | None = None, offset: int = 1, limit: int | None = None,
-                   sort: str = "model", descending: bool = False, name_filter: str | None = None) -> dict:
+def browse_listing(
+    ctx: CallContext,
+    path: str | None = None,
+    offset: int = 1,
+    limit: int | None = None,
+    sort: str = "model",
+    descending: bool = False,
+    name_filter: str | None = None,
+) -> dict:
     """One page: ``list``'s value keys plus ``matchedEntries``, ``sort``, ``descending``, ``filter``, ``stamp``.
 
     ``matchedEntries`` counts the entries left by ``name_filter`` (``offset`` counts those);
@@ -69,13 +76,18 @@ def browse_listing(ctx: CallContext, path: str | None = None, offset: int = 1, l
         if sort in ("size", "modified"):
             details = {name: entry_details(fd, name) for name, _ in rows}
             field = "size" if sort == "size" else "mtime"
-            rows = sorted(rows, key=lambda r: details[r[0]].get(field, -1) if field == "mtime" or r[1] == "file" else -1,
-                          reverse=descending)  # stable either way: ties keep the model's order
+            rows = sorted(
+                rows,
+                key=lambda r: details[r[0]].get(field, -1) if field == "mtime" or r[1] == "file" else -1,
+                reverse=descending,
+            )  # stable either way: ties keep the model's order
         elif sort == "name" or descending:
             base = rows
             if sort == "name":
-                rows = scan.view(("order", real, name_filter or "", sort, descending),
-                                 lambda: sorted(base, key=lambda r: r[0].casefold(), reverse=descending))
+                rows = scan.view(
+                    ("order", real, name_filter or "", sort, descending),
+                    lambda: sorted(base, key=lambda r: r[0].casefold(), reverse=descending),
+                )
             else:
                 rows = scan.view(("order", real, name_filter or "", sort, descending), lambda: base[::-1])
         page = []
@@ -89,8 +101,11 @@ def browse_listing(ctx: CallContext, path: str | None = None, offset: int = 1, l
             "entries": page,
             "totalEntries": len(entries),
             "matchedEntries": len(rows),
-            "counts": {"directories": len(entries.directories), "files": len(entries.files),
-                       "other": len(entries.other)},
+            "counts": {
+                "directories": len(entries.directories),
+                "files": len(entries.files),
+                "other": len(entries.other),
+            },
             "hiddenEntries": hidden,
             "sort": sort,
             "descending": bool(descending),

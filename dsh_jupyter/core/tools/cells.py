@@ -16,18 +16,36 @@ from __future__ import annotations
 
 import re
 
-from .context import CallContext
 from ..errors import Codes, ToolError
 from ..fs.files import file_version, pread_all
-from ..notebooks.format import Cell, Notebook, NotNotebook, notebook_from_dict, notebook_problem, parse_notebook, \
-    serialize_like, source_text, with_sources
-from ..state.gate import record_read
+from ..notebooks.format import (
+    Cell,
+    Notebook,
+    NotNotebook,
+    notebook_from_dict,
+    notebook_problem,
+    parse_notebook,
+    serialize_like,
+    source_text,
+    with_sources,
+)
 from ..render.notebook import render_cell
-from ..text.quoting import in_message
 from ..settings import Settings
+from ..state.gate import record_read
+from ..text.quoting import in_message
+from .context import CallContext
 
-__all__ = ["read_cells", "text_view_note", "plan_edit", "edited_bytes", "check_written", "cell_value",
-           "page_cells", "notebook_edit", "edit_sources"]
+__all__ = [
+    "cell_value",
+    "check_written",
+    "edit_sources",
+    "edited_bytes",
+    "notebook_edit",
+    "page_cells",
+    "plan_edit",
+    "read_cells",
+    "text_view_note",
+]
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 _TEXTUAL = re.compile(r"^text/|json$|javascript$|xml$|^application/x-latex$")
@@ -95,7 +113,7 @@ def _output_value(number: int, out: dict, s: Settings) -> dict:
         value["name"] = out.get("name", "")
         value.update(_cap(_clean(source_text(out.get("text", "")), stream=True), s.notebook_output_max_chars))
     elif kind in ("execute_result", "display_data"):
-        data = out.get("data") if isinstance(out.get("data"), dict) else {}
+        data: dict = out["data"] if isinstance(out.get("data"), dict) else {}
         value["data"] = [{"mime": m, "bytes": _mime_size(m, v)} for m, v in data.items() if m != "text/plain"]
         if "text/plain" in data:
             value.update(_cap(_clean(source_text(data["text/plain"])), s.notebook_output_max_chars))
@@ -115,8 +133,9 @@ def _source_lines(source: str, max_chars: int) -> list[dict]:
     if raw[-1] == "":
         raw.pop()
     suffix = f"... (line truncated to {max_chars} chars)"
-    return [{"number": i, "text": t if len(t) <= max_chars else t[:max_chars] + suffix}
-            for i, t in enumerate(raw, start=1)]
+    return [
+        {"number": i, "text": t if len(t) <= max_chars else t[:max_chars] + suffix} for i, t in enumerate(raw, start=1)
+    ]
 
 
 def cell_value(cell: Cell, s: Settings) -> dict:
@@ -146,8 +165,12 @@ def _cost(lines: list[str]) -> int:
 def _cut_to_fit(cell: dict, room: int) -> dict:
     """The first cell of a page when it alone is over the byte cap: as much as fits, and what was cut."""
     total_outputs, total_att = len(cell["outputs"]), len(cell["attachments"])
-    cut = {"linesShown": 0, "linesTotal": cell["totalLines"], "attachmentsHidden": total_att,
-           "outputsHidden": total_outputs}
+    cut = {
+        "linesShown": 0,
+        "linesTotal": cell["totalLines"],
+        "attachmentsHidden": total_att,
+        "outputsHidden": total_outputs,
+    }
     shown = {**cell, "lines": [], "attachments": [], "outputs": [], "cut": cut}
     used = _cost(render_cell(shown))
     for line in cell["lines"]:
@@ -204,7 +227,9 @@ def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) 
         nb = notebook_from_dict(data)
     else:
         if fst.st_size > s.notebook_max_bytes:
-            return None, text_view_note(f"it is larger than {s.notebook_max_bytes} bytes, the most parsed as a notebook")
+            return None, text_view_note(
+                f"it is larger than {s.notebook_max_bytes} bytes, the most parsed as a notebook"
+            )
         try:
             raw = pread_all(fd, fst.st_size)
         except OSError as exc:
@@ -216,20 +241,30 @@ def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) 
         version = file_version(fst)
     total = len(nb.cells)
     if offset > 1 and offset > total:
-        cells = "cell" if total == 1 else "cells"
-        raise ToolError(Codes.ARGUMENT_INVALID,
-                        f"offset {offset} is out of range for {in_message(target.display)} ({total} {cells})")
+        unit = "cell" if total == 1 else "cells"
+        raise ToolError(
+            Codes.ARGUMENT_INVALID,
+            f"offset {offset} is out of range for {in_message(target.display)} ({total} {unit})",
+        )
     cells, capped = page_cells(nb, offset, limit, s)
     record_read(ctx.store, ctx.session_key, target.real, version)
-    return {"path": target.display, "type": "notebook", "offset": offset, "cells": cells, "totalCells": total,
-            "capped": capped, "live": live is not None}, None
+    return {
+        "path": target.display,
+        "type": "notebook",
+        "offset": offset,
+        "cells": cells,
+        "totalCells": total,
+        "capped": capped,
+        "live": live is not None,
+    }, None
 
 
 # ----------------------------------------------------------------------------------- edit/write
 
 
-def plan_edit(nb: Notebook, old: str, new: str, replace_all: bool, cell_id: str | None,
-              shown: str) -> tuple[dict[int, str], int]:
+def plan_edit(
+    nb: Notebook, old: str, new: str, replace_all: bool, cell_id: str | None, shown: str
+) -> tuple[dict[int, str], int]:
     """The new source of each cell the edit changes (1-based index -> text) and the number of
     replacements; or the edit's error."""
     old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
@@ -246,9 +281,10 @@ def plan_edit(nb: Notebook, old: str, new: str, replace_all: bool, cell_id: str 
         raise ToolError(Codes.EDIT_NOT_FOUND, f"old_string not found in {where}")
     if total > 1 and not replace_all:
         numbers = ", ".join(str(c.index) for c, n in hits if n)
-        hint = "add context or set replace_all" if cell_id is not None else "add context, give cell_id or set replace_all"
-        raise ToolError(Codes.EDIT_AMBIGUOUS,
-                        f"old_string appears {total} times in {where} (cells {numbers}); {hint}")
+        hint = (
+            "add context or set replace_all" if cell_id is not None else "add context, give cell_id or set replace_all"
+        )
+        raise ToolError(Codes.EDIT_AMBIGUOUS, f"old_string appears {total} times in {where} (cells {numbers}); {hint}")
     return {c.index: c.source.replace(old, new) for c, n in hits if n}, total
 
 
@@ -274,8 +310,9 @@ def check_written(data: bytes, shown: str, verb: str = "write") -> None:
 
 
 def edit_sources(nb: Notebook, args: dict, shown: str) -> tuple[dict[int, str], int]:
-    return plan_edit(nb, args["old_string"], args["new_string"], bool(args.get("replace_all", False)),
-                     args.get("cell_id"), shown)
+    return plan_edit(
+        nb, args["old_string"], args["new_string"], bool(args.get("replace_all", False)), args.get("cell_id"), shown
+    )
 
 
 def notebook_edit(raw: bytes, args: dict, shown: str) -> tuple[bytes, list[int], int] | None:

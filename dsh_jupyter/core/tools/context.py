@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import Codes, ToolError
 from ..fs.resolver import Resolver, Target
-from ..text.quoting import in_message
 from ..settings import Settings
 from ..state.spills import session_folder
+from ..text.quoting import in_message
+
+if TYPE_CHECKING:
+    from ..caches.folders import FolderCache
+    from ..caches.lines import LineIndex
+    from ..caches.notebooks import NotebookTree
+    from ..notebooks.live import LiveDocuments
+    from ..rg.fence import Fencing
+    from ..state.spills import SpillStore
+    from ..state.store import StateStore
 
 __all__ = ["CallContext"]
 
@@ -18,8 +28,8 @@ __all__ = ["CallContext"]
 class CallContext:
     settings: Settings
     resolver: Resolver
-    store: object | None  # state.StateStore; None when the state file could not be opened
-    spills: object | None  # spill.SpillStore
+    store: StateStore | None  # None when the state file could not be opened
+    spills: SpillStore | None
     session: str  # the session's name, as callers give it
     cwd: str  # the session cwd (absolute, real)
     call_id: str
@@ -27,19 +37,21 @@ class CallContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     session_key: str = ""  # the state's key for (root, session)
     user: str = ""  # who called (the authenticated user, or the OS user)
-    fence: object | None = None  # rgfence.Fencing: how ripgrep is confined
+    fence: Fencing | None = None  # how ripgrep is confined
     spill_quota: int | None = None  # a smaller spill quota for this caller (read-only tokens)
-    folders: object | None = None  # dircache.FolderCache: sorted folder scans kept between calls
-    lines: object | None = None  # lineindex.LineIndex: line offsets of big files kept between calls
-    notebooks: object | None = None  # notebooktree.NotebookTree: where the notebooks are, kept between calls
-    documents: object | None = None  # livedocs.LiveDocuments: notebooks open in Jupyter (server only)
+    folders: FolderCache | None = None  # sorted folder scans kept between calls
+    lines: LineIndex | None = None  # line offsets of big files kept between calls
+    notebooks: NotebookTree | None = None  # where the notebooks are, kept between calls
+    documents: LiveDocuments | None = None  # notebooks open in Jupyter (server only)
 
-    def resolve(self, path: str | None, verb: str, *, spills: bool = False, follow_last: bool = True,
-                make_parents: bool = False) -> Target:
+    def resolve(
+        self, path: str | None, verb: str, *, spills: bool = False, follow_last: bool = True, make_parents: bool = False
+    ) -> Target:
         """Resolve a tool path for this call; ``spills``: this session's saved results may be named."""
         folder = session_folder(self.session_key) if spills else None
-        target = self.resolver.resolve(self.cwd, path, verb=verb, spill_folder=folder,
-                                       follow_last=follow_last, make_parents=make_parents)
+        target = self.resolver.resolve(
+            self.cwd, path, verb=verb, spill_folder=folder, follow_last=follow_last, make_parents=make_parents
+        )
         if target.in_spill and not target.exists:
             target.close()
             raise self._spill_gone(target, verb)
@@ -51,6 +63,9 @@ class CallContext:
         except Exception:
             record = None
         if record is not None and record.session == self.session_key and record.evicted is not None:
-            return ToolError(Codes.FS_NOT_FOUND, f"cannot {verb} {in_message(target.display)}: the saved result was "
-                             "removed (spill limits); run the search again")
+            return ToolError(
+                Codes.FS_NOT_FOUND,
+                f"cannot {verb} {in_message(target.display)}: the saved result was "
+                "removed (spill limits); run the search again",
+            )
         return target.not_found()

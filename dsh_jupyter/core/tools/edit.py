@@ -20,7 +20,7 @@ from ..text.quoting import in_message
 from .cells import check_written, notebook_edit
 from .context import CallContext
 from .live_notebooks import edit_live
-from .spec import NAME, PATH, TEXT, STRING, INTEGER, BOOLEAN, ToolSpec, object_schema, value_schema
+from .spec import BOOLEAN, INTEGER, NAME, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
 from .write import BOM, check_writable, current_stat, encode_text, open_existing, refuse_path, replace_gated
 
 __all__ = ["EDIT", "execute_edit"]
@@ -113,8 +113,16 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
     return value
 
 
-EDIT_OUTPUT = value_schema({"path": STRING, "replaceAll": BOOLEAN, "replacements": INTEGER,
-                            "cells": {"type": "array", "items": INTEGER}, "live": BOOLEAN}, ("path", "replacements"))
+EDIT_OUTPUT = value_schema(
+    {
+        "path": STRING,
+        "replaceAll": BOOLEAN,
+        "replacements": INTEGER,
+        "cells": {"type": "array", "items": INTEGER},
+        "live": BOOLEAN,
+    },
+    ("path", "replacements"),
+)
 
 EDIT = ToolSpec(
     name="edit",
@@ -131,8 +139,7 @@ EDIT = ToolSpec(
             "old_string": {**TEXT, "minLength": 1, "description": "Exact text to replace."},
             "new_string": {**TEXT, "description": "Replacement text, inserted literally."},
             "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
-            "cell_id": {**NAME,
-                        "description": "Notebooks only: the id of the one cell to edit, as read shows it."},
+            "cell_id": {**NAME, "description": "Notebooks only: the id of the one cell to edit, as read shows it."},
         },
         ("file_path", "old_string", "new_string"),
     ),

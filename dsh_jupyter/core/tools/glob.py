@@ -31,7 +31,7 @@ from .searchroot import (
     save_spill,
     unfenced,
 )
-from .spec import NAME, PATH, STRING, INTEGER, BOOLEAN, ToolSpec, nullable, object_schema, value_schema
+from .spec import BOOLEAN, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
 
 __all__ = ["GLOB", "execute_glob"]
 
@@ -60,8 +60,16 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         excluded = excluded_below(ctx, root)
         # The pattern comes before the exclusions: with rg, a later glob wins over an earlier one.
         # --null: a file name may hold a newline, so paths are NUL-separated on the wire.
-        argv = ["--files", "--null", "--sort=modified", *discovery_flags(ctx), f"--glob={pattern}", *VCS_EXCLUDES,
-                *hide_flags(ctx), *exclusion_flags(excluded)]
+        argv = [
+            "--files",
+            "--null",
+            "--sort=modified",
+            *discovery_flags(ctx),
+            f"--glob={pattern}",
+            *VCS_EXCLUDES,
+            *hide_flags(ctx),
+            *exclusion_flags(excluded),
+        ]
         split = plan_split(root.fd, _not_for_part_b(excluded))
         if split is not None:  # two sorted walks at once, merged by time (globsplit.py)
             rels, stdout = _two_walks(ctx, root, argv, split)
@@ -82,7 +90,7 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
             if recheck:
                 with Rechecker(root.fd) as check:
                     rels = [p for p in rels if check.is_file(p)]
-    if filtered:
+    if rels is not None:  # filtered above
         paths = [root.prefix + p for p in rels] if root.prefix else rels
     else:
         # rg names every path "./…" from its working directory: one replace makes them display paths.
@@ -96,14 +104,17 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
 def _not_for_part_b(excluded: list[str]):
     """Which folders the cut must leave in part A: dot folders (hidden, or VCS), protected ones
     and those above a protected one (their exclusion globs are anchored at the root)."""
+
     def skip(rel: str) -> bool:
         name = rel.rpartition("/")[2]
         return name.startswith(".") or any(e == rel or e.startswith(rel + "/") for e in excluded)
+
     return skip
 
 
 def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str], bytes]:
     """Both parts' sorted walks at once (B on a thread), merged: ``(paths without "./", raw output)``."""
+
     def walk(flags: list[str]) -> bytes:
         outcome = run_search(ctx, [*argv, *flags, "--", "."], "glob", root)
         if outcome.returncode == 2 and not outcome.stdout:
@@ -160,17 +171,20 @@ def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: st
     return value
 
 
-GLOB_OUTPUT = value_schema({
-    "pattern": STRING,
-    "root": STRING,
-    "paths": {"type": "array", "items": STRING},
-    "totalPaths": INTEGER,
-    "sampled": BOOLEAN,
-    "groupsShown": INTEGER,
-    "groupsTotal": INTEGER,
-    "spill": nullable(STRING),
-    "capped": BOOLEAN,
-}, ("pattern", "root", "paths", "totalPaths", "sampled", "spill"))
+GLOB_OUTPUT = value_schema(
+    {
+        "pattern": STRING,
+        "root": STRING,
+        "paths": {"type": "array", "items": STRING},
+        "totalPaths": INTEGER,
+        "sampled": BOOLEAN,
+        "groupsShown": INTEGER,
+        "groupsTotal": INTEGER,
+        "spill": nullable(STRING),
+        "capped": BOOLEAN,
+    },
+    ("pattern", "root", "paths", "totalPaths", "sampled", "spill"),
+)
 
 
 GLOB = ToolSpec(
@@ -182,10 +196,13 @@ GLOB = ToolSpec(
         "never directories. A result within the cap is shown whole, oldest first; a larger one is "
         "sampled across the top-level entries of path and the complete sorted list is saved."
     ),
-    input_schema=object_schema({
-        "pattern": {**NAME, "description": "Glob such as **/*.py or src/**/test_*.py."},
-        "path": {**PATH, "description": "Directory to search (default: working directory)."},
-    }, ("pattern",)),
+    input_schema=object_schema(
+        {
+            "pattern": {**NAME, "description": "Glob such as **/*.py or src/**/test_*.py."},
+            "path": {**PATH, "description": "Directory to search (default: working directory)."},
+        },
+        ("pattern",),
+    ),
     output_schema=GLOB_OUTPUT,
     guidance=(
         "Use glob to find files by name. Remember that a pattern without / matches at any depth and "

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from ..rg.recheck import Rechecker
 
-__all__ = ["Split", "plan_split", "merge_by_mtime", "escape_glob", "stamper", "Background", "MAX_ENTRIES"]
+__all__ = ["MAX_ENTRIES", "Background", "Split", "escape_glob", "merge_by_mtime", "plan_split", "stamper"]
 
 MAX_ENTRIES = 2000  # entries read at one level to plan the cut; more: no cut
 MAX_DEPTH = 3  # how far a single folder is followed down
@@ -61,7 +61,7 @@ class Split:
 
 def _entries(dir_fd: int) -> list[tuple[str, bool]] | None:
     """``(name, is a real folder)`` of each entry, sorted, or None when there are too many."""
-    out = []
+    out: list[tuple[str, bool]] = []
     with os.scandir(dir_fd) as it:
         for entry in it:
             if len(out) >= MAX_ENTRIES:
@@ -167,6 +167,7 @@ def merge_by_mtime(a: list[str], b: list[str], stamp: Callable[[str], int]) -> l
 def _gallop(seq: list[str], lo: int, hi: int, x: int, st: Callable[[str], int], strict: bool) -> int:
     """The first index from ``lo`` whose stamp comes after ``x`` (``> x``, or ``>= x`` when
     ``strict``); ``seq[lo]`` is known to come before. Probes 1, 2, 4, ... ahead, then bisects."""
+
     def before(k: int) -> bool:
         v = st(seq[k])
         return v < x if strict else v <= x

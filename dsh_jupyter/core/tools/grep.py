@@ -35,7 +35,7 @@ from .searchroot import (
     save_spill,
     unfenced,
 )
-from .spec import NAME, PATH, STRING, INTEGER, BOOLEAN, ToolSpec, nullable, object_schema, value_schema
+from .spec import BOOLEAN, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
 
 __all__ = ["GREP", "INCLUDE_ONE_GLOB", "execute_grep"]
 
@@ -47,8 +47,14 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         _check_include(include)
     with open_search_root(ctx, args.get("path"), "grep", spills=True) as root:
         value = {
-            "pattern": pattern, "matches": [], "totalMatches": 0, "files": 0, "filesTotal": 0,
-            "sampled": False, "spill": None, "unreadable": 0,
+            "pattern": pattern,
+            "matches": [],
+            "totalMatches": 0,
+            "files": 0,
+            "filesTotal": 0,
+            "sampled": False,
+            "spill": None,
+            "unreadable": 0,
         }
         if inside_vcs(ctx, root):
             return value
@@ -61,8 +67,15 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         flags = [*discovery_flags(ctx)]
         if include is not None:
             flags.append(f"--glob={include}")
-        flags += [*VCS_EXCLUDES, NOT_NOTEBOOKS, *hide_flags(ctx), *exclusion_flags(excluded), f"--regexp={pattern}",
-                  "--", "." if root.is_dir else (proc_fd_path(root.fd) or root.real)]
+        flags += [
+            *VCS_EXCLUDES,
+            NOT_NOTEBOOKS,
+            *hide_flags(ctx),
+            *exclusion_flags(excluded),
+            f"--regexp={pattern}",
+            "--",
+            "." if root.is_dir else (proc_fd_path(root.fd) or root.real),
+        ]
         # Read in rg's heading form (rglines); what that form cannot say for sure (a name holding
         # a newline, a line that is not a match) is asked again in --json, parsed as it streams
         # (rgstream) or, failing that, whole and carefully. Notebooks are searched by their cell
@@ -79,8 +92,14 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         sources = [found]
         in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded, listing)
         if in_cells:
-            sources.append(Matches([m.path for m in in_cells], [m.line for m in in_cells],
-                                   [m.text for m in in_cells], list(cell_records)))
+            sources.append(
+                Matches(
+                    [m.path for m in in_cells],
+                    [m.line for m in in_cells],
+                    [m.text for m in in_cells],
+                    list(cell_records),
+                )
+            )
         if outcome.returncode == 2:
             value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
         if root.is_dir:
@@ -91,8 +110,9 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         def spans_of(lines: list[bytes]) -> list[bytes | None]:
             return line_records(ctx, root, pattern, lines)
 
-        spill = shape_grep(ctx, value, sources, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix,
-                           spans_of)
+        spill = shape_grep(
+            ctx, value, sources, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix, spans_of
+        )
         if spill is not None:
             value["spill"] = save_spill(ctx, "grep", spill, pattern)
         return value
@@ -105,14 +125,16 @@ def _relative(path: str) -> str:
 def _confirmed(check: Rechecker, found: FileBlocks | Matches) -> FileBlocks | Matches:
     """The matches whose line the file beneath the root really holds (rg ran unfenced)."""
     if isinstance(found, Matches):
-        return found.subset(check.confirm_matches([found.match(i) for i in range(len(found))],
-                                                  lambda m: _relative(m.path)))
+        return found.subset(
+            check.confirm_matches([found.match(i) for i in range(len(found))], lambda m: _relative(m.path))
+        )
     keep = []
     for block, path in enumerate(found.paths):
         lines = found.lines(block)
         held = check.lines(_relative(path), {number for number, _ in lines}) or {}
-        keep.append([k for k, (number, text) in enumerate(lines)
-                     if number in held and held[number].removesuffix(b"\n") == text])
+        keep.append(
+            [k for k, (number, text) in enumerate(lines) if number in held and held[number].removesuffix(b"\n") == text]
+        )
     return found.kept(keep)
 
 
@@ -180,21 +202,33 @@ def _check_include(include: str) -> None:
         raise ToolError(Codes.ARGUMENT_INVALID, "include has a { without its }; write [{] for a literal brace")
 
 
-GREP_OUTPUT = value_schema({
-    "pattern": STRING,
-    "matches": {"type": "array", "items": value_schema({
-        "path": STRING, "line": INTEGER, "text": STRING,
-        "submatches": {"type": "array", "items": {"type": "array", "items": INTEGER}},
-        "cell": INTEGER, "cellId": nullable(STRING),
-    }, ("path", "line", "text"))},
-    "totalMatches": INTEGER,
-    "files": INTEGER,
-    "filesTotal": INTEGER,
-    "sampled": BOOLEAN,
-    "spill": nullable(STRING),
-    "unreadable": INTEGER,
-    "binarySkipped": INTEGER,
-}, ("pattern", "matches", "totalMatches", "files", "spill"))
+GREP_OUTPUT = value_schema(
+    {
+        "pattern": STRING,
+        "matches": {
+            "type": "array",
+            "items": value_schema(
+                {
+                    "path": STRING,
+                    "line": INTEGER,
+                    "text": STRING,
+                    "submatches": {"type": "array", "items": {"type": "array", "items": INTEGER}},
+                    "cell": INTEGER,
+                    "cellId": nullable(STRING),
+                },
+                ("path", "line", "text"),
+            ),
+        },
+        "totalMatches": INTEGER,
+        "files": INTEGER,
+        "filesTotal": INTEGER,
+        "sampled": BOOLEAN,
+        "spill": nullable(STRING),
+        "unreadable": INTEGER,
+        "binarySkipped": INTEGER,
+    },
+    ("pattern", "matches", "totalMatches", "files", "spill"),
+)
 
 
 GREP = ToolSpec(
@@ -209,14 +243,17 @@ GREP = ToolSpec(
         "larger one is sampled across the top-level entries of path and their files, and the "
         "complete result is saved."
     ),
-    input_schema=object_schema({
-        "pattern": {**NAME, "description": "Regular expression to search for."},
-        "path": {**PATH, "description": "File or directory to search."},
-        "include": {
-            **NAME,
-            "description": "One glob such as *.py or *.{py,md}; not a comma list (*.py,*.md), no leading !.",
+    input_schema=object_schema(
+        {
+            "pattern": {**NAME, "description": "Regular expression to search for."},
+            "path": {**PATH, "description": "File or directory to search."},
+            "include": {
+                **NAME,
+                "description": "One glob such as *.py or *.{py,md}; not a comma list (*.py,*.md), no leading !.",
+            },
         },
-    }, ("pattern",)),
+        ("pattern",),
+    ),
     output_schema=GREP_OUTPUT,
     guidance=(
         "Use grep to find where text occurs. Narrow with path or include when a search is broad; "

@@ -16,24 +16,33 @@ note, in the page and in the spill alike).
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable
 from itertools import accumulate, chain, compress, repeat
 from operator import gt, is_
 
-from .context import CallContext
 from ..errors import Codes, ToolError
 from ..render.search import _TRUNCATED, render_grep_spill_runs, truncate_line
-from ..rg.jsonform import submatch_spans
 from ..rg.headingform import FileBlocks
+from ..rg.jsonform import submatch_spans
 from ..rg.jsonstream import Matches
-from .sampling import sample_sorted_paths
+from .context import CallContext
 from .grepspans import literal_spans
+from .sampling import sample_sorted_paths
 from .searchroot import VCS_IN_PATH, drop_excluded
 
 __all__ = ["shape_grep", "shaped_bodies"]
 
 
-def shape_grep(ctx: CallContext, value: dict, sources: list[FileBlocks | Matches], strip: str | None, prefix: str,
-               excluded: list[str], root_prefix: str, spans_of) -> bytes | None:
+def shape_grep(
+    ctx: CallContext,
+    value: dict,
+    sources: list[FileBlocks | Matches],
+    strip: str | None,
+    prefix: str,
+    excluded: list[str],
+    root_prefix: str,
+    spans_of,
+) -> bytes | None:
     """Fill ``value`` (counts, sampling, the page's ``matches``); return the spill's bytes when the
     result is over the cap, else None.
 
@@ -61,7 +70,7 @@ def shape_grep(ctx: CallContext, value: dict, sources: list[FileBlocks | Matches
     # One scan of the names joined by "/" finds a VCS folder exactly when one path holds it
     # (a match across a join is a path that starts with it), before the per-path filter.
     joined = "/".join(files)
-    if excluded or ("/." in joined or joined.startswith(".")) and VCS_IN_PATH.search(joined):
+    if excluded or (("/." in joined or joined.startswith(".")) and VCS_IN_PATH.search(joined)):
         keep = set(drop_excluded([p for p in files if not VCS_IN_PATH.search(p)], excluded))
     else:
         keep = files
@@ -84,8 +93,9 @@ def shape_grep(ctx: CallContext, value: dict, sources: list[FileBlocks | Matches
         value["sampled"] = not sample.flat
         if not sample.flat:
             positions = [j for first, count in sample.spans for j in range(first, first + count)]
-    value["matches"] = _page(value["pattern"], order, sorted_paths, sorted_counts, owners, keys, positions, limit,
-                             spans_of)
+    value["matches"] = _page(
+        value["pattern"], order, sorted_paths, sorted_counts, owners, keys, positions, limit, spans_of
+    )
     value["files"] = len(keep) if total <= cap else len({m["path"] for m in value["matches"]})
     if total <= cap:
         return None
@@ -103,11 +113,20 @@ def _display_paths(paths: list[str], strip: str | None, prefix: str) -> list[str
     return [prefix + p[cut:] if p.startswith(strip) else p for p in paths]
 
 
-def _page(pattern: str, order: list[int], sorted_paths: list[str], sorted_counts: list[int], owners: list,
-          keys: list[int], positions, limit: int, spans_of) -> list[dict]:
+def _page(
+    pattern: str,
+    order: list[int],
+    sorted_paths: list[str],
+    sorted_counts: list[int],
+    owners: list,
+    keys: list[int],
+    positions,
+    limit: int,
+    spans_of,
+) -> list[dict]:
     """The shown matches at ``positions`` (of the path-ordered result) as the value's dicts."""
     ends = list(accumulate(sorted_counts))
-    rows = []  # (path, line, text, record or None, raw bytes or None)
+    rows: list[tuple[str, int, str, bytes | None, bytes | None]] = []  # (path, line, text, record, raw bytes)
     for j in positions:
         r = bisect_right(ends, j)
         i = order[r]
@@ -126,8 +145,10 @@ def _page(pattern: str, order: list[int], sorted_paths: list[str], sorted_counts
             found = spans_of([rows[k][4] for k in plain])
         for k, record in zip(plain, found):
             spans[k] = record
-    return [_shown(path, line, text, record if span is None else span, limit)
-            for (path, line, text, record, _), span in zip(rows, spans)]
+    return [
+        _shown(path, line, text, record if span is None else span, limit)
+        for (path, line, text, record, _), span in zip(rows, spans)
+    ]
 
 
 def _decoded(raw: bytes) -> str:
@@ -156,8 +177,9 @@ def _spill_pieces(order: list[int], owners: list, keys: list[int], counts: list[
             heading.append(j)
             pieces[j] = source.bodies[keys[i]]
         else:
-            pieces[j] = [(source.lines[x], truncate_line(source.texts[x], limit))
-                         for x in range(keys[i], keys[i] + counts[i])]
+            pieces[j] = [
+                (source.lines[x], truncate_line(source.texts[x], limit)) for x in range(keys[i], keys[i] + counts[i])
+            ]
     for j, body in zip(heading, shaped_bodies([pieces[j] for j in heading], limit)):
         pieces[j] = body
     return pieces
@@ -176,11 +198,14 @@ def shaped_bodies(bodies: list[bytes], limit: int) -> list[bytes]:
     # A line the cap could cut is longer than the cap in ASCII, or than a third of it otherwise
     # (an undecodable byte is shown as U+FFFD, three bytes).
     if joined.isascii():
-        suspects = compress(range(len(bodies)), map(gt, map(len, bodies), repeat(limit)))
+        suspects: Iterable[int] = compress(range(len(bodies)), map(gt, map(len, bodies), repeat(limit)))
     else:
         third = limit // 3
-        suspects = [k for k in compress(range(len(bodies)), map(gt, map(len, bodies), repeat(third)))
-                    if len(bodies[k]) > limit or not bodies[k].isascii()]
+        suspects = [
+            k
+            for k in compress(range(len(bodies)), map(gt, map(len, bodies), repeat(third)))
+            if len(bodies[k]) > limit or not bodies[k].isascii()
+        ]
     for k in suspects:
         bodies[k] = _cut_long_lines(bodies[k], limit)
     return bodies

@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import re
 
-from .context import CallContext
 from ..errors import Codes, ToolError
-from ..rg.runner import memory_file
 from ..rg.jsonform import RgMatch, parse_match_records
+from ..rg.runner import memory_file
+from .context import CallContext
 from .searchroot import SearchRoot, diagnostic, run_search
 
 __all__ = ["line_records", "literal_spans", "search_input"]

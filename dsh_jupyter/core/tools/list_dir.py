@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterator
 
 from ..errors import Codes, ToolError
 from ..render.listing import render_list_dir
 from .context import CallContext
 from .listing import opened_folder
-from .spec import PATH, STRING, BOOLEAN, ToolSpec, object_schema, value_schema
+from .spec import BOOLEAN, INTEGER, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
 
 __all__ = ["LIST_DIR", "execute_list_dir"]
 
@@ -79,7 +80,9 @@ def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
         out: list[str] = []
         # Pre-order walk with an explicit stack of (folder fd, child iterator); symlinked
         # folders are listed, never entered, and each folder is opened from its parent's fd.
-        stack = [(None, iter([("", n, d) for n, d in _names(fd, keeper(target.real))]))]
+        stack: list[tuple[int | None, Iterator[tuple[str, str, bool]]]] = [
+            (None, iter([("", n, d) for n, d in _names(fd, keeper(target.real))]))
+        ]
         opened: list[int] = []
         try:
             while stack:
@@ -117,20 +120,23 @@ def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
         raise _compat(target.error(exc)) from None
 
 
-LIST_DIR_OUTPUT = value_schema({
-    "entries": {"type": "array", "items": STRING},
-    "truncated": BOOLEAN,
-    "totalEntries": {"type": "null"},  # a truncated walk does not know the total
-}, ("entries",))
+LIST_DIR_OUTPUT = value_schema(
+    {
+        "entries": {"type": "array", "items": STRING},
+        "truncated": BOOLEAN,
+        "totalEntries": nullable(INTEGER),  # null: a truncated walk does not know the total
+    },
+    ("entries",),
+)
 
 
 LIST_DIR = ToolSpec(
     name="list_dir",
     title="List folder (JSON)",
     description=(
-        "Compatibility listing: the names in a directory as JSON {\"entries\": [...]}, or, with "
+        'Compatibility listing: the names in a directory as JSON {"entries": [...]}, or, with '
         "recursive, every relative path below it in pre-order (bounded; a capped walk says "
-        "\"truncated\": true)."
+        '"truncated": true).'
     ),
     input_schema=object_schema(
         {

@@ -13,15 +13,15 @@ from __future__ import annotations
 import contextlib
 import os
 
-from .context import CallContext
-from ..errors import Codes, ToolError
 from ..caches.folders import FolderScan, uncached_scan
+from ..errors import Codes, ToolError
 from ..fs.files import Listing, entry_details
 from ..render.listing import render_list
 from ..text.quoting import has_raw_bytes, in_message
+from .context import CallContext
 from .spec import INTEGER, NUMBER, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
 
-__all__ = ["LIST", "execute_list", "opened_folder", "folder_scan", "visible_entries"]
+__all__ = ["LIST", "execute_list", "folder_scan", "opened_folder", "visible_entries"]
 
 
 @contextlib.contextmanager
@@ -45,8 +45,11 @@ def folder_scan(ctx: CallContext, fd: int) -> FolderScan:
 def visible_entries(ctx: CallContext, scan: FolderScan, folder_real: str) -> tuple[Listing, int]:
     """``_visible`` of a scan, computed once per scan and visibility (the rules and the folder are the key,
     so workspaces or callers with other rules never share a filtered view)."""
-    return scan.view(("visible", ctx.resolver.visibility, folder_real), lambda: _visible(ctx, scan.listing, folder_real),
-                     size=lambda kept: 0 if kept[0] is scan.listing else len(kept[0]))
+    return scan.view(
+        ("visible", ctx.resolver.visibility, folder_real),
+        lambda: _visible(ctx, scan.listing, folder_real),
+        size=lambda kept: 0 if kept[0] is scan.listing else len(kept[0]),
+    )
 
 
 def _row(name: str, kind: str) -> dict:
@@ -67,9 +70,10 @@ def execute_list(ctx: CallContext, args: dict) -> dict:
         entries, hidden = visible_entries(ctx, scan, target.real)
         total = len(entries)
         if offset > max(total, 1):
+            noun = "entry" if total == 1 else "entries"
             raise ToolError(
                 Codes.ARGUMENT_INVALID,
-                f'offset {offset} is out of range for {in_message(target.display)} ({total} {"entry" if total == 1 else "entries"})',
+                f"offset {offset} is out of range for {in_message(target.display)} ({total} {noun})",
             )
         counts = {"directories": len(entries.directories), "files": len(entries.files), "other": len(entries.other)}
         rows = []
@@ -102,15 +106,26 @@ def _visible(ctx: CallContext, entries: Listing, folder_real: str) -> tuple[List
     return kept, len(entries) - len(kept)
 
 
-LIST_OUTPUT = value_schema({
-    "path": STRING,
-    "offset": INTEGER,
-    "entries": rows({"name": STRING, "type": {"enum": ["file", "directory", "other"]}, "size": nullable(INTEGER),
-                      "mtime": nullable(NUMBER), "target": nullable(STRING)}, ("name", "type")),
-    "totalEntries": INTEGER,
-    "counts": value_schema({"directories": INTEGER, "files": INTEGER, "other": INTEGER}),
-    "hiddenEntries": INTEGER,
-}, ("path", "offset", "entries", "totalEntries", "counts"))
+LIST_OUTPUT = value_schema(
+    {
+        "path": STRING,
+        "offset": INTEGER,
+        "entries": rows(
+            {
+                "name": STRING,
+                "type": {"enum": ["file", "directory", "other"]},
+                "size": nullable(INTEGER),
+                "mtime": nullable(NUMBER),
+                "target": nullable(STRING),
+            },
+            ("name", "type"),
+        ),
+        "totalEntries": INTEGER,
+        "counts": value_schema({"directories": INTEGER, "files": INTEGER, "other": INTEGER}),
+        "hiddenEntries": INTEGER,
+    },
+    ("path", "offset", "entries", "totalEntries", "counts"),
+)
 
 LIST = ToolSpec(
     name="list",

@@ -13,21 +13,23 @@ notebook nbformat does not validate, or touch the file (Jupyter saves the docume
 
 from __future__ import annotations
 
-from .context import CallContext
 from ..errors import Codes, ToolError
 from ..fs.files import can_write
-from ..notebooks.live import DocumentChanged
 from ..notebooks.format import notebook_from_dict, notebook_problem, parse_notebook, with_sources
+from ..notebooks.live import DocumentChanged
 from ..state.gate import check_observed_version, gated, observation_key
 from ..text.quoting import in_message
 from .cells import edit_sources
+from .context import CallContext
 
 __all__ = ["edit_live", "write_live"]
 
 
 def _changed(verb: str, shown: str) -> ToolError:
-    return ToolError(Codes.FS_NOT_OBSERVED,
-                     f"cannot {verb} {in_message(shown)}: it changed since this session last read it; read it again")
+    return ToolError(
+        Codes.FS_NOT_OBSERVED,
+        f"cannot {verb} {in_message(shown)}: it changed since this session last read it; read it again",
+    )
 
 
 def _writable(target, verb: str) -> None:
@@ -40,8 +42,11 @@ def _record(ctx: CallContext, gate, target, version: str, verb: str) -> None:
     try:
         gate.record_observation(ctx.session_key, observation_key(target.real), version)
     except Exception:
-        raise ToolError(Codes.STATE_UNAVAILABLE, f"cannot {verb} {in_message(target.display)}: the notebook was "
-                        "changed but the session state could not record it") from None
+        raise ToolError(
+            Codes.STATE_UNAVAILABLE,
+            f"cannot {verb} {in_message(target.display)}: the notebook was "
+            "changed but the session state could not record it",
+        ) from None
 
 
 def edit_live(ctx: CallContext, target, args: dict) -> dict | None:
@@ -61,17 +66,26 @@ def edit_live(ctx: CallContext, target, args: dict) -> dict | None:
         sources, found = edit_sources(nb, args, shown)
         problem = notebook_problem(with_sources(data, sources))
         if problem is not None:
-            raise ToolError(Codes.NOTEBOOK_INVALID, f"cannot edit {in_message(shown)}: the result would not be a "
-                            f"valid notebook: {problem}; nothing was written")
+            raise ToolError(
+                Codes.NOTEBOOK_INVALID,
+                f"cannot edit {in_message(shown)}: the result would not be a "
+                f"valid notebook: {problem}; nothing was written",
+            )
         try:
-            new_version = docs.replace_sources(target.real, version,
-                                               {i: (nb.cells[i - 1].source, text) for i, text in sources.items()})
+            new_version = docs.replace_sources(
+                target.real, version, {i: (nb.cells[i - 1].source, text) for i, text in sources.items()}
+            )
         except DocumentChanged:
             raise _changed("edit", shown) from None
         _record(ctx, gate, target, new_version, "edit")
     replace_all = bool(args.get("replace_all", False))
-    return {"path": shown, "replaceAll": replace_all, "replacements": found if replace_all else 1,
-            "cells": sorted(sources), "live": True}
+    return {
+        "path": shown,
+        "replaceAll": replace_all,
+        "replacements": found if replace_all else 1,
+        "cells": sorted(sources),
+        "live": True,
+    }
 
 
 def write_live(ctx: CallContext, target, data: bytes) -> dict | None:

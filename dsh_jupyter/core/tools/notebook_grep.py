@@ -20,20 +20,29 @@ import bisect
 import os
 import threading
 
-from .context import CallContext
+from ..caches.notebooks import plain_globs
 from ..errors import Codes, ToolError
 from ..fs.files import pread_all
+from ..fs.textwindow import BINARY_SNIFF_BYTES
 from ..notebooks.format import NotNotebook, is_notebook_name, parse_notebook
-from ..caches.notebooks import plain_globs
+from ..rg.jsonform import RgMatch
 from ..rg.recheck import Rechecker
 from ..rg.runner import memory_file
-from ..rg.jsonform import RgMatch
-from ..fs.textwindow import BINARY_SNIFF_BYTES
+from .context import CallContext
 from .grepspans import search_input
-from .searchroot import (VCS_DIRS, VCS_EXCLUDES, VCS_IN_PATH, SearchRoot, discovery_flags, drop_excluded,
-                         exclusion_flags, hide_flags, run_search)
+from .searchroot import (
+    VCS_DIRS,
+    VCS_EXCLUDES,
+    VCS_IN_PATH,
+    SearchRoot,
+    discovery_flags,
+    drop_excluded,
+    exclusion_flags,
+    hide_flags,
+    run_search,
+)
 
-__all__ = ["CellLine", "NOT_NOTEBOOKS", "NotebookListing", "search_notebooks", "searches_notebook_file"]
+__all__ = ["NOT_NOTEBOOKS", "CellLine", "NotebookListing", "search_notebooks", "searches_notebook_file"]
 
 NOT_NOTEBOOKS = "--glob=!*.ipynb"  # after the include glob: a later glob wins in rg
 
@@ -44,7 +53,7 @@ class CellLine(int):
     cell: int
     cell_id: str | None
 
-    def __new__(cls, line: int, cell: int, cell_id: str | None) -> "CellLine":
+    def __new__(cls, line: int, cell: int, cell_id: str | None) -> CellLine:
         obj = super().__new__(cls, line)
         obj.cell, obj.cell_id = cell, cell_id
         return obj
@@ -131,7 +140,9 @@ def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int) -> None:
             for cell in nb.cells:
                 stream.add(cell.source.encode("utf-8", "surrogatepass"), path, cell.index, cell.id)
             return
-    if b"\0" not in os.pread(fd, BINARY_SNIFF_BYTES, 0):  # searched as text, as read shows it; binary skipped as rg does
+    if b"\0" not in os.pread(
+        fd, BINARY_SNIFF_BYTES, 0
+    ):  # searched as text, as read shows it; binary skipped as rg does
         stream.add_file(fd, path)
 
 
@@ -144,16 +155,32 @@ def _list(ctx: CallContext, root: SearchRoot, include: str | None, excluded: lis
     vis = ctx.resolver.visibility
     tree = ctx.notebooks
     if tree is not None and include is None and plain_globs(vis.hide_globs):
-        rels = tree.list_notebooks(root.fd, shown=vis.shown, skip_dirs=frozenset(VCS_DIRS), excluded=frozenset(excluded),
-                                   cancelled=ctx.cancel.is_set)
+        rels = tree.list_notebooks(
+            root.fd,
+            shown=vis.shown,
+            skip_dirs=frozenset(VCS_DIRS),
+            excluded=frozenset(excluded),
+            cancelled=ctx.cancel.is_set,
+        )
         if rels is None:
             raise ToolError(Codes.SEARCH_ABORTED, "grep was cancelled before it finished")
         return sorted(drop_excluded(rels, excluded))
-    argv = ["--files", "--null", "--threads=1", *discovery_flags(ctx), f"--glob={include}" if include else "--glob=*.ipynb",
-            *VCS_EXCLUDES, *hide_flags(ctx), *exclusion_flags(excluded), "--", "."]
+    argv = [
+        "--files",
+        "--null",
+        "--threads=1",
+        *discovery_flags(ctx),
+        f"--glob={include}" if include else "--glob=*.ipynb",
+        *VCS_EXCLUDES,
+        *hide_flags(ctx),
+        *exclusion_flags(excluded),
+        "--",
+        ".",
+    ]
     outcome = run_search(ctx, argv, "grep", root)
-    rels = [p[2:] if p.startswith("./") else p
-            for p in outcome.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+    rels = [
+        p[2:] if p.startswith("./") else p for p in outcome.stdout.decode("utf-8", "surrogateescape").split("\0") if p
+    ]
     rels = [p for p in rels if is_notebook_name(p) and not VCS_IN_PATH.search(p)]
     return sorted(drop_excluded(rels, excluded))
 
@@ -172,8 +199,9 @@ class NotebookListing:
         self._error: BaseException | None = None
         self._thread = None
         if root.is_dir and not root.target.in_spill:
-            self._thread = threading.Thread(target=self._run, args=(ctx, root, include, excluded),
-                                            name="dsh-notebook-listing", daemon=True)
+            self._thread = threading.Thread(
+                target=self._run, args=(ctx, root, include, excluded), name="dsh-notebook-listing", daemon=True
+            )
             self._thread.start()
 
     def _run(self, ctx, root, include, excluded) -> None:
@@ -193,8 +221,14 @@ class NotebookListing:
         return self._rels
 
 
-def search_notebooks(ctx: CallContext, root: SearchRoot, pattern: str, include: str | None,
-                     excluded: list[str], listing: NotebookListing | None = None) -> tuple[list[RgMatch], list[bytes]]:
+def search_notebooks(
+    ctx: CallContext,
+    root: SearchRoot,
+    pattern: str,
+    include: str | None,
+    excluded: list[str],
+    listing: NotebookListing | None = None,
+) -> tuple[list[RgMatch], list[bytes]]:
     """The matches in the cell sources of the notebooks the search covers, as rg matches and records.
 
     Paths are as the main run prints them (``./rel`` below a folder root); a line inside a cell is

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import os
 
-from .context import CallContext
+from ..caches.lines import NO_MARKS
 from ..errors import Codes, ToolError
 from ..fs.files import file_version
-from ..caches.lines import NO_MARKS
+from ..fs.textwindow import NotText, read_window
+from ..notebooks.format import is_notebook_name
+from ..render.reading import render_read
 from ..state.gate import record_read
 from ..text.quoting import in_message
-from ..notebooks.format import is_notebook_name
-from ..fs.textwindow import NotText, read_window
-from ..render.reading import render_read
 from .cells import read_cells
+from .context import CallContext
 from .spec import BOOLEAN, INTEGER, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
 
-__all__ = ["READ", "execute_read", "BOM"]
+__all__ = ["BOM", "READ", "execute_read"]
 
 BOM = "\ufeff"
 
@@ -40,13 +40,17 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
                 if cells is not None:
                     return cells
             # A streamed file's known line starts (lineindex): a continuation seeks, never recounts.
-            marks = NO_MARKS if ctx.lines is None or fst.st_size < s.read_stream_min_size else \
-                ctx.lines.for_file(fd, file_version(fst))
+            marks = (
+                NO_MARKS
+                if ctx.lines is None or fst.st_size < s.read_stream_min_size
+                else ctx.lines.for_file(fd, file_version(fst))
+            )
             try:
                 # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
                 keep = 4 * s.read_max_line_length + 8
-                window = read_window(fd, fst.st_size, offset, limit, s.read_stream_min_size, keep,
-                                     marks.nearest(offset))
+                window = read_window(
+                    fd, fst.st_size, offset, limit, s.read_stream_min_size, keep, marks.nearest(offset)
+                )
             except NotText:
                 raise ToolError(Codes.FS_NOT_TEXT, f"cannot read {in_message(target.display)}: binary file") from None
             except OSError as exc:
@@ -97,43 +101,64 @@ def _fit(raw: list[str], offset: int, max_chars: int, max_bytes: int) -> tuple[l
 _LINES = {"type": "array", "items": value_schema({"number": INTEGER, "text": STRING})}
 
 # read answers one of two shapes: numbered lines of a text file, or the cells of a notebook.
-_TEXT_READ = value_schema({
-    "path": STRING,
-    "offset": INTEGER,
-    "lines": _LINES,
-    "totalLines": nullable(INTEGER),  # null: a streamed window that ended before the end of the file
-    "capped": BOOLEAN,
-    "note": STRING,
-}, ("path", "offset", "lines", "totalLines"))
+_TEXT_READ = value_schema(
+    {
+        "path": STRING,
+        "offset": INTEGER,
+        "lines": _LINES,
+        "totalLines": nullable(INTEGER),  # null: a streamed window that ended before the end of the file
+        "capped": BOOLEAN,
+        "note": STRING,
+    },
+    ("path", "offset", "lines", "totalLines"),
+)
 
-_OUTPUT = value_schema({
-    "number": INTEGER, "outputType": STRING, "text": nullable(STRING), "more": INTEGER, "name": STRING,
-    "data": rows({"mime": STRING, "bytes": INTEGER}, ("mime", "bytes")),
-    "ename": STRING, "evalue": STRING, "omitted": INTEGER,
-}, ("number", "outputType"))
+_OUTPUT = value_schema(
+    {
+        "number": INTEGER,
+        "outputType": STRING,
+        "text": nullable(STRING),
+        "more": INTEGER,
+        "name": STRING,
+        "data": rows({"mime": STRING, "bytes": INTEGER}, ("mime", "bytes")),
+        "ename": STRING,
+        "evalue": STRING,
+        "omitted": INTEGER,
+    },
+    ("number", "outputType"),
+)
 
-_CELL = value_schema({
-    "index": INTEGER,
-    "id": nullable(STRING),
-    "type": STRING,
-    "executionCount": nullable(INTEGER),
-    "lines": _LINES,
-    "totalLines": INTEGER,
-    "attachments": rows({"name": STRING, "mime": STRING, "bytes": INTEGER}, ("name", "mime", "bytes")),
-    "outputs": {"type": "array", "items": _OUTPUT},
-    "cut": nullable(value_schema({"linesShown": INTEGER, "linesTotal": INTEGER, "attachmentsHidden": INTEGER,
-                                  "outputsHidden": INTEGER})),
-}, ("index", "type", "lines", "outputs"))
+_CELL = value_schema(
+    {
+        "index": INTEGER,
+        "id": nullable(STRING),
+        "type": STRING,
+        "executionCount": nullable(INTEGER),
+        "lines": _LINES,
+        "totalLines": INTEGER,
+        "attachments": rows({"name": STRING, "mime": STRING, "bytes": INTEGER}, ("name", "mime", "bytes")),
+        "outputs": {"type": "array", "items": _OUTPUT},
+        "cut": nullable(
+            value_schema(
+                {"linesShown": INTEGER, "linesTotal": INTEGER, "attachmentsHidden": INTEGER, "outputsHidden": INTEGER}
+            )
+        ),
+    },
+    ("index", "type", "lines", "outputs"),
+)
 
-_NOTEBOOK_READ = value_schema({
-    "path": STRING,
-    "type": {"const": "notebook"},
-    "offset": INTEGER,
-    "cells": {"type": "array", "items": _CELL},
-    "totalCells": INTEGER,
-    "capped": BOOLEAN,
-    "live": BOOLEAN,
-}, ("path", "type", "offset", "cells", "totalCells"))
+_NOTEBOOK_READ = value_schema(
+    {
+        "path": STRING,
+        "type": {"const": "notebook"},
+        "offset": INTEGER,
+        "cells": {"type": "array", "items": _CELL},
+        "totalCells": INTEGER,
+        "capped": BOOLEAN,
+        "live": BOOLEAN,
+    },
+    ("path", "type", "offset", "cells", "totalCells"),
+)
 
 READ_OUTPUT = {"type": "object", "anyOf": [_TEXT_READ, _NOTEBOOK_READ]}
 
@@ -151,8 +176,11 @@ READ = ToolSpec(
         {
             "file_path": {**PATH, "description": "File to read, relative to the working directory."},
             "offset": {**OFFSET, "description": "1-based line to start at (default 1); for a notebook, 1-based cell."},
-            "limit": {"type": "integer", "minimum": 1,
-                      "description": "Lines to return (default 2000); for a notebook, cells."},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Lines to return (default 2000); for a notebook, cells.",
+            },
         },
         ("file_path",),
     ),

@@ -18,16 +18,31 @@ import re
 import signal
 from dataclasses import dataclass
 
-from ..fs.tree import proc_fd_path
-from .context import CallContext
 from ..errors import Codes, ToolError
 from ..fs.resolver import Target, is_within
-from ..rg.runner import RgMissing, RgOutcome, run_rg
+from ..fs.tree import proc_fd_path
 from ..rg.fence import FenceError
+from ..rg.runner import RgMissing, RgOutcome, run_rg
+from .context import CallContext
 
-__all__ = ["SearchRoot", "open_search_root", "run_search", "diagnostic", "VCS_DIRS", "VCS_EXCLUDES",
-           "VCS_IN_PATH", "DISCOVERY", "inside_vcs", "excluded_below", "discovery_flags", "hide_flags",
-           "unfenced", "exclusion_flags", "drop_excluded", "overflow_error"]
+__all__ = [
+    "DISCOVERY",
+    "VCS_DIRS",
+    "VCS_EXCLUDES",
+    "VCS_IN_PATH",
+    "SearchRoot",
+    "diagnostic",
+    "discovery_flags",
+    "drop_excluded",
+    "excluded_below",
+    "exclusion_flags",
+    "hide_flags",
+    "inside_vcs",
+    "open_search_root",
+    "overflow_error",
+    "run_search",
+    "unfenced",
+]
 
 VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
 VCS_EXCLUDES = [f"--glob=!{name}" for name in VCS_DIRS]
@@ -70,7 +85,7 @@ def inside_vcs(ctx: CallContext, root: SearchRoot) -> bool:
     if root.target.in_spill:
         return False
     rel = ctx.resolver.tree.relative(root.real)
-    return bool(rel) and bool(VCS_IN_PATH.search(rel))
+    return bool(rel and VCS_IN_PATH.search(rel))
 
 
 def excluded_below(ctx: CallContext, root: SearchRoot) -> list[str]:
@@ -115,8 +130,15 @@ def drop_excluded(paths: list[str], rels: list[str]) -> list[str]:
     return [p for p in paths if not p.startswith(heads) and p not in rels]
 
 
-def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, consume=None,
-               stdin: int | None = None, keep_stdout: bool = True) -> RgOutcome:
+def run_search(
+    ctx: CallContext,
+    args: list[str],
+    tool: str,
+    root: SearchRoot,
+    consume=None,
+    stdin: int | None = None,
+    keep_stdout: bool = True,
+) -> RgOutcome:
     """Run rg from the search root's descriptor, fenced; map every way it can fail.
 
     ``consume`` gets each piece of rg's stdout as it arrives, ``stdin`` is a descriptor rg reads
@@ -127,10 +149,8 @@ def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, c
     if ctx.cancel.is_set():  # the caller left while this search waited for a slot
         raise ToolError(Codes.SEARCH_ABORTED, f"{tool} was cancelled before it finished")
     proc_path = proc_fd_path(root.fd)
-    if root.is_dir:
-        cwd, pass_fds = (proc_path or root.real), ()
-    else:
-        cwd, pass_fds = "/", (root.fd,)
+    pass_fds: tuple[int, ...] = () if root.is_dir else (root.fd,)
+    cwd = (proc_path or root.real) if root.is_dir else "/"
     spawn = None
     if ctx.fence is not None:
         fence = ctx.fence
@@ -173,8 +193,7 @@ def run_search(ctx: CallContext, args: list[str], tool: str, root: SearchRoot, c
             name = f"signal {-code}"
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep was killed ({name})")
     if code not in (0, 1, 2):
-        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep exited with status {code}: "
-                        f"{diagnostic(outcome)}")
+        raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep exited with status {code}: {diagnostic(outcome)}")
     if code == 2 and outcome.stderr_head.startswith(PATTERN_ERRORS):
         raise ToolError(Codes.SEARCH_INVALID_PATTERN, f"invalid pattern: {diagnostic(outcome)}")
     return outcome
@@ -190,8 +209,14 @@ def overflow_error(ctx: CallContext, tool: str) -> ToolError:
 
 # rg's own words for a pattern it cannot use: a regex, a glob (the glob tool's pattern or
 # grep's include), a literal it refuses in a regex, a regex past its size limit.
-PATTERN_ERRORS = ("rg: regex parse error", "rg: error parsing glob", "rg: the literal", "rg: regex could not",
-                   "regex parse error", "error parsing glob")
+PATTERN_ERRORS = (
+    "rg: regex parse error",
+    "rg: error parsing glob",
+    "rg: the literal",
+    "rg: regex could not",
+    "regex parse error",
+    "error parsing glob",
+)
 _GLOB_META = re.compile(r"[*?\[\]{}!\\]")
 
 
@@ -204,9 +229,10 @@ def diagnostic(outcome: RgOutcome) -> str:
     return text if len(text) <= 1000 else text[:400] + " ... " + text[-595:]
 
 
-def save_spill(ctx: CallContext, tool: str, text: str, pattern: str) -> str | None:
+def save_spill(ctx: CallContext, tool: str, text: str | bytes, pattern: str) -> str | None:
     """Save a complete result in this session's spill folder; None when it could not be."""
     if ctx.spills is None:
         return None
-    return ctx.spills.save(ctx.session_key, ctx.call_id, tool, text, label=f"{tool} {pattern}", user=ctx.user,
-                           quota=ctx.spill_quota)
+    return ctx.spills.save(
+        ctx.session_key, ctx.call_id, tool, text, label=f"{tool} {pattern}", user=ctx.user, quota=ctx.spill_quota
+    )

@@ -14,8 +14,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["ToolSpec", "PATH", "OFFSET", "NAME", "NO_NUL", "NOT_BLANK", "TEXT", "STRING", "INTEGER", "BOOLEAN",
-           "NUMBER", "nullable", "object_schema", "rows", "value_schema"]
+__all__ = [
+    "BOOLEAN",
+    "INTEGER",
+    "NAME",
+    "NOT_BLANK",
+    "NO_NUL",
+    "NUMBER",
+    "OFFSET",
+    "PATH",
+    "STRING",
+    "TEXT",
+    "ToolSpec",
+    "nullable",
+    "object_schema",
+    "rows",
+    "value_schema",
+]
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import re
 import stat as statmod
 
 from ..errors import Codes, ToolError
-from ..fs.files import can_write, create_file, replace_file, Changed
+from ..fs.files import Changed, can_write, create_file, file_version, replace_file
 from ..fs.resolver import RETRIES, display_path
 from ..fs.rewrite import needs_in_place, rewrite_in_place
 from ..fs.textwindow import BINARY_SNIFF_BYTES
@@ -27,14 +27,22 @@ from ..notebooks.format import is_notebook_name
 from ..render.writing import render_write
 from ..state.gate import check_observed, gated, observation_key
 from ..text.quoting import in_message
-from ..fs.files import file_version
 from .cells import check_written
 from .context import CallContext
 from .live_notebooks import write_live
-from .spec import PATH, TEXT, STRING, INTEGER, BOOLEAN, ToolSpec, object_schema, value_schema
+from .spec import BOOLEAN, INTEGER, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
 
-__all__ = ["WRITE", "BOM", "check_writable", "current_stat", "encode_text", "execute_write", "open_existing",
-           "refuse_path", "replace_gated"]
+__all__ = [
+    "BOM",
+    "WRITE",
+    "check_writable",
+    "current_stat",
+    "encode_text",
+    "execute_write",
+    "open_existing",
+    "refuse_path",
+    "replace_gated",
+]
 
 BOM = b"\xef\xbb\xbf"
 
@@ -51,7 +59,7 @@ def refuse_path(ctx: CallContext, path: str, verb: str) -> None:
     if ctx.resolver.rel_in_root(lexical) is None:
         raise ToolError(Codes.FS_OUTSIDE_ROOT, f"cannot {verb} {in_message(raw)}: path is outside the workspace")
     if path.endswith("/"):
-        raise ToolError(Codes.ARGUMENT_INVALID, f"file_path must name a file; {in_message(path)} ends with \"/\"")
+        raise ToolError(Codes.ARGUMENT_INVALID, f'file_path must name a file; {in_message(path)} ends with "/"')
 
 
 def current_stat(target) -> os.stat_result | None:
@@ -59,7 +67,10 @@ def current_stat(target) -> os.stat_result | None:
     for _ in range(RETRIES):
         entry = target.entry
         if entry.parent_not_dir:
-            raise ToolError(Codes.FS_NOT_DIRECTORY, f"cannot {target.verb} {in_message(target.display)}: a parent is not a directory")
+            raise ToolError(
+                Codes.FS_NOT_DIRECTORY,
+                f"cannot {target.verb} {in_message(target.display)}: a parent is not a directory",
+            )
         if entry.missing_parent:
             return None
         try:
@@ -91,8 +102,10 @@ def open_existing(target, st: os.stat_result, verb: str) -> tuple[int, os.stat_r
 
 
 def _changed(verb: str, display: str) -> ToolError:
-    return ToolError(Codes.FS_NOT_OBSERVED,
-                     f"cannot {verb} {in_message(display)}: it changed since this session last read it; read it again")
+    return ToolError(
+        Codes.FS_NOT_OBSERVED,
+        f"cannot {verb} {in_message(display)}: it changed since this session last read it; read it again",
+    )
 
 
 def check_writable(target, fst: os.stat_result, verb: str) -> None:
@@ -124,6 +137,7 @@ def replace_gated(ctx: CallContext, gate, target, data: bytes, old: os.stat_resu
     entry = target.entry
     try:
         if needs_in_place(entry.dir_fd, old):
+            assert ctx.store is not None  # the write gate is held, so the state store is there
             backups = os.path.join(os.path.dirname(ctx.store.path), "backups")
             new = rewrite_in_place(entry.dir_fd, entry.name, data, old, backups, target.real)
         else:
@@ -141,7 +155,8 @@ def _record(ctx: CallContext, gate, target, new: os.stat_result, verb: str) -> N
     except Exception:
         raise ToolError(
             Codes.STATE_UNAVAILABLE,
-            f"cannot {verb} {in_message(target.display)}: the file was written but the session state could not record it",
+            f"cannot {verb} {in_message(target.display)}: the file was written but the session state "
+            "could not record it",
         ) from None
 
 
@@ -167,8 +182,11 @@ def execute_write(ctx: CallContext, args: dict) -> dict:
                     try:
                         head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
                         if b"\0" in head:
-                            raise ToolError(Codes.FS_NOT_TEXT, f"cannot write {in_message(target.display)}: binary "
-                                            "file; write replaces text files only")
+                            raise ToolError(
+                                Codes.FS_NOT_TEXT,
+                                f"cannot write {in_message(target.display)}: binary "
+                                "file; write replaces text files only",
+                            )
                         check_writable(target, fst, "write")
                         check_observed(gate, ctx.session_key, target.real, fst, "write", target.display)
                         data = _keep_style(fd, fst, head, data)
@@ -215,8 +233,10 @@ def _keep_style(fd: int, old: os.stat_result, sample: bytes, data: bytes) -> byt
     return data
 
 
-WRITE_OUTPUT = value_schema({"path": STRING, "operation": {"enum": ["create", "update"]}, "bytes": INTEGER,
-                             "live": BOOLEAN}, ("path", "operation", "bytes"))
+WRITE_OUTPUT = value_schema(
+    {"path": STRING, "operation": {"enum": ["create", "update"]}, "bytes": INTEGER, "live": BOOLEAN},
+    ("path", "operation", "bytes"),
+)
 
 WRITE = ToolSpec(
     name="write",

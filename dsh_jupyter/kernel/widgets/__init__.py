@@ -19,17 +19,17 @@ from .search import GlobView, GrepView
 from .windows import ReadWindow, SpillWindow
 
 __all__ = [
-    "view_for",
+    "CallLogView",
     "DshView",
-    "ListingView",
-    "ReadView",
-    "SpillView",
-    "ReadWindow",
-    "SpillWindow",
     "GlobView",
     "GrepView",
-    "CallLogView",
+    "ListingView",
+    "ReadView",
+    "ReadWindow",
+    "SpillView",
+    "SpillWindow",
     "SpillsView",
+    "view_for",
 ]
 
 

@@ -58,7 +58,7 @@ class DshView(anywidget.AnyWidget):
         super().__init__(**kwargs)
         self.workspace = workspace
         self.session = session
-        self.opened = None  # the window shown in the panel (windows.ReadWindow), or None
+        self.opened: ReadWindow | None = None  # the window shown in the panel, or None
         self._anchor = ""
         self.on_msg(self._on_msg)
 
@@ -156,6 +156,8 @@ class DshView(anywidget.AnyWidget):
         elif op == "previous":
             self.opened.previous_page()
         elif op == "jump":
+            if line is None:
+                raise ValueError("a jump needs a line")
             self.opened.jump(int(line))
         else:
             raise ValueError(f"unknown window action {op!r}")

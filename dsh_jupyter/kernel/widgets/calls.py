@@ -22,7 +22,7 @@ from .base import DshView
 from .search import query_name
 from .windows import SpillWindow
 
-__all__ = ["CallLogView", "SpillsView", "CALLS_PAGE", "call_title", "spill_names"]
+__all__ = ["CALLS_PAGE", "CallLogView", "SpillsView", "call_title", "spill_names"]
 
 CALLS_PAGE = 50
 _SCAN_CHUNK = 500
@@ -41,8 +41,15 @@ def call_title(call: dict) -> str:
 
 
 def _summary(number: int, call: dict) -> dict:
-    return {"number": number, "tool": call["tool"], "title": call_title(call), "surface": call["surface"],
-            "error": bool(call["isError"]), "started": call["started"], "ms": round(call["durationMs"], 1)}
+    return {
+        "number": number,
+        "tool": call["tool"],
+        "title": call_title(call),
+        "surface": call["surface"],
+        "error": bool(call["isError"]),
+        "started": call["started"],
+        "ms": round(call["durationMs"], 1),
+    }
 
 
 def spill_names(workspace, session: str, spills: list[dict], limit: int = 5000) -> dict[str, str]:
@@ -88,8 +95,13 @@ class CallLogView(DshView):
                 self.newest()
 
     def handlers(self) -> dict:
-        return {**super().handlers(), "page": self.page, "expand": self.expand, "newest": self.newest,
-                "filter": self.set_filter}
+        return {
+            **super().handlers(),
+            "page": self.page,
+            "expand": self.expand,
+            "newest": self.newest,
+            "filter": self.set_filter,
+        }
 
     # -- paging ----------------------------------------------------------------------------------
 
@@ -163,7 +175,8 @@ class CallLogView(DshView):
         while start < total:
             for i, call in enumerate(self.workspace.calls(self.session, start, _SCAN_CHUNK)["calls"]):
                 if (not self.tool_filter or call["tool"] == self.tool_filter) and (
-                        not self.errors_only or call["isError"]):
+                    not self.errors_only or call["isError"]
+                ):
                     kept.append(_summary(start + i + 1, call))
             start += _SCAN_CHUNK
         return kept
@@ -210,4 +223,3 @@ class SpillsView(DshView):
         spill = self.spills[int(index)]
         window = SpillWindow(self, spill["locator"], name=spill["name"], tool=spill["tool"])
         return self.open_window(window, f"spill:{index}")
-

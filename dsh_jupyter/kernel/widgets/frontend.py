@@ -20,7 +20,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-__all__ = ["ESM", "CSS", "MODULES", "join_modules"]
+__all__ = ["CSS", "ESM", "MODULES", "join_modules"]
 
 FRONT = Path(__file__).with_name("front")
 

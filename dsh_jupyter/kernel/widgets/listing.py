@@ -29,7 +29,7 @@ from ...core.tools.browse import BROWSE_SORTS
 from .base import DshView
 from .windows import ReadWindow
 
-__all__ = ["ListingView", "child_path", "MODEL_ORDER"]
+__all__ = ["MODEL_ORDER", "ListingView", "child_path"]
 
 _MARKS = {"directory": "/", "file": "", "other": "@"}
 MODEL_ORDER = "the model's order: directories first, then files, then other, each alphabetical"
@@ -48,9 +48,13 @@ def child_path(parent: str, name: str) -> str:
 
 def row(entry: dict) -> dict:
     """One entry as plain data for the front end; ``label`` is the name exactly as the model prints it."""
-    out = {"name": entry["name"], "label": quote_name(entry["name"]) + _MARKS[entry["type"]], "type": entry["type"],
-           "size": entry.get("size") if entry["type"] == "file" else None,  # a link's own size misleads
-           "mtime": entry.get("mtime")}
+    out = {
+        "name": entry["name"],
+        "label": quote_name(entry["name"]) + _MARKS[entry["type"]],
+        "type": entry["type"],
+        "size": entry.get("size") if entry["type"] == "file" else None,  # a link's own size misleads
+        "mtime": entry.get("mtime"),
+    }
     if entry.get("target"):
         out["target"] = entry["target"]
     return out
@@ -116,8 +120,14 @@ class ListingView(DshView):
                 return True
             path = result.value["path"]
         try:
-            value = self.workspace.browse(path, offset, sort=self.sort, descending=self.descending,
-                                          name_filter=self.filter or None, session=self.session)
+            value = self.workspace.browse(
+                path,
+                offset,
+                sort=self.sort,
+                descending=self.descending,
+                name_filter=self.filter or None,
+                session=self.session,
+            )
         except ToolError as exc:
             self.error = f"Error: {exc.message}"
             return False
@@ -211,7 +221,7 @@ class ListingView(DshView):
             return [[".", "."]] + [[p, "/".join(parts[: i + 1])] for i, p in enumerate(parts)]
         root = self.workspace.root
         if path == root or path.startswith(root.rstrip("/") + "/"):
-            rest = path[len(root):].strip("/")
+            rest = path[len(root) :].strip("/")
             parts = rest.split("/") if rest else []
             return [[root, root]] + [[p, posixpath.join(root, *parts[: i + 1])] for i, p in enumerate(parts)]
         return [[path, path]]
@@ -243,11 +253,19 @@ class ListingView(DshView):
             self.order = f"Sorted {words}, over all {self.matched:,} entries: not the model's order"
         if self.filter:
             self.order += f"; {self.matched:,} of {self.total:,} names contain {quote_name(self.filter)}"
-        self.footer_note = "" if self.model_order() else (
-            f"(of the model's own page, {getattr(self, '_model_page', 'its page')}; it never sees this view)")
+        self.footer_note = (
+            ""
+            if self.model_order()
+            else (f"(of the model's own page, {getattr(self, '_model_page', 'its page')}; it never sees this view)")
+        )
         last = self.offset + len(entries) - 1
         of = f"{self.matched:,}" + (" matching" if self.filter else "")
         self.status = f"entries {self.offset:,}-{last:,} of {of}" if entries else f"no entries of {of}"
         self.summary = f"{self.total:,} {'entry' if self.total == 1 else 'entries'}"
-        self.pager = {"prev": self.offset > 1, "next": last < self.matched, "offset": self.offset,
-                      "noun": "entries", "step": self.page_size}
+        self.pager = {
+            "prev": self.offset > 1,
+            "next": last < self.matched,
+            "offset": self.offset,
+            "noun": "entries",
+            "step": self.page_size,
+        }

@@ -49,7 +49,7 @@ def notebook_rows(cells: list[dict], hit_cell: int = 0, hit_line: int = 0) -> tu
                 number = int(m.group(1))
                 if here and number == hit_line:
                     hit = len(rows)
-                rows.append([number, line[m.end():], "source"])
+                rows.append([number, line[m.end() :], "source"])
             else:
                 rows.append(["", line, "output"])
     return rows, hit

@@ -13,14 +13,22 @@ from __future__ import annotations
 from .base import DshView
 from .windows import CONTEXT_LINES, SPILL_PAGE_LINES, ReadWindow, SpillWindow
 
-__all__ = ["ReadView", "SpillView", "CONTEXT_LINES", "SPILL_PAGE_LINES"]
+__all__ = ["CONTEXT_LINES", "SPILL_PAGE_LINES", "ReadView", "SpillView"]
 
 
 class ReadView(DshView):
     """``read`` as a window with previous / next / jump to line."""
 
-    def __init__(self, workspace, session: str, result=None, path: str | None = None, offset: int = 1,
-                 limit: int | None = None, highlight: int = 0) -> None:
+    def __init__(
+        self,
+        workspace,
+        session: str,
+        result=None,
+        path: str | None = None,
+        offset: int = 1,
+        limit: int | None = None,
+        highlight: int = 0,
+    ) -> None:
         super().__init__(workspace, session)
         self.kind = "read"
         with self.hold_sync():
@@ -36,9 +44,15 @@ class ReadView(DshView):
     def handlers(self) -> dict:
         return {**super().handlers(), "close": lambda: None}  # the window is the whole view
 
+    @property
+    def window(self) -> ReadWindow:
+        """The view's one window (opened in ``__init__``, never closed: it is the whole view)."""
+        assert self.opened is not None
+        return self.opened
+
     def _window_changed(self) -> None:
         super()._window_changed()
-        w = self.opened
+        w = self.window
         self.subject = self.panel.get("subject", "")
         self.status = w.status
         self.error = w.error
@@ -46,28 +60,36 @@ class ReadView(DshView):
         self.footer = w.footer
 
     # The window's state, under the names the views have always had.
-    path = property(lambda self: self.opened.path)
-    offset = property(lambda self: self.opened.offset)
-    lines = property(lambda self: self.opened.lines)
-    total = property(lambda self: self.opened.total)
-    limit = property(lambda self: self.opened.limit)
-    highlight = property(lambda self: self.opened.highlight)
+    path = property(lambda self: self.window.path)
+    offset = property(lambda self: self.window.offset)
+    lines = property(lambda self: self.window.lines)
+    total = property(lambda self: self.window.total)
+    limit = property(lambda self: self.window.limit)
+    highlight = property(lambda self: self.window.highlight)
 
     def next_page(self) -> bool:
-        return self.opened.next_page()
+        return self.window.next_page()
 
     def previous_page(self) -> bool:
-        return self.opened.previous_page()
+        return self.window.previous_page()
 
     def jump(self, line: int) -> bool:
-        return self.opened.jump(line)
+        return self.window.jump(line)
 
 
 class SpillView(ReadView):
     """A saved full glob/grep result, paged with ``Workspace.spill_page`` (owner session only)."""
 
-    def __init__(self, workspace, session: str, locator: str, offset: int = 1,
-                 limit: int | None = SPILL_PAGE_LINES, name: str = "", tool: str = "") -> None:
+    def __init__(
+        self,
+        workspace,
+        session: str,
+        locator: str,
+        offset: int = 1,
+        limit: int | None = SPILL_PAGE_LINES,
+        name: str = "",
+        tool: str = "",
+    ) -> None:
         self.locator, self._name, self._tool = locator, name, tool
         super().__init__(workspace, session, path=locator, offset=offset, limit=limit)
 

@@ -29,7 +29,7 @@ def group_paths(paths: list[str], root: str) -> dict[str, list[str]]:
     prefix = "" if root == "." else root.rstrip("/") + "/"
     groups: dict[str, list[str]] = {}
     for path in paths:
-        rest = path[len(prefix):] if prefix and path.startswith(prefix) else path
+        rest = path[len(prefix) :] if prefix and path.startswith(prefix) else path
         head, sep, _ = rest.partition("/")
         groups.setdefault(head + sep, []).append(path)
     return groups
@@ -87,11 +87,15 @@ class GlobView(_SearchView):
         self.subject = value["pattern"]
         root = quote_name(value.get("root", "."))
         n = len(self.grouped)
-        self.summary = (f"in {root}: {shown:,} of {total:,} paths in {n:,} top-level "
-                        f"{'entry' if n == 1 else 'entries'} shown")
+        self.summary = (
+            f"in {root}: {shown:,} of {total:,} paths in {n:,} top-level {'entry' if n == 1 else 'entries'} shown"
+        )
         self.groups = [
-            {"key": key, "label": quote_name(key.rstrip("/")) + ("/" if key.endswith("/") else ""),
-             "paths": [[p, quote_name(p)] for p in paths]}
+            {
+                "key": key,
+                "label": quote_name(key.rstrip("/")) + ("/" if key.endswith("/") else ""),
+                "paths": [[p, quote_name(p)] for p in paths],
+            }
             for key, paths in self.grouped.items()
         ]
         if not self.paths:

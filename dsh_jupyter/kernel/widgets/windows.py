@@ -24,7 +24,7 @@ from ...core.errors import ToolError
 from ...core.text.quoting import quote_name
 from .notebookrows import notebook_rows
 
-__all__ = ["ReadWindow", "SpillWindow", "CONTEXT_LINES", "SPILL_PAGE_LINES", "contents_path"]
+__all__ = ["CONTEXT_LINES", "SPILL_PAGE_LINES", "ReadWindow", "SpillWindow", "contents_path"]
 
 CONTEXT_LINES = 3  # a window opened at a line starts this many lines above it
 SPILL_PAGE_LINES = 200  # lines per spill-viewer page (a saved glob result: one path per line)
@@ -56,8 +56,9 @@ class ReadWindow:
     label = "read"
     noun = "lines"
 
-    def __init__(self, view, path: str, offset: int = 1, limit: int | None = None, highlight: int = 0,
-                 result=None, cell: int = 0) -> None:
+    def __init__(
+        self, view, path: str, offset: int = 1, limit: int | None = None, highlight: int = 0, result=None, cell: int = 0
+    ) -> None:
         self.view = view  # the owning DshView: its session, workspace and call()
         self.path = path
         self.limit = limit
@@ -73,7 +74,7 @@ class ReadWindow:
         self.history: list[int] = []  # offsets "next" came from, so "previous" goes back exactly
         self.listener = None  # called after every change (the owner re-syncs its panel)
         self.editor_path = ""
-        self.back = None  # the window this one was opened from (a saved result), for "back"
+        self.back: ReadWindow | None = None  # the window this one was opened from (a saved result), for "back"
         if result is not None:
             self.show(result)
         else:
@@ -215,8 +216,9 @@ class SpillWindow(ReadWindow):
     kind = "spill"
     label = "saved result"
 
-    def __init__(self, view, locator: str, offset: int = 1, limit: int | None = SPILL_PAGE_LINES,
-                 name: str = "", tool: str = "") -> None:
+    def __init__(
+        self, view, locator: str, offset: int = 1, limit: int | None = SPILL_PAGE_LINES, name: str = "", tool: str = ""
+    ) -> None:
         self.locator = locator
         self.name = name  # the query that made it ("grep TODO --include *.py")
         self.tool = tool  # "glob" or "grep": how its lines read
@@ -256,8 +258,9 @@ class SpillWindow(ReadWindow):
         return out
 
     def fetch(self, offset: int):
-        return self.view.workspace.spill_page(self.locator, session=self.view.session, offset=offset,
-                                              limit=self.limit, surface="widget")
+        return self.view.workspace.spill_page(
+            self.locator, session=self.view.session, offset=offset, limit=self.limit, surface="widget"
+        )
 
     def editor_path_for(self, display: str) -> str:
         return ""  # saved results live outside the workspace
