@@ -1,8 +1,8 @@
 """dsh-jupyter: a workspace explorer whose tool output never passes a page off as the whole."""
 
+from ._version import __version__
 from .core.workspace import Result, Workspace
 
-__version__ = "0.1.0"
 __all__ = ["Result", "Workspace", "__version__"]
 
 

@@ -68,3 +68,18 @@ def test_the_wheel_ships_the_lab_extra_and_the_extensions(wheel):
     assert "Provides-Extra: lab" in metadata.splitlines()
     assert any(n.endswith("etc/jupyter/jupyter_server_config.d/dsh_jupyter.json") for n in names)
     assert any(n.endswith("share/jupyter/labextensions/dsh-jupyter-shim/package.json") for n in names)
+
+
+def test_the_version_has_one_source():
+    """labextension_shim/package.json holds the version; the package and its metadata take it from there."""
+    import json
+    from importlib.metadata import version
+
+    import dsh_jupyter
+
+    repo = Path(__file__).resolve().parents[1]
+    shim = json.loads((repo / "labextension_shim" / "package.json").read_text())["version"]
+    assert dsh_jupyter.__version__ == shim == version("dsh-jupyter")
+    pyproject = (repo / "pyproject.toml").read_text()
+    assert 'dynamic = ["version"]' in pyproject and "\nversion =" not in pyproject
+    assert "__version__ =" not in (repo / "dsh_jupyter" / "__init__.py").read_text()

@@ -1,7 +1,7 @@
 """The ``dsh_jupyter`` server extension: configuration, the shared ``Workspace``, the routes.
 
 Why it exists: Jupyter loads exactly one ``ExtensionApp`` per extension. This one turns the
-``DshJupyter`` traitlets (the SPEC section 5 settings, same snake_case names) into one validated
+``DshJupyter`` traitlets (every core setting, under the same snake_case names) into one validated
 core ``Workspace`` rooted at the server's ``root_dir``, owns the thread pool tool calls run on,
 exports ``DSH_STATE_PATH``/``DSH_ROOT``/``DSH_SPILL_ROOT`` so kernels started by this server attach
 to the same state, and ``DSH_SETTINGS`` (every setting, as JSON) so their ``%dsh`` pages as REST
@@ -48,7 +48,7 @@ class DshJupyter(SettingTraits, ExtensionApp):
     description = "Agent workspace tools over REST, sharing session state with kernels."
     load_other_extensions = True
 
-    # The core settings (SPEC section 5) come from SettingTraits, one traitlet each, same names.
+    # The core settings come from SettingTraits, one traitlet each, same names.
     # -- server-only settings ----------------------------------------------------------------
     max_body_bytes = Int(
         DEFAULT_MAX_BODY_BYTES,
@@ -122,7 +122,7 @@ class DshJupyter(SettingTraits, ExtensionApp):
         self.workspace = workspace
         self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
         self.search_executor = ThreadPoolExecutor(max_workers=self.search_threads, thread_name_prefix="dsh-search")
-        # Kernels this server starts inherit these and attach to the same state (SPEC section 6).
+        # Kernels this server starts inherit these and attach to the same state.
         os.environ["DSH_STATE_PATH"] = workspace.state_path
         os.environ["DSH_ROOT"] = workspace.root
         spill_root = workspace.resolver.spill_root

@@ -297,7 +297,7 @@ def _tool_paths(registry: dict) -> dict:
 
 
 def _session_paths() -> dict:
-    """Sessions, their call logs and spills, and a spill's pages."""
+    """Sessions: list, create, read, move, delete."""
     paths: dict = {}
     paths["/sessions"] = {
         "get": {
@@ -341,6 +341,12 @@ def _session_paths() -> dict:
             "responses": {"204": {"description": "Deleted."}, **_errors(400, 403, 404, 503)},
         },
     }
+    return paths
+
+
+def _record_paths() -> dict:
+    """A session's call log and saved results, and one page of a saved result."""
+    paths: dict = {}
     paths["/sessions/{session}/calls"] = {
         "parameters": [_SESSION_PARAM],
         "get": {
@@ -417,7 +423,7 @@ def build_document(registry: dict, base_url: str = "/") -> dict:
     schemas = {**copy.deepcopy(_SCHEMAS), "ToolResult": _result_schema(tools)}
     for t, spec in registry.items():
         schemas[f"Value_{t}"] = _openapi(copy.deepcopy(spec.output_schema))
-    paths = {**_tool_paths(registry), **_session_paths(), **_meta_paths()}
+    paths = {**_tool_paths(registry), **_session_paths(), **_record_paths(), **_meta_paths()}
     server = base_url.rstrip("/") + "/dsh/api"
     return {
         "openapi": OPENAPI_VERSION,

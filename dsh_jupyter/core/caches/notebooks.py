@@ -2,17 +2,16 @@
 
 Why it exists: grep searches notebooks by their cells, so each grep over a folder must first know
 which ``.ipynb`` files lie below it. Asking rg (``rg --files --glob=*.ipynb``) meant a second
-walk of the whole tree beside the search itself: on 100,000 files in 5,000 folders it took
-130 ms of CPU, and on two cores the search paid most of it in waiting. Which notebooks exist
+walk of the whole tree beside the search itself, and on two cores the search paid for most of
+it in waiting. Which notebooks exist
 depends only on folders' entries, and a folder's stamp moves whenever an entry is made, removed
 or renamed in it. So this walk keeps, per folder, its subfolders and its notebook names, and on
 the next call only looks at each folder's stamp (one ``stat``; ``stamps``: settled, on a local
 filesystem); a folder whose stamp moved, or cannot prove itself, is opened and read again. The
 last whole answer per root, rules and exclusions is kept too, with the stamp of every folder its
 walk visited: when each folder is still the one it was, with the same settled stamp, the walk
-would visit the same folders and find the same notebooks, so that answer is given as it is
-(5,000 folders: 17 ms of CPU, against 46 ms for the walk over kept entries, which runs beside
-the search on the same two cores).
+would visit the same folders and find the same notebooks, so that answer is given as it is: one
+``stat`` per folder instead of a walk over the kept entries, beside the search on the same cores.
 
 What it answers must equal what rg's listing would: no symlink followed, regular files only, the
 VCS folders left out, hidden names only where they are shown, protected folders (``excluded``)

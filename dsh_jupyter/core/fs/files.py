@@ -272,8 +272,8 @@ def create_file(
 
     ``mode`` (default: what the umask leaves of 0666) is set before the file is in place.
     ``durable=False`` skips both fsyncs: for derived files (saved search results) that can be
-    made again, where waiting for the disk cost more than the search (30-40 ms for a 10 MB
-    result); the file still appears only whole, never half-written, to every reader.
+    made again, where waiting for the disk can cost more than the search; the file still appears
+    only whole, never half-written, to every reader.
     Returns the new file's stat (after it is in place, so its ctime is the one a later stat sees).
     Raises ``FileExistsError`` when ``name`` appeared meanwhile (that file is left untouched) and
     ``OSError`` otherwise; the temporary file is removed on every failure.

@@ -1,9 +1,9 @@
 """Windowed reading of text files, streamed for big ones.
 
 A window of a large file must cost time proportional to the distance it skips and memory
-proportional to the window: newlines are counted with numpy over one reused 1 MiB buffer (about
-memory speed: measured against ``bytes.count``, ``mmap`` and ``tail``, see
-``benchmarks/bench_targets.py``) and only the lines of the window are ever decoded. A streamed
+proportional to the window: newlines are counted with numpy over one reused 1 MiB buffer (at
+about memory speed; docs/performance.md compares it with the alternatives) and only the lines of
+the window are ever decoded. A streamed
 window may start counting at a known line start (``start``, from ``lineindex``) instead of byte
 0, and reports the line starts it saw (``Window.marks``, ``Window.starts``) so the next window
 can do the same. Small files are read whole, which also gives the total line count for the

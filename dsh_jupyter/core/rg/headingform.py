@@ -1,8 +1,8 @@
 """rg's match lines in its heading form, kept file by file as the bytes rg printed.
 
-Why it exists: for a broad grep, ``--json`` made rg print 22 MB for 44,000 matches (every record
-carries the path, the submatches and offsets, JSON-escaped), and Python spent more time reading
-it than rg spent searching. The heading form (``HEADING_FLAGS``) prints each file once::
+Why it exists: for a broad grep, ``--json`` makes rg print several times the bytes of the matches
+themselves (every record carries the path, the submatches and offsets, JSON-escaped), and reading
+that in Python can cost more than rg's search. The heading form (``HEADING_FLAGS``) prints each file once::
 
     PATH\\0N: TEXT\\nN: TEXT\\n\\nPATH\\0N: TEXT\\n
 

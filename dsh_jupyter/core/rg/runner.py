@@ -249,7 +249,7 @@ def run_rg(
     it is called with a function that starts rg and must return what that returns. ``consume``
     is handed each piece of stdout as it arrives (within the cap), so a caller can parse while rg
     still runs; the outcome's ``stdout`` holds it all the same unless ``keep_stdout`` is False
-    (then it is empty: the caller has what it needs, and 10 MB are not copied again). ``stdin``
+    (then it is empty: the caller has what it needs, and a big output is not copied again). ``stdin``
     is a descriptor rg reads as its standard input (``-``), e.g. text made for it; default: nothing.
     """
     start = time.monotonic()

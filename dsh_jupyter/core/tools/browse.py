@@ -46,15 +46,7 @@ def browse_listing(
     cap = ctx.settings.list_max_entries
     limit = cap if limit is None else min(max(limit, 0), cap)
     if limit == 0:
-        try:
-            with opened_folder(ctx, path, "list") as (target, fd):
-                st = os.fstat(fd)
-                return {"path": target.display, "stamp": [st.st_ino, st.st_mtime_ns, st.st_ctime_ns]}
-        except ToolError as exc:
-            if exc.code not in (Codes.FS_NOT_FOUND, Codes.FS_NOT_DIRECTORY):
-                raise
-            _raw, lexical = ctx.resolver.lexical(ctx.cwd, path)
-            return {"path": display_path(lexical, ctx.cwd), "stamp": None}  # gone: no stamp, no scan
+        return _stamp_only(ctx, path)
     with opened_folder(ctx, path, "list") as (target, fd):
         st = os.fstat(fd)
         stamp = [st.st_ino, st.st_mtime_ns, st.st_ctime_ns]
@@ -72,24 +64,7 @@ def browse_listing(
             rows = scan.view(("filter", real, needle), lambda: [r for r in everything if needle in r[0].casefold()])
         if offset < 1 or offset > max(len(rows), 1):
             raise ToolError(Codes.ARGUMENT_INVALID, f"offset {offset} is out of range ({len(rows)} entries)")
-        details = None
-        if sort in ("size", "modified"):
-            details = {name: entry_details(fd, name) for name, _ in rows}
-            field = "size" if sort == "size" else "mtime"
-            rows = sorted(
-                rows,
-                key=lambda r: details[r[0]].get(field, -1) if field == "mtime" or r[1] == "file" else -1,
-                reverse=descending,
-            )  # stable either way: ties keep the model's order
-        elif sort == "name" or descending:
-            base = rows
-            if sort == "name":
-                rows = scan.view(
-                    ("order", real, name_filter or "", sort, descending),
-                    lambda: sorted(base, key=lambda r: r[0].casefold(), reverse=descending),
-                )
-            else:
-                rows = scan.view(("order", real, name_filter or "", sort, descending), lambda: base[::-1])
+        rows, details = _ordered(scan, fd, rows, real, sort, descending, name_filter)
         page = []
         for name, kind in rows[offset - 1 : offset - 1 + limit]:
             row = _row(name, kind)
@@ -112,3 +87,35 @@ def browse_listing(
             "filter": name_filter or "",
             "stamp": stamp,
         }
+
+
+def _stamp_only(ctx: CallContext, path: str | None) -> dict:
+    """The cheap check: the folder's display path and stamp from one ``fstat``, no scan."""
+    try:
+        with opened_folder(ctx, path, "list") as (target, fd):
+            st = os.fstat(fd)
+            return {"path": target.display, "stamp": [st.st_ino, st.st_mtime_ns, st.st_ctime_ns]}
+    except ToolError as exc:
+        if exc.code not in (Codes.FS_NOT_FOUND, Codes.FS_NOT_DIRECTORY):
+            raise
+        _raw, lexical = ctx.resolver.lexical(ctx.cwd, path)
+        return {"path": display_path(lexical, ctx.cwd), "stamp": None}  # gone: no stamp, no scan
+
+
+def _ordered(scan, fd: int, rows: list, real: tuple, sort: str, descending: bool, name_filter: str | None):
+    """``rows`` in the asked order, and the entries' details when the order needed them (else None)."""
+    if sort in ("size", "modified"):
+        details = {name: entry_details(fd, name) for name, _ in rows}
+        field = "size" if sort == "size" else "mtime"
+        ordered = sorted(
+            rows,
+            key=lambda r: details[r[0]].get(field, -1) if field == "mtime" or r[1] == "file" else -1,
+            reverse=descending,
+        )  # stable either way: ties keep the model's order
+        return ordered, details
+    if sort == "name":
+        key = ("order", real, name_filter or "", sort, descending)
+        return scan.view(key, lambda: sorted(rows, key=lambda r: r[0].casefold(), reverse=descending)), None
+    if descending:
+        return scan.view(("order", real, name_filter or "", sort, descending), lambda: rows[::-1]), None
+    return rows, None

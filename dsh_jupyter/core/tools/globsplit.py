@@ -1,9 +1,9 @@
 """``glob`` on two cores: two sorted rg walks over two parts of the tree, merged by modification time.
 
 Why it exists: glob answers oldest first, and ``rg --sort=modified`` walks the tree on one thread
-(sorting forces it) and stats every file by path: over 100,000 files it took 3-4 times as long as
-rg's unsorted, parallel walk. A walk of our own plus a stat per file is no faster (a Python stat
-costs ~3.4 µs: 200 ms for 60,000 files). Instead the tree is cut in two and each part gets its own
+(sorting forces it) and stats every file by path, several times slower than rg's unsorted,
+parallel walk. A walk of our own plus a stat per file is no faster (each Python stat is a system
+call of its own). Instead the tree is cut in two and each part gets its own
 ``rg --sort=modified``, both running at once; each answers a list sorted by time, and the two are
 merged. A merge only needs the times where the two lists cross, so it gallops: it stats the files
 it probes (beneath the root, no symlink followed) and copies the runs between them. Files made

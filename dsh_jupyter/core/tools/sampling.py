@@ -1,7 +1,7 @@
 """Choose which items fill a capped glob or grep page so the page spans the workspace.
 
 Why this exists: glob results are sorted by modification time and grep results by path, and a
-capped page used to be the plain head of that order. In one workspace with 22 top-level entries,
+plain head of that order misleads. In one workspace with 22 top-level entries,
 the first 100 of 10,030 glob matches all sat in a single freshly unpacked subfolder with old
 timestamps, and the agent described that one subfolder as the whole project; a grep page of the
 first 250 matches in path order showed three files of the first folder and nothing of the 55
