@@ -135,7 +135,7 @@ class Workspace:
         self.surface = surface
         self.session = check_session_id(session)
         self.user = os_user()
-        # Notebooks open in Jupyter, when a server installs a source of them (livedocs.py); the
+        # Notebooks open in Jupyter, when a server installs a source of them (core/notebooks/live.py); the
         # notebook tools then read and edit the open document instead of the file.
         self.documents: LiveDocuments | None = None
 

@@ -7,7 +7,7 @@ offset where that line starts)``: every 65,536th line passed while counting, the
 line and the line after what was shown. The next read of the same file version starts counting
 at the nearest mark at or before its offset, so a continuation costs its window.
 
-Marks are kept per file *version* (``fsio.file_version``: device, inode, size, mtime and ctime in
+Marks are kept per file *version* (``fs.files.file_version``: device, inode, size, mtime and ctime in
 ns), and only for a version whose stamp proves the content unchanged from the look on
 (``stamps.look``: an old enough ctime on a local filesystem). Any write, truncation or replace
 moves the ctime, so it is a different version and its marks start from nothing; a same-size
@@ -81,7 +81,7 @@ class FileLines:
             self._index._learn(self._version, marks)
 
     def learn_window(self, window, offset: int, shown: int) -> None:
-        """Keep what a streamed ``textread.Window`` read at ``offset`` saw, and where the line after
+        """Keep what a streamed ``fs.textwindow.Window`` read at ``offset`` saw, and where the line after
         the ``shown`` lines starts (the next read's ``offset``)."""
         if self._index is None or self._version is None:
             return

@@ -1,6 +1,6 @@
 """When a file's or folder's stat proves that nothing in it changed since an earlier look.
 
-Why it exists: the caches (``dircache`` for folder scans, ``lineindex`` for line offsets) reuse
+Why it exists: the caches (``caches.folders`` for folder scans, ``caches.lines`` for line offsets) reuse
 what an earlier call learned while the stat of the opened descriptor is the same. That is sound
 only if every later change moves the stamp, and two things can defeat it:
 

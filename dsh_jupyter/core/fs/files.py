@@ -1,6 +1,6 @@
 """The filesystem seam: listing, file versions and writes, all through folder descriptors.
 
-Tools reach the disk only through here, ``textread`` and the descriptors ``paths.Target`` hands
+Tools reach the disk only through here, ``fs.textwindow`` and the descriptors ``fs.resolver.Target`` hands
 out. Nothing here takes a path string that names more than one component: every name is looked
 up in a folder the caller already holds open, so confinement decided once stays true.
 

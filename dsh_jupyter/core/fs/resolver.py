@@ -2,7 +2,7 @@
 
 A tool path is joined to the session cwd and normalised lexically; it must then name a place
 beneath the root (or, for reading a saved result, beneath this session's spill folder). The
-place itself is found by ``beneath.Tree``, which walks from the root's descriptor and holds a
+place itself is found by ``fs.tree.Tree``, which walks from the root's descriptor and holds a
 descriptor of the folder the name is in, so what the tool opens next is what was checked: a
 neighbour swapping a folder for a symlink meanwhile gets a refusal or the in-root file, never an
 outside one. ``Target`` carries that descriptor; tools open through it and nothing else.

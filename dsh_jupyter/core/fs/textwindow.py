@@ -4,7 +4,7 @@ A window of a large file must cost time proportional to the distance it skips an
 proportional to the window: newlines are counted with numpy over one reused 1 MiB buffer (at
 about memory speed; docs/performance.md compares it with the alternatives) and only the lines of
 the window are ever decoded. A streamed
-window may start counting at a known line start (``start``, from ``lineindex``) instead of byte
+window may start counting at a known line start (``start``, from ``caches.lines``) instead of byte
 0, and reports the line starts it saw (``Window.marks``, ``Window.starts``) so the next window
 can do the same. Small files are read whole, which also gives the total line count for the
 footer.
@@ -24,7 +24,7 @@ __all__ = ["BINARY_SNIFF_BYTES", "NotText", "Window", "read_window"]
 
 BINARY_SNIFF_BYTES = 8192
 _CHUNK = 1 << 20
-_MARK_EVERY = 1 << 16  # lineindex.MARK_EVERY: a line start is reported every this many lines
+_MARK_EVERY = 1 << 16  # caches.lines.MARK_EVERY: a line start is reported every this many lines
 
 
 class NotText(Exception):

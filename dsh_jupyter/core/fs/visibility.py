@@ -15,7 +15,7 @@ never be more permissive than that. So:
   folder, the state folder and the spill root are never shown, searched, read or written
   (``FS_PROTECTED``), except saved results through their own session.
 
-The plain Python API and the stdio MCP server keep the seed's default (hidden files shown,
+The plain Python API and the stdio MCP server show everything by default (hidden files shown,
 nothing globbed away); the server takes both settings from its ContentsManager.
 
 What it must never do: decide on a path it was not given in both forms (as named and as

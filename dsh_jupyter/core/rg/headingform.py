@@ -23,7 +23,7 @@ holding a newline, or any line in a block that is not ``N: TEXT``. The one such 
 purpose is its warning that it stopped searching a binary file after a match, which names the
 block's own path and ends the block; it is dropped (as ``--json`` reports no such line). Anything
 else makes ``finish`` return None and the caller runs the search again with ``--json``
-(``rgstream``), which says unambiguously what is what.
+(``rg.jsonstream``), which says unambiguously what is what.
 
 The submatch positions the widgets highlight are not in this form; a page's lines are searched
 again for them (``tools/grepspans``).

@@ -11,7 +11,7 @@ one pass at the end, the raw record of a match is rebuilt only for the few shown
 What it must never do: guess. When a chunk holds a match record the pattern did not take (a
 path or line given as base64 ``bytes``, no line number, any other shape) or a line that is not
 one of rg's records, or the output ends inside a line, ``finish`` returns None and the caller
-parses the whole output with ``rgjson`` (which either agrees or raises its precise error).
+parses the whole output with ``rg.jsonform`` (which either agrees or raises its precise error).
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ class Matches:
 
 
 def parse_all(stdout: bytes) -> Matches:
-    """The careful way (``rgjson``) for a whole output; raises ``ValueError`` as it does."""
+    """The careful way (``rg.jsonform``) for a whole output; raises ``ValueError`` as it does."""
     found, records = parse_match_records(stdout)
     return Matches([m.path for m in found], [m.line for m in found], [m.text for m in found], records)
 

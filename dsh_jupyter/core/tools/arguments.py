@@ -6,7 +6,7 @@ sentence naming the argument, code ``ARGUMENT_INVALID``. The keywords are standa
 (``type``, ``minLength``, ``pattern``, ``minimum``, ``maximum``, ``enum``, ``required``,
 ``additionalProperties``), so clients validate with the same schema the model is shown. A string
 whose ``pattern`` fails is told why in words, not as a regex: a NUL character, or nothing but
-whitespace (the two patterns ``toolspec`` declares).
+whitespace (the two patterns ``tools.spec`` declares).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Not a tool: no schema, no model text, no call log (``Workspace.browse`` is its only caller). It
 opens the folder exactly as ``list`` does (``listing.opened_folder``: through descriptors beneath
 the root, hidden and protected entries left out and counted), so a person sees no more than the
-model would, only in another order. It rides on the same kept scan as ``list`` (``dircache``):
+model would, only in another order. It rides on the same kept scan as ``list`` (``caches.folders``):
 the name and model orders and a filter's matches are views of the scan, made once and reused
 while the folder is unchanged, so a "next" click costs its page. Sorting by size or modification
 time stats every entry on every call: a file's size can change without its folder changing.

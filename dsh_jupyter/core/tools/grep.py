@@ -79,7 +79,7 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         # Read in rg's heading form (rglines); what that form cannot say for sure (a name holding
         # a newline, a line that is not a match) is asked again in --json, parsed as it streams
         # (rgstream) or, failing that, whole and carefully. Notebooks are searched by their cell
-        # sources (notebookgrep.py), not as JSON.
+        # sources (tools/notebook_grep.py), not as JSON.
         one_notebook = searches_notebook_file(root)
         listing = NotebookListing(ctx, root, include, excluded)  # below a folder: runs alongside
         try:

@@ -1,8 +1,8 @@
 """How a complete grep result becomes a page, a value and a spill.
 
 The result arrives as runs of one file from up to two sources: the main search in rg's heading
-form (``rglines.FileBlocks``: one ``bytes`` body per file) or, when that form could not be read
-for sure, in ``--json`` (``rgstream.Matches``), and the notebooks' cell matches (``Matches``).
+form (``rg.headingform.FileBlocks``: one ``bytes`` body per file) or, when that form could not be read
+for sure, in ``--json`` (``rg.jsonstream.Matches``), and the notebooks' cell matches (``Matches``).
 Everything that concerns the whole result is decided per run, never per match: display paths,
 the exclusions, the path order, the counts, the sampler's input and the spill (assembled from
 the runs by ``render_grep_spill_runs``). Only the matches the page shows are split into line

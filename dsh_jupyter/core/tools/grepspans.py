@@ -1,6 +1,6 @@
 """Where the pattern matched in the lines a grep page shows, for the widgets' highlighting.
 
-Why it exists: the main search is read in rg's heading form (``rglines``), which names the path,
+Why it exists: the main search is read in rg's heading form (``rg.headingform``), which names the path,
 line number and text of each match but not the submatches. Only the page's lines (at most
 ``grep_max_matches``) need them, so those lines alone are searched again: one rg run over a text
 made of them, read from standard input. The pattern means exactly what it meant in the files,

@@ -3,7 +3,7 @@
 Folders are read only through descriptors: the folder is opened beneath the root, scanned with
 ``scandir`` on its descriptor, and entry details are ``fstatat`` calls in it (``list_dir`` and the
 widgets' ``browse`` open folders the same way, through ``opened_folder``). A folder's sorted scan (and the
-visible part of it) comes from the workspace's ``dircache.FolderCache`` when the folder's stamp,
+visible part of it) comes from the workspace's ``caches.folders.FolderCache`` when the folder's stamp,
 taken from the descriptor just opened, proves the kept scan current; so a second page of a big
 folder costs the page, not the folder.
 """

@@ -1,6 +1,6 @@
 """``edit`` and ``write`` of a notebook that is open in Jupyter: through its shared document.
 
-Why it exists: when the server has a live-document source (``livedocs``) and the notebook is
+Why it exists: when the server has a live-document source (``notebooks.live``) and the notebook is
 open, the document, not the file, is what the person sees and what Jupyter will save. Changing
 the document keeps the person's unsaved typing and shows the change at once; changing the file
 would be overwritten or reload the document. The read-before-write gate holds as for files, with

@@ -149,7 +149,7 @@ def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int) -> None:
 def _list(ctx: CallContext, root: SearchRoot, include: str | None, excluded: list[str]) -> list[str]:
     """The notebooks below the search root that the main search would have searched, in path order.
 
-    From the kept tree (``notebooktree``) when no include glob and no hide glob needs rg's own
+    From the kept tree (``caches.notebooks``) when no include glob and no hide glob needs rg's own
     reading; else by an rg walk.
     """
     vis = ctx.resolver.visibility

@@ -2,7 +2,7 @@
 
 Both run their check-and-write inside the state store's write gate: look at the file through
 its folder's descriptor, check this session's observation of exactly that version, write a
-temporary file beside it and move it into place (``fsio.create_file`` / ``replace_file``), then
+temporary file beside it and move it into place (``fs.files.create_file`` / ``replace_file``), then
 record the new version. A file that appeared meanwhile is never replaced, a replaced file that
 someone else replaced first is put back, and a write that fails removes its temporary file and
 the folders it created.
