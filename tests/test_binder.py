@@ -21,10 +21,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jupyter_harness import JupyterProcess, execute_in_server_kernel, isolated_env, stream_text
+from servers import JupyterProcess, execute_in_server_kernel, isolated_env, stream_text
 
 REPO = Path(__file__).resolve().parents[1]
-HARNESS = Path(__file__).resolve().parent / "jupyter_harness.py"
+HARNESS = Path(__file__).resolve().parent / "servers.py"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SKIP_NAMES = {".git", ".venv", ".venv-ci", "venv", "node_modules", "__pycache__", ".pytest_cache", "build",
               "dist", ".ipynb_checkpoints"}

@@ -28,7 +28,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jupyter_harness import JupyterProcess
+from servers import JupyterProcess
 from trees import build_tree  # benchmarks/trees.py
 
 REPO = Path(__file__).resolve().parents[2]

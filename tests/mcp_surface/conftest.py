@@ -1,6 +1,6 @@
 """Fixtures for the MCP surface: a real ``jupyter server`` subprocess and the SDK's own clients.
 
-The server is started by ``tests/jupyter_harness.JupyterProcess`` (127.0.0.1, a token, Jupyter's
+The server is started by ``tests/servers.JupyterProcess`` (127.0.0.1, a token, Jupyter's
 folders and the dsh state under a temporary folder). Clients are the official SDK's
 ``ClientSession`` over ``streamable_http_client`` (HTTP) and ``stdio_client`` (stdio); each test
 drives them with ``anyio.run`` so no event-loop plugin is involved.
@@ -21,7 +21,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from conftest import build_tree  # tests/conftest.py
-from jupyter_harness import TREE, JupyterProcess
+from servers import TREE, JupyterProcess
 
 
 # Small caps, so over-cap pages (sampling, spills) need only a few files.

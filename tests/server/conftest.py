@@ -27,7 +27,7 @@ from traitlets.config import Config
 from pytest_jupyter.jupyter_server import *  # noqa: E402,F401,F403
 
 from dsh_env import DSH_ENV, _isolated_dsh_env  # noqa: E402,F401 (autouse fixture)
-from jupyter_harness import TREE, JupyterProcess, isolated_env  # noqa: E402,F401 (TREE: for the tests)
+from servers import TREE, JupyterProcess, isolated_env  # noqa: E402,F401 (TREE: for the tests)
 
 
 
@@ -121,7 +121,7 @@ def subprocess_env(tmp: Path) -> dict:
 
 
 class RealServer:
-    """A real ``jupyter`` subprocess (``jupyter_harness.JupyterProcess``) seen as these tests use it:
+    """A real ``jupyter`` subprocess (``servers.JupyterProcess``) seen as these tests use it:
     ``url`` without the trailing slash, ``request(method, "/path", body, token=...)``."""
 
     def __init__(self, process: JupyterProcess) -> None:

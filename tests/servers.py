@@ -258,7 +258,7 @@ def stream_text(nb: nbformat.NotebookNode) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """``python jupyter_harness.py NOTEBOOK CWD``: run with nbclient in this Python; print what it printed.
+    """``python servers.py NOTEBOOK CWD``: run with nbclient in this Python; print what it printed.
 
     The Binder test runs this with the fresh venv's Python, so the notebook runs in that venv.
     """
