@@ -1,11 +1,12 @@
-"""Trees on disk for the tests and the benchmarks: one builder, and the big generated trees the
-benchmarks measure on.
+"""Trees on disk for the tests and the benchmarks: one builder, the tests' small workspace, and the
+big generated trees the benchmarks measure on.
 
     python benchmarks/trees.py [DIR]     # build (or check) bench_targets.py's trees without timing anything
 
 - ``build_tree(base, spec)`` writes a spec: str/bytes -> file, dict -> folder, ``Link`` -> symlink;
   keys may hold ``/`` to create nested paths in one go. Every tree here but the big text file is
   written by it; the tests also reach it as the ``tree`` fixture (tests/conftest.py).
+- ``TREE``: the small workspace the server, MCP and kernel tests serve.
 - ``built_once(marker, build)``: a big tree is built once and reused while its marker exists
   (each benchmark keeps its marker where it always was: beside its tree, or inside it).
 - The generated trees: ``folder_of`` (one folder of N entries, for the listing benchmarks),
@@ -35,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
-    "Link", "build_tree", "built_once", "folder_of", "needle_tree", "rg_tree", "confinement_tree",
+    "Link", "build_tree", "built_once", "TREE", "folder_of", "needle_tree", "rg_tree", "confinement_tree",
     "numbered_lines", "DEFAULT_DIR", "build_all", "LISTING_ENTRIES", "SEARCH_FILES", "PY_FILES", "NEEDLE_LINES",
 ]
 
@@ -75,6 +76,19 @@ def built_once(marker: str | os.PathLike, build: Callable[[], object]) -> bool:
     build()
     Path(marker).touch()
     return True
+
+
+# The small workspace the server, MCP and kernel tests serve.
+TREE = {
+    "src": {
+        "app.py": "def main():\n    return 'hello world'\n",
+        "util/helpers.py": "def helper():\n    return 'hello helper'\n",
+    },
+    "docs/guide with space.md": "# Guide\nhello again\n",
+    "données/été.txt": "café hello\n",
+    "notes.txt": "first line\nsecond line\n",
+    "empty": {},
+}
 
 
 # -- generated trees ------------------------------------------------------------------------------

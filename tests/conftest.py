@@ -3,10 +3,10 @@
 Every workspace a test makes keeps its state file under the test's ``tmp_path``: a test must never
 touch the user's default state file.
 
-The tree builder (``build_tree``, ``Link``) is the one the benchmarks
-use too, in ``benchmarks/trees.py``: this module puts ``benchmarks/`` on ``sys.path`` once, so any
-test module imports ``from trees import ...`` (and ``from conftest import build_tree, Link`` still
-works).
+The tree builder (``build_tree``, ``Link``) is the one the benchmarks use too, in
+``benchmarks/trees.py``, beside the small workspace ``TREE`` the server, MCP and kernel tests
+serve: this module puts ``benchmarks/`` on ``sys.path`` once, so any test module imports
+``from trees import ...`` (and ``from conftest import build_tree, Link`` still works).
 """
 
 from __future__ import annotations

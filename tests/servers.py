@@ -1,22 +1,43 @@
-"""Real Jupyter processes for the notebook, Binder and browser tests.
+"""Every Jupyter server the tests start, and the fixtures and helpers around one, in one module.
 
-``JupyterProcess.start(...)`` runs ``jupyter server`` or ``jupyter lab`` as a subprocess of any
-Python (this venv's, or the fresh Binder venv's) on 127.0.0.1 with a token, a root folder and the
-dsh state and spills under a temporary folder, and with Jupyter's per-user folders moved there too,
-so a test never reads or writes the user's own.
+The server tests, the kernel tests that run a server's kernels (tests/kernel/shared), the MCP,
+browser, notebook and Binder tests, and ``benchmarks/bench_widget_browser.py`` take their servers
+from here. (The hub test runs JupyterHub, which starts its users' servers itself; it takes only
+``free_port`` from here.)
 
-``execute_in_server_kernel(server, nb)`` runs a notebook top to bottom in a kernel that the server
-started (``POST /api/sessions``, as JupyterLab does when it opens a notebook). It talks to that
-kernel through the connection file the server wrote in its runtime dir. The kernel therefore
-inherits ``DSH_ROOT``/``DSH_STATE_PATH`` from the server exactly as a notebook's kernel does. nbclient
-cannot drive a kernel it did not start, so the cells are sent here one by one with
-``jupyter_client``, and the outputs are stored in the notebook as nbclient would store them.
+**A real subprocess.** ``JupyterProcess.start(tmp, root, ...)`` runs ``jupyter server`` (or
+``lab``, ``notebook``) with any Python (this venv's, or the fresh Binder venv's) on 127.0.0.1, on a
+free port, with ``--allow-root``, a token, the dsh state and spills under ``tmp``, and Jupyter's
+per-user folders moved there too (``isolated_env``), so a test never reads or writes the user's
+own. The extension is not named on the command line: the server finds it through the config file
+the package installs. ``start_server(tmp, tree)`` does the same over a fresh copy of a tree
+(``TREE`` unless told otherwise) built in ``tmp/root``. ``server.request(method, "dsh/api/...",
+body, token=...)`` and ``server.tool(name, session, **args)`` talk to it; ``server.stop()`` stops
+it and its kernels by its process group, never by name. (A notebook run in a kernel such a server
+started: ``notebook_runs.execute_in_server_kernel``.)
 
-``execute_with_nbclient(nb, cwd)`` is the plain headless run (nbclient, a kernel of this Python).
+**pytest-jupyter's in-process server** (``jp_serverapp``, ``jp_fetch``) with the extension:
+``jp_root_dir`` (``TREE`` and a symlink to /etc), ``state_path`` and ``spill_root`` (under the
+test's ``tmp_path``), ``dsh_settings`` and ``server_config`` (from the markers
+``@pytest.mark.dsh_settings(glob_max_results=5)``, DshJupyter traitlets, and
+``@pytest.mark.server_config({...})``, any other Jupyter config; or override the fixtures in a
+module), ``jp_server_config`` made of them, and ``api`` / ``tool`` to call the REST API. The
+extension exports ``DSH_*`` variables into the process that runs it, so ``_isolated_dsh_env``
+(autouse) starts every test without them and puts the caller's values back afterwards. A
+conftest that wants this server imports pytest-jupyter's plugin and these fixtures by name
+(with ``pytest_configure``, which registers the two markers): pytest refuses ``pytest_plugins``
+in a conftest below the rootdir, and in the root conftest the plugin's autouse event-loop fixture
+would reach every core test.
+
+**Searches that never finish**, for the tests of what a hung search must not block:
+``hanging_rg_settings()`` makes a module's ``dsh_settings`` point ``rg_path`` at a stand-in
+that sleeps for a duration unique to the test (the ``marker`` fixture), so ``processes_with(marker)``
+finds exactly its processes in /proc; ``wait_for`` polls a condition without blocking the loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -26,28 +47,23 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
 
-import nbformat
+import pytest
+from traitlets.config import Config
 
-# The small workspace the server and MCP tests serve (build_tree's format).
-TREE = {
-    "src": {
-        "app.py": "def main():\n    return 'hello world'\n",
-        "util/helpers.py": "def helper():\n    return 'hello helper'\n",
-    },
-    "docs/guide with space.md": "# Guide\nhello again\n",
-    "données/été.txt": "café hello\n",
-    "notes.txt": "first line\nsecond line\n",
-    "empty": {},
-}
+from trees import TREE, Link, build_tree  # benchmarks/trees.py (tests/conftest.py puts it on sys.path)
+
+# What the extension exports into its own process (and a kernel's clients read): kept out of
+# every server subprocess's environment, and restored around every in-process server test.
+DSH_ENV = ("DSH_STATE_PATH", "DSH_ROOT", "DSH_SPILL_ROOT", "DSH_SETTINGS", "DSH_SERVER_URL", "DSH_SERVER_TOKEN")
+
+# Colour codes in the output of ``jupyter ...`` commands.
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-DSH_ENV = ("DSH_STATE_PATH", "DSH_ROOT", "DSH_SPILL_ROOT", "DSH_SERVER_URL", "DSH_SERVER_TOKEN")
-
-
-class NotebookFailed(AssertionError):
-    """A cell raised: the message names the cell and carries its traceback."""
+# -- a real `jupyter` subprocess ------------------------------------------------------------------
 
 
 def free_port() -> int:
@@ -78,6 +94,8 @@ _YDOC_STOP_NOISE = re.compile(
     r"coro=<JupyterWebsocketServer\.clean\(\).*?RuntimeError: WebsocketServer not running\n",
     re.S,
 )
+
+_OWN_TOKEN = object()
 
 
 class JupyterProcess:
@@ -134,8 +152,14 @@ class JupyterProcess:
         self.stop()
         raise RuntimeError(f"jupyter did not answer within {timeout} s:\n{self.log_tail()}")
 
-    def request(self, method: str, path: str, body=None, timeout: float = 30) -> tuple[int, object]:
-        headers = {"Authorization": f"token {self.token}", "Content-Type": "application/json"}
+    def request(self, method: str, path: str, body=None, timeout: float = 30, *,
+                token: str | None = _OWN_TOKEN) -> tuple[int, object]:
+        """``(status, JSON or text)`` of ``method url/path``, with this server's token unless
+        ``token`` names another (``None``: no Authorization header)."""
+        token = self.token if token is _OWN_TOKEN else token
+        headers = {"Content-Type": "application/json"}
+        if token is not None:
+            headers["Authorization"] = f"token {token}"
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
@@ -168,109 +192,162 @@ class JupyterProcess:
                 self.proc.wait(timeout=10)
 
 
-# -- running notebooks -------------------------------------------------------------------------
+def start_server(tmp: Path, tree: dict = TREE, **options) -> JupyterProcess:
+    """``JupyterProcess.start(tmp, root, **options)`` over a fresh copy of ``tree`` in ``tmp/root``
+    (its real path)."""
+    root = Path(os.path.realpath(build_tree(tmp / "root", tree)))
+    return JupyterProcess.start(tmp, root, **options)
 
 
-def _output_hook(cell):
-    def hook(msg) -> None:
-        kind = msg["msg_type"]
-        if kind in ("stream", "display_data", "execute_result", "error"):
-            cell.outputs.append(nbformat.v4.output_from_msg(msg))
-        elif kind == "clear_output":
-            cell.outputs.clear()
-
-    return hook
+# -- pytest-jupyter's in-process server --------------------------------------------------------
 
 
-def _fail(nb_name: str, index: int, cell, error: dict | None) -> NotebookFailed:
-    trace = "\n".join(error.get("traceback", [])) if error else "(no traceback)"
-    trace = re.sub(r"\x1b\[[0-9;]*m", "", trace)
-    return NotebookFailed(f"{nb_name}: cell {index} failed:\n{cell.source}\n---\n{trace}")
+@pytest.fixture(autouse=True)
+def _isolated_dsh_env():
+    """Start every test without DSH_* and put the caller's values back afterwards."""
+    saved = {k: os.environ.pop(k, None) for k in DSH_ENV}
+    yield
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
-def execute_in_server_kernel(server: JupyterProcess, nb_path: Path, timeout: float = 180,
-                             kernel_name: str = "python3") -> nbformat.NotebookNode:
-    """Run ``nb_path`` in a kernel started by ``server``; returns the notebook with its outputs."""
-    from jupyter_client import BlockingKernelClient
-
-    nb = nbformat.read(nb_path, as_version=4)
-    status, session = server.request("POST", "api/sessions", {
-        "path": nb_path.name, "name": nb_path.name, "type": "notebook", "kernel": {"name": kernel_name},
-    }, timeout=120)
-    assert status == 201, (status, session, server.log_tail())
-    kernel_id = session["kernel"]["id"]
-    connection_file = server.runtime_dir / f"kernel-{kernel_id}.json"
-    deadline = time.monotonic() + 30
-    while not connection_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    client = BlockingKernelClient(connection_file=str(connection_file))
-    client.load_connection_file()
-    client.start_channels()
-    try:
-        client.wait_for_ready(timeout=120)
-        for index, cell in enumerate(nb.cells):
-            if cell.cell_type != "code":
-                continue
-            cell.outputs = []
-            errors = []
-
-            def hook(msg, cell=cell):
-                _output_hook(cell)(msg)
-                if msg["msg_type"] == "error":
-                    errors.append(msg["content"])
-
-            reply = client.execute_interactive(cell.source, output_hook=hook, timeout=timeout,
-                                               store_history=True, allow_stdin=False)
-            cell.execution_count = reply["content"].get("execution_count")
-            if reply["content"]["status"] != "ok":
-                raise _fail(nb_path.name, index, cell, errors[0] if errors else reply["content"])
-    finally:
-        client.stop_channels()
-        server.request("DELETE", f"api/sessions/{session['id']}")
-    return nb
+def pytest_configure(config):
+    config.addinivalue_line("markers", "dsh_settings(**kw): DshJupyter traitlets for this test's server")
+    config.addinivalue_line("markers", "server_config(dict): extra Jupyter config for this test's server")
 
 
-def execute_with_nbclient(nb_path: Path, cwd: Path, timeout: float = 180,
-                          kernel_name: str = "python3") -> nbformat.NotebookNode:
-    """Run ``nb_path`` headless with nbclient in a kernel of this Python, with ``cwd`` as its folder."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    nb = nbformat.read(nb_path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, resources={"metadata": {"path": str(cwd)}})
-    try:
-        client.execute()
-    except CellExecutionError as exc:
-        raise NotebookFailed(f"{nb_path.name}: {exc}") from None
-    return nb
+@pytest.fixture
+def jp_root_dir(tmp_path):
+    """The confinement root: a real tree with unicode, spaces, an empty folder and a symlink."""
+    root = tmp_path / "root_dir"
+    build_tree(root, {**TREE, "outside_link": Link("/etc")})
+    return Path(os.path.realpath(root))
 
 
-def stream_text(nb: nbformat.NotebookNode) -> str:
-    """Every stream output and text/plain result of ``nb``, in order: what a reader sees printed."""
-    parts = []
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "stream":
-                parts.append(out.get("text", ""))
-            elif "data" in out and "text/plain" in out["data"]:
-                parts.append(out["data"]["text/plain"])
-    return "\n".join(parts)
+@pytest.fixture
+def state_path(tmp_path) -> Path:
+    return tmp_path / "state" / "state.sqlite"
 
 
-def main(argv: list[str]) -> int:
-    """``python servers.py NOTEBOOK CWD``: run with nbclient in this Python; print what it printed.
+@pytest.fixture
+def spill_root(tmp_path) -> Path:
+    return tmp_path / "spills"
 
-    The Binder test runs this with the fresh venv's Python, so the notebook runs in that venv.
+
+@pytest.fixture
+def dsh_settings(request) -> dict:
+    marker = request.node.get_closest_marker("dsh_settings")
+    return dict(marker.kwargs) if marker else {}
+
+
+@pytest.fixture
+def server_config(request) -> dict:
+    marker = request.node.get_closest_marker("server_config")
+    return dict(marker.args[0]) if marker else {}
+
+
+@pytest.fixture
+def jp_server_config(state_path, spill_root, dsh_settings, server_config):
+    config = {
+        # terminals off: pytest-jupyter would add them, and they are no part of this surface
+        "ServerApp": {"jpserver_extensions": {"dsh_jupyter": True, "jupyter_server_terminals": False}},
+        "DshJupyter": {"state_path": str(state_path), "spill_root": str(spill_root), **dsh_settings},
+    }
+    for section, values in server_config.items():
+        config.setdefault(section, {}).update(values)
+    return Config(config)
+
+
+@pytest.fixture
+def api(jp_fetch):
+    """``await api(method, *path, body=obj|bytes|None, params=None, headers=None)`` -> (status, json|None)."""
+
+    async def call(method: str, *parts: str, body=None, params=None, headers=None):
+        kwargs = {"method": method, "raise_error": False, "headers": headers, "params": params}
+        if body is not None:
+            kwargs["body"] = body if isinstance(body, (bytes, str)) else json.dumps(body)
+        elif method in ("POST", "PUT"):
+            kwargs["body"] = b""
+        response = await jp_fetch("dsh", "api", *parts, **kwargs)
+        raw = response.body
+        if not raw:
+            return response.code, None
+        if response.headers.get("Content-Type", "").startswith("application/json"):
+            return response.code, json.loads(raw)
+        return response.code, raw.decode("utf-8", "replace")  # e.g. Jupyter's own HTML 404 page
+
+    return call
+
+
+@pytest.fixture
+def tool(api):
+    """``await tool(name, session=None, **args)`` -> the JSON result (asserts HTTP 200)."""
+
+    async def call(name: str, session: str | None = None, **args):
+        body = {"args": args} if session is None else {"session": session, "args": args}
+        status, data = await api("POST", "tools", name, body=body)
+        assert status == 200, data
+        return data
+
+    return call
+
+
+# -- searches that never finish ------------------------------------------------------------------
+
+
+@pytest.fixture
+def marker() -> str:
+    """A ``sleep`` duration no other process uses, so the test finds its stand-in rg in /proc."""
+    return f"60.{uuid.uuid4().int % 10**9:09d}"
+
+
+def hanging_rg_settings(*, listing_hangs: bool = True):
+    """A ``dsh_settings`` fixture for a module: the server's ``rg_path`` is a stand-in that never
+    finishes (``exec sleep <marker>``), plus whatever the test's ``dsh_settings`` marker says.
+
+    A grep over a folder also lists its notebooks (``rg --files``, alongside the search). With
+    ``listing_hangs=False`` that listing answers at once with none, so each hung search is one
+    process, as the search pool counts them; otherwise it hangs too.
     """
-    nb_path, cwd = Path(argv[0]), Path(argv[1])
-    try:
-        nb = execute_with_nbclient(nb_path, cwd)
-    except NotebookFailed as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    print(stream_text(nb))
-    return 0
+
+    @pytest.fixture
+    def dsh_settings(request, tmp_path, marker) -> dict:
+        script = tmp_path / "bin" / "rg-hangs"
+        script.parent.mkdir()
+        listing = "" if listing_hangs else 'case " $* " in *" --files "*) exit 1;; esac\n'
+        script.write_text(f"#!/bin/sh\n{listing}exec sleep {marker}\n")
+        script.chmod(0o755)
+        found = request.node.get_closest_marker("dsh_settings")
+        return {"rg_path": str(script), **(found.kwargs if found else {})}
+
+    return dsh_settings
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def processes_with(marker: str) -> list[int]:
+    """The live (not zombie) processes whose command line holds ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                state = fh.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmdline and state not in (b"Z", b"X"):
+            found.append(int(entry))
+    return found
+
+
+async def wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        await asyncio.sleep(0.05)
+    return predicate()
