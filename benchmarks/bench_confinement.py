@@ -22,21 +22,7 @@ import time
 
 from dsh_jupyter import Workspace
 from timing import median_time  # benchmarks/timing.py
-
-
-def build(root: str, files: int) -> None:
-    os.makedirs(os.path.join(root, "small"), exist_ok=True)
-    for i in range(50):
-        with open(os.path.join(root, "small", f"s{i:02}.txt"), "w") as f:
-            f.write("needle\n" if i % 2 else "hay\n")
-    for i in range(files):
-        d = os.path.join(root, "big", f"d{i % 100:02}", f"e{i // 100 % 20:02}")
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, f"f{i:06}.txt"), "w") as f:
-            f.write("needle here\n" if i % 3 == 0 else "plain\n")
-    os.makedirs(os.path.join(root, "a", "b", "c", "d"), exist_ok=True)
-    with open(os.path.join(root, "a", "b", "c", "d", "deep.txt"), "w") as f:
-        f.write("deep\n" * 20)
+from trees import build_tree, confinement_tree  # benchmarks/trees.py
 
 
 def main() -> int:
@@ -45,7 +31,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=9)
     opts = ap.parse_args()
     tree = tempfile.mkdtemp(prefix="dsh-bench-confine-")
-    build(tree, opts.files)
+    build_tree(tree, confinement_tree(opts.files))
     state = tempfile.mkdtemp(prefix="dsh-bench-state-")
 
     def ws(**kw) -> Workspace:

@@ -17,20 +17,7 @@ import tempfile
 
 from dsh_jupyter import Workspace
 from timing import median_time  # benchmarks/timing.py
-
-
-def build(path: str, n: int) -> None:
-    marker = path + ".complete"
-    if os.path.exists(marker):
-        return
-    os.makedirs(path, exist_ok=True)
-    for i in range(n):
-        name = os.path.join(path, f"entry{i:06d}")
-        if i % 100 == 0:
-            os.makedirs(name, exist_ok=True)
-        else:
-            open(name, "w").close()
-    open(marker, "w").close()
+from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
 
 
 def floor(path: str) -> list[str]:
@@ -46,7 +33,7 @@ def main() -> int:
     ap.add_argument("--dir")
     opts = ap.parse_args()
     path = opts.dir or os.path.join(tempfile.gettempdir(), f"dsh-bench-list-{opts.entries}")
-    build(path, opts.entries)
+    built_once(path + ".complete", lambda: build_tree(path, folder_of(opts.entries)))
     ws = Workspace(path, state_path=os.path.join(tempfile.mkdtemp(), "s.sqlite"))
     assert not ws.run("list").is_error
     t_floor = median_time(lambda: floor(path), opts.runs)

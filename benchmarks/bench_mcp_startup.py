@@ -33,6 +33,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from trees import build_tree  # benchmarks/trees.py
+
 HERE = Path(__file__).resolve().parent
 NODE_DIR = HERE / "node"
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -129,10 +131,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="dsh-bench-mcp-") as tmp_name:
         tmp = Path(tmp_name)
-        root = tmp / "root"
-        (root / "src").mkdir(parents=True)
-        for i in range(20):
-            (root / f"file{i:02}.txt").write_text("hello\n")
+        root = build_tree(tmp / "root", {"src": {}, **{f"file{i:02}.txt": "hello\n" for i in range(20)}})
         dsh = [str(Path(sys.executable).with_name("dsh-jupyter-mcp")), "--root", str(root),
                "--state-path", str(tmp / "stdio.sqlite")]
         dsh_call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list", "arguments": {}}}

@@ -21,17 +21,7 @@ import tempfile
 
 from dsh_jupyter import Workspace
 from timing import median_time  # benchmarks/timing.py
-
-
-def build(path: str, size_mib: int) -> None:
-    if os.path.exists(path) and os.path.getsize(path) >= size_mib << 20:
-        return
-    block_lines = 100_000
-    with open(path, "w") as f:
-        n = 0
-        while f.tell() < size_mib << 20:
-            f.write("".join(f"line {i:09d} of the benchmark file\n" for i in range(n, n + block_lines)))
-            n += block_lines
+from trees import numbered_lines  # benchmarks/trees.py
 
 
 def main() -> int:
@@ -42,7 +32,8 @@ def main() -> int:
     ap.add_argument("--file")
     opts = ap.parse_args()
     path = opts.file or os.path.join(tempfile.gettempdir(), f"dsh-bench-read-{opts.size_mib}.txt")
-    build(path, opts.size_mib)
+    if not (os.path.exists(path) and os.path.getsize(path) >= opts.size_mib << 20):
+        numbered_lines(path, opts.size_mib << 20)
     folder, name = os.path.split(path)
     start, end = opts.start, opts.start + 1999
     ws = Workspace(folder, state_path=os.path.join(tempfile.mkdtemp(), "s.sqlite"))

@@ -30,19 +30,20 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
+
 N_ENTRIES = 50_000
 DONE = ".bench-rest-list-complete"
 
 
 def build_dir(work: Path) -> Path:
     big = work / "tree" / "big"
-    if (work / DONE).exists():
-        return big
-    print(f"creating {N_ENTRIES:,} files under {big} ...", flush=True)
-    big.mkdir(parents=True, exist_ok=True)
-    for i in range(N_ENTRIES):
-        (big / f"file{i:06d}.txt").touch()
-    (work / DONE).write_text("ok\n")
+
+    def write() -> None:
+        print(f"creating {N_ENTRIES:,} files under {big} ...", flush=True)
+        build_tree(big, folder_of(N_ENTRIES, name="file{:06d}.txt", folder_every=0))
+
+    built_once(work / DONE, write)
     return big
 
 

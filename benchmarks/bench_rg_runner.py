@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dsh_jupyter.core.rg.runner import find_rg, run_rg  # noqa: E402
+from trees import build_tree, built_once, rg_tree  # noqa: E402 (benchmarks/trees.py)
 
 N_FILES = 100_000
 FANOUT = (50, 20, 100)  # top dirs x sub dirs x files = 100,000
@@ -35,21 +36,12 @@ DONE = ".bench-tree-complete-v2"
 JSON_PATTERN = "beta [0-2]"
 
 
-def build_tree(root: Path) -> None:
-    if (root / DONE).exists():
-        return
-    print(f"building {N_FILES:,} files under {root} ...", flush=True)
-    i = 0
-    for a in range(FANOUT[0]):
-        for b in range(FANOUT[1]):
-            d = root / f"top{a:02d}" / f"mid{b:02d}"
-            d.mkdir(parents=True, exist_ok=True)
-            for _ in range(FANOUT[2]):
-                (d / f"file{i:06d}.txt").write_text(
-                    f"alpha line of file {i}\nbeta {i % 8} is the interesting one\ngamma end\n"
-                )
-                i += 1
-    (root / DONE).write_text("ok\n")
+def build(root: Path) -> None:
+    def write() -> None:
+        print(f"building {N_FILES:,} files under {root} ...", flush=True)
+        build_tree(root, rg_tree(FANOUT))
+
+    built_once(root / DONE, write)
 
 
 def medians(*fns) -> list[tuple[float, int]]:
@@ -94,7 +86,7 @@ def main() -> None:
         tmp = tempfile.TemporaryDirectory(prefix="bench-rg-")
         root = Path(tmp.name)
     try:
-        build_tree(root)
+        build(root)
         print(f"rg: {rg}; median of {RUNS} runs")
         compare("--files", rg, ["--no-config", "--files", "--sort=modified", "--no-ignore", "--hidden"],
                 str(root))

@@ -24,21 +24,7 @@ from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
 from dsh_jupyter.core.tools.searchroot import DISCOVERY as _DISCOVERY, VCS_EXCLUDES as _VCS_EXCLUDES
 from timing import median_time  # benchmarks/timing.py
-
-
-def build_tree(root: str, files: int) -> None:
-    marker = root.rstrip("/") + ".complete"  # beside the tree, so it is not one of its files
-    if os.path.exists(marker):
-        return
-    line = "needle " + "x" * 80 + "\n"
-    for i in range(files):
-        d = os.path.join(root, f"top{i % 40:02d}", f"mid{i // 40 % 50:02d}")
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, f"f{i:06d}.txt"), "w") as f:
-            # one in three files has a matching line: ~33,000 matches, ~20 MB of rg --json
-            f.write(line if i % 3 == 0 else "plain text\n")
-            f.write("filler\n")
-    open(marker, "w").close()
+from trees import build_tree, built_once, needle_tree  # benchmarks/trees.py
 
 
 def raw(rg: str, args: list[str], cwd: str) -> int:
@@ -56,7 +42,8 @@ def main() -> int:
     tree = opts.tree or os.path.join(tempfile.gettempdir(), f"dsh-bench-search-{opts.files}")
     os.makedirs(tree, exist_ok=True)
     t0 = time.perf_counter()
-    build_tree(tree, opts.files)
+    # the marker lies beside the tree, so it is not one of its files
+    built_once(tree.rstrip("/") + ".complete", lambda: build_tree(tree, needle_tree(opts.files)))
     print(f"tree: {tree} ({opts.files} files, ready in {time.perf_counter() - t0:.1f} s)")
     rg = find_rg()
     state = tempfile.mkdtemp(prefix="dsh-bench-state-")

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_targets.py [--runs 7] [--dir DIR]
 
-Uses the trees of ``targets_trees.py`` (built once into DIR, default ``$TMPDIR/dsh-bench-targets``)
+Uses the trees of ``trees.py`` (built once into DIR, default ``$TMPDIR/dsh-bench-targets``)
 and times, through ``Workspace.run``, side by side with the floor in the same run (in turns: floor,
 tool, floor, tool, ..., so a change in the shared machine's load falls on both):
 
@@ -36,7 +36,7 @@ from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.recheck import Rechecker
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
 from dsh_jupyter.core.tools.searchroot import DISCOVERY, VCS_EXCLUDES
-from targets_trees import DEFAULT_DIR, build_all  # benchmarks/targets_trees.py
+from trees import DEFAULT_DIR, build_all  # benchmarks/trees.py
 
 START = 5_000_001
 WINDOW = 2000

@@ -25,7 +25,8 @@ import nbformat
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from jupyter_harness import JupyterProcess  # noqa: E402
+from servers import JupyterProcess  # noqa: E402 (tests/servers.py)
+from trees import build_tree  # noqa: E402 (benchmarks/trees.py)
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
@@ -51,11 +52,7 @@ _TIMED_CLICK = """([root, target]) => new Promise(resolve => {
 
 
 def build(root: Path, entries: int) -> None:
-    (root / "big").mkdir(parents=True)
-    for i in range(entries):
-        (root / "big" / f"file-{i:05d}.txt").write_text(f"{i}\n")
-    for name in ("docs", "src", "tests"):
-        (root / name).mkdir()
+    build_tree(root, {"big": {f"file-{i:05d}.txt": f"{i}\n" for i in range(entries)}, "docs": {}, "src": {}, "tests": {}})
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                             "language": "python"}})
     nb.cells = [nbformat.v4.new_code_cell("%load_ext dsh_jupyter\n%dsh list")]

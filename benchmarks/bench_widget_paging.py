@@ -28,6 +28,7 @@ from comm.base_comm import BaseComm
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.kernel.widgets import ListingView
+from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
 
 SENT: list = []
 
@@ -39,17 +40,7 @@ class CountingComm(BaseComm):
 
 def build_dir(path: str, entries: int) -> None:
     marker = os.path.join(os.path.dirname(path), f".bench-{entries}-complete")
-    if os.path.exists(marker):
-        return
-    os.makedirs(path, exist_ok=True)
-    for i in range(entries):
-        name = os.path.join(path, f"entry{i:06d}")
-        if i % 100 == 0:
-            os.makedirs(name, exist_ok=True)
-        else:
-            with open(name + ".txt", "w") as f:
-                f.write("x\n")
-    open(marker, "w").close()
+    built_once(marker, lambda: build_tree(path, folder_of(entries, suffix=".txt", text="x\n")))
 
 
 def floor(path: str, offset: int, page: int) -> list:

@@ -2,47 +2,31 @@
 
 Every workspace a test makes keeps its state file under the test's ``tmp_path``: a test must never
 touch the user's default state file.
+
+The tree builder (``build_tree``, ``Link``) is the one the benchmarks use too, in
+``benchmarks/trees.py``, beside the small workspace ``TREE`` the server, MCP and kernel tests
+serve: this module puts ``benchmarks/`` on ``sys.path`` once, so any test module imports
+``from trees import ...`` (and ``from conftest import build_tree, Link`` still works).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from dsh_jupyter import Workspace
-from dsh_jupyter.core.caches.stamps import COARSE_MARGIN_NS, MARGIN_NS
+_BENCHMARKS = str(Path(__file__).resolve().parents[1] / "benchmarks")
+if _BENCHMARKS not in sys.path:
+    sys.path.insert(0, _BENCHMARKS)
 
+from trees import Link, build_tree  # noqa: E402  (benchmarks/trees.py)
 
-class Link:
-    """A symlink in a ``tree`` spec: ``{"l": Link("target")}``."""
-
-    def __init__(self, target: str | os.PathLike) -> None:
-        self.target = os.fspath(target)
-
-
-def build_tree(base: Path, spec: dict) -> Path:
-    """Create ``spec`` under ``base``: str/bytes -> file, dict -> directory, Link -> symlink.
-
-    Keys may hold ``/`` to create nested paths in one go.
-    """
-    base = Path(base)
-    base.mkdir(parents=True, exist_ok=True)
-    for name, node in spec.items():
-        path = base / name
-        if isinstance(node, dict):
-            build_tree(path, node)
-        elif isinstance(node, Link):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.symlink(node.target, path)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            data = node.encode("utf-8") if isinstance(node, str) else bytes(node)
-            path.write_bytes(data)
-    return base
+from dsh_jupyter import Workspace  # noqa: E402
+from dsh_jupyter.core.caches.stamps import COARSE_MARGIN_NS, MARGIN_NS  # noqa: E402
 
 
 @pytest.fixture

@@ -21,11 +21,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jupyter_harness import JupyterProcess, execute_in_server_kernel, isolated_env, stream_text
+from notebook_runs import execute_in_server_kernel, stream_text
+from servers import ANSI, JupyterProcess, isolated_env
 
 REPO = Path(__file__).resolve().parents[1]
-HARNESS = Path(__file__).resolve().parent / "jupyter_harness.py"
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+NOTEBOOK_RUNS = Path(__file__).resolve().parent / "notebook_runs.py"  # run as a script in the Binder venv
 SKIP_NAMES = {".git", ".venv", ".venv-ci", "venv", "node_modules", "__pycache__", ".pytest_cache", "build",
               "dist", ".ipynb_checkpoints"}
 SKIP_PATHS = {("dsh_jupyter", "labextension"), ("labextension_shim", "lib")}
@@ -116,7 +116,7 @@ def test_notebook_runs_headless_in_the_binder_env(binder_env, name, tmp_path):
     env["DSH_STATE_PATH"] = str(tmp_path / "state.sqlite")
     work = tmp_path / "cwd"
     work.mkdir()
-    out = run([binder_env["bin"] / "python", HARNESS, binder_env["repo"] / "notebooks" / name, work], work, env,
+    out = run([binder_env["bin"] / "python", NOTEBOOK_RUNS, binder_env["repo"] / "notebooks" / name, work], work, env,
               timeout=600)
     assert out.strip(), "the notebook printed nothing"
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jupyter_harness import JupyterProcess, execute_in_server_kernel, execute_with_nbclient, stream_text
+from notebook_runs import execute_in_server_kernel, execute_with_nbclient, stream_text
+from servers import JupyterProcess
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 EXPECTED = ["01-seed-failure.ipynb", "02-explore-a-source-tree.ipynb", "03-agent-and-person.ipynb"]

@@ -28,7 +28,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jupyter_harness import JupyterProcess
+from servers import JupyterProcess
+from trees import build_tree  # benchmarks/trees.py
 
 REPO = Path(__file__).resolve().parents[2]
 VIEWPORT = {"width": 1200, "height": 800}
@@ -87,13 +88,9 @@ def main_py() -> str:
 
 
 def build_root(root: Path) -> Path:
-    big = root / "big"
-    big.mkdir(parents=True)
-    for d in range(1, 6):
-        (big / f"dir-{d}").mkdir()
-    for i in range(1, 206):
-        (big / f"file-{i:03d}.txt").write_text(f"file {i}\n")
+    big = {**{f"dir-{d}": {} for d in range(1, 6)}, **{f"file-{i:03d}.txt": f"file {i}\n" for i in range(1, 206)}}
     files = {
+        "big": big,
         "src/app/main.py": main_py(),
         "src/app/util.py": "def helper():\n    # TODO make it useful\n    return 1\n",
         "src/lib/strings.py": "def shout(s):\n    return s.upper()  # TODO unicode\n",
@@ -107,10 +104,7 @@ def build_root(root: Path) -> Path:
         "sizes/medium.bin": "m" * 5000,
         "sizes/tiny.txt": "t" * 10,
     }
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+    build_tree(root, files)
     with open(root / "sizes" / "app.log", "wb") as f:
         f.truncate(LOG_SIZE)  # sparse: 16.4 MiB on paper, nothing on disk
     kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}

@@ -30,20 +30,14 @@ from pathlib import Path
 
 import pytest
 
+from servers import free_port
+
 pytestmark = [pytest.mark.slow, pytest.mark.hub]
 
 REPO = Path(__file__).resolve().parents[2]
 USERS = ("dshhub-alice", "dshhub-bob")
 SERVICE_TOKEN = uuid.uuid4().hex
 HIDDEN = "hidden files are not shown here; the server's ContentsManager.allow_hidden setting allows them"
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _proxy() -> str:
@@ -150,7 +144,7 @@ def hub():
             pw = pwd.getpwnam(user)
             for p in (home / "notes.txt", home / ".env"):
                 os.chown(p, pw.pw_uid, pw.pw_gid)
-        port, hub_port, api_port = _free_port(), _free_port(), _free_port()
+        port, hub_port, api_port = free_port(), free_port(), free_port()
         env = {
             **os.environ,
             "DSH_HUB_PROXY": _proxy(),

@@ -15,17 +15,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
 
 from dsh_jupyter import Workspace
+from trees import TREE as SERVED
 
-TREE = {
-    "src": {
-        "app.py": "def main():\n    return 'hello world'\n",
-        "util/helpers.py": "def helper():\n    return 'hello helper'\n",
-    },
-    "docs/guide with space.md": "# Guide\nhello again\n",
-    "données/été.txt": "café hello\n",
-    "notes.txt": "first line\nsecond line\nthird line\n",
-    "empty": {},
-}
+# The workspace the server tests serve, with a third line in notes.txt.
+TREE = {**SERVED, "notes.txt": "first line\nsecond line\nthird line\n"}
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Fixtures for the MCP surface: a real ``jupyter server`` subprocess and the SDK's own clients.
 
-The server is started by ``tests/jupyter_harness.JupyterProcess`` (127.0.0.1, a token, Jupyter's
-folders and the dsh state under a temporary folder). Clients are the official SDK's
+The server is started by ``tests/servers.py`` (127.0.0.1, a token, Jupyter's folders and the dsh
+state under a temporary folder), over ``TREE`` unless a test brings its own. Clients are the official SDK's
 ``ClientSession`` over ``streamable_http_client`` (HTTP) and ``stdio_client`` (stdio); each test
 drives them with ``anyio.run`` so no event-loop plugin is involved.
 
@@ -20,24 +20,23 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import build_tree  # tests/conftest.py
-from jupyter_harness import TREE, JupyterProcess
+from servers import JupyterProcess, start_server
+from trees import TREE
 
 
 # Small caps, so over-cap pages (sampling, spills) need only a few files.
 CAPS = ["--DshJupyter.glob_max_results=5", "--DshJupyter.grep_max_matches=5"]
 
 
-def start_server(tmp: Path, extra_args: list[str] = (), tree: dict = TREE) -> JupyterProcess:
-    root = tmp / "root"
-    build_tree(root, tree)
-    return JupyterProcess.start(tmp, Path(os.path.realpath(root)), extra_args=[*CAPS, *extra_args])
+def start_mcp_server(tmp: Path, extra_args: list[str] = (), tree: dict = TREE) -> JupyterProcess:
+    """A real server over ``tree`` with the small caps (``CAPS``) the MCP tests page with."""
+    return start_server(tmp, tree, extra_args=[*CAPS, *extra_args])
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
     """One real server for the MCP tests (each test uses its own dsh sessions and files)."""
-    srv = start_server(tmp_path_factory.mktemp("mcp-server"))
+    srv = start_mcp_server(tmp_path_factory.mktemp("mcp-server"))
     try:
         yield srv
     finally:
@@ -60,12 +59,6 @@ async def connect(server: JupyterProcess, session: str | None = None, token: str
                 if initialize:
                     await client.initialize()
                 yield client
-
-
-def rest_call(server: JupyterProcess, tool: str, session: str, args: dict) -> dict:
-    status, data = server.request("POST", f"dsh/api/tools/{tool}", {"session": session, "args": args})
-    assert status == 200, (status, data)
-    return data
 
 
 def calls(server: JupyterProcess, session: str) -> list[dict]:

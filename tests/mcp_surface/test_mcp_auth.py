@@ -16,7 +16,7 @@ from mcp import MCPError
 
 from dsh_jupyter import Workspace
 
-from .conftest import calls, connect, mcp_url, start_server, text_of
+from .conftest import calls, connect, mcp_url, start_mcp_server, text_of
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +38,7 @@ def _with_authorizer(tmp_path_factory, name: str, rule: str):
     config = tmp / "jupyter-config"
     config.mkdir()
     (config / "jupyter_server_config.py").write_text(AUTHORIZER_CONFIG.format(refuse=rule))
-    return start_server(tmp)
+    return start_mcp_server(tmp)
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from conftest import build_tree  # tests/conftest.py
 from dsh_jupyter import Workspace
 
 from .clients import drive, installed
-from .conftest import CAPS, mcp_url, start_server
+from .conftest import CAPS, mcp_url, start_mcp_server
 
 pytestmark = pytest.mark.slow
 
@@ -89,7 +89,7 @@ def expected(tmp_path_factory):
 def http_server(tmp_path_factory):
     """A server of its own for each scenario: the scenario writes and edits."""
     tmp = tmp_path_factory.mktemp("clients-server")
-    srv = start_server(tmp, tree=TREE)
+    srv = start_mcp_server(tmp, tree=TREE)
     try:
         yield srv
     finally:

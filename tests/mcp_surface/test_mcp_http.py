@@ -18,7 +18,7 @@ from mcp import MCPError, types
 
 from conftest import build_tree
 
-from .conftest import calls, connect, mcp_url, rest_call, text_of, value_of
+from .conftest import calls, connect, mcp_url, text_of, value_of
 
 pytestmark = pytest.mark.slow
 
@@ -135,7 +135,7 @@ def test_every_tool_call_text_equals_rest(server):
 
     over_mcp = anyio.run(main)
     reset_cmp(server.root)
-    over_rest = [rest_call(server, tool, "cmp-rest", args) for tool, args in STEPS]
+    over_rest = [server.tool(tool, "cmp-rest", **args) for tool, args in STEPS]
     for (tool, args), got, want in zip(STEPS, over_mcp, over_rest):
         assert normalized(text_of(got), value_of(got)) == normalized(want["text"], want["value"]), (tool, args)
         assert got.is_error is want["isError"], (tool, args)
@@ -189,14 +189,12 @@ def test_gate_is_shared_between_mcp_and_rest(server):
                                                       "new_string": "x"})
             assert text_of(refused) == 'Error: cannot write "gate/a.txt": read it first in this session'
             await client.call_tool("read", {"file_path": "gate/a.txt"})
-        edited = rest_call(server, "edit", "shared-1", {"file_path": "gate/a.txt", "old_string": "alpha",
-                                                        "new_string": "ALPHA"})
+        edited = server.tool("edit", "shared-1", file_path="gate/a.txt", old_string="alpha", new_string="ALPHA")
         assert edited["text"] == "The file gate/a.txt has been updated successfully.", edited
 
     async def rest_read_then_mcp_edit():
-        rest_call(server, "read", "shared-2", {"file_path": "gate/b.txt"})
-        other = rest_call(server, "edit", "shared-3", {"file_path": "gate/b.txt", "old_string": "beta",
-                                                       "new_string": "x"})
+        server.tool("read", "shared-2", file_path="gate/b.txt")
+        other = server.tool("edit", "shared-3", file_path="gate/b.txt", old_string="beta", new_string="x")
         assert other["isError"] is True  # another session has not read it
         async with connect(server, "shared-2") as client:
             return await client.call_tool("edit", {"file_path": "gate/b.txt", "old_string": "beta",
@@ -230,7 +228,7 @@ def test_spill_locators_are_readable_through_mcp_read(server):
     assert text_of(page) == rest_page["text"]
     assert page.is_error is False and "\n2: " in text_of(page) and "\n4: " in text_of(page)
     # another session's read of the locator is answered as REST answers it
-    assert text_of(other) == rest_call(server, "read", "spill-other", {"file_path": locator})["text"]
+    assert text_of(other) == server.tool("read", "spill-other", file_path=locator)["text"]
 
 
 def test_a_write_too_large_for_the_body_limit_is_refused_before_it_runs(server):
@@ -317,7 +315,7 @@ def test_a_second_client_fastmcp_smoke(server):
     tools, listed, failed = anyio.run(main)
     _, rest_tools = server.request("GET", "dsh/api/tools")
     assert [(t.name, t.input_schema) for t in tools] == [(t["name"], t["inputSchema"]) for t in rest_tools]
-    want = rest_call(server, "list", "fastmcp-rest", {"path": "src"})
+    want = server.tool("list", "fastmcp-rest", path="src")
     assert listed.content[0].text == want["text"]
     assert listed.structured_content == want["value"]
     assert failed.is_error is True and failed.content[0].text == 'Error: cannot read "nope.txt": not found'
@@ -337,5 +335,5 @@ def test_the_sdks_auto_client_speaks_the_newest_protocol_too(server):
 
     tools, result = anyio.run(main)
     assert [t.name for t in tools.tools][:2] == ["list", "glob"]
-    assert text_of(result) == rest_call(server, "read", "auto-rest", {"file_path": "notes.txt"})["text"]
+    assert text_of(result) == server.tool("read", "auto-rest", file_path="notes.txt")["text"]
     assert isinstance(result, types.CallToolResult)

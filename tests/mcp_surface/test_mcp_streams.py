@@ -13,7 +13,7 @@ import anyio
 import httpx2
 import pytest
 
-from .conftest import calls, connect, mcp_url, rg_processes, start_server, text_of
+from .conftest import calls, connect, mcp_url, rg_processes, start_mcp_server, text_of
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +24,7 @@ ABORTED = "Error: grep was cancelled before it finished"
 @pytest.fixture(scope="module", params=["sse", "json"])
 def any_server(request, tmp_path_factory):
     extra = ["--DshJupyter.mcp_json_response=True"] if request.param == "json" else []
-    srv = start_server(tmp_path_factory.mktemp(f"mcp-{request.param}"), extra)
+    srv = start_mcp_server(tmp_path_factory.mktemp(f"mcp-{request.param}"), extra)
     srv.mode = request.param
     try:
         yield srv

@@ -7,58 +7,15 @@ can see the "search" in /proc, hang it, and check nothing of it survives the dis
 from __future__ import annotations
 
 import asyncio
-import os
 import time
-import uuid
 
 import pytest
 from tornado.httpclient import HTTPClientError
 
+from servers import hanging_rg_settings, marker, processes_with, wait_for  # noqa: F401 (marker: a fixture)
 
-@pytest.fixture
-def marker() -> str:
-    return f"60.{uuid.uuid4().int % 10**9:09d}"
-
-
-@pytest.fixture
-def hanging_rg(tmp_path, marker):
-    script = tmp_path / "bin" / "rg-hangs"
-    script.parent.mkdir()
-    script.write_text(f"#!/bin/sh\nexec sleep {marker}\n")
-    script.chmod(0o755)
-    return script
-
-
-@pytest.fixture
-def dsh_settings(request, hanging_rg) -> dict:
-    marker = request.node.get_closest_marker("dsh_settings")
-    return {"rg_path": str(hanging_rg), **(marker.kwargs if marker else {})}
-
-
-def processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                cmdline = fh.read()
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                state = fh.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmdline and state not in (b"Z", b"X"):
-            found.append(int(entry))
-    return found
-
-
-async def wait_for(predicate, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        await asyncio.sleep(0.05)
-    return predicate()
+# every search hangs, the notebook listing beside a grep too
+dsh_settings = hanging_rg_settings()
 
 
 async def test_disconnect_kills_the_search_and_others_are_served(jp_fetch, api, marker):

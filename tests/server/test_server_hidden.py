@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from .conftest import start_real_server, stop_real_server
+from servers import JupyterProcess
+
 from .test_server_auth import ReadOnlyAuthorizer
 
 HIDDEN = "hidden files are not shown here; the server's ContentsManager.allow_hidden setting allows them"
@@ -74,23 +75,24 @@ def test_a_broad_grep_never_finds_the_servers_own_token(tmp_path):
     root = tmp_path  # the server's Jupyter folders (jupyter-runtime, -data, -config) lie in it
     (root / "notes.txt").write_text("the word token, harmless\n")
     token = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
-    server = start_real_server(tmp_path, root, token, ["--ContentsManager.allow_hidden=True"])
+    server = JupyterProcess.start(tmp_path, root, token=token, extra_args=["--ContentsManager.allow_hidden=True"],
+                                  timeout=60)
     try:
         files = list((root / "jupyter-runtime").glob("jpserver-*.json"))
         assert files and token in files[0].read_text(), "the server did not write its runtime file there"
-        status, data = server.request("POST", "/dsh/api/tools/grep", {"args": {"pattern": token}})
+        status, data = server.request("POST", "dsh/api/tools/grep", {"args": {"pattern": token}})
         assert data["text"] == "No matches found"
         for pattern in ("token", "url"):
-            status, data = server.request("POST", "/dsh/api/tools/grep", {"args": {"pattern": pattern}})
+            status, data = server.request("POST", "dsh/api/tools/grep", {"args": {"pattern": pattern}})
             assert status == 200, data
             assert token not in json.dumps(data["value"]["matches"]) and token not in data["text"], data["text"]
             assert "jpserver" not in data["text"] and "jupyter-runtime" not in data["text"]
-        status, data = server.request("POST", "/dsh/api/tools/read",
+        status, data = server.request("POST", "dsh/api/tools/read",
                                       {"args": {"file_path": str(files[0].relative_to(root))}})
         assert data["value"]["code"] == "FS_PROTECTED"
-        status, data = server.request("POST", "/dsh/api/tools/glob", {"args": {"pattern": "*.json"}})
+        status, data = server.request("POST", "dsh/api/tools/glob", {"args": {"pattern": "*.json"}})
         assert data["text"] == "No files found"
-        status, data = server.request("POST", "/dsh/api/tools/list", {"args": {}})
+        status, data = server.request("POST", "dsh/api/tools/list", {"args": {}})
         assert "jupyter-runtime" not in data["text"] and "hidden entr" in data["text"]
     finally:
-        stop_real_server(server)
+        server.stop()

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbformat import v4
 
-from .conftest import start_real_server, stop_real_server
+from servers import JupyterProcess
 
 pytestmark = pytest.mark.slow
 
@@ -27,21 +27,19 @@ def server(tmp_path_factory):
     root.mkdir()
     root = type(root)(os.path.realpath(root))
     nbformat.write(v4.new_notebook(cells=[v4.new_code_cell("df = load()\nplot(df)", id="plot")]), str(root / "nb.ipynb"))
-    srv = start_real_server(tmp, root, TOKEN)
+    srv = JupyterProcess.start(tmp, root, token=TOKEN, timeout=60)
     try:
         yield srv
     finally:
-        stop_real_server(srv)
+        srv.stop()
 
 
 def call(server, tool, session="nb", **args):
-    status, data = server.request("POST", f"/dsh/api/tools/{tool}", {"session": session, "args": args})
-    assert status == 200, (status, data)
-    return data
+    return server.tool(tool, session, **args)
 
 
 def test_the_collaboration_extension_is_running(server):
-    status, listing = server.request("GET", "/api/collaboration/session/nb.ipynb", None)
+    status, listing = server.request("GET", "api/collaboration/session/nb.ipynb", None)
     assert status in (404, 405), (status, listing)  # its routes exist (a GET is not how a room is made)
     assert "jupyter_server_ydoc" in server.log.read_text(errors="replace")
 

@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import build_tree  # tests/conftest.py, as the core tests import it
-
-from .conftest import ANSI, TREE, start_real_server, stop_real_server, subprocess_env
+from servers import ANSI, isolated_env, start_server
 
 pytestmark = pytest.mark.slow
 
@@ -24,53 +22,49 @@ TOKEN = "real-server-token"
 
 @pytest.fixture(scope="module")
 def real_server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("real")
-    root = tmp / "tree"
-    build_tree(root, TREE)
-    server = start_real_server(tmp, root, TOKEN, ["--DshJupyter.search_timeout_ms=3000"])
+    server = start_server(tmp_path_factory.mktemp("real"), token=TOKEN, timeout=60,
+                          extra_args=["--DshJupyter.search_timeout_ms=3000"])
     try:
         yield server
     finally:
-        stop_real_server(server)
+        server.stop()
 
 
 def test_tools_with_token_and_refused_without(real_server):
-    status, tools = real_server.request("GET", "/dsh/api/tools")
+    status, tools = real_server.request("GET", "dsh/api/tools")
     assert status == 200
     assert [t["name"] for t in tools] == ["list", "glob", "grep", "read", "write", "edit", "list_dir"]
     for token in (None, "wrong"):
-        status, data = real_server.request("GET", "/dsh/api/tools", token=token)
+        status, data = real_server.request("GET", "dsh/api/tools", token=token)
         assert status == 403, data
         assert TOKEN not in str(data)
-    status, result = real_server.request("POST", "/dsh/api/tools/list", {"args": {"path": "src"}})
+    status, result = real_server.request("POST", "dsh/api/tools/list", {"args": {"path": "src"}})
     assert status == 200
     assert result["text"] == (
         "<path>src</path>\n<type>directory</type>\n<content>\nutil/\napp.py\n\n"
         "(2 entries: 1 directory, 1 file)\n</content>"
     )
-    status, _ = real_server.request("POST", "/dsh/api/tools/list", {"args": {}}, token=None)
+    status, _ = real_server.request("POST", "dsh/api/tools/list", {"args": {}}, token=None)
     assert status == 403
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_works_under_jupyter_lab_and_notebook(app, tmp_path):
     """The same extension, auto-enabled, under the two front-end applications."""
-    root = tmp_path / "tree"
-    build_tree(root, TREE)
-    server = start_real_server(tmp_path, root, TOKEN, app=app)
+    server = start_server(tmp_path, token=TOKEN, app=app, timeout=60)
     try:
-        status, result = server.request("POST", "/dsh/api/tools/list", {"args": {"path": "src"}})
+        status, result = server.request("POST", "dsh/api/tools/list", {"args": {"path": "src"}})
         assert status == 200, result
         assert result["text"].endswith("(2 entries: 1 directory, 1 file)\n</content>")
-        status, _ = server.request("GET", "/dsh/api/tools", token=None)
+        status, _ = server.request("GET", "dsh/api/tools", token=None)
         assert status == 403
     finally:
-        stop_real_server(server)
+        server.stop()
 
 
 def test_extension_list_shows_it_enabled_and_ok(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "jupyter", "server", "extension", "list"],
-                          capture_output=True, text=True, timeout=60, env=subprocess_env(tmp_path))
+                          capture_output=True, text=True, timeout=60, env=isolated_env(tmp_path))
     out = ANSI.sub("", proc.stdout + proc.stderr)
     assert proc.returncode == 0, out
     assert any(line.split()[:2] == ["dsh_jupyter", "enabled"] for line in out.splitlines()), out
@@ -97,14 +91,14 @@ def test_schemathesis_finds_no_server_error(real_server, tmp_path):
     if st is None:
         pytest.skip("schemathesis is not installed")
     argv = [
-        *st, "run", f"{real_server.url}/dsh/api/openapi.json",
+        *st, "run", f"{real_server.url}dsh/api/openapi.json",
         "-H", f"Authorization: token {TOKEN}",
         "--checks", "all", "--exclude-checks", "negative_data_rejection,positive_data_acceptance",
         "--max-examples", "8", "--seed", "7", "--no-shrink", "--request-timeout", "10",
         "--report-dir", str(tmp_path / "report"),
     ]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=90, cwd=tmp_path,
-                          env=subprocess_env(tmp_path))
+                          env=isolated_env(tmp_path))
     out = ANSI.sub("", proc.stdout + proc.stderr)
     assert proc.returncode == 0, out[-6000:]
     assert "No issues found" in out, out[-3000:]

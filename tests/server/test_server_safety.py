@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import uuid
 
 import pytest
 
+from servers import hanging_rg_settings, marker, processes_with, wait_for  # noqa: F401 (marker: a fixture)
+
 from .test_server_auth import ReadOnlyAuthorizer
-from .test_server_concurrency import processes_with, wait_for
+
+# A grep over a folder also lists its notebooks (rg --files, alongside the search): that answers
+# at once with none, so each hung search is one process, as the pool counts them.
+dsh_settings = hanging_rg_settings(listing_hangs=False)
 
 
 async def test_deeply_nested_json_is_a_bad_request_not_a_crash(api):
@@ -21,28 +25,6 @@ async def test_deeply_nested_json_is_a_bad_request_not_a_crash(api):
         assert data["message"] in ("request body is nested too deeply", "request body must be a JSON object")
     status, data = await api("POST", "tools", "list", body={"args": {}})
     assert status == 200 and not data["isError"]  # and it keeps serving
-
-
-@pytest.fixture
-def marker() -> str:
-    return f"60.{uuid.uuid4().int % 10**9:09d}"
-
-
-@pytest.fixture
-def hanging_rg(tmp_path, marker):
-    script = tmp_path / "bin" / "rg-hangs"
-    script.parent.mkdir()
-    # A grep over a folder also lists its notebooks (rg --files, alongside the search): that
-    # answers at once with none, so each hung search is one process, as the pool counts them.
-    script.write_text(f'#!/bin/sh\ncase " $* " in *" --files "*) exit 1;; esac\nexec sleep {marker}\n')
-    script.chmod(0o755)
-    return script
-
-
-@pytest.fixture
-def dsh_settings(request, hanging_rg) -> dict:
-    marker = request.node.get_closest_marker("dsh_settings")
-    return {"rg_path": str(hanging_rg), **(marker.kwargs if marker else {})}
 
 
 async def test_hung_searches_never_delay_list_or_read(jp_fetch, api, marker):

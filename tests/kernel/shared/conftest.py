@@ -2,7 +2,9 @@
 
 The plugin's fixtures are imported here rather than named in ``pytest_plugins`` (pytest refuses
 that below the rootdir), which also keeps its autouse fixtures off the rest of the kernel tests.
-The ``DSH_*`` variables the extension exports into this process are restored after each test.
+The server's configuration, its state file and spill root, and the restoring of the ``DSH_*``
+variables the extension exports into this process are those of every in-process server test
+(``tests/servers.py``); only the root is this folder's own.
 """
 
 from __future__ import annotations
@@ -11,11 +13,17 @@ import os
 from pathlib import Path
 
 import pytest
-from traitlets.config import Config
 
 from pytest_jupyter.jupyter_server import *  # noqa: E402,F401,F403
 
-from dsh_env import DSH_ENV, _isolated_dsh_env  # noqa: E402,F401 (autouse fixture)
+from servers import (  # noqa: E402,F401 (fixtures, registered by being here)
+    _isolated_dsh_env,
+    dsh_settings,
+    jp_server_config,
+    server_config,
+    spill_root,
+    state_path,
+)
 
 
 @pytest.fixture
@@ -23,18 +31,3 @@ def jp_root_dir(tmp_path, tree):
     root = tmp_path / "server root"
     tree(root, {"notes.txt": "first line\nsecond line\n", "other.txt": "alpha\nbeta\n", "src/app.py": "x = 1\n"})
     return Path(os.path.realpath(root))
-
-
-@pytest.fixture
-def server_state(tmp_path) -> Path:
-    return tmp_path / "server-state" / "state.sqlite"
-
-
-@pytest.fixture
-def jp_server_config(server_state, tmp_path):
-    return Config(
-        {
-            "ServerApp": {"jpserver_extensions": {"dsh_jupyter": True, "jupyter_server_terminals": False}},
-            "DshJupyter": {"state_path": str(server_state), "spill_root": str(tmp_path / "server-spills")},
-        }
-    )

@@ -24,7 +24,7 @@ def without(text: str, locator: str) -> str:
     return text.replace(locator, "LOC")
 
 
-async def test_a_server_kernel_uses_every_server_setting(jp_serverapp, jp_fetch, jp_root_dir, tree):
+async def test_a_server_kernel_uses_every_server_setting(jp_serverapp, jp_fetch, jp_root_dir, spill_root, tree):
     tree(jp_root_dir, {f"many/d{i}/f{j}.txt": "x\n" for i in range(8) for j in range(2)})
     rest = await rest_tool(jp_fetch, "glob", {"pattern": "*.txt", "path": "many"}, session="agent")
     assert len(rest["value"]["paths"]) == 3 and rest["value"]["sampled"] is True
@@ -43,7 +43,7 @@ async def test_a_server_kernel_uses_every_server_setting(jp_serverapp, jp_fetch,
         assert value["paths"] == rest["value"]["paths"]
         got = await run(kernel, "%dsh glob '*.txt' many --text")
         kernel_spill = got["stdout"].rpartition("stored at: ")[2].partition(". Use read")[0]
-        assert kernel_spill.startswith(str(jp_root_dir.parent / "server-spills"))  # the server's spill root
+        assert kernel_spill.startswith(str(spill_root))  # the server's spill root
         assert without(got["stdout"], kernel_spill) == without(rest["text"], rest["value"]["spill"]) + "\n"
         # the notebook's own setting wins over the server's
         await run(kernel, "%config DshMagics.glob_max_results = 5")

@@ -53,12 +53,12 @@ async def rest_tool(jp_fetch, name: str, args: dict, session: str | None = None)
     return json.loads(response.body)
 
 
-async def test_kernel_read_then_rest_edit(jp_serverapp, jp_fetch, jp_root_dir, server_state):
-    python = Workspace(jp_root_dir, session="comparison", state_path=server_state)
+async def test_kernel_read_then_rest_edit(jp_serverapp, jp_fetch, jp_root_dir, state_path):
+    python = Workspace(jp_root_dir, session="comparison", state_path=state_path)
     async with server_kernel(jp_serverapp) as kernel:
         assert (await run(kernel, "%load_ext dsh_jupyter"))["status"] == "ok"
         got = await run(kernel, "import os; print(os.environ['DSH_STATE_PATH']); print(os.environ['DSH_ROOT'])")
-        assert got["stdout"].splitlines() == [str(server_state), str(jp_root_dir)]
+        assert got["stdout"].splitlines() == [str(state_path), str(jp_root_dir)]
 
         got = await run(kernel, "%dsh read notes.txt --text")
         assert got["status"] == "ok" and got["stderr"] == ""
@@ -88,7 +88,7 @@ async def test_kernel_read_then_rest_edit(jp_serverapp, jp_fetch, jp_root_dir, s
     assert [(c["tool"], c["surface"]) for c in calls] == [("read", "magic"), ("edit", "rest"), ("list", "magic")]
 
 
-async def test_rest_read_then_kernel_edit(jp_serverapp, jp_fetch, jp_root_dir, server_state):
+async def test_rest_read_then_kernel_edit(jp_serverapp, jp_fetch, jp_root_dir, state_path):
     data = await rest_tool(jp_fetch, "read", {"file_path": "other.txt"})
     assert data["session"] == "default" and data["text"].startswith("<path>other.txt</path>")
     async with server_kernel(jp_serverapp) as kernel:
@@ -107,5 +107,5 @@ async def test_rest_read_then_kernel_edit(jp_serverapp, jp_fetch, jp_root_dir, s
     response = await jp_fetch("dsh", "api", "sessions", "agent-7", "calls", method="GET")
     calls = json.loads(response.body)["calls"]
     assert [(c["tool"], c["surface"]) for c in calls] == [("list", "magic")]
-    surfaces = [c["surface"] for c in Workspace(jp_root_dir, state_path=server_state).calls("default")["calls"]]
+    surfaces = [c["surface"] for c in Workspace(jp_root_dir, state_path=state_path).calls("default")["calls"]]
     assert surfaces == ["rest", "magic", "rest"]

@@ -181,7 +181,7 @@ def test_the_docs_table_is_the_one_made_from_the_declarations():
 
     from dsh_jupyter.settings_traits import settings_table
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "settings.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "settings.md").read_text()
     start = page.index("-->\n", page.index("<!-- settings table")) + len("-->\n")
     end = page.index("<!-- end of settings table -->")
     assert page[start:end] == settings_table()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter.core.rg.jsonstream import MatchStream, parse_all
-from test_rgjson import run_rg
+from .test_jsonform import run_rg
 
 
 def fed(stdout: bytes, size: int, stream=None):

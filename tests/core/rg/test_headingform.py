@@ -25,7 +25,7 @@ from dsh_jupyter.core.rg.headingform import HEADING_FLAGS, BlockStream, FileBloc
 from dsh_jupyter.core.rg.jsonstream import parse_all
 from dsh_jupyter.core.tools.grepshape import _decoded, shaped_bodies
 from dsh_jupyter.core.tools.grep import _confirmed
-from test_rgstream import fed as fed_in_pieces
+from .test_jsonstream import fed as fed_in_pieces
 
 ARGS = ["--no-config", "--no-ignore", "--hidden"]
 

@@ -1,4 +1,4 @@
-"""Argument validation (core/schema.py): blank paths are refused on every tool, exact messages."""
+"""Argument validation (core/tools/arguments.py): blank paths are refused on every tool, exact messages."""
 
 from __future__ import annotations
 

@@ -1,0 +1,224 @@
+"""Trees on disk for the tests and the benchmarks: one builder, the tests' small workspace, and the
+big generated trees the benchmarks measure on.
+
+    python benchmarks/trees.py [DIR]     # build (or check) bench_targets.py's trees without timing anything
+
+- ``build_tree(base, spec)`` writes a spec: str/bytes -> file, dict -> folder, ``Link`` -> symlink;
+  keys may hold ``/`` to create nested paths in one go. Every tree here but the big text file is
+  written by it; the tests also reach it as the ``tree`` fixture (tests/conftest.py).
+- ``TREE``: the small workspace the server, MCP and kernel tests serve.
+- ``built_once(marker, build)``: a big tree is built once and reused while its marker exists
+  (each benchmark keeps its marker where it always was: beside its tree, or inside it).
+- The generated trees: ``folder_of`` (one folder of N entries, for the listing benchmarks),
+  ``needle_tree`` (bench_search.py), ``rg_tree`` (bench_rg_runner.py), ``confinement_tree``
+  (bench_confinement.py), ``numbered_lines`` (a big file of short lines, bench_read.py), and the
+  trees of ``bench_targets.py``:
+
+  - ``listing/``: one folder of 101,000 entries (1 in 100 a subfolder, the rest empty files);
+  - ``search/``: 100,000 files in 5,000 folders (50 top-level folders of 100 each, 20 files per
+    folder), 60,101 of them ``*.py``, with 44,453 lines holding ``perf_needle`` in 11,112 files;
+  - ``big.txt``: a 1 GiB text file of short numbered lines (37 bytes each).
+
+Why here and not in tests/: every benchmark is a script run from this folder, so ``from trees
+import ...`` works there as ``from timing import ...`` does, with no path set-up in any of them;
+the tests all pass through one module first (tests/conftest.py), which puts this folder on
+``sys.path`` once. This module imports neither the package nor pytest, and importing it creates
+nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = [
+    "Link", "build_tree", "built_once", "TREE", "folder_of", "needle_tree", "rg_tree", "confinement_tree",
+    "numbered_lines", "DEFAULT_DIR", "build_all", "LISTING_ENTRIES", "SEARCH_FILES", "PY_FILES", "NEEDLE_LINES",
+]
+
+
+class Link:
+    """A symlink in a ``tree`` spec: ``{"l": Link("target")}``."""
+
+    def __init__(self, target: str | os.PathLike) -> None:
+        self.target = os.fspath(target)
+
+
+def build_tree(base: Path, spec: dict) -> Path:
+    """Create ``spec`` under ``base``: str/bytes -> file, dict -> directory, Link -> symlink.
+
+    Keys may hold ``/`` to create nested paths in one go.
+    """
+    base = Path(base)
+    base.mkdir(parents=True, exist_ok=True)
+    for name, node in spec.items():
+        path = base / name
+        if isinstance(node, dict):
+            build_tree(path, node)
+        elif isinstance(node, Link):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(node.target, path)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            data = node.encode("utf-8") if isinstance(node, str) else bytes(node)
+            path.write_bytes(data)
+    return base
+
+
+def built_once(marker: str | os.PathLike, build: Callable[[], object]) -> bool:
+    """Run ``build()`` unless ``marker`` exists, then create the marker; True when it built."""
+    if os.path.exists(marker):
+        return False
+    build()
+    Path(marker).touch()
+    return True
+
+
+# The small workspace the server, MCP and kernel tests serve.
+TREE = {
+    "src": {
+        "app.py": "def main():\n    return 'hello world'\n",
+        "util/helpers.py": "def helper():\n    return 'hello helper'\n",
+    },
+    "docs/guide with space.md": "# Guide\nhello again\n",
+    "données/été.txt": "café hello\n",
+    "notes.txt": "first line\nsecond line\n",
+    "empty": {},
+}
+
+
+# -- generated trees ------------------------------------------------------------------------------
+
+
+def folder_of(entries: int, *, name: str = "entry{:06d}", folder_every: int = 100, suffix: str = "",
+              text: str = "") -> dict:
+    """One folder's spec: ``entries`` entries named ``name.format(i)``; every ``folder_every``-th
+    (from the first; 0: none) an empty subfolder, the others files named with ``suffix`` added,
+    each holding ``text``."""
+    spec: dict = {}
+    for i in range(entries):
+        if folder_every and i % folder_every == 0:
+            spec[name.format(i)] = {}
+        else:
+            spec[name.format(i) + suffix] = text
+    return spec
+
+
+def needle_tree(files: int) -> dict:
+    """``files`` small files in 40 x 50 folders; one in three holds a ``needle`` line (bench_search.py:
+    about 33,000 matches, about 20 MB of ``rg --json`` for 100,000 files)."""
+    line = "needle " + "x" * 80 + "\n"
+    return {f"top{i % 40:02d}/mid{i // 40 % 50:02d}/f{i:06d}.txt": (line if i % 3 == 0 else "plain text\n") + "filler\n"
+            for i in range(files)}
+
+
+def rg_tree(fanout: tuple[int, int, int] = (50, 20, 100)) -> dict:
+    """top x sub folders x files (100,000 by default), each file with one ``beta <i % 8>`` line
+    (bench_rg_runner.py: ``beta [0-2]`` matches 3/8 of them, about 20 MB of ``rg --json``)."""
+    spec: dict = {}
+    i = 0
+    for a in range(fanout[0]):
+        for b in range(fanout[1]):
+            for _ in range(fanout[2]):
+                spec[f"top{a:02d}/mid{b:02d}/file{i:06d}.txt"] = (
+                    f"alpha line of file {i}\nbeta {i % 8} is the interesting one\ngamma end\n"
+                )
+                i += 1
+    return spec
+
+
+def confinement_tree(files: int) -> dict:
+    """bench_confinement.py's tree: ``small/`` (50 files, half with ``needle``), ``big/`` (``files``
+    files in 100 x 20 folders, one in three with ``needle``) and one file five folders deep."""
+    spec: dict = {f"small/s{i:02}.txt": "needle\n" if i % 2 else "hay\n" for i in range(50)}
+    for i in range(files):
+        spec[f"big/d{i % 100:02}/e{i // 100 % 20:02}/f{i:06}.txt"] = "needle here\n" if i % 3 == 0 else "plain\n"
+    spec["a/b/c/d/deep.txt"] = "deep\n" * 20
+    return spec
+
+
+def numbered_lines(path: str | os.PathLike, size: int) -> None:
+    """A text file of short numbered lines (37 bytes each), at least ``size`` bytes, written in
+    blocks of 100,000 lines (too big for a spec)."""
+    block = 100_000
+    with open(path, "w") as f:
+        n = 0
+        while f.tell() < size:
+            f.write("".join(f"line {k:09d} of the benchmark file\n" for k in range(n, n + block)))
+            n += block
+
+
+# -- the trees of bench_targets.py ------------------------------------------------------------------
+
+DEFAULT_DIR = os.path.join(tempfile.gettempdir(), "dsh-bench-targets")
+LISTING_ENTRIES = 101_000
+SEARCH_FILES = 100_000
+PY_FILES = 60_101
+NEEDLE_LINES = 44_453
+BIG_BYTES = 1 << 30
+_TOPS, _MIDS, _PER_FOLDER = 50, 100, 20  # 50 x 100 folders, 20 files each
+_FILLER = "    value = compute(value, step) + offset  # an ordinary line of code, about this long\n"
+_NEEDLE = ("    perf_needle = configure(perf_needle, retries=3, timeout=30.0, backoff=1.5)"
+           "  # a matching line of roughly the length real code has, so the JSON is realistic\n")
+
+
+def _is_py(i: int) -> bool:
+    # 3 in 5 files are Python, plus 101 of the others: 60,000 + 100 + 1.
+    return i % 5 < 3 or (i % 5 == 3 and i // 5 % 200 == 0) or i == 4
+
+
+def _needles(i: int) -> int:
+    # 11,112 files hold 4 matching lines each, and file 1 holds 5: 44,453 lines.
+    if i == 1:
+        return 5
+    return 4 if i % 9 == 0 else 0
+
+
+def _search_spec() -> dict:
+    spec: dict = {}
+    i = 0
+    for a in range(_TOPS):
+        for b in range(_MIDS):
+            for _ in range(_PER_FOLDER):
+                ext = ".py" if _is_py(i) else ".txt"
+                body = [f"# file {i}\n", "import os\n", f"def f{i}(value, step, offset):\n"]
+                body += [_FILLER] * 3
+                body += [_NEEDLE] * _needles(i)
+                body.append("    return value\n")
+                spec[f"pkg{a:02d}/mod{b:03d}/file{i:06d}{ext}"] = "".join(body)
+                i += 1
+    return spec
+
+
+def build_listing(top: str) -> str:
+    path = os.path.join(top, "listing")
+    built_once(os.path.join(top, ".listing-complete"), lambda: build_tree(path, folder_of(LISTING_ENTRIES)))
+    return path
+
+
+def build_search(top: str) -> str:
+    path = os.path.join(top, "search")
+    built_once(os.path.join(top, ".search-complete"), lambda: build_tree(path, _search_spec()))
+    return path
+
+
+def build_big(top: str) -> str:
+    path = os.path.join(top, "big.txt")
+    built_once(os.path.join(top, ".big-complete"), lambda: numbered_lines(path, BIG_BYTES))
+    return path
+
+
+def build_all(top: str = DEFAULT_DIR) -> dict[str, str]:
+    os.makedirs(top, exist_ok=True)
+    t0 = time.perf_counter()
+    out = {"listing": build_listing(top), "search": build_search(top), "big": build_big(top)}
+    out["seconds"] = f"{time.perf_counter() - t0:.1f}"
+    return out
+
+
+if __name__ == "__main__":
+    print(build_all(sys.argv[1] if len(sys.argv) > 1 else DEFAULT_DIR))
