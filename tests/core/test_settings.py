@@ -1,4 +1,4 @@
-"""Settings (SPEC 5): defaults, refusal of invalid values naming the setting, unknown names."""
+"""Settings: defaults, refusal of invalid values naming the setting, unknown names."""
 
 from __future__ import annotations
 

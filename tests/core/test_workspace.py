@@ -1,4 +1,4 @@
-"""The public entry point (SPEC 3, 4, 6): value shapes, frames, errors, call log, state failures."""
+"""The public entry point: value shapes, frames, errors, call log, state failures."""
 
 from __future__ import annotations
 

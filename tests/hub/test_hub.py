@@ -4,7 +4,7 @@ What runs: ``jupyterhub`` (this environment) with ``configurable-http-proxy`` fr
 127.0.0.1 only; two Linux users made by the test (removed after), each with a home folder that is
 their server's root; their single-user servers run as them (LocalProcessSpawner) from a virtual
 environment the test builds with the system Python, since this one may live where they cannot
-read. The hub's config is ``docs/jupyterhub_config.py``, the same file the README points to.
+read. The hub's config is ``docs/jupyterhub_config.py``, the same file docs/jupyterhub.md points to.
 
 Checked through ``/user/<name>/dsh/api``: the tools work for the owner and write files the owner
 owns; another user's token gets 403 on every dsh route; a reader granted access without

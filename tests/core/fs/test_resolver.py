@@ -1,4 +1,4 @@
-"""Confinement (SPEC 7): every tool path must resolve, symlinks and all, inside the root."""
+"""Confinement: every tool path must resolve, symlinks and all, inside the root."""
 
 from __future__ import annotations
 

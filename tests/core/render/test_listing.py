@@ -1,4 +1,4 @@
-"""``list`` and ``list_dir`` model text from values, on exact strings (SPEC 4.1, 4.7)."""
+"""``list`` and ``list_dir`` model text from values, on exact strings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``read``, ``write`` and ``edit`` model text from values, on exact strings (SPEC 4.4-4.6)."""
+"""``read``, ``write`` and ``edit`` model text from values, on exact strings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The observation gate across real processes sharing one state file (SPEC 4.5, 6)."""
+"""The observation gate across real processes sharing one state file."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The one quoting rule for names and paths (SPEC 4.1), on exact strings."""
+"""The one quoting rule for names and paths, on exact strings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``list_dir``, the compatibility listing (SPEC 4.7): JSON text, pre-order, bounded, its own codes."""
+"""``list_dir``, the compatibility listing: JSON text, pre-order, bounded, its own codes."""
 
 from __future__ import annotations
 

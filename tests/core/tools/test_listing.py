@@ -1,4 +1,4 @@
-"""``list`` through the public API on real trees: exact text, paging, quoting, symlinks (SPEC 4.1)."""
+"""``list`` through the public API on real trees: exact text, paging, quoting, symlinks."""
 
 from __future__ import annotations
 

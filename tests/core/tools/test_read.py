@@ -1,5 +1,4 @@
-"""``read`` through the public API on real files: envelope, footers, caps, refusals, streaming
-(SPEC 4.4, 7)."""
+"""``read`` through the public API on real files: envelope, footers, caps, refusals, streaming."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``write`` and ``edit``: the observation gate, exact texts, atomicity leftovers, line endings,
-modes and bytes kept (SPEC 4.5, 4.6)."""
+modes and bytes kept."""
 
 from __future__ import annotations
 
