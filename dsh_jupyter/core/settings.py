@@ -85,6 +85,12 @@ class Settings:
     read_stream_min_size: int = setting(
         10_485_760, "int", "Files this size or larger are streamed, never loaded whole.", minimum=1
     )
+    edit_max_bytes: int = setting(
+        10 * 1024 * 1024,
+        "int",
+        "Largest file `edit` loads to change it (`read` streams files of any size; `write` replaces them whole).",
+        minimum=1,
+    )
     list_dir_max_entries: int = setting(
         10_000, "int", "Entries a recursive `list_dir` collects before it stops.", minimum=1
     )

@@ -20,6 +20,7 @@ import logging
 import os
 import secrets
 import stat as statmod
+import sys
 
 from .files import Changed, _same_file, pread_all
 
@@ -72,7 +73,9 @@ def rewrite_in_place(
     """Rewrite the file ``name`` (checked as ``old``) with ``data`` through its own descriptor.
 
     Raises ``Changed`` when ``name`` is no longer that file, ``OSError`` otherwise (the old content
-    is then back in place). Returns the file's stat after the rewrite.
+    is then back in place, and the exception's ``restored`` attribute is the file's stat after
+    that: its bytes are the ones the caller checked, under a new ctime). Returns the file's stat
+    after the rewrite.
     """
     fd = os.open(name, _RW, dir_fd=dir_fd)
     try:
@@ -93,6 +96,9 @@ def rewrite_in_place(
                 log.error("could not restore %s after a failed write (%s); its old content is in %s", name, exc, copy)
                 raise
             _drop_copy(copy)
+            failure = sys.exc_info()[1]
+            if failure is not None:
+                failure.restored = os.fstat(fd)  # type: ignore[attr-defined]
             raise
         _drop_copy(copy)
         return os.fstat(fd)

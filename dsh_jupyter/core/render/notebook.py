@@ -7,17 +7,47 @@ text read counts lines, so a page of cells never passes for the whole notebook.
 Structure is unforgeable by content: every line a cell's text contributes starts with a prefix
 (``N: `` for a source line, ``| `` for output text), so only the view's own lines start with
 ``<`` or ``[``; attribute values are written as JSON strings (``in_message``: quotes, control
-characters and ``</`` escaped) and names through ``quote_name``.
+characters and ``</`` escaped) and names through ``quote_name``. One more rule holds for every
+piece of text a cell contributes (``cell_text``): a character that a reader may take for a line
+break (CR, VT, FF, the file/group/record separators, NEL, U+2028, U+2029) and every other control
+character but the tab is shown as an escape (``\r``, ``\x0b``, ``\u2028``), and a ``<`` that
+opens one of the view's own tags (``<cell``, ``</cell``, ``<content``, ``</content``, ``<path``,
+``</path``, ``<type``, ``</type``) is followed by a backslash (``<\\/cell>``), so no text can make
+a line that reads as a cell boundary or the end of the view. The value keeps the text as it is;
+only the model's view escapes it.
 
 What it must never do: touch the filesystem, print base64, or omit the footer.
 """
 
 from __future__ import annotations
 
+import re
+
 from ..text.quoting import in_message, quote_name
 from .common import count, envelope
 
-__all__ = ["OUTPUT_TRUNCATED", "notebook_footer", "render_cell", "render_notebook"]
+__all__ = ["OUTPUT_TRUNCATED", "cell_text", "notebook_footer", "render_cell", "render_notebook"]
+
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+_OWN_TAG = re.compile(r"<(?=/?(?:cell|content|path|type)\b)")
+_ESCAPES = {"\r": "\\r", "\n": "\\n"}
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+def cell_text(text: str) -> str:
+    """A piece of a cell's text as the view shows it: no line breaks but its own, no tag of the view."""
+    if _CONTROL.search(text) is not None:
+        text = _CONTROL.sub(_escape, text)
+    if "<" in text:
+        text = _OWN_TAG.sub("<\\\\", text)
+    return text
+
 
 OUTPUT_TRUNCATED = "... (output truncated: {} more characters)"
 LIVE_NOTE = "(This notebook is open in Jupyter: shown as its live document, unsaved changes included.)"
@@ -58,7 +88,7 @@ def _output_lines(out: dict) -> list[str]:
     if text is not None:
         if out.get("more"):
             text += OUTPUT_TRUNCATED.format(out["more"])
-        lines.extend("|" + (" " + part if part else "") for part in text.split("\n"))
+        lines.extend("|" + (" " + cell_text(part) if part else "") for part in text.split("\n"))
     return lines
 
 
@@ -76,7 +106,7 @@ def _cut_line(cut: dict) -> str:
 def render_cell(cell: dict) -> list[str]:
     """One cell's lines: the header, numbered source, attachments, outputs, ``</cell>``."""
     lines = [_header(cell)]
-    lines.extend(f"{line['number']}: {line['text']}" for line in cell["lines"])
+    lines.extend(f"{line['number']}: {cell_text(line['text'])}" for line in cell["lines"])
     for att in cell.get("attachments", ()):
         lines.append(f"[attachment {quote_name(att['name'])}: {quote_name(att['mime'])}, {_size(att['bytes'])}]")
     for out in cell.get("outputs", ()):

@@ -54,7 +54,12 @@ def record_read(store, session: str, real: str, version: str) -> bool:
 
 @contextlib.contextmanager
 def gated(store, verb: str, display: str) -> Iterator[object]:
-    """Hold the cross-process write gate, or fail closed with STATE_UNAVAILABLE."""
+    """Hold the cross-process write gate, or fail closed with STATE_UNAVAILABLE.
+
+    An exception in the body rolls back what it recorded, unless it says ``keep_recorded``: a
+    write that failed but put the file back as this session read it records that version and
+    still fails.
+    """
     unavailable = ToolError(
         Codes.STATE_UNAVAILABLE, f"cannot {verb} {in_message(display)}: the session state is unavailable"
     )
@@ -71,9 +76,14 @@ def gated(store, verb: str, display: str) -> Iterator[object]:
         yield gate
         finished = True
     finally:
-        if not finished:  # roll back, and let the original exception through
-            with contextlib.suppress(Exception):
-                cm.__exit__(*sys.exc_info())
+        if not finished:  # roll back, and let the original exception through ...
+            failure = sys.exc_info()[1]
+            if getattr(failure, "keep_recorded", False):  # ... unless what was recorded must stay
+                with contextlib.suppress(Exception):
+                    cm.__exit__(None, None, None)
+            else:
+                with contextlib.suppress(Exception):
+                    cm.__exit__(*sys.exc_info())
     try:
         cm.__exit__(None, None, None)
     except Exception as exc:

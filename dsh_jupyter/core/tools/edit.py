@@ -84,18 +84,31 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
                 raise ToolError(Codes.FS_NOT_FOUND, f"cannot edit {in_message(shown)}: not found")
             fd, fst = open_existing(target, st, "edit")
             try:
+                # Everything that can refuse the edit is checked before the file is loaded: a
+                # session that never read a huge file must not make this process hold it.
+                try:
+                    head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
+                except OSError as exc:
+                    raise target.error(exc) from None
+                # Before the gate check: "read it first" would send the model to a read that must fail.
+                if b"\0" in head:
+                    raise ToolError(Codes.FS_NOT_TEXT, f"cannot edit {in_message(shown)}: binary file")
+                check_writable(target, fst, "edit")
+                # The gate speaks of writing for both tools: an edit is a write of the whole file.
+                check_observed(gate, ctx.session_key, target.real, fst, "write", shown)
+                limit = ctx.settings.edit_max_bytes
+                if fst.st_size > limit:
+                    raise ToolError(
+                        Codes.FS_TOO_LARGE,
+                        f"cannot edit {in_message(shown)}: it is {fst.st_size} bytes, more than the {limit} "
+                        "an edit loads (setting edit_max_bytes)",
+                    )
                 try:
                     raw = read_all(fd)
                 except OSError as exc:
                     raise target.error(exc) from None
             finally:
                 os.close(fd)
-            # Before the gate check: "read it first" would send the model to a read that must fail.
-            if b"\0" in raw[:BINARY_SNIFF_BYTES]:
-                raise ToolError(Codes.FS_NOT_TEXT, f"cannot edit {in_message(shown)}: binary file")
-            check_writable(target, fst, "edit")
-            # The gate speaks of writing for both tools: an edit is a write of the whole file.
-            check_observed(gate, ctx.session_key, target.real, fst, "write", shown)
             cells = notebook_edit(raw, args, shown) if notebook else None
             if cells is not None:  # a notebook: the change is made in cell sources, then validated
                 data, changed, found = cells

@@ -23,6 +23,7 @@ from .searchroot import (
     drop_excluded,
     excluded_below,
     exclusion_flags,
+    file_errors,
     hide_flags,
     inside_vcs,
     open_search_root,
@@ -75,7 +76,7 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
             rels, stdout = _two_walks(ctx, root, argv, split)
         else:
             outcome = run_search(ctx, [*argv, "--", "."], "glob", root)
-            if outcome.returncode == 2 and not outcome.stdout:
+            if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
                 raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
             stdout, rels = outcome.stdout, None
         recheck = unfenced(ctx)
@@ -117,7 +118,7 @@ def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str
 
     def walk(flags: list[str]) -> bytes:
         outcome = run_search(ctx, [*argv, *flags, "--", "."], "glob", root)
-        if outcome.returncode == 2 and not outcome.stdout:
+        if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
             raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
         return outcome.stdout
 

@@ -28,6 +28,7 @@ from .searchroot import (
     discovery_flags,
     excluded_below,
     exclusion_flags,
+    file_errors,
     hide_flags,
     inside_vcs,
     open_search_root,
@@ -101,7 +102,9 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
                 )
             )
         if outcome.returncode == 2:
-            value["unreadable"] = sum(1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: "))
+            value["unreadable"] = file_errors(outcome) or sum(
+                1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: ")
+            )
         if root.is_dir:
             strip, prefix = "./", root.prefix
         else:
@@ -142,14 +145,14 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
     """The main search: heading form first, ``--json`` when that output cannot be read for sure."""
     blocks = BlockStream()
     outcome = run_search(ctx, [*HEADING_FLAGS, *flags], "grep", root, consume=blocks.feed, keep_stdout=False)
-    if outcome.returncode == 2 and not blocks.size:
+    if outcome.returncode == 2 and not blocks.size and not file_errors(outcome):
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
     found = blocks.finish()
     if found is not None:
         return outcome, found
     stream = MatchStream()
     outcome = run_search(ctx, ["--json", *flags], "grep", root, consume=stream.feed)
-    if outcome.returncode == 2 and not outcome.stdout:
+    if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
     matches = stream.finish()
     if matches is None:

@@ -16,7 +16,9 @@ from .context import CallContext
 from .listing import opened_folder
 from .spec import BOOLEAN, INTEGER, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
 
-__all__ = ["LIST_DIR", "execute_list_dir"]
+__all__ = ["LIST_DIR", "UNREADABLE_SHOWN", "execute_list_dir"]
+
+UNREADABLE_SHOWN = 10  # folders a recursive listing names that it could not read (all are counted)
 
 _SUBDIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -69,9 +71,13 @@ def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
 
         return keep
 
+    unreadable: list[str] = []  # folders listed but not entered: they could not be opened or read
+
     def done(value: dict) -> dict:
         if left_out[0]:
             value["hiddenEntries"] = left_out[0]  # left out as Jupyter leaves them out; counted
+        if unreadable:
+            value["unreadable"] = {"count": len(unreadable), "first": unreadable[:UNREADABLE_SHOWN]}
         return value
 
     try:
@@ -96,26 +102,35 @@ def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
                     continue
                 prefix, name, is_dir = item
                 if len(out) >= limit:
-                    return done({"entries": out, "truncated": True, "totalEntries": None})
+                    return done(
+                        {
+                            "entries": out,
+                            "truncated": True,
+                            "totalEntries": None,
+                            "note": f"the walk stopped after {limit} entries, so the total is not known; "
+                            "list a subfolder to see the rest",
+                        }
+                    )
                 rel = prefix + name
                 out.append(rel)
                 if is_dir:
                     try:
                         child = os.open(name, _SUBDIR, dir_fd=parent_fd if parent_fd is not None else fd)
                     except OSError as exc:
-                        if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EACCES, errno.EPERM):
-                            raise
+                        if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+                            unreadable.append(rel)  # no permission, or out of descriptors: said, not hidden
                         continue  # swapped for a symlink, gone, or unreadable: listed, not entered
                     opened.append(child)
                     try:
                         grandchildren = _names(child, keeper(os.path.join(target.real, rel)))
                     except OSError:
+                        unreadable.append(rel)
                         grandchildren = []
                     stack.append((child, iter([(rel + "/", n, d) for n, d in grandchildren])))
         finally:
             for extra in opened:
                 os.close(extra)
-        return done({"entries": out})
+        return done({"entries": out, "totalEntries": len(out)})
     except OSError as exc:
         raise _compat(target.error(exc)) from None
 
@@ -125,6 +140,9 @@ LIST_DIR_OUTPUT = value_schema(
         "entries": {"type": "array", "items": STRING},
         "truncated": BOOLEAN,
         "totalEntries": nullable(INTEGER),  # null: a truncated walk does not know the total
+        "note": STRING,  # why the total is not known
+        "unreadable": value_schema({"count": INTEGER, "first": {"type": "array", "items": STRING}}),
+        "hiddenEntries": INTEGER,
     },
     ("entries",),
 )
@@ -135,8 +153,9 @@ LIST_DIR = ToolSpec(
     title="List folder (JSON)",
     description=(
         'Compatibility listing: the names in a directory as JSON {"entries": [...]}, or, with '
-        "recursive, every relative path below it in pre-order (bounded; a capped walk says "
-        '"truncated": true).'
+        "recursive, every relative path below it in pre-order and their total (bounded; a capped "
+        'walk says "truncated": true and that the total is not known; folders it could not read '
+        'are counted under "unreadable").'
     ),
     input_schema=object_schema(
         {

@@ -22,7 +22,7 @@ from ..errors import Codes, ToolError
 from ..fs.resolver import Target, is_within
 from ..fs.tree import proc_fd_path
 from ..rg.fence import FenceError
-from ..rg.runner import RgMissing, RgOutcome, run_rg
+from ..rg.runner import STDERR_HEAD, STDERR_TAIL, RgMissing, RgOutcome, run_rg
 from .context import CallContext
 
 __all__ = [
@@ -214,9 +214,37 @@ PATTERN_ERRORS = (
     "rg: error parsing glob",
     "rg: the literal",
     "rg: regex could not",
+    "rg: compiled regex exceeds size limit",
+    "rg: dfa",
     "regex parse error",
     "error parsing glob",
 )
+# One file or folder rg could not read: "rg: ./PATH: Permission denied (os error 13)".
+_FILE_ERROR = re.compile(r"rg: .+: .+ \(os error \d+\)")
+
+
+def file_errors(outcome: RgOutcome) -> int:
+    """How many files or folders rg could not read, when that is all its status 2 means (else 0).
+
+    rg exits with 2 both when it could not search at all and when it searched everything it
+    could read but met files it could not; only the second is a result (with a note), never a
+    failure. The count comes from the lines rg kept of stderr (its head and tail).
+    """
+    if outcome.returncode != 2:
+        return 0
+    head = outcome.stderr_head.split("\n")
+    tail = outcome.stderr_tail.split("\n")
+    # A line cut by the head's or the tail's bound is not judged.
+    if len(outcome.stderr_head.encode("utf-8", "replace")) >= STDERR_HEAD:
+        head = head[:-1]
+    if len(outcome.stderr_tail.encode("utf-8", "replace")) >= STDERR_TAIL:
+        tail = tail[1:]
+    lines = {line for line in (*head, *tail) if line}
+    if not lines or not all(_FILE_ERROR.fullmatch(line) for line in lines):
+        return 0
+    return len(lines)
+
+
 _GLOB_META = re.compile(r"[*?\[\]{}!\\]")
 
 

@@ -145,6 +145,18 @@ def replace_gated(ctx: CallContext, gate, target, data: bytes, old: os.stat_resu
     except (Changed, FileNotFoundError):
         raise _changed(verb, target.display) from None
     except OSError as exc:
+        restored = getattr(exc, "restored", None)
+        if restored is not None:
+            # The rewrite failed and the file holds again exactly what this session read: its
+            # version moved (a new ctime), so record it, or the next edit would be refused as
+            # "changed since it was read".
+            failure = target.error(exc)
+            try:
+                gate.record_observation(ctx.session_key, observation_key(target.real), file_version(restored))
+                failure.keep_recorded = True
+            except Exception:
+                pass  # the file is whole either way; a stale observation only asks for a read
+            raise failure from None
         raise target.error(exc) from None
     _record(ctx, gate, target, new, verb)
 

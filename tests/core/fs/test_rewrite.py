@@ -149,6 +149,11 @@ def test_a_failed_rewrite_puts_the_old_content_back(make_ws, tmp_path):
         assert f.read_bytes() == original
         assert f.stat().st_uid == OTHER_UID
         assert os.listdir(Path(ws.state_path).parent / "backups") == []
+        # The file is byte for byte what this session read, so it may edit it without reading again
+        # (its ctime moved with the restore; the session's observation moved with it).
+        e = ws.run("edit", file_path="big.txt", old_string="line of text", new_string="text", replace_all=True)
+        assert not e.is_error, e.text
+        assert f.read_bytes() == b"text\n" * 2000
         ws.close()  # it holds the root open
     finally:
         if subprocess.run(["umount", str(mnt)]).returncode != 0:

@@ -530,6 +530,59 @@ def test_unreadable_file_beside_matches(root: Path, tmp_path: Path) -> None:
     assert proc.stdout == "Found 1 match\n\nok.txt\nLine 1: needle\n\n(1 file could not be read and was skipped.)\n"
 
 
+def _as_unprivileged(code: str) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-c", textwrap.dedent(code)]
+    if os.geteuid() == 0:
+        argv = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *argv]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+
+def test_unreadable_file_and_no_match_anywhere_is_no_matches_with_the_note(root: Path, tmp_path: Path) -> None:
+    """rg exits 2 when it met a file it could not read, also when nothing matched: not a failure."""
+    write(root, "ok.txt", "hay\n")
+    write(root, "noread.txt", "needle\n").chmod(0)
+    (root / "closed").mkdir()
+    write(root, "closed/inner.txt", "needle\n")
+    (root / "closed").chmod(0)
+    try:
+        proc = _as_unprivileged(f"""
+            from dsh_jupyter import Workspace
+            ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r})
+            for tool, pattern in (("grep", "needle"), ("glob", "*.md")):
+                r = ws.run(tool, pattern=pattern)
+                print(repr((r.is_error, r.text)))
+        """)
+    finally:
+        (root / "closed").chmod(0o755)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        repr((False, "No matches found\n\n(2 files could not be read and were skipped.)")),
+        repr((False, "No files found")),
+    ]
+
+
+def test_a_regex_past_rgs_size_limit_is_an_invalid_pattern(root: Path, tmp_path: Path) -> None:
+    write(root, "a.txt", "x\n")
+    r = make(root, tmp_path).run("grep", pattern=r"\w{1000}\w{1000}\w{1000}")
+    assert r.value["code"] == "SEARCH_INVALID_PATTERN"
+    assert r.text == "Error: invalid pattern: rg: compiled regex exceeds size limit of 104857600"
+
+
+def test_a_real_failure_beside_file_errors_still_fails(root: Path, tmp_path: Path) -> None:
+    """Only an exit 2 whose every stderr line is a per-file error counts as a result."""
+    from dsh_jupyter.core.rg.runner import RgOutcome
+    from dsh_jupyter.core.tools.searchroot import file_errors
+
+    def outcome(stderr: str, code: int = 2) -> RgOutcome:
+        return RgOutcome(returncode=code, stdout=b"", stderr_tail=stderr, stderr_head=stderr[:4096], overflow=False,
+                         duration_s=0.1)
+
+    assert file_errors(outcome("rg: ./a: Permission denied (os error 13)\nrg: ./b/c: Permission denied (os error 13)\n")) == 2
+    assert file_errors(outcome("rg: ./a: Permission denied (os error 13)\nrg: something else broke\n")) == 0
+    assert file_errors(outcome("rg: regex parse error:\n    (\n    ^\nerror: unclosed group\n")) == 0
+    assert file_errors(outcome("rg: ./a: Permission denied (os error 13)\n", code=1)) == 0
+
+
 # --------------------------------------------------------------------------- rg availability
 
 

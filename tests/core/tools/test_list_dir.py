@@ -21,14 +21,14 @@ def test_flat(ws, root, tree):
 def test_flat_empty(ws, root):
     (root / "e").mkdir()
     assert ws.run("list_dir", path="e").text == '{"entries": []}'
-    assert ws.run("list_dir", path="e", recursive=True).text == '{"entries": []}'
+    assert ws.run("list_dir", path="e", recursive=True).text == '{"entries": [], "totalEntries": 0}'
 
 
 def test_recursive_pre_order_alphabetical(ws, root, tree):
     tree(root, {"b": "", "a/y": "", "a/x": ""})
     r = ws.run("list_dir", path=".", recursive=True)
-    assert r.value == {"entries": ["a", "a/x", "a/y", "b"]}
-    assert r.text == '{"entries": ["a", "a/x", "a/y", "b"]}'
+    assert r.value == {"entries": ["a", "a/x", "a/y", "b"], "totalEntries": 4}
+    assert r.text == '{"entries": ["a", "a/x", "a/y", "b"], "totalEntries": 4}'
 
 
 def test_recursive_deeper_tree(ws, root, tree):
@@ -60,22 +60,24 @@ def test_recursive_deeper_tree(ws, root, tree):
     ]
     assert "truncated" not in r.value
     sub = ws.run("list_dir", path="src/pkg", recursive=True)
-    assert sub.value == {"entries": ["__init__.py", "sub", "sub/mod.py"]}
+    assert sub.value == {"entries": ["__init__.py", "sub", "sub/mod.py"], "totalEntries": 3}
 
 
 def test_recursive_capped(make_ws, root, tree):
     tree(root, {"b": "", "a/y": "", "a/x": "", "c/z": ""})
     ws = make_ws(list_dir_max_entries=3)
     r = ws.run("list_dir", path=".", recursive=True)
-    assert r.text == '{"entries": ["a", "a/x", "a/y"], "truncated": true, "totalEntries": null}'
-    assert r.value == {"entries": ["a", "a/x", "a/y"], "truncated": True, "totalEntries": None}
+    note = "the walk stopped after 3 entries, so the total is not known; list a subfolder to see the rest"
+    assert r.text == ('{"entries": ["a", "a/x", "a/y"], "truncated": true, "totalEntries": null, '
+                      f'"note": "{note}"}}')
+    assert r.value == {"entries": ["a", "a/x", "a/y"], "truncated": True, "totalEntries": None, "note": note}
     assert not r.is_error
 
 
 def test_recursive_exactly_at_the_cap_is_not_truncated(make_ws, root, tree):
     tree(root, {"b": "", "a/y": "", "a/x": ""})
     ws = make_ws(list_dir_max_entries=4)
-    assert ws.run("list_dir", path=".", recursive=True).text == '{"entries": ["a", "a/x", "a/y", "b"]}'
+    assert ws.run("list_dir", path=".", recursive=True).text == '{"entries": ["a", "a/x", "a/y", "b"], "totalEntries": 4}'
 
 
 def test_recursive_is_bounded_on_a_wide_tree(make_ws, root):
@@ -152,3 +154,46 @@ def test_to_frame(ws, root, tree):
     frame = ws.run("list_dir", path=".", recursive=True).to_frame()
     assert list(frame.columns) == ["entry"]
     assert frame["entry"].tolist() == ["a", "a/x", "b"]
+
+
+def test_recursive_says_which_folders_it_could_not_read(tmp_path):
+    """Out of descriptors deep in a tree, and a folder without permission: counted and named, never "empty"."""
+    import subprocess
+    import sys
+    import textwrap
+
+    root = tmp_path / "root"
+    deep = root / "deep"
+    path = deep
+    for i in range(600):
+        path = path / f"d{i}"
+    path.mkdir(parents=True)
+    (path / "bottom.txt").write_text("x")
+    (root / "closed").mkdir()
+    (root / "closed" / "secret.txt").write_text("x")
+    (root / "closed").chmod(0)
+    code = textwrap.dedent(f"""
+        import json, resource
+        from dsh_jupyter import Workspace
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+        ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r}, list_dir_max_entries=100000)
+        print(json.dumps(ws.run("list_dir", path=".", recursive=True).value))
+    """)
+    argv = [sys.executable, "-c", code]
+    if os.geteuid() == 0:  # root ignores file modes; this child may not
+        argv = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *argv]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    finally:
+        (root / "closed").chmod(0o755)
+    assert proc.returncode == 0, proc.stderr
+    value = json.loads(proc.stdout)
+    entries = value["entries"]
+    assert "closed" in entries and "closed/secret.txt" not in entries
+    assert value["totalEntries"] == len(entries) and "truncated" not in value
+    # the closed folder, and the folder where the descriptors ran out (listed, not entered)
+    unreadable = value["unreadable"]
+    assert unreadable["count"] == 2
+    closed, deepest = unreadable["first"]
+    assert closed == "closed" and deepest.startswith("deep/d0/d1/") and deepest == entries[-1]
+    assert not any(e.endswith("bottom.txt") for e in entries)

@@ -515,3 +515,50 @@ def test_a_failed_write_removes_the_folders_it_created(ws, root):
     r = ws.run("write", file_path=f"kept/new/{name}", content="x\n")
     assert r.is_error
     assert os.listdir(root) == ["kept"] and os.listdir(root / "kept") == []
+
+
+def _huge_text_file(path, size: int) -> None:
+    """``size`` bytes whose first 64 KiB are text lines and the rest a hole (no disk, no time)."""
+    with open(path, "wb") as fh:
+        fh.write(b"a line of text\n" * 4096)
+        fh.truncate(size)
+
+
+def test_edit_refuses_before_it_loads_a_file_it_was_not_allowed_to_change(tmp_path):
+    """A session that never read a 300 MiB file is told to read it first without the file being loaded."""
+    import subprocess
+    import sys
+    import textwrap
+
+    root = tmp_path / "root"
+    root.mkdir()
+    _huge_text_file(root / "big.log", 300 * 2**20)
+    code = textwrap.dedent(f"""
+        import resource
+        from dsh_jupyter import Workspace
+        ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r})
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        r = ws.run("edit", file_path="big.log", old_string="a line", new_string="one line")
+        grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+        print(r.text)
+        print(grew // 1024)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    text, grew_mib = proc.stdout.splitlines()
+    assert text == 'Error: cannot write "big.log": read it first in this session'
+    assert int(grew_mib) < 32, f"edit grew the process by {grew_mib} MiB before refusing"
+
+
+def test_edit_refuses_a_file_over_edit_max_bytes_after_the_gate(make_ws, root):
+    _huge_text_file(root / "big.log", 3 * 2**20)
+    ws = make_ws(edit_max_bytes=2**20)
+    assert not ws.run("read", file_path="big.log", limit=1).is_error
+    r = ws.run("edit", file_path="big.log", old_string="a line", new_string="one line", replace_all=True)
+    assert_error(r, "FS_TOO_LARGE",
+                 'cannot edit "big.log": it is 3145728 bytes, more than the 1048576 an edit loads (setting edit_max_bytes)')
+    assert (root / "big.log").stat().st_size == 3 * 2**20
+    small = make_ws(edit_max_bytes=2**22)
+    assert not small.run("read", file_path="big.log", limit=1).is_error
+    assert not small.run("edit", file_path="big.log", old_string="a line", new_string="one line",
+                         replace_all=True).is_error
