@@ -5,18 +5,27 @@ must share the read-before-write gate and the call log with the Jupyter server, 
 must arrive at the same file without being told: ``<jupyter data dir>/dsh_jupyter/state.sqlite``,
 unless ``DSH_STATE_PATH`` says otherwise.
 
-The Jupyter data folder is computed here the way ``jupyter_core.paths.jupyter_data_dir`` does
-(``JUPYTER_DATA_DIR``, else the platform's user data folder) because the core must not import
-Jupyter; a test checks the two agree.
+Jupyter's own folders come from ``jupyter_core.paths``, the small package every Jupyter
+application asks (it honours ``JUPYTER_CONFIG_DIR``, ``JUPYTER_DATA_DIR``,
+``JUPYTER_RUNTIME_DIR``, ``JUPYTER_CONFIG_PATH``, ``JUPYTER_PATH``, ``JUPYTER_PLATFORM_DIRS`` and
+the environment and system folders), so the folders the tools protect are the ones Jupyter reads
+its configuration and tokens from, not a list kept by hand.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import sys
 
-__all__ = ["default_state_path", "filesystem_of", "is_network_filesystem", "jupyter_data_dir"]
+__all__ = [
+    "default_state_path",
+    "filesystem_of",
+    "ipython_dir",
+    "is_network_filesystem",
+    "jupyter_data_dir",
+    "jupyter_folders",
+    "jupyter_runtime_dir",
+]
 
 # Filesystems on which SQLite's WAL mode is unsafe: WAL needs shared memory that every process
 # sees the same way, which network and FUSE filesystems do not promise (SQLite's own advice).
@@ -47,35 +56,42 @@ NETWORK_FILESYSTEMS = frozenset(
 )
 
 
-def _home() -> str:
-    return os.path.realpath(os.path.expanduser("~"))
-
-
-def _platform_dirs() -> bool:
-    return os.environ.get("JUPYTER_PLATFORM_DIRS", "").lower() not in ("", "0", "false", "no", "off", "n", "f")
-
-
 def jupyter_data_dir() -> str:
-    """The user's Jupyter data folder, as ``jupyter_core.paths.jupyter_data_dir()`` finds it."""
-    env = os.environ.get("JUPYTER_DATA_DIR")
-    if env:
-        return env
-    if _platform_dirs():
-        try:
-            import platformdirs
+    """The user's Jupyter data folder (``jupyter_core.paths.jupyter_data_dir``)."""
+    from jupyter_core.paths import jupyter_data_dir as data_dir
 
-            return platformdirs.user_data_dir("jupyter", appauthor=False)
-        except ImportError:
-            pass
-    if sys.platform == "darwin":
-        return os.path.join(_home(), "Library", "Jupyter")
-    if os.name == "nt":
-        appdata = os.environ.get("APPDATA")
-        if appdata:
-            return os.path.realpath(os.path.join(appdata, "jupyter"))
-        return os.path.join(os.environ.get("JUPYTER_CONFIG_DIR") or os.path.join(_home(), ".jupyter"), "data")
-    xdg = os.environ.get("XDG_DATA_HOME") or os.path.join(_home(), ".local", "share")
-    return os.path.join(xdg, "jupyter")
+    return data_dir()
+
+
+def jupyter_runtime_dir() -> str:
+    """Where Jupyter keeps its servers' and kernels' connection files and tokens."""
+    from jupyter_core.paths import jupyter_runtime_dir as runtime_dir
+
+    return runtime_dir()
+
+
+def ipython_dir() -> str:
+    """IPython's folder (its profiles' startup code runs in every kernel), as IPython finds it."""
+    return os.path.expanduser(os.environ.get("IPYTHONDIR") or os.path.join("~", ".ipython"))
+
+
+def jupyter_folders() -> list[str]:
+    """Every folder Jupyter and IPython read configuration, extensions or tokens from.
+
+    The user's config, data and runtime folders, every folder of the config path (the
+    environment's ``etc/jupyter`` and the system's included, and ``JUPYTER_CONFIG_PATH``), every
+    folder of the data path (``JUPYTER_PATH`` included) and IPython's folder.
+    """
+    from jupyter_core import paths
+
+    return [
+        paths.jupyter_config_dir(),
+        *paths.jupyter_config_path(),
+        paths.jupyter_data_dir(),
+        *paths.jupyter_path(),
+        paths.jupyter_runtime_dir(),
+        ipython_dir(),
+    ]
 
 
 def default_state_path() -> str:

@@ -23,7 +23,7 @@ from .caches.notebooks import NotebookTree
 from .errors import Codes, ToolError
 from .fs.resolver import Resolver, is_within
 from .fs.rewrite import leftover_backups
-from .fs.visibility import Visibility, default_protected
+from .fs.visibility import Visibility, default_protected, identity_folders
 from .locations import default_state_path
 from .notebooks.live import LiveDocuments
 from .registry import build_registry
@@ -109,7 +109,11 @@ class Workspace:
         )
         s = self.settings
         visibility = Visibility.build(
-            root, s.allow_hidden, s.hide_globs, default_protected(self.state_path, spill_root) + list(s.protected_paths)
+            root,
+            s.allow_hidden,
+            s.hide_globs,
+            default_protected(self.state_path, spill_root) + list(s.protected_paths),
+            identity_folders(self.state_path),
         )
         self.resolver = Resolver(root, spill_root, use_openat2=s.openat2, visibility=visibility)
         self.root = self.resolver.root

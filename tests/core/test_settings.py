@@ -10,7 +10,7 @@ import pytest
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.settings import SETTINGS_ENV, Settings, SettingsError, settings_from_env, settings_to_env
 
-SPEC_DEFAULTS = {
+DEFAULTS = {
     "list_max_entries": 200,
     "glob_max_results": 100,
     "grep_max_matches": 250,
@@ -21,6 +21,7 @@ SPEC_DEFAULTS = {
     "read_max_line_length": 2000,
     "read_max_bytes": 51_200,
     "read_stream_min_size": 10_485_760,
+    "edit_max_bytes": 10_485_760,
     "list_dir_max_entries": 10_000,
     "list_cache_max_entries": 400_000,
     "read_index_max_files": 64,
@@ -44,17 +45,17 @@ SPEC_DEFAULTS = {
     "rg_path": None,
 }
 CACHE_SIZES = ["list_cache_max_entries", "read_index_max_files", "notebook_tree_max_folders"]  # 0 turns the cache off
-INTS = [k for k, v in SPEC_DEFAULTS.items() if isinstance(v, int) and not isinstance(v, bool) and k not in CACHE_SIZES]
+INTS = [k for k, v in DEFAULTS.items() if isinstance(v, int) and not isinstance(v, bool) and k not in CACHE_SIZES]
 
 
-def test_defaults_match_the_spec():
-    assert Settings().as_dict() == SPEC_DEFAULTS
-    assert set(Settings.names()) == set(SPEC_DEFAULTS)
+def test_defaults():
+    assert Settings().as_dict() == DEFAULTS
+    assert set(Settings.names()) == set(DEFAULTS)
 
 
 def test_workspace_uses_the_defaults(make_ws):
     ws = make_ws()
-    for name, value in SPEC_DEFAULTS.items():
+    for name, value in DEFAULTS.items():
         if name != "state_path":
             assert ws.settings.as_dict()[name] == value, name
 

@@ -276,6 +276,7 @@ class Resolver:
             entry = self._locate(self.tree, rel, verb, display, outside, follow_last, make_parents)
             try:
                 vis.check(rel, entry.real, verb, display)
+                vis.check_identity(entry.st, verb, display)
             except ToolError:
                 entry.remove_created()
                 entry.close()

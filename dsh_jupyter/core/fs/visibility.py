@@ -27,33 +27,65 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat as statmod
 from dataclasses import dataclass, field
 
 from ..errors import Codes, ToolError
 from ..text.quoting import in_message
 
-__all__ = ["Visibility", "default_protected"]
+__all__ = ["Visibility", "default_protected", "identity_folders"]
 
 HIDDEN_MESSAGE = "hidden files are not shown here; the server's ContentsManager.allow_hidden setting allows them"
 PROTECTED_MESSAGE = "Jupyter's own folders (runtime, data, config) and this tool's state are never shown"
 
 
 def default_protected(state_path: str, spill_root: str | None) -> list[str]:
-    """The folders no tool may show, whatever the settings: Jupyter's, IPython's and our own."""
-    from ..locations import jupyter_data_dir
+    """The folders no tool may show, whatever the settings: Jupyter's (from ``jupyter_core.paths``),
+    IPython's and our own."""
+    from ..locations import jupyter_folders
 
-    home = os.path.expanduser("~")
-    data = jupyter_data_dir()
-    out = [
-        data,
-        os.environ.get("JUPYTER_RUNTIME_DIR") or os.path.join(data, "runtime"),
-        os.environ.get("JUPYTER_CONFIG_DIR") or os.path.join(home, ".jupyter"),
-        os.environ.get("IPYTHONDIR") or os.path.join(home, ".ipython"),
-        os.path.dirname(os.path.abspath(state_path)),
-    ]
+    out = [*jupyter_folders(), os.path.dirname(os.path.abspath(state_path))]
     if spill_root:
         out.append(spill_root)
     return out
+
+
+def identity_folders(state_path: str) -> list[str]:
+    """Folders whose files stay protected under any other name (a hard link): the runtime folder
+    (servers' tokens, kernels' keys) and the state folder (the state file, the copies an
+    interrupted in-place write keeps)."""
+    from ..locations import jupyter_runtime_dir
+
+    return [jupyter_runtime_dir(), os.path.dirname(os.path.abspath(state_path))]
+
+
+# How far below an identity folder, and over how many entries, its files are looked at: the files
+# that matter lie in the folder itself or one folder down, and a grep asks on every call.
+_IDENTITY_DEPTH, _IDENTITY_MAX_ENTRIES = 1, 5_000
+
+
+def _linked_files(folders: tuple[str, ...]) -> frozenset[tuple[int, int]]:
+    """``(device, inode)`` of the regular files below ``folders`` that have more than one name."""
+    found: set[tuple[int, int]] = set()
+    budget = _IDENTITY_MAX_ENTRIES
+    todo = [(folder, 0) for folder in folders]
+    while todo and budget > 0:
+        folder, depth = todo.pop()
+        try:
+            with os.scandir(folder) as it:
+                for entry in it:
+                    budget -= 1
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if statmod.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                        found.add((st.st_dev, st.st_ino))
+                    elif statmod.S_ISDIR(st.st_mode) and depth < _IDENTITY_DEPTH:
+                        todo.append((entry.path, depth + 1))
+        except OSError:
+            continue
+    return frozenset(found)
 
 
 def _real(path: str) -> str:
@@ -66,10 +98,11 @@ class Visibility:
     allow_hidden: bool = True
     hide_globs: tuple[str, ...] = ()
     protected: tuple[str, ...] = ()
+    identity: tuple[str, ...] = ()  # folders whose files are protected under any name (hard links)
     _glob: re.Pattern | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def build(cls, root: str, allow_hidden: bool, hide_globs, protected) -> Visibility:
+    def build(cls, root: str, allow_hidden: bool, hide_globs, protected, identity=()) -> Visibility:
         real_root = os.path.realpath(root)
         dirs = []
         for p in protected:
@@ -80,7 +113,7 @@ class Visibility:
                 dirs.append(rp)
         globs = tuple(hide_globs)
         pattern = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)) if globs else None
-        return cls(real_root, allow_hidden, globs, tuple(sorted(set(dirs))), pattern)
+        return cls(real_root, allow_hidden, globs, tuple(sorted(set(dirs))), tuple(_real(p) for p in identity), pattern)
 
     # -- names in a folder (listings) ---------------------------------------------------------
 
@@ -110,6 +143,21 @@ class Visibility:
         return self._glob is not None and any(self._glob.match(part) for part in rel.split("/") if part)
 
     # -- one resolved target --------------------------------------------------------------------
+
+    def linked_protected(self) -> frozenset[tuple[int, int]]:
+        """``(device, inode)`` of the protected files that also have a name elsewhere, now.
+
+        Looked up when asked (a kernel's connection file appears at any time) and cheap: only
+        files with a second name count, and the folders are small.
+        """
+        return _linked_files(self.identity) if self.identity else frozenset()
+
+    def check_identity(self, st: os.stat_result | None, verb: str, display: str) -> None:
+        """Refuse a file that is a protected file under another name (a hard link to a token)."""
+        if st is None or st.st_nlink < 2 or not statmod.S_ISREG(st.st_mode):
+            return
+        if (st.st_dev, st.st_ino) in self.linked_protected():
+            raise ToolError(Codes.FS_PROTECTED, f"cannot {verb} {in_message(display)}: {PROTECTED_MESSAGE}")
 
     def is_protected(self, real: str) -> bool:
         return any(real == p or real.startswith(p.rstrip("/") + "/") for p in self.protected)

@@ -90,6 +90,9 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         if root.is_dir and unfenced(ctx):
             with Rechecker(root.fd) as check:
                 found = _confirmed(check, found)
+        linked = ctx.resolver.visibility.linked_protected()
+        if linked and root.is_dir:
+            found = _not_linked(root.fd, found, linked)
         sources = [found]
         in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded, listing)
         if in_cells:
@@ -138,6 +141,23 @@ def _confirmed(check: Rechecker, found: FileBlocks | Matches) -> FileBlocks | Ma
         keep.append(
             [k for k, (number, text) in enumerate(lines) if number in held and held[number].removesuffix(b"\n") == text]
         )
+    return found.kept(keep)
+
+
+def _not_linked(fd: int, found: FileBlocks | Matches, linked: frozenset) -> FileBlocks | Matches:
+    """The matches without those in a protected file reached under another name (a hard link)."""
+
+    def protected(path: str) -> bool:
+        try:
+            st = os.stat(_relative(path), dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            return True  # gone or changed since rg read it: nothing to vouch for
+        return st.st_nlink > 1 and (st.st_dev, st.st_ino) in linked
+
+    if isinstance(found, Matches):
+        drop = {p for p in set(found.paths) if protected(p)}
+        return found.subset([i for i, p in enumerate(found.paths) if p not in drop]) if drop else found
+    keep = [[] if protected(path) else list(range(found.counts[block])) for block, path in enumerate(found.paths)]
     return found.kept(keep)
 
 

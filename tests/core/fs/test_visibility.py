@@ -68,7 +68,7 @@ def test_hidden_paths_are_refused_by_name_and_left_out_of_listings(make_ws, home
     assert ws.run("glob", pattern="*").text == "notes.txt\nsrc/app.py"  # oldest first
     assert ws.run("grep", pattern="SECRET|x=1|token").text == "Found 1 match\n\nsrc/app.py\nLine 1: token = 'not a secret'"
     assert json.loads(ws.run("list_dir", path=".", recursive=True).text) == {
-        "entries": ["notes.txt", "src", "src/app.py"], "hiddenEntries": 6}
+        "entries": ["notes.txt", "src", "src/app.py"], "totalEntries": 3, "hiddenEntries": 6}
 
 
 def test_a_symlink_does_not_make_a_hidden_place_visible(make_ws, home):
@@ -118,3 +118,86 @@ def test_the_state_folder_and_spill_root_inside_the_root_are_protected(make_ws, 
                  f'cannot read "state/s.sqlite": {PROTECTED}')
     assert not ws.run("read", file_path=loc).is_error  # a saved result, through its own session
     assert ws.run("glob", pattern="*").text == "work.txt"
+
+
+def _stdio_call(root, state, env: dict, tool: str, args: dict) -> dict:
+    """One tools/call through the stdio MCP server started with ``env`` (the surface a local agent uses)."""
+    import subprocess
+    import sys
+
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": args}},
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-m", "dsh_jupyter.mcp", "--root", str(root), "--state-path", str(state)],
+        input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True, text=True, timeout=60, env=env,
+    )
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [1, 2], proc.stderr
+    return replies[1]["result"]
+
+
+def test_jupyters_folders_come_from_jupyter_core_on_every_surface(tmp_path, monkeypatch):
+    """With JUPYTER_PLATFORM_DIRS=1 the config folder is ~/.config/jupyter, and an environment's
+    etc/jupyter is on the config path: neither may be read or written, by the Python API or the
+    stdio server, though hidden files are shown there."""
+    home = tmp_path / "home"
+    config = home / ".config" / "jupyter"
+    (config / "jupyter_server_config.d").mkdir(parents=True)
+    (config / "jupyter_server_config.json").write_text('{"IdentityProvider": {"token": "' + TOKEN + '"}}')
+    venv_etc = home / "proj" / ".venv" / "etc" / "jupyter"
+    venv_etc.mkdir(parents=True)
+    (home / "proj" / "notes.txt").write_text("hello\n")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("JUPYTER_", "XDG_", "DSH_")) and k not in ("IPYTHONDIR",)}
+    env.update(HOME=str(home), JUPYTER_PLATFORM_DIRS="1", JUPYTER_CONFIG_PATH=str(venv_etc))
+    for key in [k for k in os.environ if k.startswith(("JUPYTER_", "XDG_", "DSH_")) or k == "IPYTHONDIR"]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    from dsh_jupyter import Workspace
+
+    ws = Workspace(home, state_path=tmp_path / "state" / "s.sqlite")  # hidden files shown, as stdio
+    attempts = [
+        ("write", {"file_path": ".config/jupyter/jupyter_server_config.d/evil.json", "content": "{}"}),
+        ("read", {"file_path": ".config/jupyter/jupyter_server_config.json"}),
+        ("write", {"file_path": "proj/.venv/etc/jupyter/jupyter_server_config.py", "content": "c = 1\n"}),
+        ("list", {"path": ".config/jupyter"}),
+    ]
+    for tool, args in attempts:
+        assert ws.run(tool, **args).value["code"] == "FS_PROTECTED", (tool, args)
+        result = _stdio_call(home, tmp_path / "state" / "stdio.sqlite", env, tool, args)
+        assert result["isError"] and result["_meta"]["dsh-jupyter/error"]["code"] == "FS_PROTECTED", (tool, result)
+    assert ws.run("grep", pattern=TOKEN).text == "No matches found"
+    assert not (config / "jupyter_server_config.d" / "evil.json").exists()
+    assert not (venv_etc / "jupyter_server_config.py").exists()
+    assert ws.run("read", file_path="proj/notes.txt").text.startswith("<path>proj/notes.txt</path>")
+
+
+def test_a_hard_link_to_a_protected_file_is_protected_wherever_it_is(make_ws, root, tmp_path, monkeypatch):
+    """A token file in the runtime folder, linked into the workspace under another name: not read,
+    searched, edited or replaced through that name."""
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    token_file = runtime / "jpserver-77.json"
+    token_file.write_text(json.dumps({"token": TOKEN}) + "\n")
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    (root / "sub").mkdir()
+    os.link(token_file, root / "sub" / "innocent.json")
+    (root / "plain.json").write_text('{"token": "not it"}\n')
+    ws = make_ws()
+    message = f'cannot read "sub/innocent.json": {PROTECTED}'
+    assert_error(ws.run("read", file_path="sub/innocent.json"), "FS_PROTECTED", message)
+    assert ws.run("grep", pattern="token").text == 'Found 1 match\n\nplain.json\nLine 1: {"token": "not it"}'
+    assert ws.run("grep", pattern=TOKEN).text == "No matches found"
+    assert_error(ws.run("grep", pattern="token", path="sub/innocent.json"), "FS_PROTECTED")
+    assert ws.run("edit", file_path="sub/innocent.json", old_string="token", new_string="x").value["code"] == "FS_PROTECTED"
+    assert ws.run("write", file_path="sub/innocent.json", content="{}").value["code"] == "FS_PROTECTED"
+    assert token_file.read_text() == json.dumps({"token": TOKEN}) + "\n"
+    # the same file with one name only is an ordinary file again
+    (root / "sub" / "innocent.json").unlink()
+    (root / "sub" / "innocent.json").write_text("mine\n")
+    assert not ws.run("read", file_path="sub/innocent.json").is_error
