@@ -157,6 +157,26 @@ class Settings:
     spill_max_bytes_read_only: int = setting(
         16 * 1024 * 1024, "int", "Bytes the saved results of one caller without write permission may hold.", minimum=1
     )
+    call_log_max_records_per_session: int = setting(
+        10_000,
+        "int",
+        "Calls one session's log keeps; the oldest are dropped first, and the log says how many were dropped.",
+        minimum=1,
+    )
+    call_log_max_bytes: int = setting(
+        64 * 1024 * 1024,
+        "int",
+        "Bytes (arguments and text) the call log of all sessions keeps for callers "
+        "who may write; the oldest are dropped first.",
+        minimum=1,
+    )
+    call_log_max_bytes_read_only: int = setting(
+        8 * 1024 * 1024,
+        "int",
+        "Bytes the call log keeps of calls by callers without write permission, on "
+        "their own: they can never push out an owner's records.",
+        minimum=1,
+    )
     landlock: bool = setting(
         True,
         "bool",

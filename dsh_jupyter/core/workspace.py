@@ -26,13 +26,14 @@ from .fs.rewrite import leftover_backups
 from .fs.visibility import Visibility, default_protected, identity_folders
 from .locations import default_state_path
 from .notebooks.live import LiveDocuments
+from .policy import SESSION_REFUSED, WRITE_REFUSED, Admission, Caller, CallRefused
 from .registry import build_registry
 from .result import Result
 from .rg.fence import Fencing
 from .rg.runner import find_rg
-from .settings import Settings, SettingsError
+from .settings import SETTINGS_ENV, Settings, SettingsError, settings_from_env
 from .state.spills import SpillLimits, SpillStore
-from .state.store import CallRecord, StateError, StateStore, session_key
+from .state.store import CallLogLimits, CallRecord, StateError, StateStore, session_key
 from .text.quoting import escape_surrogates, in_message
 from .tools.arguments import validate_args
 from .tools.browse import browse_listing
@@ -83,7 +84,10 @@ class Workspace:
     """Run the tools against one root with one shared session state.
 
     ``Workspace(root, session="default", state_path=None, **settings)``; ``root`` defaults to
-    ``DSH_ROOT`` (exported by the server extension) or the current directory.
+    ``DSH_ROOT`` (exported by the server extension) or the current directory. In a process a
+    Jupyter server with the extension started (a kernel), the server's settings (``DSH_SETTINGS``)
+    are the defaults, so a plain ``Workspace()`` there hides and protects what the server does;
+    settings given here win.
     """
 
     def __init__(
@@ -97,6 +101,8 @@ class Workspace:
     ) -> None:
         if state_path is not None:
             settings["state_path"] = os.fspath(state_path)
+        if os.environ.get(SETTINGS_ENV):
+            settings = {**settings_from_env(), **settings}
         self.settings = Settings.from_mapping(settings)
         root = os.fspath(root) if root is not None else os.environ.get("DSH_ROOT") or os.getcwd()
         if not os.path.isdir(root):
@@ -129,6 +135,9 @@ class Workspace:
         except StateError as exc:
             log.warning("session state unavailable (%s); reads work, writes are refused", exc)
             self.store = None
+        self.call_limits = CallLogLimits(
+            s.call_log_max_records_per_session, s.call_log_max_bytes, s.call_log_max_bytes_read_only
+        )
         limits = SpillLimits(s.spill_max_bytes_per_session, s.spill_max_bytes_total, s.spill_max_age_hours * 3600.0)
         self.spills = SpillStore(self.resolver.spill_root or spill_root, self.store, limits)
         if self.store is not None:
@@ -179,6 +188,33 @@ class Workspace:
         """Run ``tool`` with keyword arguments in this workspace's session."""
         return self.call(tool, args)
 
+    def admit(self, tool: str, session: str | None = None, caller: Caller | None = None) -> Admission:
+        """Decide whether ``caller`` may make this call, and how it runs (see ``policy``).
+
+        Raises ``CallRefused`` for a writing tool and a caller who may not write. The admission's
+        time is when the call's wait for a free slot starts. It touches no file and no state, so
+        a server admits on its event loop as the request arrives; whether a read-only caller's
+        session exists is checked when the call runs (``call``), off the loop.
+        """
+        caller = caller or Caller(self.surface)
+        session = session or self.session
+        spec = self.registry.get(tool)
+        if spec is not None and spec.writes and not caller.may_write:
+            raise CallRefused(WRITE_REFUSED)
+        quota = None if caller.may_write else self.settings.spill_max_bytes_read_only
+        return Admission(tool, session, caller, bool(spec and spec.searches), time.monotonic(), quota)
+
+    def admit_session(self, session: str | None, caller: Caller) -> None:
+        """``CallRefused`` when ``caller`` may not write and ``session`` does not exist (``default`` always may)."""
+        if caller.may_write or not session or session == "default":
+            return
+        try:
+            exists = self.session_info(session) is not None
+        except ToolError:
+            return  # a bad name or no state: the call itself says so
+        if not exists:
+            raise CallRefused(SESSION_REFUSED)
+
     def call(
         self,
         tool: str,
@@ -189,19 +225,25 @@ class Workspace:
         cancel: threading.Event | None = None,
         call_id: str | None = None,
         user: str | None = None,
-        queued_since: float | None = None,
-        spill_quota: int | None = None,
+        caller: Caller | None = None,
+        admission: Admission | None = None,
     ) -> Result:
         """Run one tool call; the general form used by the REST, MCP and kernel surfaces.
 
-        ``user`` is who called (default: the OS user). ``queued_since`` (``time.monotonic()``) is
-        when a server queued the call: a search that waited longer than ``search_timeout_ms``
-        for a free search slot is answered ``SEARCH_ABORTED`` without running. ``spill_quota``
-        limits what this caller's saved results may hold (read-only callers).
+        A server admits the call first (``admit``: who, may they, which pool, since when) and
+        passes the ``admission``; without one the call is admitted here for ``caller`` (default:
+        this process's user on ``surface``, who may write). ``user`` names who called in the
+        call log (default: the OS user). A search admitted longer than ``search_timeout_ms`` ago
+        (it waited for a free search slot) is answered ``SEARCH_ABORTED`` without running.
+        Raises ``CallRefused`` only for a caller who may not write (see ``admit``, ``admit_session``).
         """
+        if admission is None:
+            admission = self.admit(tool, session, caller or Caller(surface or self.surface, user))
+        caller = admission.caller
+        session = admission.session
+        self.admit_session(session, caller)
         call_id = call_id or uuid.uuid4().hex
-        session = session or self.session
-        user = self.user if user is None else user
+        user = self.user if caller.user is None else caller.user
         started = time.time()
         t0 = time.perf_counter()
         args = {} if args is None else args
@@ -214,14 +256,19 @@ class Workspace:
                     f"unknown tool {in_message(tool)}; available tools: {', '.join(self.registry)}",
                 )
             clean = validate_args(spec.input_schema, args)
-            if queued_since is not None and spec.searches:
-                waited_ms = (time.monotonic() - queued_since) * 1000
-                if waited_ms > self.settings.search_timeout_ms:
-                    raise ToolError(
-                        Codes.SEARCH_ABORTED,
-                        f"{tool} waited {waited_ms:.0f} ms for a free search slot and was not started; try again",
-                    )
-            ctx = self.context(session, user, call_id, cancel=cancel, spill_quota=spill_quota)
+            if spec.searches and admission.waited_ms > self.settings.search_timeout_ms:
+                raise ToolError(
+                    Codes.SEARCH_ABORTED,
+                    f"{tool} waited {admission.waited_ms:.0f} ms for a free search slot and was not started; try again",
+                )
+            ctx = self.context(
+                session,
+                user,
+                call_id,
+                cancel=cancel,
+                spill_quota=admission.spill_quota,
+                spill_owner=caller.quota_owner or user,
+            )
             value = spec.execute(ctx, clean)
             text, is_error = spec.render(value), False
         except ToolError as exc:
@@ -233,7 +280,7 @@ class Workspace:
             text, is_error = f"Error: {message}", True
         duration_ms = (time.perf_counter() - t0) * 1000
         result = Result(tool, text, value, is_error, session, call_id, duration_ms)
-        self._log_call(result, args, surface or self.surface, started, user)
+        self._log_call(result, args, caller.surface, started, user, read_only=not caller.may_write)
         return result
 
     def browse(
@@ -263,6 +310,7 @@ class Workspace:
         *,
         cancel: threading.Event | None = None,
         spill_quota: int | None = None,
+        spill_owner: str | None = None,
     ) -> CallContext:
         """What one call runs with: this workspace's settings, confinement, stores and caches, and the session's cwd."""
         return CallContext(
@@ -279,13 +327,16 @@ class Workspace:
             user=user,
             fence=self.fence,
             spill_quota=spill_quota,
+            spill_owner=user if spill_owner is None else spill_owner,
             folders=self.folders,
             lines=self.lines,
             notebooks=self.notebooks,
             documents=self.documents,
         )
 
-    def _log_call(self, result: Result, args: dict, surface: str, started: float, user: str) -> None:
+    def _log_call(
+        self, result: Result, args: dict, surface: str, started: float, user: str, read_only: bool = False
+    ) -> None:
         if self.store is None:
             return
         try:
@@ -302,7 +353,10 @@ class Workspace:
                     started=started,
                     duration_ms=result.duration_ms,
                     user=user,
-                )
+                    read_only=read_only,
+                    visibility=self.resolver.visibility.stamp(),
+                ),
+                self.call_limits,
             )
         except Exception as exc:  # the call log is best effort
             log.warning("could not append to the call log: %s", exc)
@@ -398,36 +452,53 @@ class Workspace:
         }
 
     def calls(self, session: str | None = None, offset: int = 0, limit: int = 100, user: str | None = None) -> dict:
-        """One page of the session's call log, newest last (optionally one user's calls only)."""
+        """One page of the session's call log, newest last (optionally one user's calls only).
+
+        A call made where more was shown than here (hidden files, fewer hide globs or protected
+        folders: another surface on the same state) is listed as withheld: its tool, surface,
+        caller and time, and why, never its arguments or its text. ``dropped`` counts the calls
+        the log's bounds removed from this session, oldest first.
+        """
         store = self._require_store()
         session = check_session_id(session or self.session)
         key = self.key(session)
         records = store.list_calls(key, offset, limit, user)
+        info = store.get_session(key)
+        visibility = self.resolver.visibility
+        calls = []
+        for r in records:
+            row = {
+                "callId": r.call_id,
+                "tool": r.tool,
+                "args": r.args,
+                "text": r.text,
+                "isError": r.is_error,
+                "surface": r.surface,
+                "user": r.user,
+                "started": r.started,
+                "durationMs": r.duration_ms,
+            }
+            withheld = visibility.withholds(r.visibility)
+            if withheld is not None:
+                row.update(args={}, text="", withheld=withheld)
+            calls.append(row)
         return {
             "session": session,
             "offset": offset,
             "total": store.count_calls(key, user),
-            "calls": [
-                {
-                    "callId": r.call_id,
-                    "tool": r.tool,
-                    "args": r.args,
-                    "text": r.text,
-                    "isError": r.is_error,
-                    "surface": r.surface,
-                    "user": r.user,
-                    "started": r.started,
-                    "durationMs": r.duration_ms,
-                }
-                for r in records
-            ],
+            "dropped": info.dropped_calls if info is not None else 0,
+            "calls": calls,
         }
 
     def spill_list(self, session: str | None = None, user: str | None = None) -> list[dict]:
+        """The session's saved results; one made where more was shown than here is listed as
+        withheld (no label: it names the pattern) and cannot be read here."""
         store = self._require_store()
         key = self.key(check_session_id(session or self.session))
-        return [
-            {
+        visibility = self.resolver.visibility
+        out = []
+        for s in store.list_spills(key, user):
+            row = {
                 "locator": s.locator,
                 "tool": s.tool,
                 "size": s.size,
@@ -435,8 +506,11 @@ class Workspace:
                 "label": s.label,
                 "user": s.user,
             }
-            for s in store.list_spills(key, user)
-        ]
+            withheld = visibility.withholds(s.visibility)
+            if withheld is not None:
+                row.update(label="", withheld=withheld)
+            out.append(row)
+        return out
 
     def spill_page(
         self,

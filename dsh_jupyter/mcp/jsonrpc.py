@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO
 
 import orjson
 
 from .. import __version__
+from ..core.policy import Caller
 from ..core.result import json_bytes
 from ..core.workspace import Workspace
 from .tools import call_result, instructions, tool_definitions
@@ -154,18 +154,12 @@ class StdioSession:
         with self._lock:
             self._running[request_id] = cancel
             self._cancelled.discard(request_id)
-        spec = self.workspace.registry.get(name)
-        queued = time.monotonic() if spec is not None and spec.searches else None
+        admission = self.workspace.admit(name, self.session, Caller(SURFACE))  # the wait starts now
 
         def run() -> None:
             try:
                 result = self.workspace.call(
-                    name,
-                    {} if arguments is None else arguments,
-                    session=self.session,
-                    surface=SURFACE,
-                    cancel=cancel,
-                    queued_since=queued,
+                    name, {} if arguments is None else arguments, cancel=cancel, admission=admission
                 )
             finally:
                 with self._lock:

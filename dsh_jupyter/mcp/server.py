@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mcp import MCPError, types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from .. import __version__
+from ..core.policy import Caller, CallRefused
 from ..core.result import Result
 from ..core.workspace import Workspace
 from .tools import call_result, instructions, tool_definitions
@@ -40,12 +40,11 @@ FORBIDDEN = -32003
 
 @dataclass(frozen=True)
 class CallScope:
-    """What the transport knows about one request: its dsh session, cancel event, write right."""
+    """What the transport knows about one request: its dsh session, cancel event and caller."""
 
     session: str | None = None
     cancel: threading.Event | None = None
-    may_write: bool = True
-    user: str | None = None  # who is calling (recorded with each call); None: the OS user
+    caller: Caller = field(default_factory=lambda: Caller(SURFACE))
 
 
 Submit = Callable[..., Awaitable[Result]]  # (call, search=False) -> Result, off the event loop
@@ -66,25 +65,18 @@ def build_server(
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         scope = scope_of(ctx)
-        spec = workspace.registry.get(params.name)
-        if spec is not None and spec.writes and not scope.may_write:
-            raise MCPError(FORBIDDEN, "User is not authorized to write on resource: contents.")
+        try:
+            admission = workspace.admit(params.name, scope.session, scope.caller)  # no I/O: on the loop
+        except CallRefused as exc:
+            raise MCPError(FORBIDDEN, exc.message) from None
         cancel = scope.cancel or threading.Event()
-        search = spec is not None and spec.searches
         call = functools.partial(
-            workspace.call,
-            params.name,
-            params.arguments or {},
-            session=scope.session,
-            surface=SURFACE,
-            cancel=cancel,
-            user=scope.user,
-            queued_since=time.monotonic() if search else None,
-            # a caller who may not write gets the small spill quota of read-only callers
-            spill_quota=None if scope.may_write else workspace.settings.spill_max_bytes_read_only,
+            workspace.call, params.name, params.arguments or {}, cancel=cancel, admission=admission
         )
         try:
-            result = await submit(call, search=search)
+            result = await submit(call, search=admission.searches)
+        except CallRefused as exc:
+            raise MCPError(FORBIDDEN, exc.message) from None
         except BaseException:
             cancel.set()  # the request was cancelled (or the server is stopping): kill rg's group
             raise

@@ -18,7 +18,6 @@ import asyncio
 import functools
 import json
 import threading
-import time
 import uuid
 
 from jupyter_server.auth.decorator import authorized
@@ -27,6 +26,7 @@ from jupyter_server.extension.handler import ExtensionHandlerMixin
 from tornado import web
 
 from ..core.errors import Codes, ToolError
+from ..core.policy import Caller, CallRefused
 from ..core.result import json_bytes
 from ..core.state.store import StateError
 from .openapi import build_document
@@ -132,9 +132,28 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
             return await loop.run_in_executor(self.settings[pool], call)
         except ToolError as exc:
             raise ApiError(_tool_error_status(exc), exc.code, exc.message) from None
+        except CallRefused as exc:
+            raise ApiError(403, exc.code, exc.message) from None
         except StateError as exc:
             self.log.warning("dsh_jupyter: session state unavailable: %s", exc)
             raise ApiError(503, Codes.STATE_UNAVAILABLE, "the session state is unavailable") from None
+
+    def anonymous(self) -> bool:
+        """Whether the caller's name was made up for this one request (a token, no login cookie).
+
+        Jupyter names such a caller anew on every request ("Anonymous Io", then "Anonymous
+        Europa"), so the name identifies nobody across requests; the call policy counts all of
+        them as one caller for quotas.
+        """
+        if not self.token_authenticated:
+            return False
+        provider = self.identity_provider
+        name = provider.get_cookie_name(self) if hasattr(provider, "get_cookie_name") else None
+        return not name or self.get_cookie(name) is None
+
+    async def caller(self, surface: str) -> Caller:
+        """Who calls and what they may do, for the core's call policy (``core/policy.py``)."""
+        return Caller(surface, self.user_name, await self.allowed("write"), self.anonymous())
 
     async def allowed(self, action: str) -> bool:
         """Whether the current user may ``action`` on ``contents``, as the server's Authorizer says."""
@@ -179,23 +198,6 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
         if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
             raise ApiError(400, "ARGUMENT_INVALID", f"{name} must be between {minimum} and {maximum}")
         return value
-
-    async def refuse_new_session(self, session: str | None) -> None:
-        """403 when a caller without ``contents:write`` names a session that does not exist yet.
-
-        Such a caller may use ``default`` and the sessions others made; creating sessions is
-        bookkeeping that a read-only token should not be able to fill the state with.
-        """
-        if not session or session == "default":
-            return
-        ws = self.workspace
-        if await self.run(_session_exists, ws, session):
-            return
-        raise ApiError(
-            403,
-            "FORBIDDEN",
-            "a caller without contents:write cannot create sessions; use an existing session or default",
-        )
 
     def user_filter(self) -> str | None:
         """The optional ``?user=`` query filter of the listing routes."""
@@ -243,24 +245,18 @@ class ToolCallHandler(DshHandler):
                 Codes.TOOL_UNKNOWN,
                 f'unknown tool "{name}"; available tools: ' + ", ".join(self.workspace.registry),
             )
-        if spec.writes:
-            await self.require("write")
         session, args = parse_tool_body(self.json_body())
-        may_write = await self.allowed("write")
-        if not may_write:
-            await self.refuse_new_session(session)
-        search = spec.searches
+        try:
+            admission = self.workspace.admit(name, session, await self.caller("rest"))  # no I/O: the wait starts
+        except CallRefused as exc:
+            raise ApiError(403, exc.code, exc.message) from None
         result = await self.run(
             self.workspace.call,
             name,
             args,
-            session=session,
-            surface="rest",
             cancel=self.cancel,
-            user=self.user_name,
-            queued_since=time.monotonic() if search else None,
-            spill_quota=None if may_write else self.workspace.settings.spill_max_bytes_read_only,
-            pool="dsh_jupyter_search_executor" if search else "dsh_jupyter_executor",
+            admission=admission,
+            pool="dsh_jupyter_search_executor" if admission.searches else "dsh_jupyter_executor",
         )
         self.send(result_json(result))
 

@@ -32,8 +32,9 @@ from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..core.errors import ToolError
+from ..core.policy import Caller, CallRefused
 from ..core.workspace import check_session_id
-from ..mcp.server import FORBIDDEN, CallScope, build_server
+from ..mcp.server import FORBIDDEN, SURFACE, CallScope, build_server
 from .handlers import ApiError, DshHandler, dumps
 
 __all__ = ["PATH", "McpEndpoint", "McpHandler", "route_table"]
@@ -42,7 +43,7 @@ PATH = "/dsh/mcp"
 log = logging.getLogger(__name__)
 
 # Keys this module adds to the ASGI scope; the tool handler reads them back from ``ctx.request``.
-_CANCEL, _MAY_WRITE, _USER = "dsh_jupyter.cancel", "dsh_jupyter.may_write", "dsh_jupyter.user"
+_CANCEL, _CALLER = "dsh_jupyter.cancel", "dsh_jupyter.caller"
 # JSON-RPC error codes (the server-defined range) for requests refused before the SDK sees them.
 UNAUTHENTICATED, BAD_SESSION = -32001, -32602
 # What a client that sent no token, or a wrong one, is told (never Jupyter's XSRF message: such a
@@ -55,15 +56,13 @@ _SKIP_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
 
 
 def _scope_of(ctx: ServerRequestContext) -> CallScope:
-    """The dsh session (``?session=``), cancel event and write right of the HTTP request behind ``ctx``."""
+    """The dsh session (``?session=``), cancel event and caller of the HTTP request behind ``ctx``."""
     request = ctx.request
-    if request is None:  # not over HTTP: nothing was cleared
-        return CallScope(may_write=False)
+    caller = request.scope.get(_CALLER) if request is not None else None
+    if request is None or caller is None:  # not over HTTP, or not through the bridge: nothing was cleared
+        return CallScope(caller=Caller(SURFACE, may_write=False))
     return CallScope(
-        session=request.query_params.get("session") or None,
-        cancel=request.scope.get(_CANCEL),
-        may_write=bool(request.scope.get(_MAY_WRITE)),
-        user=request.scope.get(_USER),
+        session=request.query_params.get("session") or None, cancel=request.scope.get(_CANCEL), caller=caller
     )
 
 
@@ -225,17 +224,21 @@ class McpHandler(DshHandler):
                 check_session_id(session)
             except ToolError as exc:
                 raise ApiError(400, "SESSION_INVALID", f"invalid ?session= in the MCP URL: {exc.message}") from None
-        may_write = False
-        if self.request.method == "POST":
-            registry = self.workspace.registry
-            may_write = await self.allowed("write")
-            if any(name in registry and registry[name].writes for name in called_tools(body)):
-                await self.require("write")  # refused: 403 with a JSON-RPC error for that request
+        caller = await self.caller(SURFACE)
+        # The call policy, before the SDK sees anything: a session this caller may not create is
+        # refused at the first request (initialize), a write at its tools/call; 403 with a JSON-RPC
+        # error for that request. The SDK's tool handler admits each call again (``mcp.server``).
+        await self.run(self.workspace.admit_session, session or None, caller)
+        for name in called_tools(body) if self.request.method == "POST" else ():
+            try:
+                self.workspace.admit(name, session or None, caller)
+            except CallRefused as exc:
+                raise ApiError(403, exc.code, exc.message) from None
         endpoint: McpEndpoint = self.settings["dsh_jupyter_mcp"]
-        await endpoint.handle(self.asgi_scope(may_write), self.receiver(body), self.sender())
+        await endpoint.handle(self.asgi_scope(caller), self.receiver(body), self.sender())
         self.done()
 
-    def asgi_scope(self, may_write: bool) -> dict:
+    def asgi_scope(self, caller: Caller) -> dict:
         req = self.request
         host, _, port = (req.host or "").rpartition(":")
         return {
@@ -256,8 +259,7 @@ class McpHandler(DshHandler):
             # No "user": the SDK would bind a session to it, but Jupyter names a token-only client
             # anew on every request that carries no cookie. Each request is authorized on its own.
             _CANCEL: self.cancel,
-            _MAY_WRITE: may_write,
-            _USER: self.user_name,
+            _CALLER: caller,
         }
 
     def receiver(self, body: bytes):

@@ -25,6 +25,7 @@ resolved): a symlink must not make a hidden or protected place visible.
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import re
 import stat as statmod
@@ -143,6 +144,39 @@ class Visibility:
         return self._glob is not None and any(self._glob.match(part) for part in rel.split("/") if part)
 
     # -- one resolved target --------------------------------------------------------------------
+
+    # -- what a record made under another visibility may show ---------------------------------------
+
+    def stamp(self) -> str:
+        """What this visibility shows, as a call record or a saved result remembers it."""
+        made = {"hidden": self.allow_hidden, "globs": sorted(self.hide_globs), "protected": list(self.protected)}
+        return json.dumps(made, separators=(",", ":"))
+
+    def withholds(self, stamp: str | None) -> str | None:
+        """Why something made under ``stamp`` may show more than this visibility does, or None.
+
+        A call's text or a saved result holds what its surface showed: made where hidden files
+        are shown, it may quote ``.env``; made where a hide glob or a protected folder was not in
+        force, it may quote what this surface hides. Such a record is withheld here, with this
+        reason. One made before records said what they showed is withheld wherever anything is
+        hidden.
+        """
+        if stamp is None:
+            if self.allow_hidden and not self.hide_globs:
+                return None
+            return "it was made before calls recorded what they showed"
+        try:
+            made = json.loads(stamp)
+            shown_hidden, globs, protected = bool(made["hidden"]), set(made["globs"]), set(made["protected"])
+        except (ValueError, KeyError, TypeError):
+            return "what it showed is not known"
+        if shown_hidden and not self.allow_hidden:
+            return "it was made where hidden files are shown, and this surface hides them"
+        if set(self.hide_globs) - globs:
+            return "it was made where names this surface hides (hide_globs) are shown"
+        if set(self.protected) - protected:
+            return "it was made where folders this surface protects were not protected"
+        return None
 
     def linked_protected(self) -> frozenset[tuple[int, int]]:
         """``(device, inode)`` of the protected files that also have a name elsewhere, now.

@@ -79,6 +79,7 @@ class SpillStore:
         label: str = "",
         user: str = "",
         quota: int | None = None,
+        visibility: str | None = None,
     ) -> str | None:
         """Save ``text`` (or bytes already in UTF-8) and return its locator (an absolute path), or
         None if it could not be.
@@ -99,7 +100,9 @@ class SpillStore:
             with tree.locate(f"{folder}/{name}", follow_last=False, make_parents=True, dir_mode=0o700) as entry:
                 create_file(entry.dir_fd, entry.name, data, mode=0o600, durable=False)  # derived data: see create_file
             locator = os.path.join(self.root, folder, name)
-            self.store.add_spill(key, locator, tool, len(data), time.time(), label=label, user=user)
+            self.store.add_spill(
+                key, locator, tool, len(data), time.time(), label=label, user=user, visibility=visibility
+            )
         except Exception as exc:  # a spill is a courtesy: never fail the search for it
             log.warning("could not save the full %s result: %s", tool, exc)
             return None

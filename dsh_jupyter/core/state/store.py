@@ -37,7 +37,7 @@ from ..locations import filesystem_of, is_network_filesystem
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_S = 10.0
 
 # A session is named within a workspace root: its ``key`` (``session_key(root, name)``) is what
@@ -45,7 +45,7 @@ BUSY_TIMEOUT_S = 10.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     key TEXT PRIMARY KEY, root TEXT NOT NULL, name TEXT NOT NULL, cwd TEXT NOT NULL,
-    created REAL NOT NULL, user TEXT NOT NULL DEFAULT '');
+    created REAL NOT NULL, user TEXT NOT NULL DEFAULT '', dropped_calls INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS sessions_by_root ON sessions (root, created);
 CREATE TABLE IF NOT EXISTS observations (
     session TEXT NOT NULL, real_path TEXT NOT NULL, version TEXT NOT NULL,
@@ -53,15 +53,19 @@ CREATE TABLE IF NOT EXISTS observations (
 CREATE TABLE IF NOT EXISTS spills (
     locator TEXT PRIMARY KEY, session TEXT NOT NULL, tool TEXT NOT NULL,
     size INTEGER NOT NULL, created REAL NOT NULL, evicted REAL, label TEXT NOT NULL DEFAULT '',
-    user TEXT NOT NULL DEFAULT '');
+    user TEXT NOT NULL DEFAULT '', visibility TEXT);
 CREATE INDEX IF NOT EXISTS spills_by_session ON spills (session, created);
 CREATE INDEX IF NOT EXISTS spills_by_age ON spills (created);
 CREATE TABLE IF NOT EXISTS calls (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, call_id TEXT NOT NULL UNIQUE,
     session TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL, text TEXT NOT NULL,
     is_error INTEGER NOT NULL, surface TEXT NOT NULL, started REAL NOT NULL,
-    duration_ms REAL NOT NULL, user TEXT NOT NULL DEFAULT '');
-CREATE INDEX IF NOT EXISTS calls_by_session ON calls (session, seq)
+    duration_ms REAL NOT NULL, user TEXT NOT NULL DEFAULT '', read_only INTEGER NOT NULL DEFAULT 0,
+    visibility TEXT, size INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS calls_by_session ON calls (session, seq);
+CREATE INDEX IF NOT EXISTS calls_by_class ON calls (read_only, seq);
+CREATE TABLE IF NOT EXISTS call_totals (read_only INTEGER PRIMARY KEY, bytes INTEGER NOT NULL);
+INSERT OR IGNORE INTO call_totals (read_only, bytes) VALUES (0, 0), (1, 0)
 """
 
 # From version 1, where sessions were named without their root: the old rows are kept under a
@@ -79,13 +83,30 @@ ALTER TABLE spills ADD COLUMN user TEXT NOT NULL DEFAULT '';
 ALTER TABLE calls ADD COLUMN user TEXT NOT NULL DEFAULT ''
 """
 
+# From version 2: calls and spills remember the visibility they were made under (NULL for the
+# older ones: unknown) and whether a read-only caller made them; the call log gets its bounds.
+_MIGRATE_2_TO_3 = """
+ALTER TABLE sessions ADD COLUMN dropped_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE spills ADD COLUMN visibility TEXT;
+ALTER TABLE calls ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE calls ADD COLUMN visibility TEXT;
+ALTER TABLE calls ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+UPDATE calls SET size = length(CAST(text AS BLOB)) + length(CAST(args AS BLOB));
+CREATE INDEX IF NOT EXISTS calls_by_class ON calls (read_only, seq);
+CREATE TABLE IF NOT EXISTS call_totals (read_only INTEGER PRIMARY KEY, bytes INTEGER NOT NULL);
+INSERT OR IGNORE INTO call_totals (read_only, bytes) VALUES (0, (SELECT COALESCE(SUM(size), 0) FROM calls)), (1, 0)
+"""
+
 _SESSION_INFO = """SELECT s.key, s.name, s.root, s.cwd, s.created, s.user,
     (SELECT COUNT(*) FROM observations o WHERE o.session = s.key),
     (SELECT COUNT(*) FROM spills p WHERE p.session = s.key AND p.evicted IS NULL),
-    (SELECT COUNT(*) FROM calls c WHERE c.session = s.key)
+    (SELECT COUNT(*) FROM calls c WHERE c.session = s.key),
+    s.dropped_calls
 FROM sessions s"""
 
-_CALL_COLUMNS = "call_id, session, tool, args, text, is_error, surface, started, duration_ms, user"
+_CALL_COLUMNS = (
+    "call_id, session, tool, args, text, is_error, surface, started, duration_ms, user, read_only, visibility"
+)
 
 # Connections a forked child inherited from its parent: kept referenced and never closed, because
 # closing them in the child could drop POSIX locks the child's own connections hold on the file.
@@ -113,6 +134,16 @@ class SessionInfo:
     observations: int
     spills: int
     calls: int
+    dropped_calls: int = 0  # records the call log's bounds removed (oldest first)
+
+
+@dataclass(frozen=True)
+class CallLogLimits:
+    """The call log's bounds: records per session, and bytes in all (owners' and read-only callers')."""
+
+    records_per_session: int
+    max_bytes: int
+    max_bytes_read_only: int
 
 
 @dataclass(frozen=True)
@@ -127,6 +158,8 @@ class CallRecord:
     started: float
     duration_ms: float
     user: str = ""
+    read_only: bool = False  # made by a caller without contents:write
+    visibility: str | None = None  # what the surface showed when it ran (``Visibility.stamp``); None: unknown
 
 
 @dataclass(frozen=True)
@@ -139,6 +172,7 @@ class SpillRecord:
     evicted: float | None = None
     label: str = ""
     user: str = ""
+    visibility: str | None = None
 
 
 @contextmanager
@@ -284,6 +318,10 @@ class StateStore:
                 if version == 1:
                     for statement in _MIGRATE_1_TO_2.split(";"):
                         tx.execute(statement)
+                    version = 2
+                if version == 2:
+                    for statement in _MIGRATE_2_TO_3.split(";"):
+                        tx.execute(statement)
                 if version < SCHEMA_VERSION:
                     for statement in _SCHEMA.split(";"):
                         tx.execute(statement)
@@ -350,6 +388,10 @@ class StateStore:
             rows = tx.execute(
                 "SELECT locator FROM spills WHERE session = ? AND evicted IS NULL ORDER BY created, rowid", (key,)
             ).fetchall()
+            for kind, freed in tx.execute(
+                "SELECT read_only, COALESCE(SUM(size), 0) FROM calls WHERE session = ? GROUP BY read_only", (key,)
+            ).fetchall():
+                tx.execute("UPDATE call_totals SET bytes = MAX(0, bytes - ?) WHERE read_only = ?", (freed, kind))
             for table, column in (
                 ("observations", "session"),
                 ("spills", "session"),
@@ -405,7 +447,7 @@ class StateStore:
 
     # -- spills -----------------------------------------------------------------------------------
 
-    _SPILL_COLUMNS = "locator, session, tool, size, created, evicted, label, user"
+    _SPILL_COLUMNS = "locator, session, tool, size, created, evicted, label, user, visibility"
 
     def add_spill(
         self,
@@ -416,11 +458,13 @@ class StateStore:
         created: float | None = None,
         label: str = "",
         user: str = "",
+        visibility: str | None = None,
     ) -> None:
         with _failures("index a saved result"):
             self._writer().execute(
-                "INSERT INTO spills (locator, session, tool, size, created, label, user) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (locator, key, tool, int(size), time.time() if created is None else created, label, user),
+                "INSERT INTO spills (locator, session, tool, size, created, label, user, visibility) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (locator, key, tool, int(size), time.time() if created is None else created, label, user, visibility),
             )
 
     def list_spills(self, key: str, user: str | None = None) -> list[SpillRecord]:
@@ -516,16 +560,25 @@ class StateStore:
 
     # -- call log ---------------------------------------------------------------------------------
 
-    def append_call(self, record: CallRecord) -> None:
+    def append_call(self, record: CallRecord, limits: CallLogLimits | None = None) -> int:
+        """Log one call, then hold the call log within ``limits``, oldest first; the records dropped.
+
+        A read-only caller's records are bounded on their own (``max_bytes_read_only``), so such a
+        caller can never push an owner's records out; each session's count bounds both kinds
+        alike, the owner's kept first. What is dropped is counted on its session
+        (``SessionInfo.dropped_calls``), so a listing can say that older calls are gone.
+        """
         try:
             args = json.dumps(record.args, ensure_ascii=False, default=str)
         except (TypeError, ValueError) as exc:
             raise StateError(
                 f"The state store could not log call {record.call_id!r}: its args are not JSON ({exc})."
             ) from exc
-        with _failures(f"log call {record.call_id!r}"):
-            self._writer().execute(
-                f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        size = len(record.text.encode("utf-8", "surrogatepass")) + len(args.encode("utf-8", "surrogatepass"))
+        read_only = int(bool(record.read_only))
+        with self._transaction(f"log call {record.call_id!r}") as tx:
+            tx.execute(
+                f"INSERT INTO calls ({_CALL_COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.call_id,
                     record.session,
@@ -537,8 +590,51 @@ class StateStore:
                     record.started,
                     record.duration_ms,
                     record.user,
+                    read_only,
+                    record.visibility,
+                    size,
                 ),
             )
+            tx.execute("UPDATE call_totals SET bytes = bytes + ? WHERE read_only = ?", (size, read_only))
+            return 0 if limits is None else self._trim_calls(tx, record.session, read_only, limits)
+
+    def _trim_calls(self, tx: sqlite3.Connection, key: str, read_only: int, limits: CallLogLimits) -> int:
+        doomed: list[tuple[int, str, int, int]] = []  # (seq, session, size, read_only)
+        count = tx.execute("SELECT COUNT(*) FROM calls WHERE session = ?", (key,)).fetchone()[0]
+        if count > limits.records_per_session:
+            doomed += tx.execute(
+                "SELECT seq, session, size, read_only FROM calls WHERE session = ? "
+                "ORDER BY read_only DESC, seq LIMIT ?",
+                (key, count - limits.records_per_session),
+            ).fetchall()
+        cap = limits.max_bytes_read_only if read_only else limits.max_bytes
+        held = tx.execute("SELECT bytes FROM call_totals WHERE read_only = ?", (read_only,)).fetchone()[0]
+        held -= sum(d[2] for d in doomed if d[3] == read_only)
+        if held > cap:
+            gone = {d[0] for d in doomed}
+            for row in tx.execute(
+                "SELECT seq, session, size, read_only FROM calls WHERE read_only = ? ORDER BY seq", (read_only,)
+            ):
+                if held <= cap:
+                    break
+                if row[0] not in gone:
+                    doomed.append(row)
+                    held -= row[2]
+        if not doomed:
+            return 0
+        tx.executemany("DELETE FROM calls WHERE seq = ?", [(d[0],) for d in doomed])
+        for kind in (0, 1):
+            freed = sum(d[2] for d in doomed if d[3] == kind)
+            if freed:
+                tx.execute("UPDATE call_totals SET bytes = MAX(0, bytes - ?) WHERE read_only = ?", (freed, kind))
+        per_session: dict[str, int] = {}
+        for d in doomed:
+            per_session[d[1]] = per_session.get(d[1], 0) + 1
+        tx.executemany(
+            "UPDATE sessions SET dropped_calls = dropped_calls + ? WHERE key = ?",
+            [(n, k) for k, n in per_session.items()],
+        )
+        return len(doomed)
 
     def list_calls(self, key: str, offset: int = 0, limit: int = 100, user: str | None = None) -> list[CallRecord]:
         """Calls in the order they were appended, newest last, so pages never shift under a reader."""
@@ -562,9 +658,20 @@ class StateStore:
 
 
 def _call_from_row(row: tuple[Any, ...]) -> CallRecord:
-    call_id, session, tool, args, text, is_error, surface, started, duration_ms, user = row
+    call_id, session, tool, args, text, is_error, surface, started, duration_ms, user, read_only, visibility = row
     return CallRecord(
-        call_id, session, tool, json.loads(args), text, bool(is_error), surface, started, duration_ms, user
+        call_id,
+        session,
+        tool,
+        json.loads(args),
+        text,
+        bool(is_error),
+        surface,
+        started,
+        duration_ms,
+        user,
+        bool(read_only),
+        visibility,
     )
 
 

@@ -39,6 +39,7 @@ class CallContext:
     user: str = ""  # who called (the authenticated user, or the OS user)
     fence: Fencing | None = None  # how ripgrep is confined
     spill_quota: int | None = None  # a smaller spill quota for this caller (read-only tokens)
+    spill_owner: str = ""  # whose quota this caller's saved results count against (``policy.Caller.quota_owner``)
     folders: FolderCache | None = None  # sorted folder scans kept between calls
     lines: LineIndex | None = None  # line offsets of big files kept between calls
     notebooks: NotebookTree | None = None  # where the notebooks are, kept between calls
@@ -55,7 +56,22 @@ class CallContext:
         if target.in_spill and not target.exists:
             target.close()
             raise self._spill_gone(target, verb)
+        if target.in_spill:
+            withheld = self._spill_withheld(target)
+            if withheld is not None:
+                target.close()
+                raise ToolError(Codes.FS_HIDDEN, f"cannot {verb} {in_message(target.display)}: {withheld}")
         return target
+
+    def _spill_withheld(self, target: Target) -> str | None:
+        """Why this saved result is not served here (made where more was shown), or None."""
+        try:
+            record = self.store.spill_record(target.lexical) if self.store is not None else None
+        except Exception:
+            record = None
+        if record is None:
+            return None
+        return self.resolver.visibility.withholds(record.visibility)
 
     def _spill_gone(self, target: Target, verb: str) -> ToolError:
         try:

@@ -262,5 +262,12 @@ def save_spill(ctx: CallContext, tool: str, text: str | bytes, pattern: str) -> 
     if ctx.spills is None:
         return None
     return ctx.spills.save(
-        ctx.session_key, ctx.call_id, tool, text, label=f"{tool} {pattern}", user=ctx.user, quota=ctx.spill_quota
+        ctx.session_key,
+        ctx.call_id,
+        tool,
+        text,
+        label=f"{tool} {pattern}",
+        user=ctx.spill_owner or ctx.user,
+        quota=ctx.spill_quota,
+        visibility=ctx.resolver.visibility.stamp(),
     )

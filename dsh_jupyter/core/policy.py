@@ -1,0 +1,85 @@
+"""The call policy: who is calling, what they may do, and how their call runs — one place for every surface.
+
+Why it exists: REST, MCP over HTTP, MCP over stdio, the magic, the widgets and the Python API all
+run tools for someone. Only the surface knows who (an authenticated Jupyter user, a token, the OS
+user) and what the server's authorizer allows; only the core knows what each tool does (its spec
+says whether it writes and whether it searches) and what the state holds. So a surface describes
+the caller (``Caller``) and the core decides (``admit``), with the same rules everywhere:
+
+* a tool that writes needs a caller who may write (a server's ``contents:write``);
+* a caller who may not write uses sessions that exist, or ``default``: creating sessions is
+  bookkeeping a read-only token must not be able to fill the state with;
+* a caller who may not write gets the small spill quota (``spill_max_bytes_read_only``), counted
+  per caller; callers a server cannot tell apart count as one (Jupyter names a token-only request
+  anew each time, so a per-name count would be no quota at all);
+* a call is admitted when it arrives, and that is when its wait starts: a search that waited
+  longer than ``search_timeout_ms`` for a free search slot is not started; searches run on a
+  pool of their own (``Admission.searches``), so hung searches never delay a list or a read;
+* a read-only caller's call records count against a bound of their own (``state.store``), so
+  they cannot push the owner's out of the call log.
+
+What it must never do: trust a surface's own list of writing or searching tools (the spec says),
+or let a refusal pass as a tool result (a refusal is ``CallRefused``, which a server answers with
+403: the call never ran).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+__all__ = ["ANONYMOUS", "Admission", "CallRefused", "Caller"]
+
+# Who the callers a server cannot tell apart count as, for quotas and the call log's user filter.
+ANONYMOUS = "(token-only callers)"
+
+WRITE_REFUSED = "User is not authorized to write on resource: contents."
+SESSION_REFUSED = "a caller without contents:write cannot create sessions; use an existing session or default"
+
+
+class CallRefused(Exception):
+    """The caller may not make this call; ``message`` says why in one sentence (HTTP 403)."""
+
+    def __init__(self, message: str, code: str = "FORBIDDEN") -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls, as the surface knows it.
+
+    ``surface`` names it in the call log; ``user`` is who (None: the OS user); ``may_write`` is
+    the server's ``contents:write`` (always true for a local process: whoever runs it has its
+    rights); ``anonymous`` says that ``user`` is a name the server made up for this one request
+    (a token without a login cookie), so it identifies nobody across requests.
+    """
+
+    surface: str = "python"
+    user: str | None = None
+    may_write: bool = True
+    anonymous: bool = False
+
+    @property
+    def quota_owner(self) -> str | None:
+        """Whose read-only spill quota this caller's saved results count against (None: no quota)."""
+        if self.may_write:
+            return None
+        return ANONYMOUS if self.anonymous or not self.user else self.user
+
+
+@dataclass(frozen=True)
+class Admission:
+    """A call the policy let in: who, in which session, how it runs, since when it waits."""
+
+    tool: str
+    session: str
+    caller: Caller
+    searches: bool  # run it on the search pool
+    queued_since: float  # time.monotonic() when it was admitted
+    spill_quota: int | None  # bytes this caller's saved results may hold (None: the session's limits)
+
+    @property
+    def waited_ms(self) -> float:
+        return (time.monotonic() - self.queued_since) * 1000
