@@ -163,8 +163,12 @@ class Workspace:
         """Each offered tool's name, description, JSON Schema and guidance."""
         return [spec.definition() for spec in self.registry.values()]
 
-    def status(self) -> dict:
-        """How this workspace confines the tools (for ``GET /dsh/api/status`` and the docs)."""
+    def status(self, reveal_paths: bool = True) -> dict:
+        """How this workspace confines the tools (for ``GET /dsh/api/status`` and the docs).
+
+        ``reveal_paths`` False leaves out where the state file is (an absolute path under the
+        user's home): a caller without write permission learns the modes, not the layout.
+        """
         vis = self.resolver.visibility
         return {
             **self.fence.describe(),
@@ -172,7 +176,7 @@ class Workspace:
             "allowHidden": vis.allow_hidden,
             "hideGlobs": list(vis.hide_globs),
             "state": {
-                "path": self.state_path,
+                **({"path": self.state_path} if reveal_paths else {}),
                 "available": self.store is not None,
                 "journal": self.store.journal if self.store is not None else None,
                 "filesystem": self.store.filesystem if self.store is not None else None,
@@ -494,12 +498,15 @@ class Workspace:
         """The session's saved results; one made where more was shown than here is listed as
         withheld (no label: it names the pattern) and cannot be read here."""
         store = self._require_store()
-        key = self.key(check_session_id(session or self.session))
+        session = check_session_id(session or self.session)
+        key = self.key(session)
         visibility = self.resolver.visibility
+        info = store.get_session(key)
+        cwd = info.cwd if info is not None and is_within(info.cwd, self.root) else self.root
         out = []
         for s in store.list_spills(key, user):
             row = {
-                "locator": s.locator,
+                "locator": self.resolver.spill_display(s.locator, cwd),
                 "tool": s.tool,
                 "size": s.size,
                 "created": s.created,

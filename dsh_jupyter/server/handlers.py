@@ -394,7 +394,7 @@ class StatusHandler(DshHandler):
     @web.authenticated
     @authorized("read")
     async def get(self) -> None:
-        self.send(await self.run(self.workspace.status))
+        self.send(await self.run(self.workspace.status, await self.allowed("write")))
 
 
 class OpenAPIHandler(DshHandler):

@@ -37,6 +37,10 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _FOREIGN_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
+def _home() -> str:
+    return os.path.normpath(os.path.expanduser("~"))
+
+
 def is_within(path: str, top: str) -> bool:
     """True when ``path`` is ``top`` or below it (both absolute and normalised)."""
     if path == top:
@@ -223,7 +227,27 @@ class Resolver:
         lexical = os.path.normpath(os.path.join(cwd, raw))
         if lexical.startswith("//"):
             lexical = "/" + lexical.lstrip("/")
+        if raw.startswith("~/") and self.spill_root is not None:
+            # A saved result's locator is shown under "~/" when it lies in the home folder
+            # (``spill_display``); any other "~/..." is a folder named "~", as it always was.
+            home = os.path.normpath(os.path.join(_home(), raw[2:]))
+            if is_within(home, self.spill_root):
+                lexical = home
         return raw, lexical
+
+    def spill_display(self, locator: str, cwd: str) -> str:
+        """How a saved result's locator is shown: relative to the cwd when the spill root lies in the
+        workspace (the hub layout), under ``~/`` when it lies in the home folder, else as it is.
+
+        So no answer names the home folder or the workspace root by its absolute path, and every
+        form shown reads back (``lexical`` takes ``~/`` for saved results).
+        """
+        if self.rel_in_root(locator) is not None:
+            return display_path(locator, cwd)
+        home = _home()
+        if home != "/" and is_within(locator, home):
+            return "~/" + locator[len(home.rstrip("/")) + 1 :]
+        return locator
 
     def rel_in_root(self, lexical: str) -> str | None:
         """Where ``lexical`` lies relative to the root, or None when it is outside.
@@ -262,7 +286,7 @@ class Resolver:
             return ToolError(Codes.FS_OUTSIDE_ROOT, f"cannot {verb} {in_message(raw)}: path is outside the workspace")
 
         if self.spill_root is not None and is_within(lexical, self.spill_root) and spill_folder is not None:
-            return self._resolve_spill(lexical, verb, spill_folder)
+            return self._resolve_spill(lexical, verb, spill_folder, self.spill_display(lexical, cwd))
         rel = self.rel_in_root(lexical)
         if rel is None:
             raise outside()
@@ -285,9 +309,9 @@ class Resolver:
 
         return Target(display, lexical, again(), False, verb, again)
 
-    def _resolve_spill(self, lexical: str, verb: str, spill_folder: str) -> Target:
+    def _resolve_spill(self, lexical: str, verb: str, spill_folder: str, display: str) -> Target:
         def not_found() -> ToolError:
-            return ToolError(Codes.FS_NOT_FOUND, f"cannot {verb} {in_message(lexical)}: not found")
+            return ToolError(Codes.FS_NOT_FOUND, f"cannot {verb} {in_message(display)}: not found")
 
         tree = self.spill_tree()
         rel = tree.relative(lexical) if tree is not None else None
@@ -295,9 +319,9 @@ class Resolver:
             raise not_found()
 
         def again() -> Entry:
-            return self._locate(tree, rel, verb, lexical, not_found, True, False)
+            return self._locate(tree, rel, verb, display, not_found, True, False)
 
-        return Target(lexical, lexical, again(), True, verb, again)
+        return Target(display, lexical, again(), True, verb, again)
 
     @staticmethod
     def _locate(tree: Tree, rel: str, verb: str, display: str, outside, follow_last: bool, make_parents: bool) -> Entry:

@@ -258,10 +258,11 @@ def diagnostic(outcome: RgOutcome) -> str:
 
 
 def save_spill(ctx: CallContext, tool: str, text: str | bytes, pattern: str) -> str | None:
-    """Save a complete result in this session's spill folder; None when it could not be."""
+    """Save a complete result in this session's spill folder; its locator as shown (``spill_display``),
+    or None when it could not be saved."""
     if ctx.spills is None:
         return None
-    return ctx.spills.save(
+    locator = ctx.spills.save(
         ctx.session_key,
         ctx.call_id,
         tool,
@@ -271,3 +272,4 @@ def save_spill(ctx: CallContext, tool: str, text: str | bytes, pattern: str) -> 
         quota=ctx.spill_quota,
         visibility=ctx.resolver.visibility.stamp(),
     )
+    return None if locator is None else ctx.resolver.spill_display(locator, ctx.cwd)

@@ -217,18 +217,19 @@ def test_spill_root_inside_the_workspace_is_read_only(make_ws, layout):
     root = layout["root"]
     ws = make_ws(spill_root=str(root / ".spills"), glob_max_results=1)
     loc = _spill_of(ws, root)
-    shown = os.path.relpath(loc, root)
+    shown = loc  # in the workspace: shown as any path in it, relative to the cwd
+    assert shown.startswith(".spills/session-")
     assert not ws.run("read", file_path=loc).is_error
-    before = open(loc).read()
+    before = (root / loc).read_text()
     assert_error(ws.run("write", file_path=shown, content="x"), "FS_READ_ONLY",
                  f'cannot write "{shown}": saved search results are read-only')
     assert_error(ws.run("edit", file_path=shown, old_string="many", new_string="x"), "FS_READ_ONLY",
                  f'cannot edit "{shown}": saved search results are read-only')
-    assert open(loc).read() == before
-    # A file in the spill root that no search of this session saved is not readable as a spill.
+    assert (root / loc).read_text() == before
+    # A file in the spill root that no search of this session saved is not readable as a spill
+    # (and the message names it as the model would, never by the workspace's absolute path).
     (root / ".spills" / "r.txt").write_text("planted\n")
-    assert_error(ws.run("read", file_path=".spills/r.txt"), "FS_NOT_FOUND",
-                 f'cannot read "{root}/.spills/r.txt": not found')
+    assert_error(ws.run("read", file_path=".spills/r.txt"), "FS_NOT_FOUND", 'cannot read ".spills/r.txt": not found')
 
 
 def test_spill_root_outside_is_readable_not_writable(make_ws, layout, tmp_path):
