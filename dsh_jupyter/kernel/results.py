@@ -166,9 +166,10 @@ def calls_info(page: dict, workspace=None) -> InfoResult:
     for i, c in enumerate(calls):
         number = start + i + 1
         mark = "  ERROR" if c["isError"] else ""
+        withheld = c.get("withheld")
+        args = f"withheld: {withheld}" if withheld else _arg_text(c["args"])
         lines.append(
-            f"{number}. {_when(c['started'])}  {c['surface']}  {c['tool']}({_arg_text(c['args'])})"
-            f"  {c['durationMs']:.1f} ms{mark}"
+            f"{number}. {_when(c['started'])}  {c['surface']}  {c['tool']}({args})  {c['durationMs']:.1f} ms{mark}"
         )
         rows.append(
             {
@@ -180,7 +181,7 @@ def calls_info(page: dict, workspace=None) -> InfoResult:
                 "is_error": c["isError"],
                 "started": c["started"],
                 "duration_ms": c["durationMs"],
-                "text": c["text"],
+                "text": c["text"] if not withheld else f"(withheld: {withheld})",
             }
         )
     if total == 0:
@@ -191,6 +192,12 @@ def calls_info(page: dict, workspace=None) -> InfoResult:
         footer = f"({total} {'call' if total == 1 else 'calls'}.)"
     else:
         footer = f"(Showing calls {start + 1}-{start + len(calls)} of {total}. Use --offset N --limit N to see others.)"
+    dropped = page.get("dropped", 0)
+    if dropped:
+        footer = (
+            footer[:-1]
+            + f" {dropped} older {'call was' if dropped == 1 else 'calls were'} dropped by the call log's bounds.)"
+        )
     lines += ["", footer]
     return InfoResult("calls", "\n".join(lines), page, rows, False, session, workspace, footer)
 
