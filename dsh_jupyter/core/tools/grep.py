@@ -19,7 +19,7 @@ from ..rg.jsonstream import Matches, MatchStream, parse_all
 from ..rg.recheck import Rechecker
 from ..rg.runner import RgOutcome
 from .context import CallContext
-from .grepshape import shape_grep
+from .grepshape import preview_columns, shape_grep, without_preview
 from .grepspans import line_records
 from .notebook_grep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
 from .searchroot import (
@@ -89,7 +89,7 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             listing.wait()  # before the root's descriptor can close: its rg runs in that folder
         if root.is_dir and unfenced(ctx):
             with Rechecker(root.fd) as check:
-                found = _confirmed(check, found)
+                found = _confirmed(check, found, ctx.settings.grep_max_line_bytes)
         linked = ctx.resolver.visibility.linked_protected()
         if linked and root.is_dir:
             found = _not_linked(root.fd, found, linked)
@@ -128,7 +128,17 @@ def _relative(path: str) -> str:
     return path.removeprefix("./")
 
 
-def _confirmed(check: Rechecker, found: FileBlocks | Matches) -> FileBlocks | Matches:
+def _same_line(held: bytes, text: bytes, limit: int) -> bool:
+    """Whether ``text`` as rg printed it is the line ``held``: all of it, or rg's preview of its start."""
+    held = held.removesuffix(b"\n")
+    if held == text:
+        return True
+    decoded = text.decode("utf-8", "surrogateescape")
+    start = without_preview(decoded, limit)
+    return start != decoded and held.startswith(start.encode("utf-8", "surrogateescape"))
+
+
+def _confirmed(check: Rechecker, found: FileBlocks | Matches, limit: int) -> FileBlocks | Matches:
     """The matches whose line the file beneath the root really holds (rg ran unfenced)."""
     if isinstance(found, Matches):
         return found.subset(
@@ -139,7 +149,7 @@ def _confirmed(check: Rechecker, found: FileBlocks | Matches) -> FileBlocks | Ma
         lines = found.lines(block)
         held = check.lines(_relative(path), {number for number, _ in lines}) or {}
         keep.append(
-            [k for k, (number, text) in enumerate(lines) if number in held and held[number].removesuffix(b"\n") == text]
+            [k for k, (number, text) in enumerate(lines) if number in held and _same_line(held[number], text, limit)]
         )
     return found.kept(keep)
 
@@ -164,7 +174,10 @@ def _not_linked(fd: int, found: FileBlocks | Matches, linked: frozenset) -> File
 def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlocks | Matches]:
     """The main search: heading form first, ``--json`` when that output cannot be read for sure."""
     blocks = BlockStream()
-    outcome = run_search(ctx, [*HEADING_FLAGS, *flags], "grep", root, consume=blocks.feed, keep_stdout=False)
+    # rg prints at most the start of a long line (a minified bundle, a lock file): what it writes
+    # grows with the matches, not with line length; the page marks the line as cut.
+    columns = [f"--max-columns={preview_columns(ctx.settings.grep_max_line_bytes)}", "--max-columns-preview"]
+    outcome = run_search(ctx, [*HEADING_FLAGS, *columns, *flags], "grep", root, consume=blocks.feed, keep_stdout=False)
     if outcome.returncode == 2 and not blocks.size and not file_errors(outcome):
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
     found = blocks.finish()

@@ -15,6 +15,7 @@ note, in the page and in the spill alike).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from itertools import accumulate, chain, compress, repeat
@@ -151,6 +152,29 @@ def _page(
     ]
 
 
+# rg's words at the end of a line it printed only the start of (``--max-columns-preview``).
+_PREVIEW = re.compile(r" \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$")
+
+
+def preview_columns(limit: int) -> int:
+    """rg's ``--max-columns`` for a page that shows ``limit`` bytes of a line: one more, so every line
+    rg cuts is longer than the page shows, and the page's own cut (with its suffix) applies."""
+    return limit + 1
+
+
+def without_preview(text: str, limit: int) -> str:
+    """``text`` without rg's "omitted end of long line" words when rg printed only its start.
+
+    Only a preview carries them: rg previews a line longer than ``preview_columns(limit)``
+    characters, so its shown start is at least that long. A shorter line that happens to end with
+    the same words is the file's own text and stays as it is.
+    """
+    found = _PREVIEW.search(text) if text.endswith("]") else None
+    if found is None or found.start() < preview_columns(limit):
+        return text
+    return text[: found.start()]
+
+
 def _decoded(raw: bytes) -> str:
     """A heading-form text as the page shows it before any cut: decoded leniently, CR dropped."""
     text = raw.decode("utf-8", "replace")
@@ -217,7 +241,7 @@ def _cut_long_lines(body: bytes, limit: int) -> bytes:
         if len(row) * 3 > limit:
             number, _, raw = row.partition(b": ")
             text = raw.decode("utf-8", "replace")
-            shown = truncate_line(text, limit)
+            shown = truncate_line(without_preview(text, limit), limit)
             if shown != text:
                 rows[k] = number + b": " + shown.encode("utf-8")
     return b"\n".join(rows)
@@ -227,6 +251,7 @@ def _shown(path: str, line, text: str, record: bytes | list | None, limit: int) 
     """One match of the shown page: ``text`` cut to the byte cap, with ``submatches``: character
     spans of the pattern in the shown text (for highlighting in the widgets; never in model text),
     found beforehand (``grepspans``) or read from the match's raw JSON record."""
+    text = without_preview(text, limit)
     shown = truncate_line(text, limit)
     keep_chars = len(shown) if shown == text else len(shown) - len(_TRUNCATED.format(limit))
     if isinstance(record, list):

@@ -295,7 +295,7 @@ def test_the_recheck_drops_a_line_the_file_no_longer_holds(tree):
     fd = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
     try:
         with Rechecker(fd) as check:
-            kept = _confirmed(check, found)
+            kept = _confirmed(check, found, 2000)
     finally:
         os.close(fd)
     assert len(kept) == len(found) - 2

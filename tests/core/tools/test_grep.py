@@ -6,6 +6,7 @@ import logging
 import os
 import shutil
 import stat
+import json
 import subprocess
 import sys
 import textwrap
@@ -674,3 +675,55 @@ def test_grep_submatches_only_for_the_shown_page(root: Path, tmp_path: Path) -> 
     r = make(root, tmp_path, grep_max_matches=2).run("grep", pattern="hit")
     assert [m["submatches"] for m in r.value["matches"]] == [[[0, 3], [8, 11]]] * 2
     assert r.value["totalMatches"] == 5
+
+
+def test_minified_and_lock_files_cannot_overflow_a_search(root: Path, tmp_path: Path) -> None:
+    """rg prints at most the start of a long line: raw output grows with the matches, not with line
+    length. A match past the printed start still counts and is located; a cut line says so in the
+    page and in the saved result."""
+    (root / "node_modules" / "pkg").mkdir(parents=True)
+    write(root, "node_modules/pkg/bundle.min.js", "var a=1;" * 1_300_000 + "Workspace(x)" + "\n")  # 10 MB, match at the end
+    write(root, "package-lock.json", '{"a": "' + "Workspace(" * 200_000 + '"}\n')
+    write(root, "app.py", "ws = Workspace(root)\n")
+    code = textwrap.dedent(f"""
+        import json, resource
+        from dsh_jupyter import Workspace
+        ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r},
+                       raw_output_max_bytes=1_000_000, grep_max_matches=2)
+        r = ws.run("grep", pattern=r"Workspace\\(")
+        spill = open(r.value["spill"]).read() if r.value["spill"] else ""
+        print(json.dumps({{"text": r.text, "matches": r.value["matches"], "total": r.value["totalMatches"],
+                           "spill": spill, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["total"] == 3 and got["text"].startswith("Found 2 of 3 matches"), got["text"][:300]
+    cut = "... (line truncated to 2000 bytes)"
+    lines = {m["path"]: m for m in got["matches"]}
+    for m in lines.values():
+        assert m["line"] == 1
+        if m["path"] != "app.py":
+            assert m["text"].endswith(cut) and len(m["text"].encode()) == 2000 + len(cut)
+    assert "omitted end of long line" not in got["text"] + got["spill"]
+    assert "node_modules/pkg/bundle.min.js\nLine 1: var a=1;" in got["spill"]
+    assert got["spill"].count(cut) == 2 and "app.py\nLine 1: ws = Workspace(root)" in got["spill"]
+    assert got["rss"] < 160, f"{got['rss']} MiB"
+
+
+def test_a_line_that_ends_like_rgs_preview_words_is_the_files_own_text(root: Path, tmp_path: Path) -> None:
+    write(root, "a.txt", "needle [... omitted end of long line]\n")
+    r = make(root, tmp_path).run("grep", pattern="needle")
+    assert r.text == "Found 1 match\n\na.txt\nLine 1: needle [... omitted end of long line]"
+
+
+@pytest.mark.slow
+def test_grep_answers_on_this_checkout_with_its_node_modules(tmp_path: Path) -> None:
+    """A real repository: this one, where ./dev test has installed the JupyterLab extension's npm
+    packages (minified bundles with multi-megabyte lines) beside the sources."""
+    repo = Path(__file__).resolve().parents[3]
+    assert (repo / "dsh_jupyter" / "core" / "workspace.py").is_file()
+    ws = Workspace(repo, state_path=str(tmp_path / "s.sqlite"))
+    r = ws.run("grep", pattern=r"Workspace\(")
+    assert not r.is_error, r.text
+    assert r.value["totalMatches"] > 50 and r.text.startswith("Found ")
