@@ -69,6 +69,13 @@ class Subcommand:
         return parser
 
 
+_EXCLUDE = {
+    "metavar": "GLOB",
+    "action": "append",
+    "help": "leave out what GLOB matches (gitignore style, e.g. node_modules/**); repeat for more",
+}
+
+
 def _given(**kwargs) -> dict:
     """Tool arguments the user gave (None and False flags are left out)."""
     return {k: v for k, v in kwargs.items() if v is not None and v is not False}
@@ -82,11 +89,11 @@ def _list(m, a, cell):
 
 
 def _glob(m, a, cell):
-    return m.call("glob", _given(pattern=a.pattern, path=a.path))
+    return m.call("glob", _given(pattern=a.pattern, path=a.path, exclude=a.exclude))
 
 
 def _grep(m, a, cell):
-    return m.call("grep", _given(pattern=a.pattern, path=a.path, include=a.include))
+    return m.call("grep", _given(pattern=a.pattern, path=a.path, include=a.include, exclude=a.exclude))
 
 
 def _read(m, a, cell):
@@ -208,7 +215,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         Subcommand(
             "glob",
             "Find files by glob pattern (sampled across top-level entries over the cap).",
-            ((("pattern",), {"metavar": "PATTERN", "help": "glob such as **/*.py"}), (("path",), _PATH)),
+            (
+                (("pattern",), {"metavar": "PATTERN", "help": "glob such as **/*.py"}),
+                (("path",), _PATH),
+                (("--exclude",), _EXCLUDE),
+            ),
             _glob,
         ),
         Subcommand(
@@ -218,6 +229,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                 (("pattern",), {"metavar": "PATTERN", "help": "ripgrep regex"}),
                 (("path",), {**_PATH, "help": "file or directory (default: the session cwd)"}),
                 (("--include",), {"metavar": "GLOB", "help": "search only files matching GLOB"}),
+                (("--exclude",), _EXCLUDE),
             ),
             _grep,
         ),

@@ -33,3 +33,11 @@ def test_magic_grep_over_the_cap_is_spread_and_says_so(shell, cell, root, tree, 
     assert out.rpartition("\n\n")[0] == plain.text.rpartition("\n\n")[0]
     # the widget's footer is the model's footer
     assert r.widget().footer == footer
+
+
+def test_magic_glob_and_grep_take_exclude_repeated(shell, root, tree):
+    tree(root, {"node_modules/p/a.js": "needle\n", "src/app.js": "needle\n", "src/x.min.js": "needle\n"})
+    g = shell.run_line_magic("dsh", "glob *.js --exclude node_modules --exclude *.min.js")
+    assert g.text == "src/app.js" and g.value["exclude"] == ["node_modules", "*.min.js"]
+    r = shell.run_line_magic("dsh", "grep needle --exclude node_modules/**")
+    assert r.text == "Found 2 matches\n\nsrc/app.js\nLine 1: needle\n\nsrc/x.min.js\nLine 1: needle"

@@ -4,7 +4,8 @@ The schemas are small and flat (strings, integers, booleans; required; no extra 
 tiny validator covering exactly the keywords they use keeps messages in our own words: one
 sentence naming the argument, code ``ARGUMENT_INVALID``. The keywords are standard JSON Schema
 (``type``, ``minLength``, ``pattern``, ``minimum``, ``maximum``, ``enum``, ``required``,
-``additionalProperties``), so clients validate with the same schema the model is shown. A string
+``additionalProperties``, ``items``, ``maxItems``, ``anyOf``), so clients validate with the same
+schema the model is shown. A string
 whose ``pattern`` fails is told why in words, not as a regex: a NUL character, or nothing but
 whitespace (the two patterns ``tools.spec`` declares).
 """
@@ -49,8 +50,25 @@ def validate_args(schema: dict, args: object) -> dict:
     return out
 
 
+_PYTHON_TYPES: dict = {"string": str, "array": list, "integer": int, "boolean": bool}
+_WORDS = {"string": "a string", "array": "a list", "integer": "an integer", "boolean": "true or false"}
+
+
 def _check(name: str, spec: dict, value: object) -> object:
+    options = spec.get("anyOf")
+    if options is not None:  # one of several forms (one glob, or a list of them): the one of its type
+        for option in options:
+            if isinstance(value, _PYTHON_TYPES.get(option.get("type"), ())) and not isinstance(value, bool):
+                return _check(name, option, value)
+        kinds = " or ".join(_WORDS.get(option.get("type"), "a value") for option in options)
+        raise _fail(f"{name} must be {kinds}")
     kind = spec.get("type")
+    if kind == "array":
+        if not isinstance(value, list):
+            raise _fail(f"{name} must be a list")
+        if len(value) > spec.get("maxItems", len(value)):
+            raise _fail(f"{name} may hold at most {spec['maxItems']} items")
+        return [_check(f"{name}[{i}]", spec.get("items", {}), item) for i, item in enumerate(value)]
     if kind == "string":
         if not isinstance(value, str):
             raise _fail(f"{name} must be a string")

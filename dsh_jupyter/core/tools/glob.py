@@ -31,8 +31,10 @@ from .searchroot import (
     run_search,
     save_spill,
     unfenced,
+    user_excludes,
+    user_exclusion_flags,
 )
-from .spec import BOOLEAN, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from .spec import BOOLEAN, GLOBS, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
 
 __all__ = ["GLOB", "execute_glob"]
 
@@ -41,6 +43,7 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
     pattern: str = args["pattern"]
     if pattern.startswith("!"):
         raise ToolError(Codes.ARGUMENT_INVALID, 'pattern must not start with "!"; negated globs are not supported')
+    excludes = user_excludes(args.get("exclude"))
     with open_search_root(ctx, args.get("path"), "glob", spills=False) as root:
         target = root.target
         if not root.is_dir:
@@ -56,6 +59,8 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
             "spill": None,
             "capped": False,
         }
+        if excludes:
+            value["exclude"] = excludes
         if inside_vcs(ctx, root):
             return value
         excluded = excluded_below(ctx, root)
@@ -70,6 +75,7 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
             *VCS_EXCLUDES,
             *hide_flags(ctx),
             *exclusion_flags(excluded),
+            *user_exclusion_flags(excludes),
         ]
         split = plan_split(root.fd, _not_for_part_b(excluded))
         if split is not None:  # two sorted walks at once, merged by time (globsplit.py)
@@ -183,6 +189,7 @@ GLOB_OUTPUT = value_schema(
         "groupsTotal": INTEGER,
         "spill": nullable(STRING),
         "capped": BOOLEAN,
+        "exclude": {"type": "array", "items": STRING},
     },
     ("pattern", "root", "paths", "totalPaths", "sampled", "spill"),
 )
@@ -201,6 +208,11 @@ GLOB = ToolSpec(
         {
             "pattern": {**NAME, "description": "Glob such as **/*.py or src/**/test_*.py."},
             "path": {**PATH, "description": "Directory to search (default: working directory)."},
+            "exclude": {
+                **GLOBS,
+                "description": "Globs to leave out, one or a list, gitignore style and relative to path: "
+                "node_modules/**, *.min.js, build (at any depth). No leading !.",
+            },
         },
         ("pattern",),
     ),

@@ -35,8 +35,10 @@ from .searchroot import (
     run_search,
     save_spill,
     unfenced,
+    user_excludes,
+    user_exclusion_flags,
 )
-from .spec import BOOLEAN, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from .spec import BOOLEAN, GLOBS, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
 
 __all__ = ["GREP", "INCLUDE_ONE_GLOB", "execute_grep"]
 
@@ -46,6 +48,7 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
     include: str | None = args.get("include")
     if include is not None:
         _check_include(include)
+    excludes = user_excludes(args.get("exclude"))
     with open_search_root(ctx, args.get("path"), "grep", spills=True) as root:
         value = {
             "pattern": pattern,
@@ -57,6 +60,8 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             "spill": None,
             "unreadable": 0,
         }
+        if excludes:
+            value["exclude"] = excludes
         if inside_vcs(ctx, root):
             return value
         if not root.is_dir and b"\0" in os.pread(root.fd, BINARY_SNIFF_BYTES, 0):
@@ -73,6 +78,7 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             NOT_NOTEBOOKS,
             *hide_flags(ctx),
             *exclusion_flags(excluded),
+            *user_exclusion_flags(excludes),
             f"--regexp={pattern}",
             "--",
             "." if root.is_dir else (proc_fd_path(root.fd) or root.real),
@@ -82,7 +88,7 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         # (rgstream) or, failing that, whole and carefully. Notebooks are searched by their cell
         # sources (tools/notebook_grep.py), not as JSON.
         one_notebook = searches_notebook_file(root)
-        listing = NotebookListing(ctx, root, include, excluded)  # below a folder: runs alongside
+        listing = NotebookListing(ctx, root, include, excluded, excludes)  # below a folder: runs alongside
         try:
             outcome, found = (RgOutcome(1, b"", ""), Matches([], [], [])) if one_notebook else _search(ctx, root, flags)
         finally:
@@ -94,7 +100,7 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         if linked and root.is_dir:
             found = _not_linked(root.fd, found, linked)
         sources = [found]
-        in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded, listing)
+        in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded, listing, excludes)
         if in_cells:
             sources.append(
                 Matches(
@@ -262,6 +268,7 @@ GREP_OUTPUT = value_schema(
         "spill": nullable(STRING),
         "unreadable": INTEGER,
         "binarySkipped": INTEGER,
+        "exclude": {"type": "array", "items": STRING},
     },
     ("pattern", "matches", "totalMatches", "files", "spill"),
 )
@@ -286,6 +293,11 @@ GREP = ToolSpec(
             "include": {
                 **NAME,
                 "description": "One glob such as *.py or *.{py,md}; not a comma list (*.py,*.md), no leading !.",
+            },
+            "exclude": {
+                **GLOBS,
+                "description": "Globs to leave out, one or a list, gitignore style and relative to path: "
+                "node_modules/**, *.min.js, build (at any depth). No leading !.",
             },
         },
         ("pattern",),

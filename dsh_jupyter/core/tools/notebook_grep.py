@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import os
 import threading
+from collections.abc import Sequence
 
 from ..caches.notebooks import plain_globs
 from ..errors import Codes, ToolError
@@ -40,6 +41,7 @@ from .searchroot import (
     exclusion_flags,
     hide_flags,
     run_search,
+    user_exclusion_flags,
 )
 
 __all__ = ["NOT_NOTEBOOKS", "CellLine", "NotebookListing", "search_notebooks", "searches_notebook_file"]
@@ -146,15 +148,17 @@ def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int) -> None:
         stream.add_file(fd, path)
 
 
-def _list(ctx: CallContext, root: SearchRoot, include: str | None, excluded: list[str]) -> list[str]:
+def _list(
+    ctx: CallContext, root: SearchRoot, include: str | None, excluded: list[str], excludes: Sequence[str] = ()
+) -> list[str]:
     """The notebooks below the search root that the main search would have searched, in path order.
 
-    From the kept tree (``caches.notebooks``) when no include glob and no hide glob needs rg's own
-    reading; else by an rg walk.
+    From the kept tree (``caches.notebooks``) when no include glob, no ``exclude`` glob and no hide
+    glob needs rg's own reading; else by an rg walk.
     """
     vis = ctx.resolver.visibility
     tree = ctx.notebooks
-    if tree is not None and include is None and plain_globs(vis.hide_globs):
+    if tree is not None and include is None and not excludes and plain_globs(vis.hide_globs):
         rels = tree.list_notebooks(
             root.fd,
             shown=vis.shown,
@@ -174,6 +178,7 @@ def _list(ctx: CallContext, root: SearchRoot, include: str | None, excluded: lis
         *VCS_EXCLUDES,
         *hide_flags(ctx),
         *exclusion_flags(excluded),
+        *user_exclusion_flags(list(excludes)),
         "--",
         ".",
     ]
@@ -194,19 +199,24 @@ class NotebookListing:
     closed: the listing's rg runs in that folder through ``/proc/self/fd/N``.
     """
 
-    def __init__(self, ctx: CallContext, root: SearchRoot, include: str | None, excluded: list[str]) -> None:
+    def __init__(
+        self, ctx: CallContext, root: SearchRoot, include: str | None, excluded: list[str], excludes: Sequence[str] = ()
+    ) -> None:
         self._rels: list[str] = []
         self._error: BaseException | None = None
         self._thread = None
         if root.is_dir and not root.target.in_spill:
             self._thread = threading.Thread(
-                target=self._run, args=(ctx, root, include, excluded), name="dsh-notebook-listing", daemon=True
+                target=self._run,
+                args=(ctx, root, include, excluded, excludes),
+                name="dsh-notebook-listing",
+                daemon=True,
             )
             self._thread.start()
 
-    def _run(self, ctx, root, include, excluded) -> None:
+    def _run(self, ctx, root, include, excluded, excludes) -> None:
         try:
-            self._rels = _list(ctx, root, include, excluded)
+            self._rels = _list(ctx, root, include, excluded, excludes)
         except BaseException as exc:  # handed to the caller by result()
             self._error = exc
 
@@ -228,6 +238,7 @@ def search_notebooks(
     include: str | None,
     excluded: list[str],
     listing: NotebookListing | None = None,
+    excludes: Sequence[str] = (),
 ) -> tuple[list[RgMatch], list[bytes]]:
     """The matches in the cell sources of the notebooks the search covers, as rg matches and records.
 
@@ -240,7 +251,7 @@ def search_notebooks(
     stream = _Stream()
     try:
         if root.is_dir:
-            rels = listing.result() if listing is not None else _list(ctx, root, include, excluded)
+            rels = listing.result() if listing is not None else _list(ctx, root, include, excluded, excludes)
             with Rechecker(root.fd) as check:
                 for rel in rels:
                     if ctx.cancel.is_set():

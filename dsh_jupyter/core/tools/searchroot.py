@@ -42,6 +42,8 @@ __all__ = [
     "overflow_error",
     "run_search",
     "unfenced",
+    "user_excludes",
+    "user_exclusion_flags",
 ]
 
 VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
@@ -121,6 +123,22 @@ def unfenced(ctx: CallContext) -> bool:
 def exclusion_flags(rels: list[str]) -> list[str]:
     # Anchored to the search root; names with glob syntax are left to the output filter alone.
     return [f"--glob=!/{rel}" for rel in rels if not _GLOB_META.search(rel)]
+
+
+EXCLUDE_NEGATED = "exclude holds globs to leave out, such as node_modules/** or *.min.js; a leading ! is not supported"
+
+
+def user_excludes(value: str | list[str] | None) -> list[str]:
+    """The ``exclude`` argument as a list of globs (gitignore style, relative to the search root)."""
+    globs = [] if value is None else [value] if isinstance(value, str) else list(value)
+    if any(g.startswith("!") for g in globs):
+        raise ToolError(Codes.ARGUMENT_INVALID, EXCLUDE_NEGATED)
+    return globs
+
+
+def user_exclusion_flags(globs: list[str]) -> list[str]:
+    # After the pattern and include: with rg, a later glob wins, so these always leave names out.
+    return [f"--glob=!{g}" for g in globs]
 
 
 def drop_excluded(paths: list[str], rels: list[str]) -> list[str]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "BOOLEAN",
+    "GLOBS",
     "INTEGER",
     "NAME",
     "NOT_BLANK",
@@ -72,6 +73,8 @@ PATH = {"type": "string", "minLength": 1, "pattern": NOT_BLANK}
 NAME = {"type": "string", "minLength": 1, "pattern": NO_NUL}  # a pattern, glob or cell id
 TEXT = {"type": "string"}  # file content: anything, NUL included
 OFFSET = {"type": "integer", "minimum": 1}
+# Globs to leave out of a search: one, or a list of them.
+GLOBS = {"anyOf": [NAME, {"type": "array", "items": NAME, "maxItems": 100}]}
 
 # Value types of output schemas.
 STRING, INTEGER, BOOLEAN, NUMBER = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "number"}

@@ -727,3 +727,57 @@ def test_grep_answers_on_this_checkout_with_its_node_modules(tmp_path: Path) -> 
     r = ws.run("grep", pattern=r"Workspace\(")
     assert not r.is_error, r.text
     assert r.value["totalMatches"] > 50 and r.text.startswith("Found ")
+
+
+# --------------------------------------------------------------------------- exclude
+
+
+@pytest.fixture
+def vendored(root: Path) -> Path:
+    for rel in ("node_modules/p/a.js", "src/node_modules/q/b.js", "src/app.js", "build/out.js", "src/x.min.js"):
+        write(root, rel, "needle\n")
+    nb = {"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "outputs": [], "execution_count": None,
+                     "source": "needle = 1"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    write(root, "node_modules/p/demo.ipynb", json.dumps(nb))
+    write(root, "src/note.ipynb", json.dumps(nb))
+    return root
+
+
+@pytest.mark.parametrize("exclude, paths", [
+    ("node_modules/**", ["src/app.js", "src/node_modules/q/b.js", "src/x.min.js", "build/out.js"]),
+    ("node_modules", ["src/app.js", "src/x.min.js", "build/out.js"]),  # no slash: at any depth
+    (["node_modules", "*.min.js", "build"], ["src/app.js"]),
+    ("src/**/*.js", ["build/out.js", "node_modules/p/a.js"]),
+    ([], ["build/out.js", "node_modules/p/a.js", "src/app.js", "src/node_modules/q/b.js", "src/x.min.js"]),
+], ids=["anchored", "any-depth", "list", "nested", "empty"])
+def test_exclude_leaves_out_what_it_names_in_glob_and_grep(vendored: Path, tmp_path: Path, exclude, paths) -> None:
+    ws = make(vendored, tmp_path)
+    globbed = ws.run("glob", pattern="*.js", exclude=exclude)
+    assert sorted(globbed.value["paths"]) == sorted(paths)
+    assert globbed.value.get("exclude", []) == ([exclude] if isinstance(exclude, str) else exclude)
+    found = ws.run("grep", pattern="needle", exclude=exclude, include="*.js")
+    assert sorted(m["path"] for m in found.value["matches"]) == sorted(paths)
+
+
+def test_exclude_leaves_out_notebooks_too(vendored: Path, tmp_path: Path) -> None:
+    ws = make(vendored, tmp_path)
+    r = ws.run("grep", pattern="needle = 1", exclude="node_modules")
+    assert r.text == "Found 1 match\n\nsrc/note.ipynb\nCell 1, line 1: needle = 1"
+
+
+@pytest.mark.parametrize("exclude, message", [
+    ("!node_modules", "exclude holds globs to leave out, such as node_modules/** or *.min.js; a leading ! is "
+                      "not supported"),
+    (["a", "!b"], "exclude holds globs to leave out, such as node_modules/** or *.min.js; a leading ! is not "
+                  "supported"),
+    (5, "exclude must be a string or a list"),
+    (["a", 3], "exclude[1] must be a string"),
+    ("", "exclude must be a non-empty string"),
+    (["a\0"], "exclude[0] must not contain a NUL character"),
+    (["x"] * 101, "exclude may hold at most 100 items"),
+], ids=["negated", "negated-in-list", "number", "number-in-list", "empty", "nul", "too-many"])
+def test_bad_excludes_are_argument_errors(vendored: Path, tmp_path: Path, exclude, message) -> None:
+    ws = make(vendored, tmp_path)
+    for tool, args in (("glob", {"pattern": "*"}), ("grep", {"pattern": "x"})):
+        r = ws.call(tool, {**args, "exclude": exclude})
+        assert r.value["code"] == "ARGUMENT_INVALID" and r.text == f"Error: {message}", (tool, r.text)
