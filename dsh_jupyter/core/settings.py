@@ -136,6 +136,12 @@ class Settings:
         "Notebooks larger than this are read as text, not parsed into cells (parsing needs the whole file in memory).",
         minimum=1,
     )
+    respect_ignore_files: bool = setting(
+        False,
+        "bool",
+        "Leave out of glob and grep what the workspace's .gitignore and .ignore files name (off: "
+        "everything in the workspace is searched). When on, every capped or empty answer says so.",
+    )
     glob_sample_over_cap: bool = setting(
         True,
         "bool",

@@ -34,6 +34,7 @@ DEFAULTS = {
     "spill_max_bytes_total": 536_870_912,
     "spill_max_age_hours": 168,
     "spill_max_bytes_read_only": 16_777_216,
+    "respect_ignore_files": False,
     "call_log_max_records_per_session": 10_000,
     "call_log_max_bytes": 67_108_864,
     "call_log_max_bytes_read_only": 8_388_608,

@@ -58,15 +58,24 @@ def _glob_footer(value: dict, shown: int, total: int) -> str:
     return f"({head}. Full sorted result stored at: {spill}. {_READ_HINT})"
 
 
+# Said by every capped or empty answer while ``respect_ignore_files`` is on: nothing is left out silently.
+IGNORED_NOTE = (
+    "(Files named by .gitignore or .ignore rules were not searched (setting respect_ignore_files); "
+    "grep such a file by its path to search it anyway.)"
+)
+
+
 def render_glob(value: dict) -> str:
     """Render a glob page: the shown paths, and a footer whenever the page is not the whole result."""
     total = value["totalPaths"]
     if total == 0:
-        return "No files found"
+        return "No files found" + ("\n\n" + IGNORED_NOTE if value.get("ignoreFiles") else "")
     paths = value["paths"]
     lines = quote_names(paths)
     # A page that is shorter than the total is capped whatever the flag says.
     if value.get("capped") or total > len(paths):
+        if value.get("ignoreFiles"):
+            lines += ["", IGNORED_NOTE]
         lines.append("")
         lines.append(_glob_footer(value, len(paths), total))
     return "\n".join(lines)
@@ -201,6 +210,8 @@ def render_grep(value: dict) -> str:
             f"({_plural(binary, 'binary file', 'binary files')} "
             f"{'was' if binary == 1 else 'were'} skipped: grep searches text files only.)"
         )
+    if value.get("ignoreFiles") and (total == 0 or shown < total):
+        lines += ["", IGNORED_NOTE]
     if shown < total:
         lines.append("")
         lines.append(_grep_footer(value, shown, total))

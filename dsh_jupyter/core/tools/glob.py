@@ -61,6 +61,8 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         }
         if excludes:
             value["exclude"] = excludes
+        if ctx.settings.respect_ignore_files:
+            value["ignoreFiles"] = True
         if inside_vcs(ctx, root):
             return value
         excluded = excluded_below(ctx, root)
@@ -190,6 +192,7 @@ GLOB_OUTPUT = value_schema(
         "spill": nullable(STRING),
         "capped": BOOLEAN,
         "exclude": {"type": "array", "items": STRING},
+        "ignoreFiles": BOOLEAN,
     },
     ("pattern", "root", "paths", "totalPaths", "sampled", "spill"),
 )

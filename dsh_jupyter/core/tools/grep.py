@@ -62,6 +62,8 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         }
         if excludes:
             value["exclude"] = excludes
+        if ctx.settings.respect_ignore_files:
+            value["ignoreFiles"] = True
         if inside_vcs(ctx, root):
             return value
         if not root.is_dir and b"\0" in os.pread(root.fd, BINARY_SNIFF_BYTES, 0):
@@ -269,6 +271,7 @@ GREP_OUTPUT = value_schema(
         "unreadable": INTEGER,
         "binarySkipped": INTEGER,
         "exclude": {"type": "array", "items": STRING},
+        "ignoreFiles": BOOLEAN,
     },
     ("pattern", "matches", "totalMatches", "files", "spill"),
 )

@@ -158,7 +158,8 @@ def _list(
     """
     vis = ctx.resolver.visibility
     tree = ctx.notebooks
-    if tree is not None and include is None and not excludes and plain_globs(vis.hide_globs):
+    quick = include is None and not excludes and not ctx.settings.respect_ignore_files
+    if tree is not None and quick and plain_globs(vis.hide_globs):
         rels = tree.list_notebooks(
             root.fd,
             shown=vis.shown,

@@ -105,6 +105,11 @@ def discovery_flags(ctx: CallContext) -> list[str]:
     """rg's discovery flags: hidden files only where allowed, and the hide globs left out."""
     vis = ctx.resolver.visibility
     flags = list(DISCOVERY) if vis.allow_hidden else [f for f in DISCOVERY if f != "--hidden"]
+    if ctx.settings.respect_ignore_files:
+        # The workspace's own .gitignore and .ignore files, in a git checkout or not; never the
+        # user's global ignore file nor one above the search root.
+        flags.remove("--no-ignore")
+        flags += ["--no-require-git", "--no-ignore-parent", "--no-ignore-global"]
     return flags
 
 

@@ -781,3 +781,42 @@ def test_bad_excludes_are_argument_errors(vendored: Path, tmp_path: Path, exclud
     for tool, args in (("glob", {"pattern": "*"}), ("grep", {"pattern": "x"})):
         r = ws.call(tool, {**args, "exclude": exclude})
         assert r.value["code"] == "ARGUMENT_INVALID" and r.text == f"Error: {message}", (tool, r.text)
+
+
+# --------------------------------------------------------------------------- respect_ignore_files
+
+IGNORED = ("(Files named by .gitignore or .ignore rules were not searched (setting respect_ignore_files); "
+           "grep such a file by its path to search it anyway.)")
+
+
+@pytest.fixture
+def ignoring(root: Path) -> Path:
+    write(root, ".gitignore", "build/\n*.log\n")
+    write(root, "sub/.ignore", "dist/\n")
+    for rel in ("a.txt", "x.log", "build/o.txt", "sub/s.txt", "sub/dist/d.txt"):
+        write(root, rel, "needle\n")
+    return root
+
+
+def test_ignore_files_are_not_honoured_by_default(ignoring: Path, tmp_path: Path) -> None:
+    ws = make(ignoring, tmp_path)
+    assert ws.run("grep", pattern="needle").value["totalMatches"] == 5
+    assert IGNORED not in ws.run("grep", pattern="zzz").text
+
+
+def test_respect_ignore_files_leaves_them_out_and_every_capped_or_empty_answer_says_so(ignoring: Path,
+                                                                                       tmp_path: Path) -> None:
+    ws = make(ignoring, tmp_path, respect_ignore_files=True, glob_max_results=1, grep_max_matches=1)
+    found = ws.run("grep", pattern="needle")
+    assert sorted(m["path"] for m in found.value["matches"]) in (["a.txt"], ["sub/s.txt"])
+    assert found.value["totalMatches"] == 2 and found.value["ignoreFiles"] is True
+    assert found.text.split("\n\n")[-2] == IGNORED
+    assert ws.run("grep", pattern="zzz").text == f"No matches found\n\n{IGNORED}"
+    assert ws.run("glob", pattern="*.md").text == f"No files found\n\n{IGNORED}"
+    globbed = ws.run("glob", pattern="*.txt")
+    assert globbed.value["totalPaths"] == 2 and globbed.text.split("\n\n")[1] == IGNORED
+    # a page that is the whole result needs no note; a file named by its path is searched
+    whole = make(ignoring, tmp_path, respect_ignore_files=True)
+    assert whole.run("grep", pattern="needle").text == ("Found 2 matches\n\na.txt\nLine 1: needle\n\n"
+                                                        "sub/s.txt\nLine 1: needle")
+    assert whole.run("grep", pattern="needle", path="x.log").text == "Found 1 match\n\nx.log\nLine 1: needle"
