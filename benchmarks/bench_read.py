@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -47,12 +46,12 @@ def main() -> int:
     t_tool = median_time(lambda: ws.run("read", file_path=name, offset=start), opts.runs)
 
     probe = (
-        "import resource, sys\n"
+        "import sys\n"
         "from dsh_jupyter import Workspace\n"
         f"ws = Workspace({folder!r}, state_path={os.path.join(tempfile.mkdtemp(), 's.sqlite')!r})\n"
-        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "before = int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])\n"
         f"ws.run('read', file_path={name!r}, offset={start})\n"
-        "print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "print(before, int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0]))\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     before_kib, after_kib = map(int, out.stdout.split())
@@ -62,7 +61,7 @@ def main() -> int:
     print(f"{'sed -n':<28}{t_sed * 1000:>8.0f}{t_sed / t_tail:>8.2f}")
     print(f"{'read (Python API)':<28}{t_tool * 1000:>8.0f}{t_tool / t_tail:>8.2f}")
     print(f"peak memory growth of one read: {(after_kib - before_kib) / 1024:.1f} MiB "
-          f"(process peak {after_kib / 1024:.0f} MiB; this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
+          f"(process peak {after_kib / 1024:.0f} MiB; this process {int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0]) / 1024:.0f} MiB)")
     return 0
 
 

@@ -95,15 +95,14 @@ def scandir_floor(path: str) -> list[str]:
 def read_memory(folder: str, name: str) -> float:
     """Peak RSS growth (MiB) of a fresh process doing one deep read."""
     probe = (
-        "import resource\n"
         "from dsh_jupyter import Workspace\n"
         f"ws = Workspace({folder!r}, state_path={os.path.join(tempfile.mkdtemp(), 's.sqlite')!r})\n"
         "ws.run('list')\n"
-        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "before = int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])\n"
         f"r = ws.run('read', file_path={name!r}, offset={START})\n"
         f"r2 = ws.run('read', file_path={name!r}, offset={START + WINDOW})\n"
         "assert not r.is_error and not r2.is_error\n"
-        "print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "print(before, int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0]))\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     before, after = map(int, out.stdout.split())

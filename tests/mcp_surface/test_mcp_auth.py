@@ -158,7 +158,10 @@ def test_a_bearer_token_works_as_well(server):
 
 
 def test_read_only_user_reads_but_cannot_write_or_edit(read_only_server):
+    """The reader uses a session its owner made (a reader may not create one) and cannot write in it."""
     server = read_only_server
+    Workspace(server.root, state_path=server.state_path,
+              spill_root=str(server.tmp / "dsh-spills")).create_session("ro")
 
     async def main():
         async with connect(server, "ro") as client:
