@@ -18,6 +18,8 @@ FRAME_COLUMNS: dict[str, list[str]] = {
     "glob": ["path"],
     "grep": ["path", "line", "text"],
 }
+# grep's output_mode files_with_matches and count: one row per file.
+FILE_COUNT_COLUMNS = ["path", "matches"]
 
 
 @dataclass(frozen=True)
@@ -46,13 +48,21 @@ class Result:
             return list(self.value.get("lines", []))
         if self.tool == "glob":
             return [{"path": p} for p in self.value.get("paths", [])]
+        if "fileCounts" in self.value:
+            return list(self.value["fileCounts"])
         return list(self.value.get("matches", []))
+
+    def columns(self) -> list[str]:
+        """The columns of ``to_frame()`` and the HTML table: the tool's, or grep's file counts'."""
+        if self.tool == "grep" and "fileCounts" in self.value:
+            return FILE_COUNT_COLUMNS
+        return FRAME_COLUMNS.get(self.tool, [])
 
     def to_frame(self):
         """A pandas DataFrame of the rows, with the tool's documented columns (empty for others)."""
         import pandas as pd  # imported here: plain tool use should not pay pandas' import time
 
-        columns = FRAME_COLUMNS.get(self.tool, [])
+        columns = self.columns()
         rows = self.rows()
         return pd.DataFrame([{c: r.get(c) for c in columns} for r in rows], columns=columns)
 
@@ -97,7 +107,7 @@ class Result:
         rows = self.rows()
         if not rows:
             return f"<pre>{html.escape(self.text)}</pre>"
-        columns = FRAME_COLUMNS.get(self.tool, [])
+        columns = self.columns()
         return html_table(columns, rows, header=self.header(), footer=self.footer())
 
 

@@ -58,6 +58,9 @@ class Subcommand:
     outputs: bool = True  # accepts --text / --json
     line_flag: str | None = None  # a flag that makes the line form complete, with no body (write --empty)
 
+    def usage(self) -> str:
+        return self.parser().one_line_usage()
+
     def parser(self) -> SubParser:
         parser = SubParser(f"%dsh {self.name}", self.summary)
         for flags, kwargs in self.arguments:
@@ -93,7 +96,22 @@ def _glob(m, a, cell):
 
 
 def _grep(m, a, cell):
-    return m.call("grep", _given(pattern=a.pattern, path=a.path, include=a.include, exclude=a.exclude))
+    if a.files and a.count:
+        raise UsageError(f"-l/--files and -c/--count are two output modes: give one. {SUBCOMMANDS['grep'].usage()}")
+    mode = "files_with_matches" if a.files else "count" if a.count else None
+    return m.call(
+        "grep",
+        _given(
+            pattern=a.pattern,
+            path=a.path,
+            include=a.include,
+            exclude=a.exclude,
+            output_mode=mode,
+            ignore_case=a.ignore_case,
+            context=a.context,
+            offset=a.offset,
+        ),
+    )
 
 
 def _read(m, a, cell):
@@ -230,6 +248,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                 (("path",), {**_PATH, "help": "file or directory (default: the session cwd)"}),
                 (("--include",), {"metavar": "GLOB", "help": "search only files matching GLOB"}),
                 (("--exclude",), _EXCLUDE),
+                (("-i", "--ignore-case"), {"action": "store_true", "help": "match letters in any case"}),
+                (("-l", "--files"), {"action": "store_true", "help": "matching files with their counts, by path"}),
+                (("-c", "--count"), {"action": "store_true", "help": "matching files with their counts, most first"}),
+                (("-C", "--context"), {**_INT, "help": "lines of context around each shown match"}),
+                (("--offset",), {**_INT, "help": "1-based position in the whole result, in path order"}),
             ),
             _grep,
         ),

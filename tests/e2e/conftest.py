@@ -67,6 +67,7 @@ NOTEBOOKS = {
     "grep.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.grep_max_matches = 8",
                    "%dsh grep TODO --include '*.py'"],
     "spaced.ipynb": ["%load_ext dsh_jupyter", "%dsh grep TODO src/lib/spaced.py"],
+    "refine.ipynb": ["%load_ext dsh_jupyter\n%dsh grep todo src/lib"],
     "calls.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-calls", "%dsh list", "%dsh calls"],
 }
 

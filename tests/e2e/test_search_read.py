@@ -109,6 +109,32 @@ def test_grep_marks_matches_and_a_match_opens_at_its_line(page, lab, screenshot_
     expect()(w.locator(".dsh-item", has=page.locator(".dsh-ln", has_text=re.compile(r"^12$")))).to_have_count(0)
 
 
+def test_grep_toolbar_case_mode_and_context(page, lab):
+    """The toolbar asks grep again: ignore case, one row per file, context rows drawn apart."""
+    run_notebook(page, lab, "refine.ipynb")
+    w = widget(page, 0)
+    expect()(w.locator(".dsh-notice")).to_have_text("No matches found")  # case-sensitive: no "todo"
+    case = w.locator(".dsh-case")
+    expect()(case).to_have_attribute("aria-pressed", "false")
+    case.click()
+    expect()(w.locator(".dsh-search-header")).to_have_text("Found 5 matches")
+    expect()(w.locator(".dsh-case")).to_have_attribute("aria-pressed", "true")
+    w.locator(".dsh-mode").select_option("files_with_matches")
+    expect()(w.locator(".dsh-search-header")).to_have_text("Found 5 matches in 3 files, in path order")
+    heads = w.locator(".dsh-group-head")
+    expect()(heads).to_have_count(3)
+    expect()(heads.nth(0).locator(".dsh-count")).to_have_text("2")  # numbers.py: two TODO lines
+    expect()(w.locator(".dsh-item")).to_have_count(0)
+    expect()(w.locator(".dsh-context-lines")).to_be_disabled()
+    w.locator(".dsh-mode").select_option("content")
+    w.locator(".dsh-context-lines").select_option("1")
+    expect()(w.locator(".dsh-search-header")).to_have_text("Found 5 matches (rows Line N- are context, not matches)")
+    numbers = w.locator(".dsh-group", has=page.locator(".dsh-group-head", has_text="numbers.py"))
+    expect()(numbers.locator(".dsh-item.dsh-context .dsh-ln")).to_have_text(["1", "4"])
+    expect()(numbers.locator(".dsh-item:not(.dsh-context) mark.dsh-hl")).to_have_text(["TODO", "TODO"])
+    not_busy(w)
+
+
 def test_code_keeps_its_spacing_in_a_monospace_font(page, lab):
     run_notebook(page, lab, "spaced.ipynb")
     w = widget(page, 1)

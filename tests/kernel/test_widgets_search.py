@@ -33,6 +33,38 @@ def test_grep_groups_matches_with_spans_and_opens_at_the_line(make_ws, big):
     assert view.panel["anchor"] == "file:0" and view.opened.offset == 1 and view.panel["highlight"] == 0
 
 
+def test_grep_toolbar_asks_again_with_case_mode_and_context(make_ws, big):
+    """The toolbar's case, mode and context controls re-run grep in the view's session; the page
+    that answers replaces the view's, with the model's header and footer for those arguments."""
+    ws = make_ws()
+    view = view_for(shown(ws, "grep", pattern="HELLO", path="src"))
+    assert view.files == [] and view.notice == "No matches found"
+    assert view.options == {"ignore_case": False, "output_mode": "content", "context": 0}
+    act(view, "refine", ignore_case=True, output_mode="content", context=0)
+    assert view.error == "" and view.header == "Found 2 matches" and view.by_file == {"src/app.py": 1, "src/lib/util.py": 1}
+    assert view.options["ignore_case"] is True and view.notice == ""
+    act(view, "refine", ignore_case=True, output_mode="files_with_matches", context=0)
+    assert view.header == "Found 2 matches in 2 files, in path order"
+    assert [(f["path"], f["count"], f["matches"]) for f in view.files] == [("src/app.py", 1, []), ("src/lib/util.py", 1, [])]
+    act(view, "refine", ignore_case=True, output_mode="content", context=1)
+    app = view.files[0]
+    assert app["count"] == 1 and app["matches"] == [
+        [3, "def main():", [], None, True],
+        [4, "    return 'hello world'", [[12, 17]]],
+    ]
+    assert view.model_text.startswith("Found 2 matches (rows Line N- are context, not matches)")
+    act(view, "open_match", group=0, index=0)  # a context row opens the file at its line
+    assert view.panel["highlight"] == 3
+    act(view, "refine", ignore_case=True, output_mode="count", context=2)  # refused: the page stays
+    assert view.error == "Error: context applies to output_mode content, not count" and view.files[0]["count"] == 1
+    assert [args for tool, args in widget_calls(ws) if tool == "grep"] == [
+        {"pattern": "HELLO", "path": "src", "ignore_case": True},
+        {"pattern": "HELLO", "path": "src", "ignore_case": True, "output_mode": "files_with_matches"},
+        {"pattern": "HELLO", "path": "src", "ignore_case": True, "context": 1},
+        {"pattern": "HELLO", "path": "src", "ignore_case": True, "output_mode": "count", "context": 2},
+    ]
+
+
 def test_grep_spill_opens_in_the_panel_and_its_paths_are_links(make_ws, big):
     ws = make_ws(grep_max_matches=10)
     view = view_for(shown(ws, "grep", pattern="x", path="big", include="file0*"))

@@ -24,6 +24,7 @@ __all__ = [
     "render_glob",
     "render_glob_spill",
     "render_grep",
+    "render_grep_files_spill",
     "render_grep_spill",
     "render_grep_spill_runs",
     "truncate_line",
@@ -134,7 +135,12 @@ def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
         rows = by_path.get(path)
         if rows is None:
             rows = by_path[path] = []
+        before = match.get("before") if isinstance(match, dict) else None
+        if before is not None:
+            _context_rows(rows, before, line)
         rows.append(f"Line {line}: {text}" if cell is None else _cell_row(cell, line, text, ids))
+        if before is not None:
+            rows += [f"Line {n}- {t}" for n, t in match["after"]]
     out: list[str] = []
     for path, rows in by_path.items():
         if out:
@@ -142,6 +148,23 @@ def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
         out.append(quote_name(path))
         out.extend(rows)
     return out
+
+
+def _context_rows(rows: list[str], before: list, line: int) -> None:
+    """Add the context lines before a match; ``--`` first when they do not join the rows above."""
+    first = before[0][0] if before else line
+    last = _last_number(rows)
+    if last is not None and first > last + 1:
+        rows.append("--")
+    rows += [f"Line {n}- {t}" for n, t in before]
+
+
+def _last_number(rows: list[str]) -> int | None:
+    """The line number of the last ``Line N: `` or ``Line N- `` row of a file's block."""
+    if not rows or not rows[-1].startswith("Line "):
+        return None
+    digits = rows[-1][5:].split(" ", 1)[0].rstrip(":-")
+    return int(digits) if digits.isdigit() else None
 
 
 def _cell_row(cell: int, line, text: str, ids: bool) -> str:
@@ -187,17 +210,42 @@ def _found(shown: int, total: int) -> str:
     return f"Found {shown} of {total} {noun}"
 
 
+_CONTEXT_NOTE = " (rows Line N- are context, not matches)"
+_FILE_ORDER = {"files_with_matches": "in path order", "count": "by match count, most first"}
+
+
+def _files_found(value: dict) -> str:
+    total, files = value["totalMatches"], value["filesTotal"]
+    return f"Found {_plural(total, 'match', 'matches')} in {_plural(files, 'file', 'files')}"
+
+
+def _file_rows(rows: Iterable) -> list[str]:
+    """``path: N`` per file (the count is always the last ``: N`` of a row, whatever the name)."""
+    rows = list(rows)
+    names = quote_names([path for path, _ in rows])
+    return [f"{name}: {n}" for name, (_, n) in zip(names, rows)]
+
+
 def render_grep(value: dict) -> str:
-    """Render a grep page: header with counts, matches grouped by file, then any notes/footer."""
-    matches = value["matches"]
-    total = value["totalMatches"]
+    """Render a grep page: header with counts, matches grouped by file, then any notes/footer.
+
+    ``outputMode`` files_with_matches and count show one ``path: N`` row per file instead;
+    ``offset`` pages of either form end with the next offset, as ``list`` does.
+    """
+    mode = value.get("outputMode", "content")
+    matches = value["matches"] if mode == "content" else value["fileCounts"]
+    total = value["totalMatches"] if mode == "content" else value["filesTotal"]
     unreadable = value.get("unreadable", 0)
     shown = len(matches)
 
-    if total == 0 and not matches:
+    if value["totalMatches"] == 0 and not matches:
         lines = ["No matches found"]
+    elif mode != "content":
+        lines = [f"{_files_found(value)}, {_FILE_ORDER[mode]}", ""]
+        lines.extend(_file_rows((row["path"], row["matches"]) for row in matches))
     else:
-        lines = [_found(shown, total), ""]
+        context = _CONTEXT_NOTE if value.get("context") else ""
+        lines = [_found(shown, total) + context, ""]
         lines.extend(_match_lines(matches))
     if unreadable > 0:
         verb = "was" if unreadable == 1 else "were"
@@ -212,20 +260,36 @@ def render_grep(value: dict) -> str:
         )
     if value.get("ignoreFiles") and (total == 0 or shown < total):
         lines += ["", IGNORED_NOTE]
-    if shown < total:
+    offset = value.get("offset")
+    if offset is not None and (shown < total or offset > 1):
+        lines += ["", _offset_footer(offset, shown, total, mode)]
+    elif shown < total:
         lines.append("")
-        lines.append(_grep_footer(value, shown, total))
+        lines.append(_grep_footer(value, shown, total, mode))
     return "\n".join(lines)
 
 
-def _grep_footer(value: dict, shown: int, total: int) -> str:
+def _offset_footer(offset: int, shown: int, total: int, mode: str) -> str:
+    """A page asked for by offset: which rows of the ordered whole, and the next offset."""
+    last = offset + shown - 1
+    what = "matches" if mode == "content" else "files"
+    order = "in path order" if mode != "count" else _FILE_ORDER[mode]
+    tail = "End of result." if last >= total else f"Use offset={last + 1} to continue."
+    return f"(Showing {what} {offset}-{last} of {total} {order}. {tail})"
+
+
+def _grep_footer(value: dict, shown: int, total: int, mode: str = "content") -> str:
     """Where the full result is; for a sampled page also how much of the tree it covers.
 
     A page that is the plain path-order head (one file, or a sample that would equal the head)
-    makes no sampling claim, as glob's flat rule.
+    makes no sampling claim, as glob's flat rule. A page of files says which files it shows
+    and the offset of the next page.
     """
     spill = value.get("spill")
     where = _NOT_SAVED if spill is None else f"Full grep result stored at: {spill}. {_READ_HINT}"
+    if mode != "content":
+        head = f"Showing files 1-{shown} of {total} {_FILE_ORDER[mode]}. Use offset={shown + 1} to continue"
+        return f"({head}. {where})"
     if not value.get("sampled"):
         return f"({where})"
     files, files_total = value["files"], value["filesTotal"]
@@ -295,3 +359,9 @@ def render_grep_spill(matches: Sequence[dict], total: int) -> str:
     lines = [_found(total, total), ""]
     lines.extend(_match_lines(matches, ids=True))
     return "\n".join(lines) + "\n"
+
+
+def render_grep_files_spill(rows: Sequence[Sequence], total: int) -> str:
+    """The complete files_with_matches or count result for the spill file: every ``path: N`` row."""
+    head = f"Found {_plural(total, 'match', 'matches')} in {_plural(len(rows), 'file', 'files')}"
+    return "\n".join([head, "", *_file_rows(rows)]) + "\n"

@@ -20,10 +20,36 @@ import errno
 import os
 import stat as statmod
 
-__all__ = ["Rechecker"]
+__all__ = ["Rechecker", "read_lines"]
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _FILE = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def read_lines(fd: int, wanted: set[int]) -> dict[int, bytes]:
+    """The raw lines ``wanted`` (1-based, with their terminators) of the file open as ``fd``, read
+    from its start (``pread``: the descriptor's offset is left alone) up to the highest one."""
+    last = max(wanted) if wanted else 0
+    out: dict[int, bytes] = {}
+    number, carry, pos = 0, b"", 0
+    while number < last:
+        chunk = os.pread(fd, 1 << 20, pos)
+        pos += len(chunk)
+        if not chunk:
+            if carry:
+                number += 1
+                if number in wanted:
+                    out[number] = carry
+            break
+        pieces = (carry + chunk).split(b"\n")
+        carry = pieces.pop()
+        for piece in pieces:
+            number += 1
+            if number in wanted:
+                out[number] = piece + b"\n"
+            if number >= last:
+                break
+    return out
 
 
 class Rechecker:
@@ -99,26 +125,7 @@ class Rechecker:
         if f is None:
             return None
         try:
-            last = max(wanted) if wanted else 0
-            out: dict[int, bytes] = {}
-            number, carry = 0, b""
-            while number < last:
-                chunk = os.read(f, 1 << 20)
-                if not chunk:
-                    if carry:
-                        number += 1
-                        if number in wanted:
-                            out[number] = carry
-                    break
-                pieces = (carry + chunk).split(b"\n")
-                carry = pieces.pop()
-                for piece in pieces:
-                    number += 1
-                    if number in wanted:
-                        out[number] = piece + b"\n"
-                    if number >= last:
-                        break
-            return out
+            return read_lines(f, wanted)
         finally:
             os.close(f)
 

@@ -9,6 +9,7 @@ for sure), adds the notebooks' cell matches (``notebook_grep``) and hands the wh
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from ..errors import Codes, ToolError
 from ..fs.textwindow import BINARY_SNIFF_BYTES
@@ -19,6 +20,7 @@ from ..rg.jsonstream import Matches, MatchStream, parse_all
 from ..rg.recheck import Rechecker
 from ..rg.runner import RgOutcome
 from .context import CallContext
+from .grepcontext import add_context
 from .grepshape import preview_columns, shape_grep, without_preview
 from .grepspans import line_records
 from .notebook_grep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
@@ -38,9 +40,13 @@ from .searchroot import (
     user_excludes,
     user_exclusion_flags,
 )
-from .spec import BOOLEAN, GLOBS, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from .spec import BOOLEAN, GLOBS, INTEGER, NAME, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
 
-__all__ = ["GREP", "INCLUDE_ONE_GLOB", "execute_grep"]
+__all__ = ["GREP", "INCLUDE_ONE_GLOB", "MAX_CONTEXT", "MODES", "execute_grep"]
+
+
+MODES = ("content", "files_with_matches", "count")
+MAX_CONTEXT = 20
 
 
 def execute_grep(ctx: CallContext, args: dict) -> dict:
@@ -49,8 +55,33 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
     if include is not None:
         _check_include(include)
     excludes = user_excludes(args.get("exclude"))
+    mode: str = args.get("output_mode", "content")
+    around: int = args.get("context", 0)
+    if around and mode != "content":
+        raise ToolError(Codes.ARGUMENT_INVALID, f"context applies to output_mode content, not {mode}")
+    # rg reads (?i) at the start as "the whole pattern, any case": the same flag reaches the main
+    # search, the notebooks' cells and the page's highlighting.
+    search = f"(?i){pattern}" if args.get("ignore_case") else pattern
+    try:
+        return _grep(ctx, args, pattern, search, include, excludes, mode, around)
+    except ToolError as exc:
+        if search is pattern or exc.code != Codes.SEARCH_INVALID_PATTERN:
+            raise
+        raise ToolError(exc.code, exc.message.replace(search, pattern, 1), exc.name) from None
+
+
+def _grep(
+    ctx: CallContext,
+    args: dict,
+    pattern: str,
+    search: str,
+    include: str | None,
+    excludes: list[str],
+    mode: str,
+    around: int,
+) -> dict:
     with open_search_root(ctx, args.get("path"), "grep", spills=True) as root:
-        value = {
+        value: dict[str, Any] = {
             "pattern": pattern,
             "matches": [],
             "totalMatches": 0,
@@ -62,6 +93,15 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         }
         if excludes:
             value["exclude"] = excludes
+        if mode != "content":
+            value["outputMode"] = mode
+            value["fileCounts"] = []
+        if args.get("ignore_case"):
+            value["ignoreCase"] = True
+        if around:
+            value["context"] = around
+        if args.get("offset") is not None:
+            value["offset"] = args["offset"]
         if ctx.settings.respect_ignore_files:
             value["ignoreFiles"] = True
         if inside_vcs(ctx, root):
@@ -81,7 +121,7 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             *hide_flags(ctx),
             *exclusion_flags(excluded),
             *user_exclusion_flags(excludes),
-            f"--regexp={pattern}",
+            f"--regexp={search}",
             "--",
             "." if root.is_dir else (proc_fd_path(root.fd) or root.real),
         ]
@@ -102,7 +142,7 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
         if linked and root.is_dir:
             found = _not_linked(root.fd, found, linked)
         sources = [found]
-        in_cells, cell_records = search_notebooks(ctx, root, pattern, include, excluded, listing, excludes)
+        in_cells, cell_records = search_notebooks(ctx, root, search, include, excluded, listing, excludes)
         if in_cells:
             sources.append(
                 Matches(
@@ -122,11 +162,13 @@ def execute_grep(ctx: CallContext, args: dict) -> dict:
             strip, prefix = None, root.target.display
 
         def spans_of(lines: list[bytes]) -> list[bytes | None]:
-            return line_records(ctx, root, pattern, lines)
+            return line_records(ctx, root, search, lines)
 
         spill = shape_grep(
-            ctx, value, sources, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix, spans_of
+            ctx, value, sources, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix, spans_of, search
         )
+        if around and value["matches"]:
+            add_context(root, value["matches"], around, ctx.settings.grep_max_line_bytes)
         if spill is not None:
             value["spill"] = save_spill(ctx, "grep", spill, pattern)
         return value
@@ -272,6 +314,14 @@ GREP_OUTPUT = value_schema(
         "binarySkipped": INTEGER,
         "exclude": {"type": "array", "items": STRING},
         "ignoreFiles": BOOLEAN,
+        "outputMode": {"type": "string", "enum": list(MODES)},
+        "fileCounts": {
+            "type": "array",
+            "items": value_schema({"path": STRING, "matches": INTEGER}, ("path", "matches")),
+        },
+        "ignoreCase": BOOLEAN,
+        "context": INTEGER,
+        "offset": INTEGER,
     },
     ("pattern", "matches", "totalMatches", "files", "spill"),
 )
@@ -287,7 +337,8 @@ GREP = ToolSpec(
         "searched, never outputs, and a match reads Cell C, line L (C as read numbers cells, offset "
         "C with limit 1 reads that cell). A result within the cap is shown whole; a "
         "larger one is sampled across the top-level entries of path and their files, and the "
-        "complete result is saved."
+        "complete result is saved; offset pages through it in path order. output_mode "
+        "files_with_matches or count answers one row per matching file with its match count."
     ),
     input_schema=object_schema(
         {
@@ -302,6 +353,26 @@ GREP = ToolSpec(
                 "description": "Globs to leave out, one or a list, gitignore style and relative to path: "
                 "node_modules/**, *.min.js, build (at any depth). No leading !.",
             },
+            "output_mode": {
+                "type": "string",
+                "enum": list(MODES),
+                "description": "content (default): matching lines grouped by file; files_with_matches: "
+                "each matching file with its match count, in path order; count: the same rows, most "
+                "matches first.",
+            },
+            "ignore_case": {**BOOLEAN, "description": "Match letters in any case (default false)."},
+            "context": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_CONTEXT,
+                "description": f"Lines to show before and after each shown match (content only; 0 to "
+                f"{MAX_CONTEXT}); context rows read Line N- instead of Line N:.",
+            },
+            "offset": {
+                **OFFSET,
+                "description": "1-based position in the whole result, in path order (files for "
+                "files_with_matches and count): pages through it instead of the sampled overview.",
+            },
         },
         ("pattern",),
     ),
@@ -310,7 +381,9 @@ GREP = ToolSpec(
         "Use grep to find where text occurs. Narrow with path or include when a search is broad; "
         "read a matching file for context around a line. A capped result names the file holding "
         "every match: read it with offset/limit or grep it. When the footer says the page was "
-        "sampled, it shows breadth (how many of the matching files it covers), not the first matches."
+        "sampled, it shows breadth (how many of the matching files it covers), not the first matches. "
+        "For an overview of where a pattern occurs, ask output_mode files_with_matches first; ask "
+        "context=3 to see the lines around each match without a read."
     ),
     execute=execute_grep,
     render=render_grep,

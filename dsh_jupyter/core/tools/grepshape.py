@@ -22,7 +22,7 @@ from itertools import accumulate, chain, compress, repeat
 from operator import gt, is_
 
 from ..errors import Codes, ToolError
-from ..render.search import _TRUNCATED, render_grep_spill_runs, truncate_line
+from ..render.search import _TRUNCATED, render_grep_files_spill, render_grep_spill_runs, truncate_line
 from ..rg.headingform import FileBlocks
 from ..rg.jsonform import submatch_spans
 from ..rg.jsonstream import Matches
@@ -43,6 +43,7 @@ def shape_grep(
     excluded: list[str],
     root_prefix: str,
     spans_of,
+    pattern: str | None = None,
 ) -> bytes | None:
     """Fill ``value`` (counts, sampling, the page's ``matches``); return the spill's bytes when the
     result is over the cap, else None.
@@ -50,7 +51,12 @@ def shape_grep(
     rg's paths start with ``strip`` (``./``), which becomes ``prefix``; with ``strip`` None (one
     file searched) every path is ``prefix``; ``root_prefix`` is what every path starts with below
     the search root (the sampler groups by the next segment). ``spans_of`` finds the submatches
-    of heading-form lines (``grepspans.line_records``) when the pattern is not a plain string.
+    of heading-form lines (``grepspans.line_records``) when the pattern is not a plain string;
+    ``pattern`` is the one rg searched with (the value's own, or it with ``(?i)`` for ignore_case).
+
+    ``value["outputMode"]`` other than content makes a page of files with their counts
+    (``_shape_files``); ``value["offset"]`` makes a page of the path-ordered result from that
+    position on, with no sampling and no spill (the first page already saved the whole).
 
     A run is kept as parallel lists (path, key in its source, count, source), and the run order
     as indices, so that no per-run object is made for a result of thousands of files.
@@ -86,8 +92,14 @@ def shape_grep(
     cap = ctx.settings.grep_max_matches
     value["totalMatches"] = total
     value["filesTotal"] = len(keep)
+    offset = value.get("offset")
+    if value.get("outputMode", "content") != "content":
+        return _shape_files(value, sorted_paths, sorted_counts, cap)
     positions: range | list[int] = range(min(total, cap))
-    if total > cap:
+    if offset is not None:
+        _check_offset(offset, total, "match", "matches")
+        positions = range(offset - 1, min(total, offset - 1 + cap))
+    elif total > cap:
         # the display path of each match in path order, for the sampler's bisections
         each = list(chain.from_iterable(map(repeat, sorted_paths, sorted_counts)))
         sample = sample_sorted_paths(each, cap, prefix=root_prefix)
@@ -95,12 +107,45 @@ def shape_grep(
         if not sample.flat:
             positions = [j for first, count in sample.spans for j in range(first, first + count)]
     value["matches"] = _page(
-        value["pattern"], order, sorted_paths, sorted_counts, owners, keys, positions, limit, spans_of
+        pattern or value["pattern"], order, sorted_paths, sorted_counts, owners, keys, positions, limit, spans_of
     )
-    value["files"] = len(keep) if total <= cap else len({m["path"] for m in value["matches"]})
-    if total <= cap:
+    value["files"] = len(keep) if len(positions) == total else len({m["path"] for m in value["matches"]})
+    if total <= cap or offset is not None:
         return None
     return render_grep_spill_runs(sorted_paths, _spill_pieces(order, owners, keys, counts, limit), total)
+
+
+def _check_offset(offset: int, total: int, singular: str, plural: str) -> None:
+    if offset > max(total, 1):
+        raise ToolError(
+            Codes.ARGUMENT_INVALID,
+            f"offset {offset} is out of range for this grep ({total} {singular if total == 1 else plural})",
+        )
+
+
+def _shape_files(value: dict, sorted_paths: list[str], sorted_counts: list[int], cap: int) -> bytes | None:
+    """A page of matching files with their match counts: in path order (files_with_matches) or by
+    count, most first, then path (count). Capped at ``cap`` files; over the cap the first page
+    saves every file's row (``render_grep_files_spill``), and ``offset`` pages on in the same order.
+    """
+    rows: list[list] = []
+    for path, n in zip(sorted_paths, sorted_counts):
+        if rows and rows[-1][0] == path:  # one file split over two runs
+            rows[-1][1] += n
+        else:
+            rows.append([path, n])
+    if value["outputMode"] == "count":
+        rows.sort(key=lambda row: -row[1])  # stable: equal counts stay in path order
+    offset = value.get("offset")
+    start = 0
+    if offset is not None:
+        _check_offset(offset, len(rows), "file", "files")
+        start = offset - 1
+    value["fileCounts"] = [{"path": path, "matches": n} for path, n in rows[start : start + cap]]
+    value["files"] = len(value["fileCounts"])
+    if len(rows) <= cap or offset is not None:
+        return None
+    return render_grep_files_spill(rows, value["totalMatches"]).encode("utf-8", "replace")
 
 
 def _display_paths(paths: list[str], strip: str | None, prefix: str) -> list[str]:

@@ -110,36 +110,91 @@ class GlobView(_SearchView):
 
 
 class GrepView(_SearchView):
-    """A grep page: matches grouped by file; a file opens at line 1, a match at its line (marked)."""
+    """A grep page: matches grouped by file; a file opens at line 1, a match at its line (marked).
 
-    files = List().tag(sync=True)  # [{path, label, matches: [[line, text, [[start, end], ...], cell?], ...]}]
+    The toolbar asks grep again with another case rule, output mode or context (``refine``): the
+    new page replaces this one, as the model would see it for those arguments. In the
+    files_with_matches and count modes each file is a group with its count and no lines; context
+    rows are drawn apart from matches (dimmed, no mark) and open the file at that line.
+    """
+
+    # [{path, label, count, matches: [[line, text, spans, cell?], ...]}]; a context row is
+    # [line, text, [], None, True]
+    files = List().tag(sync=True)
+    options = Dict().tag(sync=True)  # {ignore_case, output_mode, context}: the arguments the page was made with
     matches = List()
 
     def __init__(self, workspace, session: str, result) -> None:
         super().__init__(workspace, session, result)
-        value = result.value
         self.kind, self.title = "grep", "grep"
+        self._show(result)
+
+    def _show(self, result) -> None:
+        value = result.value
         self.matches = list(value["matches"])
         self.subject = value["pattern"]
+        self.options = {
+            "ignore_case": bool(self.args.get("ignore_case")),
+            "output_mode": self.args.get("output_mode") or "content",
+            "context": int(self.args.get("context") or 0),
+        }
         by_file: dict[str, list] = {}
         for m in self.matches:
+            rows = by_file.setdefault(m["path"], [])
+            rows += [[n, text, [], None, True] for n, text in m.get("before", [])]
             row = [m["line"], m["text"], m.get("submatches", [])]
             if m.get("cell") is not None:  # a match in a notebook cell: opens that cell
                 row.append(m["cell"])
-            by_file.setdefault(m["path"], []).append(row)
-        self.by_file = {path: len(ms) for path, ms in by_file.items()}
-        self.files = [{"path": p, "label": quote_name(p), "matches": ms} for p, ms in by_file.items()]
+            rows.append(row)
+            rows += [[n, text, [], None, True] for n, text in m.get("after", [])]
+        self.by_file = {path: sum(1 for row in rows if len(row) < 5) for path, rows in by_file.items()}
+        self.files = [
+            {"path": p, "label": quote_name(p), "count": self.by_file[p], "matches": ms} for p, ms in by_file.items()
+        ]
+        if value.get("fileCounts"):
+            self.files = [
+                {"path": row["path"], "label": quote_name(row["path"]), "count": row["matches"], "matches": []}
+                for row in value["fileCounts"]
+            ]
+            self.by_file = {row["path"]: row["matches"] for row in value["fileCounts"]}
+        self.spill = value.get("spill")
+        self.spill_name = query_name("grep", self.args)
+        self.model_text = result.text
+        self.footer = result.footer()
+        self.header = result.header()
         self.summary = self.header or result.text.partition("\n")[0]
-        if not self.matches:
-            self.notice = result.text.partition("\n")[0]
+        self.notice = "" if self.files else result.text.partition("\n")[0]
 
     def handlers(self) -> dict:
-        return {**super().handlers(), "open_match": self.open_match, "open_path": self.open_path}
+        return {
+            **super().handlers(),
+            "open_match": self.open_match,
+            "open_path": self.open_path,
+            "refine": self.refine,
+        }
+
+    def refine(self, ignore_case: bool = False, output_mode: str = "content", context: int = 0) -> None:
+        """grep again with these options (the rest of the arguments as they were); a failed call
+        shows its text and keeps the page."""
+        args = {k: v for k, v in self.args.items() if k not in ("ignore_case", "output_mode", "context", "offset")}
+        if ignore_case:
+            args["ignore_case"] = True
+        if output_mode != "content":
+            args["output_mode"] = output_mode
+        if context:
+            args["context"] = int(context)
+        result = self.call("grep", **args)
+        if not self.accept(result):
+            return
+        self.close_opened()
+        self.args = args
+        self._show(result)
 
     def open_path(self, group: int):
         return self.open_file(self.files[int(group)]["path"], 0, f"file:{group}")
 
     def open_match(self, group: int, index: int):
         entry = self.files[int(group)]
-        match = entry["matches"][int(index)]
-        return self.open_file(entry["path"], match[0], f"match:{group}:{index}", *match[3:])
+        row = entry["matches"][int(index)]
+        cell = row[3] if len(row) > 3 and row[3] else 0
+        return self.open_file(entry["path"], row[0], f"match:{group}:{index}", cell)

@@ -89,11 +89,14 @@ function renderSearch(model, el, kind) {
   function groupsOf() {
     if (kind === "grep") {
       return model.get("files").map((f, g) => ({
-        key: f.path, label: f.label, count: f.matches.length, headAction: "open_path", group: g,
-        items: f.matches.map(([line, text, spans, cell], i) => ({
-          // a match in a notebook cell reads "3:2" (cell 3, line 2) and opens that cell
+        key: f.path, label: f.label, count: f.count ?? f.matches.length, headAction: "open_path", group: g,
+        items: f.matches.map(([line, text, spans, cell, context], i) => ({
+          // a match in a notebook cell reads "3:2" (cell 3, line 2) and opens that cell; a context
+          // row is dimmed and unmarked, and opens the file at its line as well
           key: `match:${g}:${i}`, action: "open_match", index: i, line: cell ? `${cell}:${line}` : line,
-          content: matchLine(text, spans), title: cell ? `open cell ${cell} at line ${line}` : `open at line ${line}`,
+          context: Boolean(context),
+          content: matchLine(text, spans),
+          title: context ? `context line ${line}; open here` : cell ? `open cell ${cell} at line ${line}` : `open at line ${line}`,
         })),
       }));
     }
@@ -107,11 +110,37 @@ function renderSearch(model, el, kind) {
     }));
   }
 
+  // grep's toolbar: case, output mode and context lines; a change asks grep again ("refine"),
+  // and the page that answers replaces this one.
+  const MODES = [["content", "lines"], ["files_with_matches", "files"], ["count", "counts"]];
+  const CONTEXTS = [0, 1, 2, 3, 5, 10];
+  function refiners() {
+    const options = model.get("options") || {};
+    const refine = change => request("refine", { ...options, ...change }, {});
+    const mode = options.output_mode || "content";
+    const caseButton = h("button", {
+      class: "dsh-btn dsh-case", type: "button", "data-key": "case", "aria-pressed": options.ignore_case ? "true" : "false",
+      title: options.ignore_case ? "letters match in any case: click to match case" : "case must match: click to ignore case",
+      onclick: () => refine({ ignore_case: !options.ignore_case }),
+    }, "Aa");
+    const modeSelect = h("select", {
+      class: "dsh-select dsh-mode", "aria-label": "output mode", title: "matching lines, or one row per file with its count",
+      onchange: event => refine({ output_mode: event.target.value, context: event.target.value === "content" ? options.context : 0 }),
+    }, ...MODES.map(([value, label]) => h("option", value === mode ? { value, selected: "" } : { value }, label)));
+    const contextSelect = h("select", {
+      class: "dsh-select dsh-context-lines", "aria-label": "context lines", title: "lines shown around each match",
+      disabled: mode !== "content" ? "" : undefined,
+      onchange: event => refine({ context: Number(event.target.value) }),
+    }, ...CONTEXTS.map(n => h("option", n === (options.context || 0) ? { value: String(n), selected: "" } : { value: String(n) },
+      n ? `±${n} lines` : "no context")));
+    return h("span", { class: "dsh-refine" }, caseButton, modeSelect, contextSelect);
+  }
+
   function draw() {
     frame.update();
     header.textContent = kind === "grep" ? model.get("header") : "";
     header.hidden = !header.textContent;
-    tools.replaceChildren(model.get("spill")
+    tools.replaceChildren(kind === "grep" ? refiners() : "", model.get("spill")
       ? h("button", {
         class: "dsh-btn dsh-spill", type: "button", "data-key": "spill",
         title: `page through the complete saved result of ${model.get("spill_name")}`,
@@ -157,7 +186,7 @@ function renderSearch(model, el, kind) {
         for (const item of grp.items) {
           const opener = panel.anchor === item.key;
           items.append(h("div", {
-            class: `dsh-item${opener ? " dsh-opener" : ""}`, role: "treeitem", "data-row": "", tabindex: "-1",
+            class: `dsh-item${opener ? " dsh-opener" : ""}${item.context ? " dsh-context" : ""}`, role: "treeitem", "data-row": "", tabindex: "-1",
             "data-key": item.key, "data-action": item.action, "data-group": grp.group, "data-index": item.index,
             "aria-expanded": opener ? "true" : "false", title: item.title,
             onclick: () => request(item.action, { group: grp.group, index: item.index }, { focus: "open" }),
