@@ -49,6 +49,10 @@ SCENARIO = [
     ("list", {"path": "many", "offset": 3}, None),
     ("glob", {"pattern": "*.txt"}, None),  # over the cap of 5: sampled, spilled
     ("grep", {"pattern": "hello"}, None),  # over the cap of 5
+    ("grep", {"pattern": "HELLO", "ignore_case": True, "output_mode": "files_with_matches"}, None),  # spilled
+    ("grep", {"pattern": "hello", "output_mode": "count", "offset": 6, "exclude": ["src/**"]}, None),
+    ("grep", {"pattern": "hello", "path": "many", "context": 1, "offset": 2}, None),
+    ("grep", {"pattern": "hello", "output_mode": "lines"}, "ARGUMENT_INVALID"),
     ("read", {"file_path": "notes.txt"}, None),
     ("read", {"file_path": "book.ipynb"}, None),  # the cell view
     ("write", {"file_path": "made/new.txt", "content": "made\n"}, None),

@@ -84,6 +84,8 @@ def test_files_with_matches_lists_each_file_with_its_count_in_path_order(root: P
     ]
     assert r.value["matches"] == [] and r.value["outputMode"] == "files_with_matches"
     assert r.value["totalMatches"] == 4 and r.value["filesTotal"] == 3 and r.value["spill"] is None
+    frame = r.to_frame()
+    assert list(frame.columns) == ["path", "matches"] and frame["matches"].tolist() == [1, 2, 1]
 
 
 def test_count_orders_files_by_count_then_path(root: Path, tmp_path: Path) -> None:
