@@ -38,6 +38,7 @@ from pathlib import Path
 __all__ = [
     "Link", "build_tree", "built_once", "TREE", "folder_of", "needle_tree", "rg_tree", "confinement_tree",
     "numbered_lines", "DEFAULT_DIR", "build_all", "LISTING_ENTRIES", "SEARCH_FILES", "PY_FILES", "NEEDLE_LINES",
+    "SHAPES", "MIXES", "build_shaped",
 ]
 
 
@@ -192,6 +193,70 @@ def _search_spec() -> dict:
                 spec[f"pkg{a:02d}/mod{b:03d}/file{i:06d}{ext}"] = "".join(body)
                 i += 1
     return spec
+
+
+# -- tree shapes (bench_shapes.py) ----------------------------------------------------------------
+#
+# The same 100,000 files (60,101 *.py; 44,453 perf_needle lines in 11,112 files) laid out and
+# dated three ways, in two file-size mixes:
+#   folders  50 x 100 folders of 20 files, written folder by folder: modification times follow the
+#            folders (a tree unpacked or generated at once);
+#   spread   the same folders, each file dated at random over a year: a workspace edited over
+#            months, where any folder holds old and new files;
+#   huge     one folder of 50,000 files beside 50 x 50 folders of 20, dated at random;
+# and the mixes small (every file a few hundred bytes) and mixed (200 B to 20 KB, log-uniform:
+# each file padded with ordinary lines to its size; the matching lines are the same).
+
+SHAPES = ("folders", "spread", "huge")
+MIXES = ("small", "mixed")
+_YEAR = 365 * 24 * 3600
+
+
+def _shaped_paths(shape: str) -> list[str]:
+    if shape == "huge":
+        half = SEARCH_FILES // 2
+        rest = [f"pkg{a:02d}/mod{b:03d}/" for a in range(_TOPS) for b in range(_MIDS // 2)]
+        return ["huge/" for _ in range(half)] + [d for d in rest for _ in range(_PER_FOLDER)]
+    return [f"pkg{a:02d}/mod{b:03d}/" for a in range(_TOPS) for b in range(_MIDS) for _ in range(_PER_FOLDER)]
+
+
+def build_shaped(top: str, shape: str, mix: str) -> str:
+    """Build (once) the tree of ``shape`` and ``mix`` under ``top``; return its path."""
+    path = os.path.join(top, f"{shape}-{mix}")
+    built_once(os.path.join(top, f".{shape}-{mix}-complete"), lambda: _write_shaped(path, shape, mix))
+    return path
+
+
+def _write_shaped(path: str, shape: str, mix: str) -> None:
+    import math
+    import random
+
+    rng = random.Random(f"{shape}-{mix}")
+    now = time.time()
+    made: set[str] = set()
+    for i, folder in enumerate(_shaped_paths(shape)):
+        ext = ".py" if _is_py(i) else ".txt"
+        body = [f"# file {i}\n", "import os\n", f"def f{i}(value, step, offset):\n"]
+        body += [_FILLER] * 3
+        body += [_NEEDLE] * _needles(i)
+        body.append("    return value\n")
+        text = "".join(body)
+        if mix == "mixed":
+            size = int(math.exp(rng.uniform(math.log(200), math.log(20_000))))
+            if size > len(text):
+                text += _FILLER * ((size - len(text)) // len(_FILLER))
+            elif size < len(text) and not _needles(i):
+                text = text[:size]
+        target = os.path.join(path, folder)
+        if target not in made:
+            os.makedirs(target, exist_ok=True)
+            made.add(target)
+        name = os.path.join(target, f"file{i:06d}{ext}")
+        with open(name, "w") as f:
+            f.write(text)
+        if shape != "folders":
+            stamp = now - rng.uniform(0, _YEAR)
+            os.utime(name, (stamp, stamp))
 
 
 def build_listing(top: str) -> str:

@@ -71,11 +71,11 @@ class Rechecker:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _folder(self, rel: str) -> int | None:
+    def folder(self, rel: str) -> int | None:
         if rel in self._dirs:
             return self._dirs[rel]
         parent, _, name = rel.rpartition("/")
-        pfd = self._folder(parent)
+        pfd = self.folder(parent)
         fd = None
         if pfd is not None and name not in ("", ".", ".."):
             try:
@@ -88,7 +88,7 @@ class Rechecker:
 
     def _split(self, rel: str) -> tuple[int | None, str]:
         parent, _, name = rel.rpartition("/")
-        return self._folder(parent), name
+        return self.folder(parent), name
 
     def regular_stat(self, rel: str) -> os.stat_result | None:
         """The stat of the regular file ``rel`` beneath the root, no symlink on the way; None if none."""

@@ -42,6 +42,9 @@ CHUNK = 1 << 20  # read size (rgasync: also the pipe capacity it asks the kernel
 STDERR_TAIL = 8 * 1024
 STDERR_HEAD = 4 * 1024  # rg's first words say what kind of error it is (a regex, a glob, a file)
 POLL_S = 0.05  # longest we go without looking at the deadline and the cancel event
+# With a ``consume``r, rg's output is taken this often, so the caller's work on it (grep's parse,
+# glob's dating) runs while rg still walks instead of after it.
+POLL_STREAM_S = 0.005
 SETTLE_S = 0.5  # how long we wait for SIGKILLed group members to actually die
 
 
@@ -330,6 +333,7 @@ class _Watch:
     ) -> None:
         self.proc, self.out_fd, self.err_fd, self.exited = proc, out_fd, err_fd, exited
         self.sink, self.consume = sink, consume
+        self.poll = POLL_S if consume is None else POLL_STREAM_S
         self.taken = 0  # bytes of stdout handed on so far
         self.err_open = True
         self.finished = self.timed_out = self.cancelled = False
@@ -358,10 +362,10 @@ class _Watch:
                 return
             watch = [fd for fd in (self.exited, self.err_fd if self.err_open else None) if fd is not None]
             if watch:
-                select.select(watch, [], [], min(POLL_S, remaining))
+                select.select(watch, [], [], min(self.poll, remaining))
             else:
                 with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.proc.wait(min(POLL_S, remaining))
+                    self.proc.wait(min(self.poll, remaining))
             if self.err_open:
                 self.err_open = _drain(self.err_fd, self.sink)
             done = self.proc.poll() is not None

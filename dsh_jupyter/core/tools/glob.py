@@ -12,7 +12,8 @@ from ..render.search import render_glob, render_glob_spill
 from ..rg.recheck import Rechecker
 from ..text.quoting import in_message
 from .context import CallContext
-from .globsplit import Background, merge_by_mtime, plan_split, stamper
+from .globsplit import Background, Stamper, merge_by_mtime, plan_split
+from .globtimes import Dating, times_follow_folders
 from .sampling import sample_across_groups
 from .searchroot import (
     VCS_DIRS,
@@ -80,14 +81,22 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
             *user_exclusion_flags(excludes),
         ]
         split = plan_split(root.fd, _not_for_part_b(excluded))
-        if split is not None:  # two sorted walks at once, merged by time (globsplit.py)
-            rels, stdout = _two_walks(ctx, root, argv, split)
+        recheck = unfenced(ctx)
+        if split is not None and times_follow_folders(root.fd, split.b_dirs):
+            rels, stdout = _two_walks(ctx, root, argv, split)  # two sorted walks at once, merged (globsplit.py)
+        elif split is not None:
+            # one walk, each path dated beneath the root as it comes (globtimes.py): that dating
+            # is the recheck, and the output is not kept for the VCS scan, so the paths are scanned
+            rels = _dated_walk(ctx, root, argv)
+            joined = "\n".join(rels)
+            some = "/." in joined or "\n." in joined or joined.startswith(".")
+            dotted = ["./" + p for p in rels if "/." in p or p.startswith(".")] if some else []
+            stdout, recheck = "\0".join(dotted).encode("utf-8", "surrogateescape"), False
         else:
             outcome = run_search(ctx, [*argv, "--", "."], "glob", root)
             if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
                 raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
             stdout, rels = outcome.stdout, None
-        recheck = unfenced(ctx)
         filtered = rels is not None or bool(excluded) or recheck or _has_vcs(stdout)
         if filtered:
             if rels is None:
@@ -121,6 +130,17 @@ def _not_for_part_b(excluded: list[str]):
     return skip
 
 
+def _dated_walk(ctx: CallContext, root, argv: list[str]) -> list[str]:
+    """rg's unsorted walk on one thread, each path dated beneath the root as it arrives: the paths
+    (without "./"), oldest first, equal times by path."""
+    unsorted = [flag for flag in argv if flag != "--sort=modified"]
+    with Dating(root.fd) as dating:
+        outcome = run_search(ctx, ["-j1", *unsorted, "--", "."], "glob", root, consume=dating.feed, keep_stdout=False)
+        if outcome.returncode == 2 and not dating.paths and not file_errors(outcome):
+            raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
+        return dating.finish()
+
+
 def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str], bytes]:
     """Both parts' sorted walks at once (B on a thread), merged: ``(paths without "./", raw output)``."""
 
@@ -142,11 +162,11 @@ def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str
     a = [p[2:] for p in out_a.decode("utf-8", "surrogateescape").split("\0") if p]
     b = [p[2:] for p in out_b.decode("utf-8", "surrogateescape").split("\0") if p]
     b = split.only_b(b)  # an entry made after the cut was planned is A's
-    stamp, close = stamper(root.fd)
+    stamp = Stamper(root.fd)
     try:
         return merge_by_mtime(a, b, stamp), out_a + b"\0" + out_b
     finally:
-        close()
+        stamp.close()
 
 
 def _has_vcs(stdout: bytes) -> bool:

@@ -8,8 +8,9 @@ call of its own). Instead the tree is cut in two and each part gets its own
 merged. A merge only needs the times where the two lists cross, so it gallops: it stats the files
 it probes (beneath the root, no symlink followed) and copies the runs between them. Files made
 or changed together (a checkout, an unpacked archive, one folder's edits) come in long runs, so
-few stats are needed; in the worst case (times that alternate file by file) every file is
-statted once, which costs about what the one-thread walk saved.
+few stats are needed. Where times alternate between the parts (a workspace edited over months,
+any folder holding old and new files) galloping stops paying: the merge then dates every path
+left in one pass and merges the two runs by one stable sort.
 
 How the tree is cut: every other folder among the search root's entries (by name) goes to part
 B, the rest (files and the other folders) to part A. A root with a single folder and a few files
@@ -27,13 +28,23 @@ from __future__ import annotations
 
 import errno
 import os
+import stat as statmod
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..rg.recheck import Rechecker
 
-__all__ = ["MAX_ENTRIES", "Background", "Split", "escape_glob", "merge_by_mtime", "plan_split", "stamper"]
+__all__ = [
+    "DATE_ALL_AFTER",
+    "MAX_ENTRIES",
+    "Background",
+    "Split",
+    "Stamper",
+    "escape_glob",
+    "merge_by_mtime",
+    "plan_split",
+]
 
 MAX_ENTRIES = 2000  # entries read at one level to plan the cut; more: no cut
 MAX_DEPTH = 3  # how far a single folder is followed down
@@ -134,9 +145,18 @@ def _not_utf8(name: str) -> bool:
     return False
 
 
+# The merge gallops while it pays: when it has dated more than DATE_ALL_AFTER paths and copied
+# fewer than RUN_PER_PROBE paths per date on average (times that alternate between the parts, as
+# in a workspace edited over months), dating every path left in one pass and one C-level merge of
+# the two sorted runs costs less than probing on.
+DATE_ALL_AFTER = 1024
+RUN_PER_PROBE = 8
+
+
 def merge_by_mtime(a: list[str], b: list[str], stamp: Callable[[str], int]) -> list[str]:
     """``a`` and ``b`` (each sorted by ``stamp``, oldest first) as one sorted list; on equal
-    stamps ``a`` 's come first. ``stamp`` is called at most once per path, only where probed."""
+    stamps ``a`` 's come first. ``stamp`` is called at most once per path: only where probed
+    while runs are long, for every path left once they are short."""
     if not a or not b:
         return list(a or b)
     seen: dict[str, int] = {}
@@ -147,10 +167,13 @@ def merge_by_mtime(a: list[str], b: list[str], stamp: Callable[[str], int]) -> l
             value = seen[path] = stamp(path)
         return value
 
+    st.seen = seen  # type: ignore[attr-defined]
     out: list[str] = []
     i = j = 0
     na, nb = len(a), len(b)
     while i < na and j < nb:
+        if len(seen) > DATE_ALL_AFTER and len(out) < RUN_PER_PROBE * len(seen):
+            return out + _merge_dated(a[i:], b[j:], st, stamp)
         if st(a[i]) <= st(b[j]):
             k = _gallop(a, i, na, st(b[j]), st, strict=False)
             out += a[i:k]
@@ -162,6 +185,22 @@ def merge_by_mtime(a: list[str], b: list[str], stamp: Callable[[str], int]) -> l
     out += a[i:]
     out += b[j:]
     return out
+
+
+def _merge_dated(a: list[str], b: list[str], st: Callable[[str], int], stamp) -> list[str]:
+    """``a`` and ``b`` merged by dating every path: a stable sort of the two sorted runs one after
+    the other is one linear merge in C (timsort finds the runs), ``a`` first on equal times.
+    ``stamp.many`` (a ``Stamper``) dates the paths not dated yet in one tight pass."""
+    both = a + b
+    many = getattr(stamp, "many", None)
+    if many is None:
+        keys = [st(path) for path in both]
+    else:
+        seen = st.seen  # type: ignore[attr-defined]
+        missing = [path for path in both if path not in seen]
+        seen.update(zip(missing, many(missing)))
+        keys = [seen[path] for path in both]
+    return [both[k] for k in sorted(range(len(both)), key=keys.__getitem__)]
 
 
 def _gallop(seq: list[str], lo: int, hi: int, x: int, st: Callable[[str], int], strict: bool) -> int:
@@ -192,16 +231,33 @@ def _gallop(seq: list[str], lo: int, hi: int, x: int, st: Callable[[str], int], 
     return low
 
 
-def stamper(root_fd: int) -> tuple[Callable[[str], int], Callable[[], None]]:
-    """``(stamp, close)``: the mtime (ns) of a path below ``root_fd``, looked up beneath it with no
-    symlink followed; -1 for one that is gone (rg sorts a file it cannot stat first, too)."""
-    check = Rechecker(root_fd)
+class Stamper:
+    """The mtime (ns) of a path below ``root_fd``, looked up beneath it with no symlink followed;
+    -1 for one that is gone (rg sorts a file it cannot stat first, too). ``many`` dates a list
+    in one pass. Close it to release the folders it opened."""
 
-    def stamp(rel: str) -> int:
-        st = check.regular_stat(rel)
+    def __init__(self, root_fd: int) -> None:
+        self.check = Rechecker(root_fd)
+
+    def __call__(self, rel: str) -> int:
+        st = self.check.regular_stat(rel)
         return -1 if st is None else st.st_mtime_ns
 
-    return stamp, check.close
+    def many(self, rels: list[str]) -> list[int]:
+        folder, stat, regular = self.check.folder, os.stat, statmod.S_ISREG
+        out = []
+        for rel in rels:
+            parent, _, leaf = rel.rpartition("/")
+            fd = folder(parent)
+            try:
+                st = stat(leaf, dir_fd=fd, follow_symlinks=False) if fd is not None and leaf else None
+            except OSError:
+                st = None
+            out.append(st.st_mtime_ns if st is not None and regular(st.st_mode) else -1)
+        return out
+
+    def close(self) -> None:
+        self.check.close()
 
 
 class Background:

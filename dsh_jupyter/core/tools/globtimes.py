@@ -1,0 +1,166 @@
+"""``glob``'s order on a tree whose times do not follow its folders: one walk, each path dated as it comes.
+
+Why it exists: glob answers oldest first. ``rg --sort=modified`` walks on one thread and stats
+every file by its path; ``globsplit`` runs two such walks at once over two halves of the tree and
+merges them, which is fast while files made together lie together (a checkout, an unpacked
+archive: the merge needs few dates). In a workspace edited over months, where any folder holds
+old and new files, the two halves' times alternate and the merge must date nearly every file
+after both walks: about twice the one sorted walk. Here instead rg walks unsorted on one thread
+(``-j1``) and this thread dates each path while rg is still walking (rg writes into an in-memory
+file that ``rg.runner`` hands on every few milliseconds): rg's walk and the dating run side by
+side on two cores, and the answer is sorted by (time, path) at the end. Equal times are ordered
+by path, so a page is the same from one call to the next.
+
+``times_follow_folders`` chooses between the two before any walk, from a few dozen files: the
+middle half of each sampled folder's times, and whether those spans keep apart.
+
+Each date is taken through the folder's descriptor, opened beneath the search root one name at a
+time with no symlink followed (``rg.recheck.Rechecker``), and only a regular file is kept: a
+folder swapped for a symlink after rg listed it, or a file that left, is not reported. That is
+the recheck an unfenced rg needs; under Landlock it costs nothing beyond the date itself.
+
+What it must never do: follow a symlink, keep a path it could not date beneath the root, or let
+the order depend on rg's timing.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+from ..rg.recheck import Rechecker
+
+__all__ = ["Dating", "times_follow_folders"]
+
+_SAMPLED = 8  # folders sampled
+_FILES_PER_FOLDER = 24
+_DEPTH = 4
+_APART = 0.8  # share of sampled folder pairs whose middle spans must not meet
+
+
+class Dating:
+    """Collects rg's ``--files --null`` output as it arrives: each path with its mtime (ns).
+
+    Its ``feed`` is ``run_search``'s ``consume``; ``finish()`` returns the paths (without ``./``)
+    sorted by time then path. Use it in a ``with`` block: it closes the folders it opened.
+    """
+
+    def __init__(self, root_fd: int) -> None:
+        self.check = Rechecker(root_fd)
+        self.carry = b""
+        self.paths: list[str] = []
+        self.times: list[int] = []
+
+    def __enter__(self) -> Dating:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.check.close()
+
+    def feed(self, data: bytes) -> None:
+        data = self.carry + data if self.carry else data
+        cut = data.rfind(b"\0")
+        if cut < 0:
+            self.carry = data
+            return
+        self.carry = data[cut + 1 :]
+        # rg names every path "./…": one replace over the piece drops the "./" of all of them
+        text = ("\0" + data[:cut].decode("utf-8", "surrogateescape")).replace("\0./", "\0")
+        self._date(text[1:].split("\0"))
+
+    def _date(self, names: list[str]) -> None:
+        folder, stat = self.check.folder, os.stat
+        paths, times = self.paths, self.times
+        last, fd = None, None  # rg lists a folder's files together: its descriptor is looked up once
+        for rel in names:
+            parent, _, leaf = rel.rpartition("/")
+            if parent != last:
+                last, fd = parent, folder(parent)
+            if fd is None or not leaf:
+                continue
+            try:
+                st = stat(leaf, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                continue  # gone since rg listed it, or not reachable beneath the root
+            if st.st_mode & 0o170000 == 0o100000:  # a regular file
+                paths.append(rel)
+                times.append(st.st_mtime_ns)
+
+    def finish(self) -> list[str]:
+        """Every dated path, oldest first, equal times by path."""
+        if self.carry:
+            self._date([self.carry.decode("utf-8", "surrogateescape").removeprefix("./")])
+            self.carry = b""
+        paths, times = self.paths, self.times
+        order = sorted(range(len(paths)), key=times.__getitem__)
+        ranked = [times[i] for i in order]
+        if len(set(ranked)) < len(ranked):
+            order = _ties_by_path(order, ranked, paths)
+        return [paths[i] for i in order]
+
+
+def _ties_by_path(order: list[int], ranked: list[int], paths: list[str]) -> list[int]:
+    """``order`` (indices sorted by time) with each run of equal times sorted by path."""
+    out: list[int] = []
+    start = 0
+    for k in range(1, len(order) + 1):
+        if k == len(order) or ranked[k] != ranked[start]:
+            run = order[start:k]
+            out += run if len(run) == 1 else sorted(run, key=paths.__getitem__)
+            start = k
+    return out
+
+
+def times_follow_folders(root_fd: int, folders: list[str]) -> bool:
+    """Whether files made together lie together below ``root_fd``, judged from a sample: up to
+    ``_SAMPLED`` of ``folders`` (relative names), evenly spaced, the first ``_FILES_PER_FOLDER``
+    files in each (or in its first subfolder holding files). True when the middle halves of the
+    sampled folders' times keep apart for most pairs: a merge of sorted walks then needs few
+    dates. A few files edited later do not move a folder's middle half."""
+    step = max(1, len(folders) // _SAMPLED)
+    spans = []
+    for rel in folders[::step][:_SAMPLED]:
+        times = _sample(root_fd, rel)
+        if len(times) >= 4:
+            times.sort()
+            spans.append((times[len(times) // 4], times[(3 * len(times)) // 4]))
+    if len(spans) < 2:
+        return True
+    pairs = apart = 0
+    for i, (lo, hi) in enumerate(spans):
+        for lo2, hi2 in spans[i + 1 :]:
+            pairs += 1
+            apart += hi < lo2 or hi2 < lo
+    return apart >= _APART * pairs
+
+
+def _sample(root_fd: int, rel: str) -> list[int]:
+    """The times of the first files found in ``rel`` or, while it holds none, its first folder."""
+    opened: list[int] = []
+    try:
+        fd = root_fd
+        for name in rel.split("/"):
+            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            opened.append(fd)
+        for _ in range(_DEPTH):
+            times, first_folder = [], None
+            with os.scandir(fd) as it:
+                for entry in it:
+                    if entry.is_file(follow_symlinks=False):
+                        times.append(entry.stat(follow_symlinks=False).st_mtime_ns)
+                        if len(times) >= _FILES_PER_FOLDER:
+                            break
+                    elif first_folder is None and entry.is_dir(follow_symlinks=False):
+                        first_folder = entry.name
+            if times or first_folder is None:
+                return times
+            fd = os.open(first_folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            opened.append(fd)
+        return []
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EACCES, errno.EPERM):
+            return []
+        raise
+    finally:
+        for f in opened:
+            os.close(f)

@@ -1,0 +1,115 @@
+"""glob on a tree whose times do not follow its folders: the dated walk, and the choice of it.
+
+Real trees with modification times set one by one, real rg; the answer is compared with rg's own
+single sorted walk, and what the dating keeps is checked against symlinks on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from dsh_jupyter.core.tools.globsplit import DATE_ALL_AFTER, merge_by_mtime
+from dsh_jupyter.core.tools.globtimes import Dating, times_follow_folders
+
+from .test_globsplit import BASE_NS, build, rg_sorted, ws_for
+
+FOLDERS = [f"pkg{i:02d}/mod{j}" for i in range(8) for j in range(2)]
+
+
+def root_fd(root: Path) -> int:
+    return os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+
+
+@pytest.mark.parametrize("times, follows", [
+    ("by-folder", True),
+    ("random", False),
+    ("by-folder-then-a-few-edits", True),
+])
+def test_the_sample_tells_a_tree_made_folder_by_folder_from_one_edited_over_time(tmp_path, times, follows):
+    root = tmp_path / "root"
+    rng = random.Random(5)
+    n_files = len(FOLDERS) * 20
+    order = {
+        "by-folder": lambda n: [i * 1000 for i in range(n)],
+        "random": lambda n: rng.sample(range(10 * n), n),
+        # a checkout, then one file in four folders edited much later
+        "by-folder-then-a-few-edits": lambda n: [i * 1000 + (10**12 if i % 80 == 3 else 0) for i in range(n)],
+    }[times]
+    build(root, FOLDERS, 20, order)
+    assert n_files == 320
+    fd = root_fd(root)
+    try:
+        assert times_follow_folders(fd, [f"pkg{i:02d}" for i in range(1, 8, 2)]) is follows
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("landlock", [True, False], ids=["landlock", "descriptors-only"])
+def test_the_dated_walk_answers_what_one_sorted_walk_answers(tmp_path, landlock):
+    root = tmp_path / "root"
+    rng = random.Random(9)
+    build(root, FOLDERS, 20, lambda n: rng.sample(range(10 * n), n))
+    fd = root_fd(root)
+    try:
+        assert not times_follow_folders(fd, [f"pkg{i:02d}" for i in range(1, 8, 2)])
+    finally:
+        os.close(fd)
+    r = ws_for(root, tmp_path, landlock=landlock).run("glob", pattern="*.py")
+    assert r.value["paths"] == rg_sorted(root, "*.py") and len(r.value["paths"]) == 320
+
+
+def test_equal_times_are_ordered_by_path(tmp_path):
+    root = tmp_path / "root"
+    build(root, FOLDERS, 20, lambda n: [(i % 7) * 10**9 for i in range(n)])  # seven times, shared by many
+    r = ws_for(root, tmp_path).run("glob", pattern="*.py")
+    paths = r.value["paths"]
+    stamps = [os.stat(root / p).st_mtime_ns for p in paths]
+    assert [(t, p) for t, p in zip(stamps, paths)] == sorted(zip(stamps, paths))
+    assert r.value["paths"] == ws_for(root, tmp_path).run("glob", pattern="*.py").value["paths"]
+
+
+def test_dating_keeps_only_regular_files_beneath_the_root(tmp_path):
+    """A folder that became a symlink to outside, a symlinked file and a file that left are not kept."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "a").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret.py").write_text("s\n")
+    (root / "a" / "kept.py").write_text("k\n")
+    (root / "a" / "link.py").symlink_to(outside / "secret.py")
+    (root / "swapped").symlink_to(outside, target_is_directory=True)
+    os.utime(root / "a" / "kept.py", ns=(BASE_NS, BASE_NS))
+    fd = root_fd(root)
+    try:
+        with Dating(fd) as dating:
+            dating.feed(b"./a/kept.py\0./a/link.py\0./swap")
+            dating.feed(b"ped/secret.py\0./a/gone.py\0./a/kep")
+            dating.feed(b"t.py\0")
+            assert dating.finish() == ["a/kept.py", "a/kept.py"]
+            assert dating.times == [BASE_NS, BASE_NS]
+    finally:
+        os.close(fd)
+
+
+def test_a_merge_whose_runs_are_short_dates_the_rest_at_once():
+    calls: dict[str, int] = {}
+
+    class Stamp:
+        def __call__(self, path: str) -> int:
+            calls[path] = calls.get(path, 0) + 1
+            return int(path.split(":")[1])
+
+        def many(self, paths: list[str]) -> list[int]:
+            return [self(p) for p in paths]
+
+    n = 3 * DATE_ALL_AFTER
+    a = [f"a{i}:{2 * i}" for i in range(n)]
+    b = [f"b{i}:{2 * i + 1}" for i in range(n)]
+    merged = merge_by_mtime(a, b, Stamp())
+    assert merged == sorted(a + b, key=lambda p: int(p.split(":")[1]))
+    assert max(calls.values()) == 1 and len(calls) == 2 * n
+    ties = merge_by_mtime([f"a{i}:{i}" for i in range(n)], [f"b{i}:{i}" for i in range(n)], Stamp())
+    assert ties[:4] == ["a0:0", "b0:0", "a1:1", "b1:1"]  # part A first on equal times
