@@ -124,6 +124,16 @@ class Visibility:
             return False
         return self._glob is None or self._glob.match(name) is None
 
+    def shown_names(self, names: list[str]) -> list[str]:
+        """``[n for n in names if self.shown(n)]``; a folder of 100,000 names with none hidden (no
+        hide globs, no leading dot: one scan of the joined names) is kept as it is, with no
+        call per name."""
+        if self._glob is None:
+            if self.allow_hidden or not ("\n" + "\n".join(names)).count("\n."):
+                return names
+            return [n for n in names if not n.startswith(".")]
+        return [n for n in names if self.shown(n)]
+
     def protected_names(self, folder_real: str) -> frozenset[str]:
         """Names directly in ``folder_real`` that are protected folders (left out of its listing)."""
         return frozenset(os.path.basename(p) for p in self.protected if os.path.dirname(p) == folder_real)

@@ -15,6 +15,7 @@ from ..errors import Codes, ToolError
 from ..fs.textwindow import BINARY_SNIFF_BYTES
 from ..fs.tree import proc_fd_path
 from ..render.search import render_grep
+from ..rg.countform import COUNT_FLAGS, parse_counts
 from ..rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
 from ..rg.jsonstream import Matches, MatchStream, parse_all
 from ..rg.recheck import Rechecker
@@ -131,8 +132,15 @@ def _grep(
         # sources (tools/notebook_grep.py), not as JSON.
         one_notebook = searches_notebook_file(root)
         listing = NotebookListing(ctx, root, include, excluded, excludes)  # below a folder: runs alongside
+        # files_with_matches and count need no line: rg counts (unless every line must be
+        # checked again beneath the root, which needs the lines: an unfenced rg)
+        counting = mode != "content" and not (root.is_dir and unfenced(ctx))
+        found: FileBlocks | Matches
         try:
-            outcome, found = (RgOutcome(1, b"", ""), Matches([], [], [])) if one_notebook else _search(ctx, root, flags)
+            if one_notebook:
+                outcome, found = RgOutcome(1, b"", ""), Matches([], [], [])
+            else:
+                outcome, found = (_count if counting else _search)(ctx, root, flags)
         finally:
             listing.wait()  # before the root's descriptor can close: its rg runs in that folder
         if root.is_dir and unfenced(ctx):
@@ -219,6 +227,17 @@ def _not_linked(fd: int, found: FileBlocks | Matches, linked: frozenset) -> File
         return found.subset([i for i, p in enumerate(found.paths) if p not in drop]) if drop else found
     keep = [[] if protected(path) else list(range(found.counts[block])) for block, path in enumerate(found.paths)]
     return found.kept(keep)
+
+
+def _count(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlocks]:
+    """The main search of files_with_matches and count: rg counts each file's matching lines."""
+    outcome = run_search(ctx, [*COUNT_FLAGS, *flags], "grep", root)
+    if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
+    try:
+        return outcome, parse_counts(outcome.stdout)
+    except ValueError as exc:
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
 
 
 def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlocks | Matches]:

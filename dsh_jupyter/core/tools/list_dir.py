@@ -23,13 +23,24 @@ UNREADABLE_SHOWN = 10  # folders a recursive listing names that it could not rea
 _SUBDIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _names(fd: int, keep=None) -> list[tuple[str, bool]]:
+def _names(fd: int, keep=None) -> tuple[list[str], set[str]]:
+    """The sorted names of the open folder ``fd`` that ``keep`` keeps, and which of them are
+    folders (not following symlinks). Names are sorted as strings, the folders kept apart: a
+    folder of 100,000 entries sorts in a third of the time tuples take."""
     with os.scandir(fd) as it:
-        found = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+        entries = list(it)
+    names = [e.name for e in entries]
+    folders = {e.name for e in entries if e.is_dir(follow_symlinks=False)}
     if keep is not None:
-        found = [f for f in found if keep(f[0])]
-    found.sort()
-    return found
+        names = keep(names)
+    names.sort()
+    return names, folders
+
+
+def _items(prefix: str, names: list[str], folders: set[str]) -> Iterator[tuple[str, str, bool]]:
+    """``(prefix, name, is a folder)`` of each name, made as the walk reaches it (a walk that stops
+    at its cap never builds the rest of a big folder's)."""
+    return ((prefix, name, name in folders) for name in names)
 
 
 def execute_list_dir(ctx: CallContext, args: dict) -> dict:
@@ -64,10 +75,12 @@ def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
             return None
         protected = vis.protected_names(folder_real) if folder_real is not None else frozenset()
 
-        def keep(name: str) -> bool:
-            ok = vis.shown(name) and name not in protected
-            left_out[0] += not ok
-            return ok
+        def keep(names: list[str]) -> list[str]:
+            kept = vis.shown_names(names)
+            if protected:
+                kept = [name for name in kept if name not in protected]
+            left_out[0] += len(names) - len(kept)
+            return kept
 
         return keep
 
@@ -82,12 +95,12 @@ def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
 
     try:
         if not recursive:
-            return done({"entries": [name for name, _ in _names(fd, keeper(target.real))]})
+            return done({"entries": _names(fd, keeper(target.real))[0]})
         out: list[str] = []
         # Pre-order walk with an explicit stack of (folder fd, child iterator); symlinked
         # folders are listed, never entered, and each folder is opened from its parent's fd.
         stack: list[tuple[int | None, Iterator[tuple[str, str, bool]]]] = [
-            (None, iter([("", n, d) for n, d in _names(fd, keeper(target.real))]))
+            (None, _items("", *_names(fd, keeper(target.real))))
         ]
         opened: list[int] = []
         try:
@@ -125,8 +138,8 @@ def _list_dir(ctx: CallContext, target, fd: int, recursive: bool) -> dict:
                         grandchildren = _names(child, keeper(os.path.join(target.real, rel)))
                     except OSError:
                         unreadable.append(rel)
-                        grandchildren = []
-                    stack.append((child, iter([(rel + "/", n, d) for n, d in grandchildren])))
+                        grandchildren = ([], set())
+                    stack.append((child, _items(rel + "/", *grandchildren)))
         finally:
             for extra in opened:
                 os.close(extra)

@@ -235,3 +235,30 @@ def test_bad_values_are_refused_in_one_sentence(root: Path, tmp_path: Path, args
     r = make(root, tmp_path).run("grep", pattern="TODO", **args)
     assert r.is_error and r.value["code"] == "ARGUMENT_INVALID"
     assert r.text == text
+
+
+# ------------------------------------------------------------------- how the counts are taken
+
+
+@pytest.mark.parametrize("landlock", [True, False], ids=["rg counts", "lines checked again"])
+def test_both_ways_of_counting_agree(root: Path, tmp_path: Path, landlock: bool) -> None:
+    """Under Landlock rg counts (``--count``); unfenced, every line is searched and checked again
+    beneath the root: the same rows either way, a name with a newline included."""
+    write(root, "odd\nname.txt", "todo\nTODO\n")
+    ws = make(root, tmp_path, landlock=landlock)
+    r = ws.run("grep", pattern="todo", ignore_case=True, output_mode="count")
+    assert r.text == (
+        'Found 6 matches in 4 files, by match count, most first\n\n"odd\\u000aname.txt": 2\n'
+        "src/a.py: 2\nb.txt: 1\nsrc/c.py: 1"
+    )
+
+
+def test_rg_count_output_is_read_without_doubt() -> None:
+    from dsh_jupyter.core.rg.countform import parse_counts
+
+    found = parse_counts(b"./a\nb.txt\x003\n./c.py\x0012\n")
+    assert (found.paths, found.counts) == (["./a\nb.txt", "./c.py"], [3, 12])
+    assert parse_counts(b"").paths == []
+    for bad in (b"./a\x00x\n", b"./a\x003\n./b", b"./a\x003"):
+        with pytest.raises(ValueError, match="malformed rg --count output"):
+            parse_counts(bad)
