@@ -49,3 +49,18 @@ async def test_rest_grep_page_is_spread_and_says_so(tool, api, tree, jp_root_dir
     assert re.findall(r"^\d+: (.*)$", page["text"], re.M) == [
         "Found 1135 matches", "", "hay/aaa/f0.txt", "Line 1: needle"
     ]
+
+
+@pytest.mark.dsh_settings(grep_max_matches=4)
+async def test_rest_grep_modes_case_context_and_pages(tool, api, tree, jp_root_dir):
+    """grep's modes, case, context and pages through REST, bad values refused as a result."""
+    tree(jp_root_dir / "m", {"a.py": "one\nTODO two\nthree\n", "b.py": "todo\n", "c/d.py": "x\nTodo\n"})
+    files = await tool("grep", session="m", pattern="todo", path="m", ignore_case=True, output_mode="count")
+    assert files["text"] == "Found 3 matches in 3 files, by match count, most first\n\nm/a.py: 1\nm/b.py: 1\nm/c/d.py: 1"
+    around = await tool("grep", session="m", pattern="TODO", path="m", context=1, offset=1)
+    assert around["text"] == (
+        "Found 1 match (rows Line N- are context, not matches)\n\nm/a.py\nLine 1- one\nLine 2: TODO two\nLine 3- three"
+    )
+    assert around["value"]["matches"][0]["before"] == [[1, "one"]]
+    refused = await tool("grep", session="m", pattern="x", context=99)  # a tool error is a result (HTTP 200)
+    assert refused["isError"] is True and refused["text"] == "Error: context must be at most 20"
