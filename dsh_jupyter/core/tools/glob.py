@@ -35,7 +35,7 @@ from .searchroot import (
     user_excludes,
     user_exclusion_flags,
 )
-from .spec import BOOLEAN, GLOBS, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from .spec import BOOLEAN, EXCLUDE, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
 
 __all__ = ["GLOB", "execute_glob"]
 
@@ -231,11 +231,7 @@ GLOB = ToolSpec(
         {
             "pattern": {**NAME, "description": "Glob such as **/*.py or src/**/test_*.py."},
             "path": {**PATH, "description": "Directory to search (default: working directory)."},
-            "exclude": {
-                **GLOBS,
-                "description": "Globs to leave out, one or a list, gitignore style and relative to path: "
-                "node_modules/**, *.min.js, build (at any depth). No leading !.",
-            },
+            "exclude": EXCLUDE,
         },
         ("pattern",),
     ),

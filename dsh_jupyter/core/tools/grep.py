@@ -41,7 +41,7 @@ from .searchroot import (
     user_excludes,
     user_exclusion_flags,
 )
-from .spec import BOOLEAN, GLOBS, INTEGER, NAME, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from .spec import BOOLEAN, EXCLUDE, INTEGER, NAME, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
 
 __all__ = ["GREP", "INCLUDE_ONE_GLOB", "MAX_CONTEXT", "MODES", "execute_grep"]
 
@@ -367,11 +367,7 @@ GREP = ToolSpec(
                 **NAME,
                 "description": "One glob such as *.py or *.{py,md}; not a comma list (*.py,*.md), no leading !.",
             },
-            "exclude": {
-                **GLOBS,
-                "description": "Globs to leave out, one or a list, gitignore style and relative to path: "
-                "node_modules/**, *.min.js, build (at any depth). No leading !.",
-            },
+            "exclude": EXCLUDE,
             "output_mode": {
                 "type": "string",
                 "enum": list(MODES),

@@ -75,6 +75,12 @@ TEXT = {"type": "string"}  # file content: anything, NUL included
 OFFSET = {"type": "integer", "minimum": 1}
 # Globs to leave out of a search: one, or a list of them.
 GLOBS = {"anyOf": [NAME, {"type": "array", "items": NAME, "maxItems": 100}]}
+# glob's and grep's ``exclude`` argument.
+EXCLUDE = {
+    **GLOBS,
+    "description": "Globs to leave out, one or a list, gitignore style and relative to path: "
+    "node_modules/**, *.min.js, build (at any depth). No leading !.",
+}
 
 # Value types of output schemas.
 STRING, INTEGER, BOOLEAN, NUMBER = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "number"}
