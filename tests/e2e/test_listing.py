@@ -180,6 +180,45 @@ def test_keyboard_moves_opens_and_goes_up_without_reaching_the_notebook(page, la
     expect()(status(w)).to_have_text("entries 205-210 of 210")
 
 
+CELL_KEYS = ["m", "r", "x", "d", "d", "a", "b", "z", "j", "k", "c", "v", "y", "1", "Shift+m", "Shift+j"]
+
+
+def test_plain_keys_stay_in_the_widget_and_the_palette_still_opens(page, lab):
+    """Command-mode keys pressed on a row or on the grep toolbar leave the notebook's cells as
+    they were; Ctrl+Shift+C still opens JupyterLab's command palette from inside the widget."""
+    run_notebook(page, lab, "explore.ipynb")
+    w = widget(page, 0)
+    cells = page.locator(f"{ACTIVE} .jp-Cell")
+    page.locator(f"{ACTIVE} .jp-Cell").first.click(position={"x": 5, "y": 5})  # command mode
+    kinds = "els => els.map(e => [['jp-CodeCell', 'jp-MarkdownCell', 'jp-RawCell'].find(k => e.classList.contains(k)), e.querySelector('.jp-InputArea')?.innerText ?? ''])"
+    before = cells.evaluate_all(kinds)
+    rows(w).first.focus()
+    for key in CELL_KEYS:
+        page.keyboard.press(key)
+    expect()(rows(w).first).to_be_focused()
+    page.wait_for_timeout(300)  # a leaked key would have acted by now
+    assert cells.evaluate_all(kinds) == before
+    expect()(cells).to_have_count(2)
+    expect()(output(page, 0).locator(".dsh")).to_have_count(1)  # the output is still there
+    page.keyboard.press("Control+Shift+c")
+    palette = page.locator(".jp-ModalCommandPalette")
+    expect()(palette).to_be_visible()
+    page.keyboard.press("Escape")
+    expect()(palette).to_be_hidden()
+
+    run_notebook(page, lab, "refine.ipynb")  # the grep toolbar's select and button as well
+    w = widget(page, 0)
+    page.locator(f"{ACTIVE} .jp-Cell").first.click(position={"x": 5, "y": 5})
+    for control in (w.locator(".dsh-mode"), w.locator(".dsh-case")):
+        control.focus()
+        for key in CELL_KEYS:
+            page.keyboard.press(key)
+    page.wait_for_timeout(300)
+    expect()(page.locator(f"{ACTIVE} .jp-CodeCell")).to_have_count(1)
+    expect()(page.locator(f"{ACTIVE} .jp-MarkdownCell")).to_have_count(0)
+    expect()(w.locator(".dsh-notice")).to_have_text("No matches found")  # nor did they ask grep again
+
+
 def test_busy_state_shows_at_once_and_clicks_do_not_queue(page, lab):
     run_notebook(page, lab, "slow.ipynb")
     w = widget(page, 1)

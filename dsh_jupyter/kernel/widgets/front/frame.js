@@ -31,7 +31,7 @@ export function createFrame(model, el, view) {
   const gone = h("div", { class: "dsh-gone", role: "alert" },
     "This explorer's kernel has restarted or stopped, so it cannot fetch anything. Re-run this cell to explore again.");
   const root = h("div", {
-    class: `dsh dsh-${view}`, "data-lm-suppress-shortcuts": "true", role: "region",
+    class: `dsh dsh-${view}`, role: "region",
     "aria-label": `dsh ${view}`,
   }, gone, titleBar, controls, notice, error, body, footer, modelBox);
   el.append(root);
