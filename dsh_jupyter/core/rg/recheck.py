@@ -26,12 +26,17 @@ _DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os,
 _FILE = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
-def read_lines(fd: int, wanted: set[int]) -> dict[int, bytes]:
+def read_lines(fd: int, wanted: set[int], keep: int | None = None) -> dict[int, bytes]:
     """The raw lines ``wanted`` (1-based, with their terminators) of the file open as ``fd``, read
-    from its start (``pread``: the descriptor's offset is left alone) up to the highest one."""
+    from its start (``pread``: the descriptor's offset is left alone) up to the highest one.
+
+    With ``keep``, a line longer than ``keep`` bytes is held as its first ``keep`` bytes and no
+    terminator, and no more of it is kept in memory while its end is looked for: a minified
+    bundle's 10 MB line costs ``keep`` bytes, not 10 MB copied again with every chunk read.
+    """
     last = max(wanted) if wanted else 0
     out: dict[int, bytes] = {}
-    number, carry, pos = 0, b"", 0
+    number, carry, pos, cut = 0, b"", 0, False  # cut: carry is the start of a longer line
     while number < last:
         chunk = os.pread(fd, 1 << 20, pos)
         pos += len(chunk)
@@ -39,16 +44,21 @@ def read_lines(fd: int, wanted: set[int]) -> dict[int, bytes]:
             if carry:
                 number += 1
                 if number in wanted:
-                    out[number] = carry
+                    out[number] = carry[:keep] if keep is not None else carry
             break
         pieces = (carry + chunk).split(b"\n")
         carry = pieces.pop()
-        for piece in pieces:
+        for k, piece in enumerate(pieces):
             number += 1
             if number in wanted:
-                out[number] = piece + b"\n"
+                long = keep is not None and (len(piece) > keep or (k == 0 and cut))
+                out[number] = piece[:keep] if long else piece + b"\n"
             if number >= last:
                 break
+        if pieces:
+            cut = False
+        if keep is not None and len(carry) > keep:
+            carry, cut = carry[:keep], True
     return out
 
 
@@ -119,13 +129,14 @@ class Rechecker:
             return None
         return f
 
-    def lines(self, rel: str, wanted: set[int]) -> dict[int, bytes] | None:
-        """The raw lines ``wanted`` (1-based, with their terminators) of the file ``rel``, or None."""
+    def lines(self, rel: str, wanted: set[int], keep: int | None = None) -> dict[int, bytes] | None:
+        """The raw lines ``wanted`` (1-based, with their terminators) of the file ``rel``, or None;
+        ``keep`` as ``read_lines``."""
         f = self.open_regular(rel)
         if f is None:
             return None
         try:
-            return read_lines(f, wanted)
+            return read_lines(f, wanted, keep)
         finally:
             os.close(f)
 

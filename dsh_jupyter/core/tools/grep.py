@@ -205,7 +205,8 @@ def _confirmed(check: Rechecker, found: FileBlocks | Matches, limit: int) -> Fil
     keep = []
     for block, path in enumerate(found.paths):
         lines = found.lines(block)
-        held = check.lines(_relative(path), {number for number, _ in lines}) or {}
+        # rg printed at most the start of a long line: that start is all that must be compared
+        held = check.lines(_relative(path), {number for number, _ in lines}, 4 * preview_columns(limit) + 8) or {}
         keep.append(
             [k for k, (number, text) in enumerate(lines) if number in held and _same_line(held[number], text, limit)]
         )

@@ -38,7 +38,7 @@ def add_context(root: SearchRoot, matches: list[dict], around: int, limit: int) 
             group.sort(key=lambda m: m["line"])
             ranges = _ranges([m["line"] for m in group], around)
             wanted = {n for before, after in ranges for n in (*before, *after)}
-            held = _lines(root, check, path, wanted) if wanted else {}
+            held = _lines(root, check, path, wanted, 4 * limit + 8) if wanted else {}
             for match, (before, after) in zip(group, ranges):
                 match["before"] = [[n, _shown(held[n], limit)] for n in before if n in held]
                 match["after"] = [[n, _shown(held[n], limit)] for n in after if n in held]
@@ -58,14 +58,15 @@ def _ranges(lines: list[int], around: int) -> list[tuple[range, range]]:
     return out
 
 
-def _lines(root: SearchRoot, check: Rechecker, path: str, wanted: set[int]) -> dict[int, bytes]:
+def _lines(root: SearchRoot, check: Rechecker, path: str, wanted: set[int], keep: int) -> dict[int, bytes]:
+    """The wanted lines of one shown file, each held as at most its first ``keep`` bytes."""
     if not root.is_dir:
-        return read_lines(root.fd, wanted)
+        return read_lines(root.fd, wanted, keep)
     fd = check.open_regular(path.removeprefix(root.prefix))
     if fd is None:
         return {}  # gone, or no longer a regular file beneath the root
     try:
-        return read_lines(fd, wanted)
+        return read_lines(fd, wanted, keep)
     finally:
         os.close(fd)
 
