@@ -88,7 +88,7 @@ def _given(**kwargs) -> dict:
 
 
 def _list(m, a, cell):
-    return m.call("list", _given(path=a.path, offset=a.offset))
+    return m.call("list", _given(path=a.path, offset=a.offset, details=a.details))
 
 
 def _glob(m, a, cell):
@@ -227,7 +227,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         Subcommand(
             "list",
             "List one page of a directory's direct children.",
-            ((("path",), _PATH), (("--offset",), _OFFSET)),
+            (
+                (("path",), _PATH),
+                (("--offset",), _OFFSET),
+                (("--details",), {"action": "store_true", "help": "each file's size and modification time"}),
+            ),
             _list,
         ),
         Subcommand(

@@ -64,6 +64,17 @@ def test_listing_pages_one_page_at_a_time(make_ws, big):
     assert widget_calls(ws) == [("list", {"path": "big", "offset": o}) for o in (201, 401, 201, 1)]
 
 
+def test_a_listing_asked_with_details_keeps_asking_for_them(make_ws, big):
+    """The table shows sizes and times either way; the model view shows the text the model gets."""
+    ws = make_ws(list_max_entries=200)
+    view = ListingView(ws, ws.session, result=shown(ws, "list", path="big", details=True))
+    assert "file000.txt  (1 byte, " in view.model_text
+    act(view, "page", where="next")
+    assert widget_calls(ws) == [("list", {"path": "big", "offset": 201, "details": True})]
+    assert view.model_text == ws.run("list", path="big", offset=201, details=True).text
+    assert "file200.txt  (201 bytes, " in view.model_text
+
+
 def test_listing_last_page_and_a_bad_jump_keeps_the_page(make_ws, big):
     ws = make_ws()
     view = ListingView(ws, ws.session, path="big", offset=401)

@@ -143,7 +143,7 @@ def test_every_tool_call_text_equals_rest(server):
     assert len(errors) >= 15 and len(errors) < len(STEPS) - 10  # both kinds are covered
     assert text_of(over_mcp[5]) == "Error: offset must be at least 1"
     assert text_of(over_mcp[6]) == "Error: path must be a string"
-    assert text_of(over_mcp[7]) == 'Error: unknown argument "bogus" (this tool takes: path, offset)'
+    assert text_of(over_mcp[7]) == 'Error: unknown argument "bogus" (this tool takes: path, offset, details)'
     assert text_of(over_mcp[11]) == "Error: pattern is required"
     assert value_of(over_mcp[7])["code"] == "ARGUMENT_INVALID"
     assert "sampled across" in text_of(over_mcp[9]) and "Full sorted result stored at: /" in text_of(over_mcp[9])

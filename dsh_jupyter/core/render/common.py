@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 
 from ..text.quoting import quote_name
 
-__all__ = ["count", "envelope"]
+__all__ = ["count", "envelope", "human_size", "utc_time"]
 
 
 def count(n: int, singular: str, plural: str | None = None) -> str:
@@ -24,3 +25,18 @@ def envelope(display: str, kind: str, lines: Iterable[str], footer: str) -> str:
     if body:
         body += "\n"
     return f"<path>{quote_name(display)}</path>\n<type>{kind}</type>\n<content>\n{body}{footer}\n</content>"
+
+
+def human_size(n: int) -> str:
+    """Bytes as a person reads them: ``532 B``, ``1.2 KiB``, ``16.4 MiB`` (binary units, one decimal)."""
+    value, unit = float(n), 0
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+    while value >= 1024 and unit < len(units) - 1:
+        value /= 1024
+        unit += 1
+    return f"{n} B" if unit == 0 else f"{value:.1f} {units[unit]}"
+
+
+def utc_time(seconds: float) -> str:
+    """A modification time to the second, in UTC: ``2026-11-30 14:02:11 UTC``."""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))

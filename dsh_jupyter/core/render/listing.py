@@ -10,7 +10,7 @@ import json
 import re
 
 from ..text.quoting import quote_name
-from .common import count, envelope
+from .common import count, envelope, human_size, utc_time
 
 __all__ = ["list_footer", "render_list", "render_list_dir"]
 
@@ -41,9 +41,32 @@ def list_footer(offset: int, shown: int, total: int, counts: dict, hidden: int =
     return f"(Showing entries {offset}-{last} of {total}: {_composition(counts)}{left_out}. {order} {tail})"
 
 
+# With details, a file's row ends with this; a name that holds it is quoted, so a bare name
+# cannot pass for a row with details of its own.
+_DETAILS = "  ("
+
+
+def _with_details(entry: dict) -> str:
+    """``name  (1.2 KiB, 1234 bytes, 2026-11-30 14:02:11 UTC)`` for a file (``(7 bytes, …)`` under
+    1 KiB); other rows as ever."""
+    name = entry["name"]
+    if entry["type"] != "file":
+        return quote_name(name) + _MARK[entry["type"]]
+    shown = quote_name(name, force=_DETAILS in name)
+    size, mtime = entry.get("size"), entry.get("mtime")
+    if size is None or mtime is None:
+        return f"{shown}  (size and time unknown)"
+    exact = count(size, "byte")
+    return f"{shown}  ({exact if size < 1024 else human_size(size) + ', ' + exact}, {utc_time(mtime)})"
+
+
 def render_list(value: dict) -> str:
-    """``value`` is the canonical ``list`` value (path, offset, entries, totalEntries, counts)."""
-    lines = [quote_name(e["name"]) + _MARK[e["type"]] for e in value["entries"]]
+    """``value`` is the canonical ``list`` value (path, offset, entries, totalEntries, counts);
+    with ``details`` each file row ends with its size and modification time."""
+    if value.get("details"):
+        lines = [_with_details(e) for e in value["entries"]]
+    else:
+        lines = [quote_name(e["name"]) + _MARK[e["type"]] for e in value["entries"]]
     footer = list_footer(
         value["offset"], len(lines), value["totalEntries"], value["counts"], value.get("hiddenEntries", 0)
     )

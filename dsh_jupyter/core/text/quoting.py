@@ -73,9 +73,10 @@ def _escape(ch: str) -> str:
     return ch
 
 
-def quote_name(name: str) -> str:
-    """Return ``name`` bare, or as a JSON string when bare text could forge structure."""
-    if not needs_quoting(name):
+def quote_name(name: str, force: bool = False) -> str:
+    """Return ``name`` bare, or as a JSON string when bare text could forge structure (always with
+    ``force``: a caller that appends its own text to the row knows a form bare names could forge)."""
+    if not force and not needs_quoting(name):
         return name
     body = "".join(_escape(ch) for ch in name).replace("</", "<\\/")
     return f'"{body}"'

@@ -19,7 +19,7 @@ from ..fs.files import Listing, entry_details
 from ..render.listing import render_list
 from ..text.quoting import has_raw_bytes, in_message
 from .context import CallContext
-from .spec import INTEGER, NUMBER, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
+from .spec import BOOLEAN, INTEGER, NUMBER, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
 
 __all__ = ["LIST", "execute_list", "folder_scan", "opened_folder", "visible_entries"]
 
@@ -81,7 +81,7 @@ def execute_list(ctx: CallContext, args: dict) -> dict:
             row = _row(name, kind)
             row.update(entry_details(fd, name))
             rows.append(row)
-        return {
+        value = {
             "path": target.display,
             "offset": offset,
             "entries": rows,
@@ -89,6 +89,9 @@ def execute_list(ctx: CallContext, args: dict) -> dict:
             "counts": counts,
             "hiddenEntries": hidden,
         }
+        if args.get("details"):
+            value["details"] = True
+        return value
 
 
 def _visible(ctx: CallContext, entries: Listing, folder_real: str) -> tuple[Listing, int]:
@@ -123,6 +126,7 @@ LIST_OUTPUT = value_schema(
         "totalEntries": INTEGER,
         "counts": value_schema({"directories": INTEGER, "files": INTEGER, "other": INTEGER}),
         "hiddenEntries": INTEGER,
+        "details": BOOLEAN,
     },
     ("path", "offset", "entries", "totalEntries", "counts"),
 )
@@ -140,6 +144,10 @@ LIST = ToolSpec(
         {
             "path": {**PATH, "description": "Directory to list, relative to the working directory."},
             "offset": {**OFFSET, "description": "1-based entry to start the page at (default 1)."},
+            "details": {
+                **BOOLEAN,
+                "description": "Add each file's size (human and exact) and modification time (UTC) to its row.",
+            },
         }
     ),
     output_schema=LIST_OUTPUT,

@@ -79,6 +79,9 @@ class ListingView(DshView):
         self.kind, self.title = "listing", "list"
         self.page_size = workspace.settings.list_max_entries
         self.stamp = None
+        # asked with details: every page it fetches asks for them too (the table shows sizes and
+        # times either way; the model view shows the text the model would get)
+        self.details = bool(result is not None and result.value.get("details"))
         with self.hold_sync():
             if result is not None:
                 self.show_model(result)
@@ -111,7 +114,8 @@ class ListingView(DshView):
             self.filter = ""  # a filter belongs to the folder it was typed in
         if self.model_order() or entering:
             # The model's own page: the rows when unsorted; else the footer and model text of the folder.
-            result = self.call("list", path=path, offset=offset if self.model_order() else 1)
+            more = {"details": True} if self.details else {}
+            result = self.call("list", path=path, offset=offset if self.model_order() else 1, **more)
             if not self.accept(result):
                 return False
             self.show_model(result)

@@ -214,7 +214,7 @@ def test_bad_path_arguments(ws):
     assert_error(ws.run("list", path=3), "ARGUMENT_INVALID", "path must be a string")
     assert_error(ws.run("list", path="a\0b"), "ARGUMENT_INVALID", "path must not contain a NUL character")
     assert_error(ws.run("list", dir="."), "ARGUMENT_INVALID",
-                 'unknown argument "dir" (this tool takes: path, offset)')
+                 'unknown argument "dir" (this tool takes: path, offset, details)')
 
 
 # -- names that could forge structure ---------------------------------------------------------
@@ -322,3 +322,43 @@ def test_listing_records_no_observation(ws, root, tree):
     tree(root, {"f.txt": "x\n"})
     ws.run("list")
     assert ws.store.observed_version(ws.key("s1"), str(root / "f.txt")) is None
+
+
+# -- details --------------------------------------------------------------------------------------
+
+T0 = 1_764_513_731  # 2025-11-30 14:42:11 UTC
+
+
+def test_details_add_size_and_time_to_file_rows_only(ws, root, tree):
+    tree(root, {"sub": {}, "small.txt": "x" * 7, "big.bin": b"\0" * 1_234_567, "kilo.txt": "k" * 1024})
+    for name in ("small.txt", "big.bin", "kilo.txt"):
+        os.utime(root / name, (T0, T0))
+    os.symlink("small.txt", root / "link")
+    r = ws.run("list", details=True)
+    assert r.text == env(".", [
+        "sub/",
+        "big.bin  (1.2 MiB, 1234567 bytes, 2025-11-30 14:42:11 UTC)",
+        "kilo.txt  (1.0 KiB, 1024 bytes, 2025-11-30 14:42:11 UTC)",
+        "small.txt  (7 bytes, 2025-11-30 14:42:11 UTC)",
+        "link@",
+    ], "(5 entries: 1 directory, 3 files, 1 other)")
+    assert r.value["details"] is True
+    # the default text stays as it was
+    assert ws.run("list").text == env(".", ["sub/", "big.bin", "kilo.txt", "small.txt", "link@"],
+                                      "(5 entries: 1 directory, 3 files, 1 other)")
+
+
+def test_a_name_cannot_pass_for_a_row_with_details(ws, root, tree):
+    tree(root, {"a.txt  (9 GiB, 1 bytes, 2000-01-01 00:00:00 UTC)": "x", "one byte": "y"})
+    for name in os.listdir(root):
+        os.utime(root / name, (T0, T0))
+    r = ws.run("list", details=True)
+    assert r.text == env(".", [
+        '"a.txt  (9 GiB, 1 bytes, 2000-01-01 00:00:00 UTC)"  (1 byte, 2025-11-30 14:42:11 UTC)',
+        "one byte  (1 byte, 2025-11-30 14:42:11 UTC)",
+    ], "(2 entries: 0 directories, 2 files)")
+
+
+def test_details_must_be_a_boolean(ws):
+    r = ws.run("list", details="yes")
+    assert r.is_error and r.text == "Error: details must be true or false"
