@@ -4,9 +4,9 @@
 //
 // Why it exists: a person should be able to browse without the mouse, and keys pressed while
 // the view has focus must not reach JupyterLab's notebook shortcuts: every plain key stops at the
-// view's root (the root also carries data-lm-suppress-shortcuts, which alone let them through);
-// Ctrl, Alt and Meta combinations, Shift+Enter, Tab and Escape go on. It never sends a request
-// itself: it calls the view's handlers.
+// view's root, and so does Enter with any modifier (it would run the cell); JupyterLab's other
+// Ctrl, Alt and Meta combinations, Tab and Escape go on. It never sends a request itself: it
+// calls the view's handlers.
 
 export const ROW = "[data-row]";
 
@@ -86,18 +86,18 @@ export function bindKeys(root, handlers) {
     } else if (staysInside(event)) {
       // A key the view does not use still must not reach the notebook around it: JupyterLab reads
       // keys as they bubble up to the document, and in command mode m, r, x, d d, a, b, z, j and
-      // k would change, cut, add or move cells. Its default action (typing, a select's choice)
-      // is kept; combinations with Ctrl, Alt or Meta (the command palette, save), Shift+Enter,
-      // Tab and an unused Escape go on as ever.
+      // k would change, cut, add or move cells, and Enter with any modifier would run one. Its
+      // default action (typing, a select's choice) is kept; other combinations with Ctrl, Alt or
+      // Meta (the command palette, save, switching tabs), Tab and an unused Escape go on.
       event.stopPropagation();
     }
   });
 }
 
 function staysInside(event) {
+  if (event.key === "Enter") return true; // Shift+Enter, Ctrl+Enter, Alt+Enter would run the cell
   if (event.ctrlKey || event.metaKey || event.altKey) return false;
-  if (event.key === "Tab" || event.key === "Escape") return false;
-  return !(event.key === "Enter" && event.shiftKey);
+  return event.key !== "Tab" && event.key !== "Escape";
 }
 
 /**
