@@ -45,6 +45,12 @@ def test_read_window_pages_jumps_and_shows_the_model_text(page, lab, screenshot_
     expect()(window_status(w)).to_have_text("lines 30-40 of 40")
     w.locator(".dsh-window .dsh-prev").click()  # after a jump: one window back
     expect()(window_status(w)).to_have_text("lines 18-29 of 40")
+    box = w.locator(".dsh-window .dsh-jump")
+    box.fill("400")
+    box.press("Enter")  # out of range: its error once, the window as it was
+    expect()(w.locator(".dsh-error")).to_have_count(1)
+    expect()(w.locator(".dsh-error")).to_have_text('Error: offset 400 is out of range for "src/app/main.py" (40 lines)')
+    expect()(window_status(w)).to_have_text("lines 18-29 of 40")
     code = w.locator(".dsh-window .dsh-code").first
     assert "monospace" in code.evaluate("el => getComputedStyle(el).fontFamily")
     w.locator(".dsh-model-toggle").click()

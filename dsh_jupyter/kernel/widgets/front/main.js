@@ -17,7 +17,8 @@ function renderRead(model, el) {
   let first = true;
   function draw() {
     frame.update();
-    const section = renderWindow(model.get("panel"), frame.request);
+    // the frame already shows a failed call's error above the window: the window does not repeat it
+    const section = renderWindow({ ...model.get("panel"), error: "" }, frame.request);
     frame.body.replaceChildren(section);
     if (first) {
       requestAnimationFrame(() => revealHit(section));
