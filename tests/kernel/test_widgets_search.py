@@ -169,6 +169,19 @@ def test_call_titles_show_long_arguments_by_their_length(make_ws, big):
     assert view.titles() == ["1. python · write new.txt --content '<5000 characters>'"]
 
 
+def test_call_titles_name_their_target_however_long(make_ws, big):
+    """A long path keeps its start and its file name; a long pattern its start (not "<N characters>")."""
+    ws = make_ws()
+    deep = "projects/analysis/2026/quarterly-reports/region-north/very-long-file-name.csv"
+    ws.run("read", file_path=deep)
+    ws.run("grep", pattern="x" * 100, path="src")
+    view = CallLogView(ws, ws.session)
+    assert view.titles() == [
+        "1. python · read 'projects/analysis/20…ts/region-north/very-long-file-name.csv' ERROR",  # not found
+        "2. python · grep '" + "x" * 59 + "…' src",
+    ]
+
+
 def test_spills_are_named_by_their_query_and_open(make_ws, big):
     ws = make_ws(glob_max_results=5)
     ws.run("glob", pattern="*.txt", path="big")

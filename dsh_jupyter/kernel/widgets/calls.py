@@ -30,13 +30,21 @@ _LONG = 60  # an argument longer than this is shown by its length
 
 
 def call_title(call: dict) -> str:
-    """The call as typed: tool and key arguments, a long one shown by its length (``<N characters>``)."""
+    """The call as typed: tool and key arguments. Text a call writes is shown by its length
+    (``<N characters>``); a long path keeps its start and its file name around a ``…``, a long
+    pattern its start, so a row always names what the call was about."""
     args = {}
     for key, value in (call.get("args") or {}).items():
-        if isinstance(value, str) and (len(value) > _LONG or key in ("content", "old_string", "new_string")):
-            args[key] = f"<{len(value)} characters>"
-        else:
+        if not isinstance(value, str):
             args[key] = value
+        elif key in ("content", "old_string", "new_string"):
+            args[key] = f"<{len(value)} characters>"
+        elif len(value) <= _LONG:
+            args[key] = value
+        elif key in ("file_path", "path"):
+            args[key] = value[: _LONG // 3] + "…" + value[-(_LONG - _LONG // 3 - 1) :]
+        else:
+            args[key] = value[: _LONG - 1] + "…"
     return query_name(call["tool"], args)
 
 

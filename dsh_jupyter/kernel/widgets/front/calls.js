@@ -61,7 +61,7 @@ export function renderCalls(model, el) {
       h("div", { role: "gridcell", class: "dsh-cell dsh-time", title: exactTime(call.started) }, clock(call.started)),
       h("div", { role: "gridcell", class: "dsh-cell dsh-surface" }, call.surface),
       h("div", { role: "gridcell", class: "dsh-cell dsh-call-title" }, h("code", { class: "dsh-code" }, call.title)),
-      h("div", { role: "gridcell", class: "dsh-cell dsh-ms" }, `${call.ms} ms`),
+      h("div", { role: "gridcell", class: "dsh-cell dsh-ms", title: `${call.ms} ms` }, duration(call.ms)),
       h("div", { role: "gridcell", class: "dsh-cell dsh-flag" }, call.error ? h("span", { class: "dsh-badge-error" }, "ERROR") : "")));
       if (open) {
         list.append(h("div", { role: "row", class: "dsh-panel-row" }, h("div", { role: "gridcell" },
@@ -126,4 +126,11 @@ export function renderSpills(model, el) {
   draw();
   firstRow(root, false);
   return () => frame.dispose();
+}
+
+/** A duration whole in its column: 12.3 ms under a second, 2.35 s from one second, 95 s from 100 s. */
+export function duration(ms) {
+  if (ms < 1000) return `${ms} ms`;
+  const s = ms / 1000;
+  return s < 100 ? `${s.toFixed(2)} s` : `${Math.round(s)} s`;
 }

@@ -1,0 +1,26 @@
+"""Pure functions of the widgets' front end, run in Node as the browser runs them (ES modules)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+FRONT = Path(__file__).resolve().parents[2] / "dsh_jupyter" / "kernel" / "widgets" / "front"
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js to run the front end's modules")
+
+
+def run_js(module: str, expression: str):
+    code = f"import * as m from {json.dumps(str(FRONT / module))}; console.log(JSON.stringify({expression}));"
+    out = subprocess.run(["node", "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_call_durations_are_shown_whole():
+    got = run_js("calls.js", "[12.3, 999.9, 1000, 2354.8, 99994, 123456].map(m.duration)")
+    assert got == ["12.3 ms", "999.9 ms", "1.00 s", "2.35 s", "99.99 s", "123 s"]
