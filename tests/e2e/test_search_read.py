@@ -168,7 +168,7 @@ def test_code_keeps_its_spacing_in_a_monospace_font(page, lab):
 def test_glob_and_the_saved_result_whose_paths_are_links(page, lab, screenshot_dir):
     run_notebook(page, lab, "glob.ipynb")
     w = widget(page, 1)
-    expect()(w.locator(".dsh-summary")).to_have_text(re.compile(r"^in \.: 12 of \d+ paths"))
+    expect()(w.locator(".dsh-summary")).to_have_text(re.compile(r"^in \.: 12 of \d+ paths .*, oldest first in each$"))
     expect()(footer(w)).to_contain_text("sampled across")
     expect()(w.locator(".dsh-group-head", has_text="big/")).to_be_visible()
     screenshot(page, output(page, 1), screenshot_dir / "glob.png")

@@ -89,6 +89,7 @@ def test_glob_groups_and_opens_the_spill(make_ws, big):
     view = view_for(result)
     assert isinstance(view, GlobView)
     assert [g["key"] for g in view.groups] == ["big/", "long.txt"]
+    assert view.summary == "in .: 20 of 452 paths in 2 top-level entries shown, oldest first in each"
     assert sum(len(g["paths"]) for g in view.groups) == 20
     assert view.footer == result.footer() and "sampled across 2 of the 2 top-level entries" in view.footer
     act(view, "spill")

@@ -87,8 +87,10 @@ class GlobView(_SearchView):
         self.subject = value["pattern"]
         root = quote_name(value.get("root", "."))
         n = len(self.grouped)
+        # the order inside a group is the tool's: oldest first (a cue, since names alone do not show it)
         self.summary = (
             f"in {root}: {shown:,} of {total:,} paths in {n:,} top-level {'entry' if n == 1 else 'entries'} shown"
+            ", oldest first in each"
         )
         self.groups = [
             {
