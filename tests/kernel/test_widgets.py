@@ -281,6 +281,15 @@ def test_read_view_pages_and_jumps(make_ws, big):
     assert all(t == "read" for t, _ in widget_calls(ws))
 
 
+def test_a_streamed_window_says_the_file_goes_on(make_ws, big):
+    """A big file is read as a stream and its lines are not counted: the status says there is more."""
+    ws = make_ws(read_stream_min_size=1000)
+    view = ReadView(ws, ws.session, path="long.txt")
+    assert view.total is None and view.status == "lines 1-2,000 of at least 2,001"
+    act(view, "window", op="jump", line=4990)
+    assert view.status == "lines 4,990-5,000 of 5,000"  # the last window knows the total
+
+
 def test_previous_exactly_undoes_next_in_a_byte_capped_window(make_ws, root, tree):
     lines = [("y" * 900 if i % 3 == 0 else "short") for i in range(1, 3001)]
     tree(root, {"wide.txt": "\n".join(lines) + "\n"})

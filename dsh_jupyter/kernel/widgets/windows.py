@@ -158,7 +158,8 @@ class ReadWindow:
         if not self.lines:
             return f"no {noun}"
         last = self.offset + len(self.lines) - 1
-        of = "" if self.total is None else f" of {self.total:,}"
+        # a streamed window of a big file ends before the file does, whose lines were not counted
+        of = f" of at least {last + 1:,}" if self.total is None else f" of {self.total:,}"
         return f"{noun} {self.offset:,}-{last:,}{of}"
 
     def state(self) -> dict:
