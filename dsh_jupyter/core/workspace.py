@@ -128,6 +128,10 @@ class Workspace:
         self.folders = FolderCache(s.list_cache_max_entries) if s.list_cache_max_entries else None
         self.lines = LineIndex(s.read_index_max_files) if s.read_index_max_files else None
         self.notebooks = NotebookTree(s.notebook_tree_max_folders) if s.notebook_tree_max_folders else None
+        # The cancel events of the calls running now: a server that stops sets them all, so a
+        # search in progress kills its rg at once instead of holding the exit until its timeout.
+        self._running: set[threading.Event] = set()
+        self._running_lock = threading.Lock()
         self.fence = Fencing(self.settings.landlock, self.rg)
         self.registry: dict[str, ToolSpec] = build_registry(self.rg)
         try:
@@ -273,7 +277,13 @@ class Workspace:
                 spill_quota=admission.spill_quota,
                 spill_owner=caller.quota_owner or user,
             )
-            value = spec.execute(ctx, clean)
+            with self._running_lock:
+                self._running.add(ctx.cancel)
+            try:
+                value = spec.execute(ctx, clean)
+            finally:
+                with self._running_lock:
+                    self._running.discard(ctx.cancel)
             text, is_error = spec.render(value), False
         except ToolError as exc:
             value, text, is_error = exc.as_value(), f"Error: {exc.message}", True
@@ -286,6 +296,15 @@ class Workspace:
         result = Result(tool, text, value, is_error, session, call_id, duration_ms)
         self._log_call(result, args, caller.surface, started, user, read_only=not caller.may_write)
         return result
+
+    def cancel_running(self) -> int:
+        """Cancel every call running now (a search kills its rg, as a caller who left does); the
+        number of calls told. For a server that stops: its exit need not wait for a search."""
+        with self._running_lock:
+            running = list(self._running)
+        for event in running:
+            event.set()
+        return len(running)
 
     def browse(
         self,

@@ -161,6 +161,13 @@ class DshJupyter(SettingTraits, ExtensionApp):
         self.handlers.extend(mcp.route_table())
 
     async def stop_extension(self) -> None:
+        workspace = self.settings.get("dsh_jupyter_workspace")
+        if workspace is not None:
+            # a running search kills its rg now: Python's exit joins the executor's threads, and
+            # a search left running would hold the server's exit until its timeout
+            told = workspace.cancel_running()
+            if told:
+                self.log.info("dsh_jupyter: cancelled %d running call(s) at shutdown", told)
         endpoint = self.settings.get("dsh_jupyter_mcp")
         if endpoint is not None:
             await endpoint.stop()

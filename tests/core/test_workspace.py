@@ -11,6 +11,7 @@ import pytest
 from dsh_jupyter import Result, Workspace
 
 from conftest import Link, assert_error
+from servers import marker  # noqa: F401 (a fixture)
 
 
 @pytest.fixture
@@ -246,3 +247,29 @@ def test_python_calls_record_the_os_user(ws, root):
     assert [c["user"] for c in calls] == [os_user(), "agent-bob"]
     assert [c["user"] for c in ws.calls(user="agent-bob")["calls"]] == ["agent-bob"]
     assert ws.sessions()[0]["user"] == os_user()
+
+
+def test_cancel_running_stops_a_search_in_progress(tmp_path, marker):
+    """What a stopping server calls: every running call is cancelled, a search's rg is killed."""
+    import threading
+    import time
+
+    from servers import processes_with  # noqa: PLC0415
+
+    script = tmp_path / "rg-hangs"
+    script.write_text(f"#!/bin/sh\nexec sleep {marker}\n")
+    script.chmod(0o755)
+    root = tmp_path / "root"
+    root.mkdir()
+    ws = Workspace(root, state_path=tmp_path / "s.sqlite", rg_path=str(script))
+    assert ws.cancel_running() == 0
+    results = []
+    thread = threading.Thread(target=lambda: results.append(ws.run("grep", pattern="x")))
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert ws.cancel_running() == 1
+    thread.join(timeout=10)
+    assert results[0].text == "Error: grep was cancelled before it finished"
+    assert processes_with(marker) == []
