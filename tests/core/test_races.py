@@ -117,6 +117,8 @@ READ_ONLY_CALLS = {
     "grep-root": ("grep", {"pattern": "TEXT|SECRET"}),
     "grep-folder": ("grep", {"pattern": "TEXT|SECRET", "path": "flipdir"}),
     "grep-file": ("grep", {"pattern": "TEXT|SECRET", "path": "flip"}),
+    "grep-count": ("grep", {"pattern": "TEXT|SECRET", "output_mode": "count"}),  # rg counts under Landlock
+    "grep-context": ("grep", {"pattern": "TEXT|SECRET", "context": 2, "path": "flipdir"}),
     "glob-root": ("glob", {"pattern": "*"}),
     "glob-folder": ("glob", {"pattern": "*", "path": "flipdir"}),
 }
@@ -140,6 +142,44 @@ def test_reading_tools_never_show_outside(arena, tmp_path, mode, call):
         stop_racer(racer)
     assert snapshot(outside) == before
     assert seen.get("ok", 0) > 0, seen  # the race did not simply make the tool refuse everything
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_dated_glob_walk_never_shows_outside(arena, tmp_path, mode):
+    """glob's one dated walk (times spread across folders) against the same racer: the dating is
+    the recheck, through folder descriptors opened beneath the root with no symlink followed."""
+    import random
+
+    from dsh_jupyter.core.tools.globsplit import plan_split
+    from dsh_jupyter.core.tools.globtimes import times_follow_folders
+
+    root, outside = arena
+    rng = random.Random(7)
+    for k in range(4):
+        for i in range(8):
+            path = root / f"pkg{k}" / f"f{i}.txt"
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(f"{INSIDE} {k} {i}\n")
+            stamp = 1_700_000_000 + rng.randrange(10**7)
+            os.utime(path, (stamp, stamp))
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        split = plan_split(fd, lambda rel: False)
+        assert split is not None and not times_follow_folders(fd, split.b_dirs)  # glob takes the dated walk
+    finally:
+        os.close(fd)
+    ws = Workspace(root, session="race", state_path=tmp_path / "state.sqlite", glob_max_results=1000, **mode)
+    before = snapshot(outside)
+    seen: dict = {}
+    racer = start_racer(root)
+    try:
+        for _ in range(-(-ITERATIONS // 4)):
+            result = ws.run("glob", pattern="*")
+            check(result, seen)
+    finally:
+        stop_racer(racer)
+    assert snapshot(outside) == before
+    assert seen.get("ok", 0) > 0, seen
 
 
 @pytest.mark.parametrize("mode", MODES)
