@@ -6,6 +6,7 @@ Real files, real rg, real notebooks; the spill and the value are read back as an
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -13,6 +14,7 @@ import pytest
 from nbformat import v4
 
 from dsh_jupyter import Workspace
+from dsh_jupyter.core.rg.runner import find_rg
 
 HINT = "Use read with offset/limit, or grep this path to search within it."
 CONTEXT = " (rows Line N- are context, not matches)"
@@ -262,3 +264,41 @@ def test_rg_count_output_is_read_without_doubt() -> None:
     for bad in (b"./a\x00x\n", b"./a\x003\n./b", b"./a\x003"):
         with pytest.raises(ValueError, match="malformed rg --count output"):
             parse_counts(bad)
+
+
+# ------------------------------------------------------------------------ hostile and odd files
+
+
+def test_binary_and_non_utf8_files_count_as_their_lines_are_searched(root: Path, tmp_path: Path) -> None:
+    """A binary file is skipped and said so in every mode; a line that is not UTF-8 counts, and
+    as context it is shown with U+FFFD, as a match is."""
+    (root / "blob.bin").write_bytes(b"TODO\x00\x01\x02 TODO\n")
+    (root / "latin.txt").write_bytes(b"caf\xe9\nTODO here\n")
+    ws = make(root, tmp_path)
+    content = ws.run("grep", pattern="TODO", context=1)
+    counted = ws.run("grep", pattern="TODO", output_mode="count")
+    assert counted.value["totalMatches"] == content.value["totalMatches"]
+    assert [r["path"] for r in counted.value["fileCounts"]] == sorted({m["path"] for m in content.value["matches"]})
+    assert "blob.bin" not in content.text + counted.text
+    latin = next(m for m in content.value["matches"] if m["path"] == "latin.txt")
+    assert latin["before"] == [[1, "caf\ufffd"]]
+    assert "latin.txt\nLine 1- caf\ufffd\nLine 2: TODO here" in content.text
+
+
+def test_counting_modes_fail_as_the_line_search_does(root: Path, tmp_path: Path) -> None:
+    bad = make(root, tmp_path).run("grep", pattern="(", output_mode="files_with_matches")
+    assert bad.value["code"] == "SEARCH_INVALID_PATTERN" and bad.text.startswith("Error: invalid pattern: ")
+    copy = tmp_path / "rg-copy"  # an rg that vanishes after the workspace found it
+    shutil.copy(find_rg(), copy)
+    copy.chmod(0o755)
+    ws = make(root, tmp_path, rg_path=str(copy))
+    copy.unlink()
+    gone = ws.run("grep", pattern="x", output_mode="count")
+    assert gone.text == "Error: grep failed: the ripgrep (rg) binary could not be started"
+
+
+def test_a_file_root_counts_and_gives_context(root: Path, tmp_path: Path) -> None:
+    ws = make(root, tmp_path)
+    assert ws.run("grep", pattern="o", path="src/a.py", output_mode="count").text == (
+        "Found 4 matches in 1 file, by match count, most first\n\nsrc/a.py: 4"
+    )
