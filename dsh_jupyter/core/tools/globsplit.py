@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import errno
 import os
-import stat as statmod
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -244,17 +243,7 @@ class Stamper:
         return -1 if st is None else st.st_mtime_ns
 
     def many(self, rels: list[str]) -> list[int]:
-        folder, stat, regular = self.check.folder, os.stat, statmod.S_ISREG
-        out = []
-        for rel in rels:
-            parent, _, leaf = rel.rpartition("/")
-            fd = folder(parent)
-            try:
-                st = stat(leaf, dir_fd=fd, follow_symlinks=False) if fd is not None and leaf else None
-            except OSError:
-                st = None
-            out.append(st.st_mtime_ns if st is not None and regular(st.st_mode) else -1)
-        return out
+        return [-1 if mtime is None else mtime for mtime in self.check.mtimes(rels)]
 
     def close(self) -> None:
         self.check.close()

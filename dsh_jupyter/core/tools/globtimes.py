@@ -69,22 +69,10 @@ class Dating:
         self._date(text[1:].split("\0"))
 
     def _date(self, names: list[str]) -> None:
-        folder, stat = self.check.folder, os.stat
-        paths, times = self.paths, self.times
-        last, fd = None, None  # rg lists a folder's files together: its descriptor is looked up once
-        for rel in names:
-            parent, _, leaf = rel.rpartition("/")
-            if parent != last:
-                last, fd = parent, folder(parent)
-            if fd is None or not leaf:
-                continue
-            try:
-                st = stat(leaf, dir_fd=fd, follow_symlinks=False)
-            except OSError:
-                continue  # gone since rg listed it, or not reachable beneath the root
-            if st.st_mode & 0o170000 == 0o100000:  # a regular file
-                paths.append(rel)
-                times.append(st.st_mtime_ns)
+        for rel, mtime in zip(names, self.check.mtimes(names)):
+            if mtime is not None:  # gone since rg listed it, or not a regular file beneath the root
+                self.paths.append(rel)
+                self.times.append(mtime)
 
     def finish(self) -> list[str]:
         """Every dated path, oldest first, equal times by path."""
