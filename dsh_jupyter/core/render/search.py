@@ -126,6 +126,7 @@ def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
         if blocks is not None:
             return blocks
     by_path: dict[str, list[str]] = {}
+    shown_to: dict[str, int] = {}  # with context: the last line number shown in each file's block
     for match in matches:
         if isinstance(match, dict):
             path, line, text, cell = match["path"], match["line"], match["text"], match.get("cell")
@@ -137,10 +138,15 @@ def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
             rows = by_path[path] = []
         before = match.get("before") if isinstance(match, dict) else None
         if before is not None:
-            _context_rows(rows, before, line)
+            # context rows read "Line N-"; "--" where a group does not join the rows above it
+            first = before[0][0] if before else line
+            if path in shown_to and first > shown_to[path] + 1:
+                rows.append("--")
+            rows += [f"Line {n}- {t}" for n, t in before]
         rows.append(f"Line {line}: {text}" if cell is None else _cell_row(cell, line, text, ids))
         if before is not None:
             rows += [f"Line {n}- {t}" for n, t in match["after"]]
+            shown_to[path] = match["after"][-1][0] if match["after"] else line
     out: list[str] = []
     for path, rows in by_path.items():
         if out:
@@ -148,23 +154,6 @@ def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
         out.append(quote_name(path))
         out.extend(rows)
     return out
-
-
-def _context_rows(rows: list[str], before: list, line: int) -> None:
-    """Add the context lines before a match; ``--`` first when they do not join the rows above."""
-    first = before[0][0] if before else line
-    last = _last_number(rows)
-    if last is not None and first > last + 1:
-        rows.append("--")
-    rows += [f"Line {n}- {t}" for n, t in before]
-
-
-def _last_number(rows: list[str]) -> int | None:
-    """The line number of the last ``Line N: `` or ``Line N- `` row of a file's block."""
-    if not rows or not rows[-1].startswith("Line "):
-        return None
-    digits = rows[-1][5:].split(" ", 1)[0].rstrip(":-")
-    return int(digits) if digits.isdigit() else None
 
 
 def _cell_row(cell: int, line, text: str, ids: bool) -> str:
