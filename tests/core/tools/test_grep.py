@@ -724,9 +724,29 @@ def test_grep_answers_on_this_checkout_with_its_node_modules(tmp_path: Path) -> 
     repo = Path(__file__).resolve().parents[3]
     assert (repo / "dsh_jupyter" / "core" / "workspace.py").is_file()
     ws = Workspace(repo, state_path=str(tmp_path / "s.sqlite"))
+    vendored = repo / "labextension_shim" / "node_modules"
+    assert vendored.is_dir() and len(os.listdir(vendored)) > 50, "./dev test installs these packages"
     r = ws.run("grep", pattern=r"Workspace\(")
     assert not r.is_error, r.text
     assert r.value["totalMatches"] > 50 and r.text.startswith("Found ")
+    # a pattern every bundle holds: the line search, rg's own count and the paths agree
+    lines = ws.run("grep", pattern="use strict")
+    counted = ws.run("grep", pattern="use strict", output_mode="count")
+    assert not lines.is_error and not counted.is_error, (lines.text[:300], counted.text[:300])
+    assert counted.value["totalMatches"] == lines.value["totalMatches"] > 1000
+    assert counted.value["filesTotal"] == lines.value["filesTotal"]
+    assert any(row["path"].startswith("labextension_shim/node_modules/") for row in counted.value["fileCounts"])
+    # leaving the vendored tree out, in any case
+    own = ws.run("grep", pattern="USE STRICT", ignore_case=True, output_mode="files_with_matches",
+                 exclude="labextension_shim/node_modules/**")
+    assert 0 < own.value["totalMatches"] < lines.value["totalMatches"]
+    assert not any(row["path"].startswith("labextension_shim/node_modules/") for row in own.value["fileCounts"])
+    around = ws.run("grep", pattern=r"def execute_grep\(", path="dsh_jupyter", context=1)
+    assert around.text.startswith("Found 1 match (rows Line N- are context, not matches)")
+    match = around.value["matches"][0]
+    assert match["before"][0][0] == match["line"] - 1 and match["after"][0][0] == match["line"] + 1
+    assert f"Line {match['line']}: def execute_grep(" in around.text
+    assert f"\nLine {match['line'] + 1}- " in around.text
 
 
 # --------------------------------------------------------------------------- exclude
