@@ -7,6 +7,9 @@ of 2,000 lines starting at line ``--start``:
   - ``tail -n +S FILE | head -n 2000`` (the floor),
   - ``sed -n 'S,Ep;Eq' FILE``,
   - ``Workspace.run("read", file_path=…, offset=S)`` through the Python API,
+and the file's last 2,000 lines:
+  - ``tail -n 2000 FILE`` with its output read through a pipe (the floor),
+  - ``Workspace.run("read", file_path=…, offset=-2000)``, timed in turns with the floor,
 and prints the ratios and the peak memory of a process that does one such read.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,6 +49,19 @@ def main() -> int:
                                           stdout=subprocess.DEVNULL, check=True), opts.runs)
     t_tool = median_time(lambda: ws.run("read", file_path=name, offset=start), opts.runs)
 
+    # The last 2,000 lines, in turns (tail, read, tail, read, ...) so both meet the same machine.
+    # The byte cap is raised so that read shows all 2,000 lines, as tail prints them.
+    ws = Workspace(folder, state_path=os.path.join(tempfile.mkdtemp(), "s.sqlite"), read_max_bytes=1 << 20)
+    last = ws.run("read", file_path=name, offset=-2000)
+    assert not last.is_error and len(last.value["lines"]) == 2000, last.text[-300:]
+    assert last.value["lines"][-1]["number"] == -1, last.text[-300:]
+    tails, reads = [], []
+    for _ in range(max(opts.runs, 21)):
+        tails.append(median_time(lambda: subprocess.run(["tail", "-n", "2000", path], stdout=subprocess.PIPE,
+                                                        check=True), 1))
+        reads.append(median_time(lambda: ws.run("read", file_path=name, offset=-2000), 1))
+    t_last_floor, t_last = statistics.median(tails), statistics.median(reads)
+
     probe = (
         "import sys\n"
         "from dsh_jupyter import Workspace\n"
@@ -60,6 +77,9 @@ def main() -> int:
     print(f"{'tail | head':<28}{t_tail * 1000:>8.0f}{1:>8.2f}")
     print(f"{'sed -n':<28}{t_sed * 1000:>8.0f}{t_sed / t_tail:>8.2f}")
     print(f"{'read (Python API)':<28}{t_tool * 1000:>8.0f}{t_tool / t_tail:>8.2f}")
+    print("the last 2,000 lines")
+    print(f"{'tail -n 2000 (pipe)':<28}{t_last_floor * 1000:>8.1f}{1:>8.2f}")
+    print(f"{'read offset=-2000':<28}{t_last * 1000:>8.1f}{t_last / t_last_floor:>8.2f}")
     print(f"peak memory growth of one read: {(after_kib - before_kib) / 1024:.1f} MiB "
           f"(process peak {after_kib / 1024:.0f} MiB; this process {int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0]) / 1024:.0f} MiB)")
     return 0

@@ -265,7 +265,10 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "Read a window of a text file as numbered lines.",
             (
                 (("file",), {"metavar": "FILE"}),
-                (("--offset",), _OFFSET),
+                (
+                    ("--offset",),
+                    {**_INT, "help": "1-based line to start at; negative: from the end (-200: the last 200)"},
+                ),
                 (("--limit",), {**_INT, "help": "lines to show (default and maximum: read_limit)"}),
             ),
             _read,

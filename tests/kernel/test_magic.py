@@ -26,6 +26,7 @@ SAME_CALLS = [
     ("grep hello src --include *.py", "grep", {"pattern": "hello", "path": "src", "include": "*.py"}),
     ("read notes.txt", "read", {"file_path": "notes.txt"}),
     ("read notes.txt --offset 2 --limit 1", "read", {"file_path": "notes.txt", "offset": 2, "limit": 1}),
+    ("read notes.txt --offset -2", "read", {"file_path": "notes.txt", "offset": -2}),
     ('read "docs/guide with space.md"', "read", {"file_path": "docs/guide with space.md"}),
     ("read missing.txt", "read", {"file_path": "missing.txt"}),
     ("list_dir src", "list_dir", {"path": "src"}),

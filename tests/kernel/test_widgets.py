@@ -290,6 +290,37 @@ def test_a_streamed_window_says_the_file_goes_on(make_ws, big):
     assert view.status == "lines 4,990-5,000 of 5,000"  # the last window knows the total
 
 
+def test_end_shows_the_last_lines_numbered_from_the_start_when_counted(make_ws, big):
+    ws = make_ws()
+    view = ReadView(ws, ws.session, path="long.txt", limit=100)
+    assert view.panel["end"]
+    act(view, "window", op="last")
+    assert (view.offset, view.status) == (4901, "lines 4,901-5,000 of 5,000")
+    assert not view.panel["end"] and not view.panel["next"]
+    assert widget_calls(ws)[-1] == ("read", {"file_path": "long.txt", "offset": -100, "limit": 100})
+
+
+def test_end_of_a_big_file_is_numbered_from_the_end_and_pages_back(make_ws, big):
+    ws = make_ws(read_stream_min_size=1000)
+    view = ReadView(ws, ws.session, path="long.txt", limit=100)
+    act(view, "window", op="last")
+    assert view.offset == -100 and view.panel["lines"][-1] == [-1, "row 5000"]
+    assert view.status == "lines -100 to -1, counted from the end"
+    assert view.panel["prev"] and not view.panel["next"] and not view.panel["end"]
+    act(view, "window", op="previous")
+    assert view.offset == -200 and view.panel["lines"][0] == [-200, "row 4801"] and view.panel["next"]
+    act(view, "window", op="next")
+    assert view.offset == -100
+    act(view, "window", op="jump", line=-3)
+    assert [row[0] for row in view.panel["lines"]] == [-3, -2, -1]
+
+
+def test_a_saved_result_has_no_end_button(make_ws, big):
+    from dsh_jupyter.kernel.widgets.windows import SpillWindow
+
+    assert SpillWindow.can_end is False
+
+
 def test_previous_exactly_undoes_next_in_a_byte_capped_window(make_ws, root, tree):
     lines = [("y" * 900 if i % 3 == 0 else "short") for i in range(1, 3001)]
     tree(root, {"wide.txt": "\n".join(lines) + "\n"})

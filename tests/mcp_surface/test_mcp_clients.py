@@ -56,6 +56,9 @@ SCENARIO = [
     ("grep", {"pattern": "hello", "output_mode": "lines"}, "ARGUMENT_INVALID"),
     ("read", {"file_path": "notes.txt"}, None),
     ("read", {"file_path": "book.ipynb"}, None),  # the cell view
+    ("read", {"file_path": "notes.txt", "offset": -1}, None),  # the last line
+    ("read", {"file_path": "book.ipynb", "offset": -1}, None),  # the last cell
+    ("read", {"file_path": "notes.txt", "offset": 0}, "ARGUMENT_INVALID"),
     ("write", {"file_path": "made/new.txt", "content": "made\n"}, None),
     ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "1st"}, None),
     ("edit", {"file_path": "book.ipynb", "old_string": "x = 1", "new_string": "x = 2"}, None),

@@ -45,6 +45,7 @@ async def test_tools_lists_every_tool_with_schema(api):
         ("grep", {"pattern": "hello", "path": "src", "include": "*.py"}),
         ("read", {"file_path": "docs/guide with space.md"}),
         ("read", {"file_path": "notes.txt", "offset": 2, "limit": 1}),
+        ("read", {"file_path": "notes.txt", "offset": -2}),
         ("list_dir", {"path": ".", "recursive": True}),
         ("read", {"file_path": "missing.txt"}),
         ("read", {"file_path": "outside_link/passwd"}),

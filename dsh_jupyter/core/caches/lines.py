@@ -4,7 +4,8 @@ Why it exists: a ``read`` window of a big file starts by counting newlines from 
 offset; an agent paging through a 5 GB log with ``offset = last + 1`` paid that count again for
 every page, so paging was quadratic. Here each streamed read leaves a few marks ``(line, byte
 offset where that line starts)``: every 65,536th line passed while counting, the window's first
-line and the line after what was shown. The next read of the same file version starts counting
+line and the line after what was shown; and once a read reached the end, the file's line count
+(so a read of its last lines, ``offset=-N``, can number them). The next read of the same file version starts counting
 at the nearest mark at or before its offset, so a continuation costs its window.
 
 Marks are kept per file *version* (``fs.files.file_version``: device, inode, size, mtime and ctime in
@@ -36,11 +37,12 @@ MAX_MARKS = 4096  # marks kept per file version
 
 
 class _Marks:
-    __slots__ = ("lines", "offsets")
+    __slots__ = ("lines", "offsets", "total")
 
     def __init__(self) -> None:
         self.lines = array("q")
         self.offsets = array("q")
+        self.total: int | None = None  # the version's line count, once a read reached its end
 
     def nearest(self, line: int) -> tuple[int, int]:
         i = bisect_right(self.lines, line)
@@ -75,6 +77,12 @@ class FileLines:
             return 1, 0
         return self._index._nearest(self._version, line)
 
+    def total(self) -> int | None:
+        """The line count of this version, when an earlier read counted it; else None."""
+        if self._index is None or self._version is None:
+            return None
+        return self._index._total(self._version)
+
     def learn(self, marks) -> None:
         """Keep ``(line, byte offset)`` pairs: each names the first byte of that 1-based line."""
         if self._index is not None and self._version is not None:
@@ -86,7 +94,9 @@ class FileLines:
         if self._index is None or self._version is None:
             return
         after = window.start_of(offset + shown, offset)
-        self._index._learn(self._version, [*window.marks, *([(offset + shown, after)] if after is not None else [])])
+        self._index._learn(
+            self._version, [*window.marks, *([(offset + shown, after)] if after is not None else [])], window.total
+        )
 
 
 NO_MARKS = FileLines(None, None)  # for a file that is not streamed, or when there is no index
@@ -137,7 +147,12 @@ class LineIndex:
                 self.hits += 1
             return mark
 
-    def _learn(self, version: str, marks) -> None:
+    def _total(self, version: str) -> int | None:
+        with self._lock:
+            found = self._files.get(version)
+            return None if found is None else found.total
+
+    def _learn(self, version: str, marks, total: int | None = None) -> None:
         with self._lock:
             found = self._files.get(version)
             if found is None:
@@ -149,3 +164,5 @@ class LineIndex:
             for line, offset in marks:
                 if line > 1:
                     found.add(line, offset)
+            if total is not None:
+                found.total = total

@@ -21,9 +21,8 @@ def envelope(display: str, kind: str, lines: Iterable[str], footer: str) -> str:
     With no lines (an empty directory, an empty file) the footer follows ``<content>`` directly,
     as the reference prints it: the blank line separates lines from the footer, and there are none.
     """
-    body = "".join(f"{line}\n" for line in lines)
-    if body:
-        body += "\n"
+    rows = lines if isinstance(lines, list) else list(lines)
+    body = "\n".join(rows) + "\n\n" if rows else ""
     return f"<path>{quote_name(display)}</path>\n<type>{kind}</type>\n<content>\n{body}{footer}\n</content>"
 
 

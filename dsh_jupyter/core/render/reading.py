@@ -13,6 +13,8 @@ __all__ = ["read_footer", "render_read"]
 
 
 def read_footer(first: int, last: int, total: int | None, capped: bool) -> str:
+    if first < 0:
+        return _from_end_footer(first, last, capped)
     if total is not None and last >= total:
         return f"(End of file - total {count(total, 'line')})"
     if capped:
@@ -20,6 +22,22 @@ def read_footer(first: int, last: int, total: int | None, capped: bool) -> str:
     if total is None:
         return f"(Showing lines {first}-{last}. Use offset={last + 1} to continue.)"
     return f"(Showing lines {first}-{last} of {total}. Use offset={last + 1} to continue.)"
+
+
+def _from_end_footer(first: int, last: int, capped: bool) -> str:
+    """A window of a big file's last lines, numbered back from the end because the file was not
+    counted (counting a 1 GiB log to number its last lines would cost the whole file)."""
+    shown = last - first + 1
+    if last == -1:
+        return (
+            f"(Showing the last {count(shown, 'line')}, numbered from the end: -1 is the last line; the file's "
+            f"lines were not counted. Use offset={first - shown} with limit={shown} for the lines before.)"
+        )
+    cut = "Output capped. " if capped else ""
+    return (
+        f"({cut}Showing lines {first} to {last}, numbered from the end: -1 is the last line. "
+        f"Use offset={last + 1} to continue.)"
+    )
 
 
 def render_read(value: dict) -> str:

@@ -240,6 +240,8 @@ def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) 
             return None, text_view_note(exc.reason)
         version = file_version(fst)
     total = len(nb.cells)
+    if offset < 0:  # the last cells: -3 starts at the third cell from the end
+        offset = max(1, total + offset + 1)
     if offset > 1 and offset > total:
         unit = "cell" if total == 1 else "cells"
         raise ToolError(

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import os
+from itertools import accumulate
 
 from ..caches.lines import NO_MARKS
 from ..errors import Codes, ToolError
 from ..fs.files import file_version
-from ..fs.textwindow import NotText, read_window
+from ..fs.textwindow import NotText, read_tail, read_window
 from ..notebooks.format import is_notebook_name
 from ..render.reading import render_read
 from ..state.gate import record_read
 from ..text.quoting import in_message
 from .cells import read_cells
 from .context import CallContext
-from .spec import BOOLEAN, INTEGER, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
+from .spec import BOOLEAN, INTEGER, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
 
 __all__ = ["BOM", "READ", "execute_read"]
 
@@ -29,6 +30,8 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
     s = ctx.settings
     offset = args.get("offset", 1)
     limit = args.get("limit", s.read_limit)
+    if offset == 0:
+        raise ToolError(Codes.ARGUMENT_INVALID, "offset must not be 0: 1 is the first line, -1 the last")
     if limit > s.read_limit:
         raise ToolError(Codes.ARGUMENT_INVALID, f"limit must be less than or equal to {s.read_limit}")
     with ctx.resolve(args["file_path"], "read", spills=True) as target:
@@ -45,12 +48,20 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
                 if ctx.lines is None or fst.st_size < s.read_stream_min_size
                 else ctx.lines.for_file(fd, file_version(fst))
             )
+            # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
+            keep = 4 * s.read_max_line_length + 8
+            known = marks.total()  # counted by an earlier read of this version: footers name it
+            if offset < 0 and known is not None:  # and the last lines get their numbers
+                offset = max(1, known + offset + 1)
             try:
-                # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
-                keep = 4 * s.read_max_line_length + 8
-                window = read_window(
-                    fd, fst.st_size, offset, limit, s.read_stream_min_size, keep, marks.nearest(offset)
-                )
+                if offset < 0:
+                    tail = read_tail(fd, fst.st_size, -offset, limit, s.read_stream_min_size, keep)
+                    window = tail.window
+                    offset = tail.first if tail.first is not None else offset
+                else:
+                    window = read_window(
+                        fd, fst.st_size, offset, limit, s.read_stream_min_size, keep, marks.nearest(offset)
+                    )
             except NotText:
                 raise ToolError(Codes.FS_NOT_TEXT, f"cannot read {in_message(target.display)}: binary file") from None
             except OSError as exc:
@@ -66,14 +77,15 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         if offset == 1 and raw and raw[0].startswith(BOM):
             raw = [raw[0][1:], *raw[1:]]  # a byte-order mark is not text; write/edit keep it
         lines, capped = _fit(raw, offset, s.read_max_line_length, s.read_max_bytes)
-        marks.learn_window(window, offset, len(lines))
+        if offset > 0:  # lines numbered back from the end (offset < 0) teach no line starts
+            marks.learn_window(window, offset, len(lines))
         if not target.in_spill:
             record_read(ctx.store, ctx.session_key, target.real, file_version(fst))
         value = {
             "path": target.display,
             "offset": offset,
             "lines": lines,
-            "totalLines": window.total,
+            "totalLines": window.total if window.total is not None else known,
             "capped": capped,
         }
         if note is not None:
@@ -82,20 +94,53 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
 
 
 def _fit(raw: list[str], offset: int, max_chars: int, max_bytes: int) -> tuple[list[dict], bool]:
-    """Number the lines, cut long ones, and stop before the text would pass ``max_bytes``."""
-    out: list[dict] = []
-    used = 0
+    """Number the lines, cut long ones, and stop before the text would pass ``max_bytes``.
+
+    A row costs the bytes of ``f"{number}: {text}\n"`` in UTF-8. The costs are summed from
+    lengths, not by formatting and encoding each row (this runs for every line of every read):
+    a text's length is its size when the window is ASCII, and the numbers' digits are counted
+    by ranges of equal width.
+    """
     suffix = f"... (line truncated to {max_chars} chars)"
-    for i, text in enumerate(raw):
-        if len(text) > max_chars:
-            text = text[:max_chars] + suffix
-        number = offset + i
-        cost = len(f"{number}: {text}\n".encode("utf-8", "replace"))
-        if out and used + cost > max_bytes:
-            return out, True
-        used += cost
-        out.append({"number": number, "text": text})
-    return out, False
+    if raw and max(map(len, raw)) > max_chars:
+        raw = [text[:max_chars] + suffix if len(text) > max_chars else text for text in raw]
+    if "".join(raw).isascii():
+        sizes = list(accumulate(map(len, raw)))
+    else:
+        sizes = list(accumulate(len(text.encode("utf-8", "replace")) for text in raw))
+
+    def cost(k: int) -> int:  # the bytes of the first k rows
+        return sizes[k - 1] + _number_chars(offset, k) + 3 * k
+
+    shown = len(raw)
+    if raw and cost(shown) > max_bytes:
+        low, high = 1, shown  # the most rows that fit; one row is always shown
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if cost(mid) <= max_bytes else (low, mid - 1)
+        shown = low
+    capped = shown < len(raw)
+    return [{"number": n, "text": text} for n, text in zip(range(offset, offset + shown), raw)], capped
+
+
+def _number_chars(first: int, k: int) -> int:
+    """The characters of the numbers ``first`` .. ``first + k - 1`` as printed, minus signs included."""
+    total, low, high = 0, first, first + k
+    if low < 0:  # -n prints as n with a sign
+        top = min(high, 0)
+        total += (top - low) + _digit_chars(1 - top, 1 - low)
+        low = top
+    return total + (_digit_chars(low, high) if low < high else 0)
+
+
+def _digit_chars(low: int, high: int) -> int:
+    """Digits of the numbers ``low`` .. ``high - 1`` (``0 <= low``)."""
+    total, width, start = 0, 1, 0
+    while start < high:
+        end = 10**width
+        total += max(0, min(high, end) - max(low, start)) * width
+        width, start = width + 1, end
+    return total
 
 
 _LINES = {"type": "array", "items": value_schema({"number": INTEGER, "text": STRING})}
@@ -167,15 +212,21 @@ READ = ToolSpec(
     title="Read file",
     description=(
         "Read a UTF-8 text file as numbered lines. offset is the 1-based first line, limit the "
-        "number of lines (default and maximum 2000). The footer says which lines were shown and "
-        "the offset to continue from. Saved full search results can be read the same way. A "
+        "number of lines (default and maximum 2000); a negative offset reads from the end (-200: the "
+        "last 200 lines, numbered from the end when the file is too big to count). The footer says "
+        "which lines were shown and the offset to continue from. Saved full search results can be read the same way. A "
         "notebook (.ipynb) is shown as cells: each cell's id, type and numbered source lines, and "
         "its outputs summarised; for a notebook offset and limit count cells, not lines."
     ),
     input_schema=object_schema(
         {
             "file_path": {**PATH, "description": "File to read, relative to the working directory."},
-            "offset": {**OFFSET, "description": "1-based line to start at (default 1); for a notebook, 1-based cell."},
+            "offset": {
+                "type": "integer",
+                "description": "1-based line to start at (default 1); negative counts from the end: -200 "
+                "starts at the 200th line from the end, so the window holds the last 200 lines. For a "
+                "notebook, cells.",
+            },
             "limit": {
                 "type": "integer",
                 "minimum": 1,
@@ -187,7 +238,8 @@ READ = ToolSpec(
     output_schema=READ_OUTPUT,
     guidance=(
         "Use read to look inside a text file; results carry line numbers. Large files come in "
-        "windows: continue with the offset the footer names. Reading a file is also what allows "
+        "windows: continue with the offset the footer names; for the end of a log, offset=-200 "
+        "gives its last 200 lines without reading the rest. Reading a file is also what allows "
         "this session to write or edit it afterwards."
     ),
     execute=execute_read,

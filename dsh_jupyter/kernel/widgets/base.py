@@ -155,6 +155,8 @@ class DshView(anywidget.AnyWidget):
             self.opened.next_page()
         elif op == "previous":
             self.opened.previous_page()
+        elif op == "last":
+            self.opened.last_page()
         elif op == "jump":
             if line is None:
                 raise ValueError("a jump needs a line")

@@ -104,7 +104,19 @@ class ReadWindow:
     @property
     def has_more(self) -> bool:
         last = self.offset + len(self.lines) - 1
+        if self.offset < 0:  # numbered back from the end: -1 is the last line
+            return bool(self.lines) and last < -1
         return bool(self.lines) and (self.total is None or last < self.total)
+
+    can_end = True  # read takes offset=-N: "end" shows the last page (a saved result pages otherwise)
+
+    def last_page(self) -> bool:
+        """The file's last ``step()`` lines (read's negative offset: no count of a big file); like a
+        jump, it keeps no history, so "previous" shows the lines before them."""
+        if self.load(-self.step()):
+            self.history = []
+            return True
+        return False
 
     def next_page(self) -> bool:
         if not self.has_more:
@@ -116,7 +128,7 @@ class ReadWindow:
         return False
 
     def previous_page(self) -> bool:
-        if self.offset <= 1:
+        if self.offset == 1:
             return False
         if self.history:
             back = self.history[-1]
@@ -124,11 +136,14 @@ class ReadWindow:
                 self.history.pop()
                 return True
             return False
+        if self.offset < 0:  # lines numbered from the end: the ones before them
+            return self.load(self.offset - self.step())
         return self.load(max(1, self.offset - self.step()))
 
     def jump(self, line: int) -> bool:
-        """Show the window starting at ``line`` (jump history is not kept: previous steps back)."""
-        if self.load(max(1, line)):
+        """Show the window starting at ``line``, or at the ``-line``-th last line when negative
+        (jump history is not kept: previous steps back)."""
+        if self.load(line if line < 0 else max(1, line)):
             self.history = []
             return True
         return False
@@ -158,6 +173,8 @@ class ReadWindow:
         if not self.lines:
             return f"no {noun}"
         last = self.offset + len(self.lines) - 1
+        if self.offset < 0:  # the end of a big file, which was not counted
+            return f"{noun} {self.offset:,} to {last:,}, counted from the end"
         # a streamed window of a big file ends before the file does, whose lines were not counted
         of = f" of at least {last + 1:,}" if self.total is None else f" of {self.total:,}"
         return f"{noun} {self.offset:,}-{last:,}{of}"
@@ -180,8 +197,9 @@ class ReadWindow:
             "status": self.status,
             "footer": self.footer,
             "error": self.error,
-            "prev": self.offset > 1,
+            "prev": self.offset != 1,
             "next": self.has_more,
+            "end": self.can_end and self.has_more,
             "offset": self.offset,
             "editor": self.editor_path,
             "back": self.back.label if self.back is not None else "",
@@ -216,6 +234,7 @@ class SpillWindow(ReadWindow):
 
     kind = "spill"
     label = "saved result"
+    can_end = False
 
     def __init__(
         self, view, locator: str, offset: int = 1, limit: int | None = SPILL_PAGE_LINES, name: str = "", tool: str = ""

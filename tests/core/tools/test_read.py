@@ -121,7 +121,7 @@ def test_offset_beyond_end(ws, root):
     [
         ({"limit": 2001}, "limit must be less than or equal to 2000"),
         ({"limit": 0}, "limit must be at least 1"),
-        ({"offset": 0}, "offset must be at least 1"),
+        ({"offset": 0}, "offset must not be 0: 1 is the first line, -1 the last"),
         ({"offset": "1"}, "offset must be an integer"),
         ({"limit": 2.5}, "limit must be an integer"),
         ({"file_path": ""}, "file_path must be a non-empty string"),

@@ -148,7 +148,7 @@ export function createFrame(model, el, view) {
  * A pager: previous / next / status / jump box. `state` is {prev, next, offset, noun}; the box
  * takes an entry (or a line) number and Enter jumps, like the go button.
  */
-export function pager(state, status, { onPrev, onNext, onJump, jumpLabel = "offset", key = "page" }) {
+export function pager(state, status, { onPrev, onNext, onJump, onEnd = null, jumpLabel = "offset", key = "page" }) {
   const prev = h("button", {
     class: "dsh-btn dsh-prev", type: "button", disabled: !state.prev, title: "the page before this one",
     "data-key": `${key}-prev`,
@@ -159,13 +159,21 @@ export function pager(state, status, { onPrev, onNext, onJump, jumpLabel = "offs
     "data-key": `${key}-next`,
     "aria-label": "next page", onclick: onNext,
   }, "next ›");
+  // a read window's last page: read's negative offset, so a big file is not counted to get there
+  const end = onEnd
+    ? h("button", {
+      class: "dsh-btn dsh-end", type: "button", disabled: !state.end, title: "the last lines of the file",
+      "data-key": `${key}-end`, "aria-label": "last page", onclick: onEnd,
+    }, "end »")
+    : null;
   const box = h("input", {
     class: "dsh-jump", type: "text", inputmode: "numeric", size: "9", "aria-label": jumpLabel,
     placeholder: jumpLabel, value: state.offset ?? "", "data-key": `${key}-box`,
   });
   const go = () => {
     const n = parseInt(box.value.replace(/[,\s]/g, ""), 10);
-    if (Number.isFinite(n) && n >= 1) onJump(n);
+    // a negative line counts from the end where the window reads files (-200: the last 200 lines)
+    if (Number.isFinite(n) && (n >= 1 || (onEnd && n < 0))) onJump(n);
   };
   box.addEventListener("keydown", event => {
     if (event.key === "Enter") {
@@ -176,5 +184,5 @@ export function pager(state, status, { onPrev, onNext, onJump, jumpLabel = "offs
   });
   const goButton = h("button", { class: "dsh-btn", type: "button", onclick: go, title: `show the page at this ${jumpLabel}` }, "go");
   return h("div", { class: "dsh-pager", role: "group", "aria-label": "pager" },
-    prev, next, h("span", { class: "dsh-status" }, status), h("label", { class: "dsh-jump-label" }, box, goButton));
+    prev, next, end, h("span", { class: "dsh-status" }, status), h("label", { class: "dsh-jump-label" }, box, goButton));
 }

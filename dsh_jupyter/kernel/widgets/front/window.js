@@ -51,6 +51,7 @@ export function renderWindow(state, send, { closable = false, id = "" } = {}) {
     onPrev: () => act("previous"),
     onNext: () => act("next"),
     onJump: line => act("jump", { line }),
+    onEnd: state.kind === "read" ? () => act("last") : null,
     jumpLabel: state.unit || "line",
     key: "win",
   });
