@@ -104,11 +104,34 @@ class Result:
         return {"text/plain": self.text, "text/html": self._html()}
 
     def _html(self) -> str:
+        if self.tool == "edit" and not self.is_error:
+            return diff_html(self.text)
         rows = self.rows()
         if not rows:
             return f"<pre>{html.escape(self.text)}</pre>"
         columns = self.columns()
         return html_table(columns, rows, header=self.header(), footer=self.footer())
+
+
+# Inline styles: the HTML form is shown where no style sheet of ours is loaded (nbconvert, GitHub).
+_DIFF_STYLES = {
+    "+": "color:#116329;background:#dafbe1",
+    "-": "color:#82071e;background:#ffebe9",
+    "@": "color:#0550ae",
+}
+
+
+def diff_html(text: str) -> str:
+    """An edit's answer as HTML: its sentence, then the diff with added and removed lines coloured."""
+    head, _, rest = text.partition("\n")
+    rows = [html.escape(head)]
+    for line in rest.split("\n") if rest else []:
+        mark = line[:1]
+        if line.startswith(("+++ ", "--- ")) or mark not in _DIFF_STYLES:
+            rows.append(html.escape(line))
+        else:
+            rows.append(f'<span style="{_DIFF_STYLES[mark]}">{html.escape(line)}</span>')
+    return '<pre class="dsh-diff">' + "\n".join(rows) + "</pre>"
 
 
 def html_table(columns: list[str], rows: list[dict], header: str = "", footer: str = "") -> str:

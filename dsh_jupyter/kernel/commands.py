@@ -22,9 +22,10 @@ from ..core.errors import ToolError
 from ..core.state.store import StateError
 from .results import calls_info, error_info, session_info, spills_info, tools_info
 
-__all__ = ["EDIT_SEPARATOR", "SUBCOMMANDS", "Subcommand", "overview", "parse_edit_body"]
+__all__ = ["EDIT_BLOCK_END", "EDIT_SEPARATOR", "SUBCOMMANDS", "Subcommand", "overview", "parse_edit_body"]
 
 EDIT_SEPARATOR = "======="
+EDIT_BLOCK_END = ">>>>>>>"  # the line between two edits of one %%dsh edit cell
 CALLS_DEFAULT_LIMIT = 50
 
 
@@ -147,16 +148,51 @@ def parse_edit_body(body: str, separator: str = EDIT_SEPARATOR) -> tuple[str, st
 
 
 _EDIT_USAGE = (
-    f"Usage: %%dsh edit FILE [--replace-all] [--cell-id ID] [--separator LINE] with the body: old text, a line "
-    f"{EDIT_SEPARATOR} (or the --separator line), new text"
+    f"Usage: %%dsh edit FILE [--replace-all] [--dry-run] [--cell-id ID] [--separator LINE] with the body: old "
+    f"text, a line {EDIT_SEPARATOR} (or the --separator line), new text; several edits are separated by a line "
+    f"{EDIT_BLOCK_END}"
 )
 
 
 def _edit(m, a, cell):
+    blocks = split_edit_blocks(cell)
+    if len(blocks) > 1:  # several edits, applied in order, all or nothing
+        edits = []
+        for block in blocks:
+            old, new = parse_edit_body(block, a.separator)
+            edits.append({"old_string": old, "new_string": new, **({"replace_all": True} if a.replace_all else {})})
+        return m.call("edit", _given(file_path=a.file, edits=edits, cell_id=a.cell_id, dry_run=a.dry_run))
     old, new = parse_edit_body(cell, a.separator)
     return m.call(
-        "edit", _given(file_path=a.file, old_string=old, new_string=new, replace_all=a.replace_all, cell_id=a.cell_id)
+        "edit",
+        _given(
+            file_path=a.file,
+            old_string=old,
+            new_string=new,
+            replace_all=a.replace_all,
+            cell_id=a.cell_id,
+            dry_run=a.dry_run,
+        ),
     )
+
+
+def split_edit_blocks(body: str) -> list[str]:
+    """The cell body's edits: the parts between lines ``>>>>>>>`` (one part when there is none).
+
+    A final ``>>>>>>>`` line ends the last edit and starts none.
+    """
+    text = body[:-1] if body.endswith("\n") else body
+    blocks: list[str] = []
+    current: list[str] = []
+    for line in text.split("\n"):
+        if line == EDIT_BLOCK_END:
+            blocks.append("\n".join(current))
+            current = []
+        else:
+            current.append(line)
+    if current or not blocks:
+        blocks.append("\n".join(current))
+    return blocks
 
 
 def _list_dir(m, a, cell):
@@ -292,10 +328,12 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         ),
         Subcommand(
             "edit",
-            f"Replace text in FILE; cell body: old text, a line {EDIT_SEPARATOR}, new text.",
+            f"Replace text in FILE; cell body: old text, a line {EDIT_SEPARATOR}, new text (more edits after a line "
+            f"{EDIT_BLOCK_END}).",
             (
                 (("file",), {"metavar": "FILE"}),
                 (("--replace-all",), {"action": "store_true", "help": "replace every occurrence"}),
+                (("--dry-run",), {"action": "store_true", "help": "show the diff the edit would make; change nothing"}),
                 (("--cell-id",), {"metavar": "ID", "help": "in a notebook: only in the cell with this id"}),
                 (
                     ("--separator",),

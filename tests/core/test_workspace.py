@@ -105,7 +105,7 @@ def test_tool_definitions(ws):
         assert d["inputSchema"]["type"] == "object"
         assert d["inputSchema"]["additionalProperties"] is False
     assert defs["read"]["inputSchema"]["required"] == ["file_path"]
-    assert defs["edit"]["inputSchema"]["required"] == ["file_path", "old_string", "new_string"]
+    assert defs["edit"]["inputSchema"]["required"] == ["file_path"]  # old_string + new_string, or edits
     json.dumps(ws.tools())
 
 

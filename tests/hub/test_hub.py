@@ -218,7 +218,7 @@ def test_the_owner_uses_the_tools_and_files_stay_theirs(hub):
     made = hub.base / "home" / ALICE / "made-by-alice.txt"
     assert made.stat().st_uid == pwd.getpwnam(ALICE).pw_uid
     status, data = hub.tool(ALICE, token, "edit", file_path="notes.txt", old_string="hello", new_string="hi")
-    assert data["text"] == "The file notes.txt has been updated successfully.", data
+    assert data["text"].split("\n")[0] == "The file notes.txt has been updated successfully.", data
     assert (hub.base / "home" / ALICE / "notes.txt").stat().st_uid == pwd.getpwnam(ALICE).pw_uid
     status, log = hub.dsh(ALICE, "GET", "sessions/default/calls", token)
     assert {c["user"] for c in log["calls"]} == {ALICE}  # the hub user, named in every record
@@ -286,7 +286,7 @@ def test_percent_dsh_in_a_kernel_of_the_users_server_shares_the_session(hub):
         assert out.endswith("1: hi from the hub\n\n(End of file - total 1 line)\n</content>\n"), out
         # the magic's read lets an agent over REST edit the file in the same session
         status, data = hub.tool(ALICE, token, "edit", file_path="notes.txt", old_string="hi", new_string="hey")
-        assert data["text"] == "The file notes.txt has been updated successfully.", data
+        assert data["text"].split("\n")[0] == "The file notes.txt has been updated successfully.", data
         status, log = hub.dsh(ALICE, "GET", "sessions/default/calls", token)
         magic = [c for c in log["calls"] if c["surface"] == "magic"]
         assert magic and magic[-1]["user"] == ALICE  # the kernel runs as the Linux user alice

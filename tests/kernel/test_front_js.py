@@ -24,3 +24,19 @@ def run_js(module: str, expression: str):
 def test_call_durations_are_shown_whole():
     got = run_js("calls.js", "[12.3, 999.9, 1000, 2354.8, 99994, 123456].map(m.duration)")
     assert got == ["12.3 ms", "999.9 ms", "1.00 s", "2.35 s", "99.99 s", "123 s"]
+
+
+def test_an_edit_diff_is_marked_line_by_line_and_its_text_kept():
+    text = "The file f.txt has been updated successfully.\n--- f.txt\n+++ f.txt\n@@ -1 +1 @@\n-old\n+new\n same"
+    # h() needs a document: give the module a minimal one, as a browser would
+    got = run_js(
+        "calls.js",
+        "(() => { globalThis.Node = class {}; globalThis.document = { createElement: t => ({ tag: t, kids: [],"
+        " setAttribute(k, v) { this[k] = v; }, append(...k) { this.kids.push(...k); } }) };"
+        f" return m.diffMarks({json.dumps(text)}).map(n => typeof n === 'string' ? n : [n.className, n.kids.join('')]);"
+        " })()",
+    )
+    assert got == [
+        "The file f.txt has been updated successfully.\n", "--- f.txt\n", "+++ f.txt\n",
+        ["dsh-diff-hunk", "@@ -1 +1 @@\n"], ["dsh-diff-del", "-old\n"], ["dsh-diff-add", "+new\n"], " same",
+    ]

@@ -162,7 +162,29 @@ def test_edit_body_old_separator_new(cell, shell, root):
     shell.run_line_magic("dsh", "read notes.txt")
     _, out, err = cell("%%dsh edit notes.txt --text\nfirst line\nsecond line\n=======\nline 1\nline 2\n")
     assert err == ""
-    assert out == "The file notes.txt has been updated successfully.\n"
+    assert out.startswith("The file notes.txt has been updated successfully.\n--- notes.txt\n")
+    assert (root / "notes.txt").read_text() == "line 1\nline 2\nthird line\n"
+
+
+def test_edit_dry_run_shows_the_diff_and_changes_nothing(cell, shell, root):
+    shell.run_line_magic("dsh", "read notes.txt")
+    _, out, err = cell("%%dsh edit notes.txt --dry-run --text\nsecond line\n=======\nline 2\n")
+    assert err == ""
+    assert out == (
+        "Dry run: notes.txt was not changed. The edit would make 1 replacement:\n"
+        "--- notes.txt\n+++ notes.txt\n@@ -1,3 +1,3 @@\n first line\n-second line\n+line 2\n third line\n"
+    )
+    assert (root / "notes.txt").read_text() == "first line\nsecond line\nthird line\n"
+
+
+def test_edit_several_blocks_in_one_cell_are_one_batch(shell, root):
+    shell.run_line_magic("dsh", "read notes.txt")
+    body = "first line\n=======\nline 1\n>>>>>>>\nline 1\nsecond line\n=======\nline 1\nline 2\n>>>>>>>\n"
+    r = shell.run_cell_magic("dsh", "edit notes.txt", body)
+    assert r.text.startswith("The file notes.txt has been updated successfully: 2 edits, 2 replacements.\n")
+    assert (root / "notes.txt").read_text() == "line 1\nline 2\nthird line\n"
+    missing = shell.run_cell_magic("dsh", "edit notes.txt", "line 1\n=======\none\n>>>>>>>\nnope\n=======\nx\n")
+    assert missing.text == 'Error: edit 2 of 2: old_string not found in "notes.txt"; nothing was changed'
     assert (root / "notes.txt").read_text() == "line 1\nline 2\nthird line\n"
 
 
@@ -174,7 +196,7 @@ def test_edit_a_notebook_cell_by_id(shell, root):
                    str(root / "nb.ipynb"))
     shell.run_line_magic("dsh", "read nb.ipynb")
     r = shell.run_cell_magic("dsh", "edit nb.ipynb --cell-id b", "x = 1\n=======\nx = 2\n")
-    assert r.text == "The file nb.ipynb has been updated successfully." and r.value["cells"] == [2]
+    assert r.text.startswith("The file nb.ipynb has been updated successfully.\n") and r.value["cells"] == [2]
     assert [c.source for c in nbformat.read(str(root / "nb.ipynb"), as_version=4).cells] == ["x = 1", "x = 2"]
 
 
@@ -182,7 +204,7 @@ def test_edit_replace_all_and_empty_new_text(shell, root):
     (root / "rep.txt").write_text("a-b-a-b\n")
     shell.run_line_magic("dsh", "read rep.txt")
     r = shell.run_cell_magic("dsh", "edit rep.txt --replace-all", "a\n=======\nc\n")
-    assert r.text == "The file rep.txt has been updated. All occurrences were successfully replaced."
+    assert r.text.startswith("The file rep.txt has been updated. All occurrences were successfully replaced.\n")
     r = shell.run_cell_magic("dsh", "edit rep.txt --replace-all", "-\n=======\n")
     assert not r.is_error
     assert (root / "rep.txt").read_text() == "cbcb\n"

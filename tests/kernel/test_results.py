@@ -115,6 +115,18 @@ def test_bundle_of_an_error_or_a_write_is_preformatted_text(shell):
     assert r._repr_mimebundle_() == {"text/plain": r.text, "text/html": f"<pre>{html.escape(r.text)}</pre>"}
 
 
+def test_an_edit_shows_its_diff_coloured(shell, root):
+    shell.run_line_magic("dsh", "read notes.txt")
+    r = shell.run_cell_magic("dsh", "edit notes.txt", "second line\n=======\nline <2>\n")
+    page = r._repr_mimebundle_()["text/html"]
+    assert page == (
+        '<pre class="dsh-diff">The file notes.txt has been updated successfully.\n--- notes.txt\n+++ notes.txt\n'
+        '<span style="color:#0550ae">@@ -1,3 +1,3 @@</span>\n first line\n'
+        '<span style="color:#82071e;background:#ffebe9">-second line</span>\n'
+        '<span style="color:#116329;background:#dafbe1">+line &lt;2&gt;</span>\n third line</pre>'
+    )
+
+
 def test_bundle_in_a_kernel_carries_the_widget(shell, monkeypatch):
     monkeypatch.setattr(display, "frontend_has_widgets", lambda: True)
     r = shell.run_line_magic("dsh", "list")

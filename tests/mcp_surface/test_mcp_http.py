@@ -190,7 +190,7 @@ def test_gate_is_shared_between_mcp_and_rest(server):
             assert text_of(refused) == 'Error: cannot write "gate/a.txt": read it first in this session'
             await client.call_tool("read", {"file_path": "gate/a.txt"})
         edited = server.tool("edit", "shared-1", file_path="gate/a.txt", old_string="alpha", new_string="ALPHA")
-        assert edited["text"] == "The file gate/a.txt has been updated successfully.", edited
+        assert edited["text"].split("\n")[0] == "The file gate/a.txt has been updated successfully.", edited
 
     async def rest_read_then_mcp_edit():
         server.tool("read", "shared-2", file_path="gate/b.txt")
@@ -202,7 +202,7 @@ def test_gate_is_shared_between_mcp_and_rest(server):
 
     anyio.run(mcp_read_then_rest_edit)
     result = anyio.run(rest_read_then_mcp_edit)
-    assert text_of(result) == "The file gate/b.txt has been updated successfully."
+    assert text_of(result).split("\n")[0] == "The file gate/b.txt has been updated successfully."
     assert (root / "gate/a.txt").read_text() == "ALPHA\n" and (root / "gate/b.txt").read_text() == "BETA\n"
     assert [(c["tool"], c["surface"]) for c in calls(server, "shared-1")] == [
         ("edit", "mcp"), ("read", "mcp"), ("edit", "rest")]

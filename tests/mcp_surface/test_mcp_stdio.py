@@ -96,7 +96,7 @@ def test_writes_share_the_gate_and_spills_with_a_notebook_on_the_same_state(mroo
             return out
 
     out = anyio.run(main)
-    assert text_of(out["edit"]) == "The file notes.txt has been updated successfully."
+    assert text_of(out["edit"]).split("\n")[0] == "The file notes.txt has been updated successfully."
     assert text_of(out["unread"]) == 'Error: cannot write "src/app.py": read it first in this session'
     assert text_of(out["create"]) == (
         "<path>made/by/agent.txt</path>\n<type>file</type>\n<content>\nCreated file\n</content>")

@@ -1,8 +1,9 @@
-"""Model text for ``write`` and ``edit``: one sentence saying what changed."""
+"""Model text for ``write`` and ``edit``: one sentence saying what changed; an edit adds its diff."""
 
 from __future__ import annotations
 
 from ..text.quoting import quote_name
+from .common import count
 
 __all__ = ["render_edit", "render_write"]
 
@@ -18,8 +19,24 @@ def render_write(value: dict) -> str:
 
 
 def render_edit(value: dict) -> str:
+    """What the edit changed (or, in a dry run, would change), then its unified diff."""
     path = quote_name(value["path"])
     live = _LIVE if value.get("live") else ""
-    if value.get("replaceAll"):
-        return f"The file {path} has been updated. All occurrences were successfully replaced.{live}"
-    return f"The file {path} has been updated successfully.{live}"
+    n = value["replacements"]
+    if value.get("dryRun"):
+        what = f"The {value['edits']} edits" if "edits" in value else "The edit"
+        head = f"Dry run: {path} was not changed. {what} would make {count(n, 'replacement')}:"
+    elif "edits" in value:
+        head = (
+            f"The file {path} has been updated successfully: {count(value['edits'], 'edit')}, "
+            f"{count(n, 'replacement')}.{live}"
+        )
+    elif value.get("replaceAll"):
+        head = f"The file {path} has been updated. All occurrences were successfully replaced.{live}"
+    else:
+        head = f"The file {path} has been updated successfully.{live}"
+    if not value["diff"]:  # an edit whose steps undid each other
+        return f"{head}\n(The text is the same as before: the diff is empty.)"
+    shown = value["diff"].count("\n") + 1
+    footer = f"\n(Showing {shown} of {value['diffLines']} diff lines.)" if shown < value["diffLines"] else ""
+    return f"{head}\n{value['diff']}{footer}"

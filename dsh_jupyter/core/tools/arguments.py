@@ -4,8 +4,8 @@ The schemas are small and flat (strings, integers, booleans; required; no extra 
 tiny validator covering exactly the keywords they use keeps messages in our own words: one
 sentence naming the argument, code ``ARGUMENT_INVALID``. The keywords are standard JSON Schema
 (``type``, ``minLength``, ``pattern``, ``minimum``, ``maximum``, ``enum``, ``required``,
-``additionalProperties``, ``items``, ``maxItems``, ``anyOf``), so clients validate with the same
-schema the model is shown. A string
+``additionalProperties``, ``properties``, ``items``, ``minItems``, ``maxItems``, ``anyOf``), so
+clients validate with the same schema the model is shown. A string
 whose ``pattern`` fails is told why in words, not as a regex: a NUL character, or nothing but
 whitespace (the two patterns ``tools.spec`` declares).
 """
@@ -50,8 +50,14 @@ def validate_args(schema: dict, args: object) -> dict:
     return out
 
 
-_PYTHON_TYPES: dict = {"string": str, "array": list, "integer": int, "boolean": bool}
-_WORDS = {"string": "a string", "array": "a list", "integer": "an integer", "boolean": "true or false"}
+_PYTHON_TYPES: dict = {"string": str, "array": list, "integer": int, "boolean": bool, "object": dict}
+_WORDS = {
+    "string": "a string",
+    "array": "a list",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "object": "an object",
+}
 
 
 def _check(name: str, spec: dict, value: object) -> object:
@@ -68,7 +74,20 @@ def _check(name: str, spec: dict, value: object) -> object:
             raise _fail(f"{name} must be a list")
         if len(value) > spec.get("maxItems", len(value)):
             raise _fail(f"{name} may hold at most {spec['maxItems']} items")
+        if len(value) < spec.get("minItems", 0):
+            raise _fail(f"{name} must hold at least {spec['minItems']} item{'s' if spec['minItems'] > 1 else ''}")
         return [_check(f"{name}[{i}]", spec.get("items", {}), item) for i, item in enumerate(value)]
+    if kind == "object":  # an item of a list of objects (edit's ``edits``): the same rules as the arguments
+        if not isinstance(value, dict):
+            raise _fail(f"{name} must be an object")
+        props = spec.get("properties", {})
+        for key in value:
+            if key not in props:
+                raise _fail(f"{name} has an unknown key {in_message(key)} (it takes: {', '.join(props)})")
+        for key in spec.get("required", []):
+            if key not in value or value[key] is None:
+                raise _fail(f"{name}.{key} is required")
+        return {key: _check(f"{name}.{key}", props[key], v) for key, v in value.items() if v is not None}
     if kind == "string":
         if not isinstance(value, str):
             raise _fail(f"{name} must be a string")

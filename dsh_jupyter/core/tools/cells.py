@@ -14,7 +14,9 @@ was shown (the file's version, or the open document's).
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass
 
 from ..errors import Codes, ToolError
 from ..fs.files import file_version, pread_all
@@ -32,8 +34,10 @@ from ..notebooks.format import (
 from ..render.notebook import render_cell
 from ..settings import Settings
 from ..state.gate import record_read
-from ..text.quoting import in_message
+from ..text.diffs import unified
+from ..text.quoting import in_message, quote_name
 from .context import CallContext
+from .editsteps import Step, step_error
 
 __all__ = [
     "cell_value",
@@ -265,19 +269,18 @@ def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) 
 
 
 def plan_edit(
-    nb: Notebook, old: str, new: str, replace_all: bool, cell_id: str | None, shown: str
-) -> tuple[dict[int, str], int]:
-    """The new source of each cell the edit changes (1-based index -> text) and the number of
-    replacements; or the edit's error."""
+    cells: list, sources: dict[int, str], old: str, new: str, replace_all: bool, cell_id: str | None, shown: str
+) -> int:
+    """Replace ``old`` with ``new`` in the cell sources ``sources`` (1-based index -> text, changed
+    in place) of ``cells``; the number of replacements, or the edit's error."""
     old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
-    cells = nb.cells
     where = f"the cell sources of {in_message(shown)}"
     if cell_id is not None:
-        cells = [c for c in nb.cells if c.id == cell_id]
+        cells = [c for c in cells if c.id == cell_id]
         if not cells:
             raise ToolError(Codes.EDIT_NOT_FOUND, f"no cell has the id {in_message(cell_id)} in {in_message(shown)}")
         where = f"cell {in_message(cell_id)} of {in_message(shown)}"
-    hits = [(c, c.source.count(old)) for c in cells]
+    hits = [(c, sources[c.index].count(old)) for c in cells]
     total = sum(n for _c, n in hits)
     if total == 0:
         raise ToolError(Codes.EDIT_NOT_FOUND, f"old_string not found in {where}")
@@ -287,7 +290,10 @@ def plan_edit(
             "add context or set replace_all" if cell_id is not None else "add context, give cell_id or set replace_all"
         )
         raise ToolError(Codes.EDIT_AMBIGUOUS, f"old_string appears {total} times in {where} (cells {numbers}); {hint}")
-    return {c.index: c.source.replace(old, new) for c, n in hits if n}, total
+    for c, n in hits:
+        if n:
+            sources[c.index] = sources[c.index].replace(old, new)
+    return total
 
 
 def _invalid(verb: str, shown: str, reason: str) -> ToolError:
@@ -311,20 +317,44 @@ def check_written(data: bytes, shown: str, verb: str = "write") -> None:
         raise _invalid(verb, shown, exc.reason) from None
 
 
-def edit_sources(nb: Notebook, args: dict, shown: str) -> tuple[dict[int, str], int]:
-    return plan_edit(
-        nb, args["old_string"], args["new_string"], bool(args.get("replace_all", False)), args.get("cell_id"), shown
-    )
+@dataclass(frozen=True)
+class CellsEdit:
+    """What an edit of a notebook's cell sources changes."""
+
+    sources: dict[int, str]  # the new source of each changed cell (1-based index -> text)
+    replacements: int
+    diff: list[str]  # the unified diff of each changed cell's source, in cell order
 
 
-def notebook_edit(raw: bytes, args: dict, shown: str) -> tuple[bytes, list[int], int] | None:
-    """``edit`` of a notebook file's bytes: ``(new bytes, cells changed, replacements)``; None when
-    the file is not a valid notebook (it is then edited as text, and the result checked)."""
+def edit_sources(nb: Notebook, steps: list[Step], cell_id: str | None, shown: str, batch: bool) -> CellsEdit:
+    """``steps`` applied one after another to the cell sources: each sees what the ones before it
+    left; the first that fails raises, named as that step of a ``batch``."""
+    sources = {c.index: c.source for c in nb.cells}
+    found = 0
+    for k, step in enumerate(steps, 1):
+        try:
+            found += plan_edit(nb.cells, sources, step.old, step.new, step.replace_all, cell_id, shown)
+        except ToolError as exc:
+            raise step_error(exc, k, steps, batch) from None
+    changed = {c.index: sources[c.index] for c in nb.cells if sources[c.index] != c.source}
+    diff: list[str] = []
+    for c in nb.cells:
+        if c.index in changed:
+            label = f"{quote_name(shown)} cell {c.index}" + (f" (id={json.dumps(c.id)})" if c.id else "")
+            diff.extend(unified(c.source, changed[c.index], label))
+    return CellsEdit(changed, found, diff)
+
+
+def notebook_edit(
+    raw: bytes, steps: list[Step], cell_id: str | None, shown: str, batch: bool
+) -> tuple[bytes, CellsEdit] | None:
+    """``edit`` of a notebook file's bytes: the new bytes and what changed; None when the file is
+    not a valid notebook (it is then edited as text, and the result checked)."""
     try:
         nb = parse_notebook(raw)
     except NotNotebook as exc:
-        if args.get("cell_id") is not None:
+        if cell_id is not None:
             raise ToolError(Codes.NOTEBOOK_INVALID, f"cannot edit {in_message(shown)} by cell: {exc.reason}") from None
         return None
-    sources, found = edit_sources(nb, args, shown)
-    return edited_bytes(nb, raw, sources, shown), sorted(sources), found
+    done = edit_sources(nb, steps, cell_id, shown, batch)
+    return edited_bytes(nb, raw, done.sources, shown), done

@@ -16,9 +16,11 @@ from ..fs.textwindow import BINARY_SNIFF_BYTES
 from ..notebooks.format import is_notebook_name
 from ..render.writing import render_edit
 from ..state.gate import check_observed, gated
-from ..text.quoting import in_message
+from ..text.diffs import bounded, unified
+from ..text.quoting import in_message, quote_name
 from .cells import check_written, notebook_edit
 from .context import CallContext
+from .editsteps import MAX_EDITS, Step, edit_steps, step_error
 from .live_notebooks import edit_live
 from .spec import BOOLEAN, INTEGER, NAME, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
 from .write import BOM, check_writable, current_stat, encode_text, open_existing, refuse_path, replace_gated
@@ -64,20 +66,18 @@ def _apply(text: str, old: str, new: str, replace_all: bool, shown: str) -> tupl
 
 
 def execute_edit(ctx: CallContext, args: dict) -> dict:
-    old_string: str = args["old_string"]
-    new_string: str = args["new_string"]
-    replace_all = bool(args.get("replace_all", False))
-    if old_string == new_string:
-        raise ToolError(Codes.ARGUMENT_INVALID, "old_string and new_string must differ")
+    steps = edit_steps(args)
+    batch = "edits" in args
+    dry_run = bool(args.get("dry_run", False))
     refuse_path(ctx, args["file_path"], "edit")
     with ctx.resolve(args["file_path"], "edit") as target:
         shown = target.display
         notebook = is_notebook_name(target.lexical)
         if args.get("cell_id") is not None and not notebook:
             raise ToolError(Codes.ARGUMENT_INVALID, "cell_id applies to notebooks (.ipynb files) only")
-        live = edit_live(ctx, target, args) if notebook else None
+        live = edit_live(ctx, target, steps, args.get("cell_id"), batch, dry_run) if notebook else None
         if live is not None:
-            return live
+            return _value(shown, steps, batch, dry_run, live.replacements, live.diff, sorted(live.sources), True)
         with gated(ctx.store, "edit", shown) as gate:
             st = current_stat(target)
             if st is None:
@@ -109,20 +109,61 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
                     raise target.error(exc) from None
             finally:
                 os.close(fd)
-            cells = notebook_edit(raw, args, shown) if notebook else None
+            cells = notebook_edit(raw, steps, args.get("cell_id"), shown, batch) if notebook else None
             if cells is not None:  # a notebook: the change is made in cell sources, then validated
-                data, changed, found = cells
+                data, done = cells
+                found, diff, changed = done.replacements, done.diff, sorted(done.sources)
             else:
                 bom = raw.startswith(BOM)
                 text = raw[len(BOM) if bom else 0 :].decode("utf-8", "surrogateescape")
-                result, found = _apply(text, old_string, new_string, replace_all, shown)
+                result, found = _apply_steps(text, steps, batch, shown)
                 data = (BOM if bom else b"") + encode_text(result)
                 if notebook:
                     check_written(data, shown, "edit")
-            replace_gated(ctx, gate, target, data, fst, "edit")
-    value = {"path": shown, "replaceAll": replace_all, "replacements": found if replace_all else 1}
+                diff, changed = unified(text, result, quote_name(shown)), None
+            if not dry_run:  # a dry run changes nothing and records nothing: the gate stays as it was
+                replace_gated(ctx, gate, target, data, fst, "edit")
+    return _value(shown, steps, batch, dry_run, found, diff, changed, False)
+
+
+def _apply_steps(text: str, steps: list[Step], batch: bool, shown: str) -> tuple[str, int]:
+    """The steps applied in order, each to what the ones before it left; all or nothing."""
+    found = 0
+    for k, step in enumerate(steps, 1):
+        try:
+            text, n = _apply(text, step.old, step.new, step.replace_all, shown)
+        except ToolError as exc:
+            raise step_error(exc, k, steps, batch) from None
+        found += n
+    return text, found
+
+
+def _value(
+    shown: str,
+    steps: list[Step],
+    batch: bool,
+    dry_run: bool,
+    found: int,
+    diff: list[str],
+    cells: list[int] | None,
+    live: bool,
+) -> dict:
+    cut = bounded(diff)
+    value: dict = {
+        "path": shown,
+        "replaceAll": not batch and steps[0].replace_all,
+        "replacements": found,
+        "diff": "\n".join(cut.lines),
+        "diffLines": cut.total,
+    }
+    if batch:
+        value["edits"] = len(steps)
+    if dry_run:
+        value["dryRun"] = True
     if cells is not None:
-        value["cells"] = changed
+        value["cells"] = cells
+    if live:
+        value["live"] = True
     return value
 
 
@@ -131,10 +172,23 @@ EDIT_OUTPUT = value_schema(
         "path": STRING,
         "replaceAll": BOOLEAN,
         "replacements": INTEGER,
+        "diff": STRING,  # the unified diff, cut to its first lines (text.diffs.MAX_LINES)
+        "diffLines": INTEGER,  # the whole diff's length in lines
+        "edits": INTEGER,  # a batch: how many steps
+        "dryRun": BOOLEAN,
         "cells": {"type": "array", "items": INTEGER},
         "live": BOOLEAN,
     },
-    ("path", "replacements"),
+    ("path", "replacements", "diff", "diffLines"),
+)
+
+_STEP = object_schema(
+    {
+        "old_string": {**TEXT, "minLength": 1, "description": "Exact text to replace."},
+        "new_string": {**TEXT, "description": "Replacement text, inserted literally."},
+        "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+    },
+    ("old_string", "new_string"),
 )
 
 EDIT = ToolSpec(
@@ -142,25 +196,42 @@ EDIT = ToolSpec(
     title="Edit file",
     description=(
         "Replace the literal text old_string with new_string in a file. old_string must occur "
-        "exactly once unless replace_all is true. Requires that this session has read the file's "
-        "current version. In a notebook (.ipynb) the text is replaced inside cell sources only "
-        "(outputs, metadata and ids are kept) and cell_id narrows the edit to one cell."
+        "exactly once unless replace_all is true. For several changes to one file give edits, a "
+        "list of {old_string, new_string, replace_all?} applied in order, each to the text the ones "
+        "before it left, all or nothing. The answer shows the change as a unified diff; with "
+        "dry_run true nothing is written and the answer is the diff the edit would make. Requires "
+        "that this session has read the file's current version. In a notebook (.ipynb) the text is "
+        "replaced inside cell sources only (outputs, metadata and ids are kept) and cell_id narrows "
+        "the edit to one cell."
     ),
     input_schema=object_schema(
         {
             "file_path": {**PATH, "description": "File to edit, relative to the working directory."},
-            "old_string": {**TEXT, "minLength": 1, "description": "Exact text to replace."},
+            "old_string": {**TEXT, "minLength": 1, "description": "Exact text to replace (or give edits)."},
             "new_string": {**TEXT, "description": "Replacement text, inserted literally."},
             "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+            "edits": {
+                "type": "array",
+                "items": _STEP,
+                "minItems": 1,
+                "maxItems": MAX_EDITS,
+                "description": "Several edits to this file, applied in order, all or nothing (instead of "
+                "old_string and new_string).",
+            },
+            "dry_run": {
+                "type": "boolean",
+                "description": "Answer the diff the edit would make and change nothing (default false).",
+            },
             "cell_id": {**NAME, "description": "Notebooks only: the id of the one cell to edit, as read shows it."},
         },
-        ("file_path", "old_string", "new_string"),
+        ("file_path",),
     ),
     output_schema=EDIT_OUTPUT,
     guidance=(
         "Use edit for targeted changes: give enough surrounding text in old_string to make it "
-        "unique, or set replace_all. Read the file first in this session; after your own write or "
-        "edit no new read is needed."
+        "unique, or set replace_all; several changes to one file go in one call as edits. "
+        "dry_run shows the diff first without writing. Read the file first in this session; after "
+        "your own write or edit no new read is needed."
     ),
     execute=execute_edit,
     render=render_edit,

@@ -19,8 +19,9 @@ from ..notebooks.format import notebook_from_dict, notebook_problem, parse_noteb
 from ..notebooks.live import DocumentChanged
 from ..state.gate import check_observed_version, gated, observation_key
 from ..text.quoting import in_message
-from .cells import edit_sources
+from .cells import CellsEdit, edit_sources
 from .context import CallContext
+from .editsteps import Step
 
 __all__ = ["edit_live", "write_live"]
 
@@ -49,8 +50,11 @@ def _record(ctx: CallContext, gate, target, version: str, verb: str) -> None:
         ) from None
 
 
-def edit_live(ctx: CallContext, target, args: dict) -> dict | None:
-    """The edit made in the open document; None when the notebook is not open (edit the file)."""
+def edit_live(
+    ctx: CallContext, target, steps: list[Step], cell_id: str | None, batch: bool, dry_run: bool
+) -> CellsEdit | None:
+    """The edit made in the open document (in a dry run, only planned); None when the notebook is
+    not open (edit the file)."""
     docs = ctx.documents
     if docs is None or target.in_spill or docs.snapshot(target.real) is None:
         return None
@@ -63,29 +67,24 @@ def edit_live(ctx: CallContext, target, args: dict) -> dict | None:
         data, version = snap
         check_observed_version(gate, ctx.session_key, target.real, version, "write", shown)
         nb = notebook_from_dict(data)
-        sources, found = edit_sources(nb, args, shown)
-        problem = notebook_problem(with_sources(data, sources))
+        done = edit_sources(nb, steps, cell_id, shown, batch)
+        problem = notebook_problem(with_sources(data, done.sources))
         if problem is not None:
             raise ToolError(
                 Codes.NOTEBOOK_INVALID,
                 f"cannot edit {in_message(shown)}: the result would not be a "
                 f"valid notebook: {problem}; nothing was written",
             )
+        if dry_run:
+            return done
         try:
             new_version = docs.replace_sources(
-                target.real, version, {i: (nb.cells[i - 1].source, text) for i, text in sources.items()}
+                target.real, version, {i: (nb.cells[i - 1].source, text) for i, text in done.sources.items()}
             )
         except DocumentChanged:
             raise _changed("edit", shown) from None
         _record(ctx, gate, target, new_version, "edit")
-    replace_all = bool(args.get("replace_all", False))
-    return {
-        "path": shown,
-        "replaceAll": replace_all,
-        "replacements": found if replace_all else 1,
-        "cells": sorted(sources),
-        "live": True,
-    }
+    return done
 
 
 def write_live(ctx: CallContext, target, data: bytes) -> dict | None:

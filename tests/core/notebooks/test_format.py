@@ -41,8 +41,11 @@ def test_edit_replaces_text_in_one_cell_and_keeps_the_rest(ws, root):
     before = path.read_text()
     assert not ws.run("read", file_path=NB).is_error
     r = ws.run("edit", file_path=NB, old_string="df.head()", new_string="df.describe()")
-    assert r.text == "The file nb.ipynb has been updated successfully."
-    assert r.value == {"path": NB, "replaceAll": False, "replacements": 1, "cells": [2]}
+    assert r.text.startswith("The file nb.ipynb has been updated successfully.\n--- nb.ipynb cell ")
+    assert {k: r.value[k] for k in ("path", "replaceAll", "replacements", "cells")} == {
+        "path": NB, "replaceAll": False, "replacements": 1, "cells": [2]
+    }
+    assert r.value["diff"].startswith('--- nb.ipynb cell 2 (id="load")\n+++ nb.ipynb cell 2 (id="load")\n@@ ')
     nb, text = saved(path)
     assert nb.cells[1].source == "df = load()\ndf.describe()"
     assert nb.cells[1].outputs[0].text == "ok\n" and nb.cells[1].metadata == {"tags": ["keep"]}
@@ -82,7 +85,7 @@ def test_replace_all_changes_every_cell(ws, root):
     path = make(root)
     ws.run("read", file_path=NB)
     r = ws.run("edit", file_path=NB, old_string="df", new_string="frame", replace_all=True)
-    assert r.text == "The file nb.ipynb has been updated. All occurrences were successfully replaced."
+    assert r.text.startswith("The file nb.ipynb has been updated. All occurrences were successfully replaced.\n")
     assert r.value["replacements"] == 4 and r.value["cells"] == [2, 3]
     nb, _ = saved(path)
     assert nb.cells[2].source == "frame = load()\nplot(frame)"

@@ -67,12 +67,20 @@ def test_render_write_exact():
 
 
 def test_render_edit_exact():
-    assert render_edit({"path": "f.txt", "replaceAll": False, "replacements": 1}) == (
-        "The file f.txt has been updated successfully."
+    diff = {"diff": "--- f.txt\n+++ f.txt\n@@ -1 +1 @@\n-a\n+b", "diffLines": 5}
+    assert render_edit({"path": "f.txt", "replaceAll": False, "replacements": 1, **diff}) == (
+        "The file f.txt has been updated successfully.\n--- f.txt\n+++ f.txt\n@@ -1 +1 @@\n-a\n+b"
     )
-    assert render_edit({"path": "f.txt", "replaceAll": True, "replacements": 3}) == (
+    assert render_edit({"path": "f.txt", "replaceAll": True, "replacements": 3, **diff}).split("\n")[0] == (
         "The file f.txt has been updated. All occurrences were successfully replaced."
     )
-    assert render_edit({"path": "x@", "replaceAll": False, "replacements": 1}) == (
+    assert render_edit({"path": "x@", "replaceAll": False, "replacements": 1, **diff}).split("\n")[0] == (
         'The file "x@" has been updated successfully.'
     )
+    assert render_edit({"path": "f.txt", "replaceAll": False, "replacements": 1, **diff, "diffLines": 9}) == (
+        "The file f.txt has been updated successfully.\n--- f.txt\n+++ f.txt\n@@ -1 +1 @@\n-a\n+b\n"
+        "(Showing 5 of 9 diff lines.)"
+    )
+    assert render_edit({"path": "f.txt", "replaceAll": False, "replacements": 1, **diff, "dryRun": True}).split(
+        "\n"
+    )[0] == "Dry run: f.txt was not changed. The edit would make 1 replacement:"

@@ -100,7 +100,8 @@ def test_outside_change_with_size_and_mtime_restored_is_detected(ws, f):
     assert f.read_bytes() == b"ALPHA\nbeta\ngamma\n"
     read_ok(ws)
     assert ws.run("edit", file_path="f.txt", old_string="beta", new_string="B").text == (
-        "The file f.txt has been updated successfully."
+        "The file f.txt has been updated successfully.\n"
+        "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n ALPHA\n-beta\n+B\n gamma"
     )
     assert f.read_bytes() == b"ALPHA\nB\ngamma\n"
 
@@ -127,15 +128,12 @@ def test_list_does_not_count_as_a_read(ws, f):
 
 def test_own_write_and_edit_need_no_new_read(ws, f):
     read_ok(ws)
-    assert ws.run("edit", file_path="f.txt", old_string="alpha", new_string="one").text == (
-        "The file f.txt has been updated successfully."
-    )
-    assert ws.run("edit", file_path="f.txt", old_string="beta", new_string="two").text == (
-        "The file f.txt has been updated successfully."
-    )
+    first = "The file f.txt has been updated successfully."
+    assert ws.run("edit", file_path="f.txt", old_string="alpha", new_string="one").text.startswith(first + "\n")
+    assert ws.run("edit", file_path="f.txt", old_string="beta", new_string="two").text.startswith(first + "\n")
     assert ws.run("write", file_path="f.txt", content="three\n").text == UPDATED.format("f.txt")
     assert ws.run("edit", file_path="f.txt", old_string="three", new_string="four").text == (
-        "The file f.txt has been updated successfully."
+        first + "\n--- f.txt\n+++ f.txt\n@@ -1 +1 @@\n-three\n+four"
     )
     assert f.read_bytes() == b"four\n"
 
@@ -183,8 +181,9 @@ def test_observation_is_by_real_path(ws, f, root):
 def test_edit_success_exact(ws, f):
     read_ok(ws)
     r = ws.run("edit", file_path="f.txt", old_string="beta", new_string="BETA")
-    assert r.text == "The file f.txt has been updated successfully."
-    assert r.value == {"path": "f.txt", "replaceAll": False, "replacements": 1}
+    diff = "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma"
+    assert r.text == "The file f.txt has been updated successfully.\n" + diff
+    assert r.value == {"path": "f.txt", "replaceAll": False, "replacements": 1, "diff": diff, "diffLines": 7}
     assert f.read_bytes() == b"alpha\nBETA\ngamma\n"
 
 
@@ -203,15 +202,16 @@ def test_edit_ambiguous_and_replace_all(ws, root):
     assert_error(r, "EDIT_AMBIGUOUS", 'old_string appears 3 times in "f.txt"; add context or set replace_all')
     assert p.read_bytes() == b"x = 1\nx = 1\nx = 1\n"
     r = ws.run("edit", file_path="f.txt", old_string="x = 1", new_string="x = 2", replace_all=True)
-    assert r.text == "The file f.txt has been updated. All occurrences were successfully replaced."
-    assert r.value == {"path": "f.txt", "replaceAll": True, "replacements": 3}
+    diff = "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n-x = 1\n-x = 1\n-x = 1\n+x = 2\n+x = 2\n+x = 2"
+    assert r.text == "The file f.txt has been updated. All occurrences were successfully replaced.\n" + diff
+    assert r.value == {"path": "f.txt", "replaceAll": True, "replacements": 3, "diff": diff, "diffLines": 9}
     assert p.read_bytes() == b"x = 2\nx = 2\nx = 2\n"
 
 
 def test_replace_all_with_one_occurrence(ws, f):
     read_ok(ws)
     r = ws.run("edit", file_path="f.txt", old_string="beta", new_string="b", replace_all=True)
-    assert r.text == "The file f.txt has been updated. All occurrences were successfully replaced."
+    assert r.text.startswith("The file f.txt has been updated. All occurrences were successfully replaced.\n")
     assert r.value["replacements"] == 1
 
 
@@ -244,14 +244,15 @@ def test_edit_delete_text(ws, f):
         ({"old_string": "beta", "new_string": "beta"}, "old_string and new_string must differ"),
         ({"old_string": "", "new_string": "x"}, "old_string must be a non-empty string"),
         ({"old_string": "", "new_string": ""}, "old_string must be a non-empty string"),
-        ({"new_string": "x"}, "old_string is required"),
-        ({"old_string": "x"}, "new_string is required"),
+        ({"new_string": "x"}, "old_string is required (or give edits, a list of them)"),
+        ({"old_string": "x"}, "new_string is required (or give edits, a list of them)"),
         ({"old_string": "a", "new_string": 1}, "new_string must be a string"),
         ({"old_string": "a", "new_string": "b", "replace_all": "yes"}, "replace_all must be true or false"),
         ({"old_string": "a", "new_string": "b", "replace_all": 1}, "replace_all must be true or false"),
         (
             {"old_string": "a", "new_string": "b", "count": 1},
-            'unknown argument "count" (this tool takes: file_path, old_string, new_string, replace_all, cell_id)',
+            'unknown argument "count" (this tool takes: file_path, old_string, new_string, replace_all, edits, '
+            'dry_run, cell_id)',
         ),
     ],
 )
@@ -274,7 +275,10 @@ def test_edit_crlf_file_with_lf_strings_stays_crlf(ws, root):
     p.write_bytes(b"one\r\ntwo\r\nthree\r\n")
     read_ok(ws, "win.txt")
     r = ws.run("edit", file_path="win.txt", old_string="one\ntwo", new_string="uno\ndos\nmas")
-    assert r.text == "The file win.txt has been updated successfully."
+    assert r.text == (  # the diff shows lines, not their CRLF endings
+        "The file win.txt has been updated successfully.\n"
+        "--- win.txt\n+++ win.txt\n@@ -1,3 +1,4 @@\n-one\n-two\n+uno\n+dos\n+mas\n three"
+    )
     assert p.read_bytes() == b"uno\r\ndos\r\nmas\r\nthree\r\n"
     # CRLF in the strings works too
     assert not ws.run("edit", file_path="win.txt", old_string="mas\r\nthree", new_string="tres").is_error
@@ -387,8 +391,8 @@ def test_names_near_name_max_can_be_written(ws, root):
     (root / name).write_text("old\n")
     read_ok(ws, name)
     assert ws.run("write", file_path=name, content="new\n").text == UPDATED.format(name)
-    assert ws.run("edit", file_path=name, old_string="new", new_string="newer").text == (
-        f"The file {name} has been updated successfully."
+    assert ws.run("edit", file_path=name, old_string="new", new_string="newer").text.startswith(
+        f"The file {name} has been updated successfully.\n--- {name}\n"
     )
     wide = "é" * 127  # 254 bytes
     assert ws.run("write", file_path=wide, content="x\n").text == CREATED.format(wide)
@@ -499,7 +503,11 @@ def test_file_with_an_undecodable_name_can_be_read_then_edited(ws, root):
                  'cannot write "bad\\udcff.txt": read it first in this session')
     read_ok(ws, name)
     r = ws.run("edit", file_path=name, old_string="one", new_string="two")
-    assert r.text == 'The file "bad\\udcff.txt" has been updated successfully.'
+    # the name is quoted in the diff's labels as everywhere; the undecodable byte kept on disk shows as U+FFFD
+    assert r.text == (
+        'The file "bad\\udcff.txt" has been updated successfully.\n'
+        '--- "bad\\udcff.txt"\n+++ "bad\\udcff.txt"\n@@ -1 +1 @@\n-one \ufffd\n+two \ufffd'
+    )
     assert ws.run("write", file_path=name, content="three\n").text == UPDATED.format('"bad\\udcff.txt"')
     with open(raw, "rb") as fh:
         assert fh.read() == b"three\n"

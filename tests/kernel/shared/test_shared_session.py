@@ -95,7 +95,7 @@ async def test_rest_read_then_kernel_edit(jp_serverapp, jp_fetch, jp_root_dir, s
         await run(kernel, "%load_ext dsh_jupyter")
         got = await run(kernel, "%%dsh edit other.txt --text\nbeta\n=======\nBETA\n")
         assert got["status"] == "ok", got
-        assert got["stdout"] == "The file other.txt has been updated successfully.\n"
+        assert got["stdout"].startswith("The file other.txt has been updated successfully.\n--- other.txt\n")
         assert (jp_root_dir / "other.txt").read_text() == "alpha\nBETA\n"
         # the kernel's edit recorded the new version: the agent may edit again without a read
         data = await rest_tool(jp_fetch, "edit", {"file_path": "other.txt", "old_string": "alpha",

@@ -66,7 +66,7 @@ export function renderCalls(model, el) {
       if (open) {
         list.append(h("div", { role: "row", class: "dsh-panel-row" }, h("div", { role: "gridcell" },
           h("pre", { class: "dsh-call-text", id: "dsh-panel", tabindex: "0", "aria-label": "the exact text of this call" },
-            model.get("expanded_text")))));
+            ...(call.tool === "edit" ? diffMarks(model.get("expanded_text")) : [model.get("expanded_text")])))));
       }
     }
     if (!model.get("calls").length) list.append(h("div", { class: "dsh-empty" }, "no calls"));
@@ -129,6 +129,20 @@ export function renderSpills(model, el) {
 }
 
 /** A duration whole in its column: 12.3 ms under a second, 2.35 s from one second, 95 s from 100 s. */
+/**
+ * An edit's text as nodes: its diff's added, removed and hunk lines in spans that colour them; the
+ * text itself is unchanged (the spans' text joined is the text).
+ */
+export function diffMarks(text) {
+  const kinds = { "+": "dsh-diff-add", "-": "dsh-diff-del", "@": "dsh-diff-hunk" };
+  return text.split("\n").map((line, i, all) => {
+    const end = i < all.length - 1 ? "\n" : "";
+    const kind = kinds[line[0]];
+    if (i === 0 || !kind || line.startsWith("+++ ") || line.startsWith("--- ")) return line + end;
+    return h("span", { class: kind }, line + end);
+  });
+}
+
 export function duration(ms) {
   if (ms < 1000) return `${ms} ms`;
   const s = ms / 1000;
