@@ -193,8 +193,9 @@ READ = ToolSpec(
         "the offset to continue from. Saved full search results can be read the same way. A "
         "notebook (.ipynb) is shown as cells: each cell's id, type and numbered source lines, and "
         "its outputs summarised; for a notebook offset and limit count cells, not lines. A PNG, "
-        "JPEG, GIF or WebP image answers its format, pixel size and bytes, with the image itself "
-        "attached; SVG is text."
+        "JPEG, GIF or WebP image (up to 5 MiB) answers its format, pixel size and bytes, and the "
+        "image itself where the client takes images; a notebook page attaches its output images "
+        "the same way, and its text says which output each one is. SVG is read as text."
     ),
     input_schema=object_schema(
         {
