@@ -30,6 +30,9 @@ class Codes:
     EDIT_NOT_FOUND = "EDIT_NOT_FOUND"
     EDIT_AMBIGUOUS = "EDIT_AMBIGUOUS"
     NOTEBOOK_INVALID = "NOTEBOOK_INVALID"
+    IMAGE_TOO_LARGE = "IMAGE_TOO_LARGE"
+    IMAGE_INVALID = "IMAGE_INVALID"
+    IMAGE_UNSUPPORTED = "IMAGE_UNSUPPORTED"
     STATE_UNAVAILABLE = "STATE_UNAVAILABLE"
     SEARCH_INVALID_PATTERN = "SEARCH_INVALID_PATTERN"
     SEARCH_FAILED = "SEARCH_FAILED"
@@ -64,6 +67,8 @@ def _default_name(code: str) -> str:
         return "EditError"
     if code.startswith("NOTEBOOK_"):
         return "NotebookError"
+    if code.startswith("IMAGE_"):
+        return "ImageError"
     if code.startswith("STATE_"):
         return "StateError"
     return "ArgumentError" if code == "ARGUMENT_INVALID" else "ToolError"

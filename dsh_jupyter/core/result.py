@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from .images import Image
+
 __all__ = ["FRAME_COLUMNS", "Result", "html_table", "json_bytes"]
 
 # Stable, documented columns of ``Result.to_frame()`` per tool.
@@ -32,6 +34,10 @@ class Result:
     call_id: str = ""
     duration_ms: float = 0.0
     extra: dict = field(default_factory=dict, repr=False, compare=False)
+    # Images the result shows besides its text (an image file; a notebook page's output images),
+    # in the order the text numbers them. Kept out of ``value`` so the value stays small: MCP
+    # sends them as image blocks, REST as base64 only when asked (``include_images``).
+    images: tuple[Image, ...] = field(default=(), repr=False, compare=False)
 
     def __str__(self) -> str:
         return self.text

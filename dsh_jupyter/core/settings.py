@@ -136,6 +136,27 @@ class Settings:
         "Notebooks larger than this are read as text, not parsed into cells (parsing needs the whole file in memory).",
         minimum=1,
     )
+    read_image_max_bytes: int = setting(
+        5 * 1024 * 1024,
+        "int",
+        "Largest image file (PNG, JPEG, GIF, WebP) `read` shows; its bytes go to MCP clients as an image "
+        "block. A larger one is refused (IMAGE_TOO_LARGE).",
+        minimum=1,
+    )
+    notebook_page_max_images: int = setting(
+        8,
+        "int",
+        "Images of cell outputs (PNG, JPEG, GIF, WebP) one page of a notebook's cells attaches for MCP "
+        "clients, in page order; the text says which output each attached image is and why any other is not.",
+        minimum=0,
+    )
+    notebook_page_max_image_bytes: int = setting(
+        5 * 1024 * 1024,
+        "int",
+        "Bytes of images one page of a notebook's cells attaches together (an image that would pass it "
+        "is left out, a smaller one after it may still fit).",
+        minimum=0,
+    )
     respect_ignore_files: bool = setting(
         False,
         "bool",

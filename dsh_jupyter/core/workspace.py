@@ -255,6 +255,7 @@ class Workspace:
         started = time.time()
         t0 = time.perf_counter()
         args = {} if args is None else args
+        ctx: CallContext | None = None
         try:
             check_session_id(session)
             spec = self.registry.get(tool)
@@ -293,7 +294,8 @@ class Workspace:
             value = {"name": "InternalError", "code": "INTERNAL_ERROR", "message": message}
             text, is_error = f"Error: {message}", True
         duration_ms = (time.perf_counter() - t0) * 1000
-        result = Result(tool, text, value, is_error, session, call_id, duration_ms)
+        images = tuple(ctx.images) if ctx is not None and not is_error else ()
+        result = Result(tool, text, value, is_error, session, call_id, duration_ms, images=images)
         self._log_call(result, args, caller.surface, started, user, read_only=not caller.may_write)
         return result
 

@@ -13,9 +13,9 @@ an exception the model never reads. So an error answers its text (``Error: <mess
 as every surface) and puts ``{name, code, message}`` in ``_meta`` under ``dsh-jupyter/error``
 for programs that match on the stable code.
 
-What it must never do: write model-visible text of its own (a call's ``content`` is exactly the
-core's ``Result.text``), declare an output schema that a successful value could fail, or import
-Jupyter, tornado or the MCP SDK.
+What it must never do: write model-visible text of its own (a call's text block is exactly the
+core's ``Result.text``; image blocks carry only the result's own images, after it), declare an
+output schema that a successful value could fail, or import Jupyter, tornado or the MCP SDK.
 """
 
 from __future__ import annotations
@@ -66,12 +66,15 @@ def instructions(registry: dict[str, ToolSpec]) -> str:
 
 
 def call_result(result: Result) -> dict:
-    """The MCP answer to one call: the model text as the only content; the value beside it.
+    """The MCP answer to one call: the model text first, then the result's images; the value beside.
 
-    A success carries the value as ``structuredContent``; an error carries it in ``_meta`` (see
-    the module docstring for why).
+    The text is one text block; each image the result carries (an image file, a notebook page's
+    output images, numbered by the text in this order) follows as an image block. A success
+    carries the value as ``structuredContent``; an error carries it in ``_meta`` (see the module
+    docstring for why) and never an image.
     """
-    content = [{"type": "text", "text": result.text}]
+    content: list[dict] = [{"type": "text", "text": result.text}]
     if result.is_error:
         return {"content": content, "isError": True, "_meta": {ERROR_META: result.value}}
+    content.extend({"type": "image", "data": image.base64(), "mimeType": image.mime} for image in result.images)
     return {"content": content, "structuredContent": result.value, "isError": False}

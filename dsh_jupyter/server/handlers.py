@@ -65,15 +65,28 @@ def _tool_error_status(exc: ToolError) -> int:
 dumps = json_bytes  # JSON bytes; a lone surrogate (an undecodable name) falls back to escaped ASCII
 
 
-def result_json(result) -> dict:
+def result_json(result, include_images: bool = False) -> dict:
+    """A call's JSON; with ``include_images`` a success's value also holds ``images``: the images
+    the result shows, in the order its text numbers them, base64 (``[]`` when there are none)."""
+    value = result.value
+    if include_images and not result.is_error:
+        value = {**value, "images": [image_json(image) for image in result.images]}
     return {
         "tool": result.tool,
         "session": result.session,
         "callId": result.call_id,
         "isError": result.is_error,
         "text": result.text,
-        "value": result.value,
+        "value": value,
     }
+
+
+def image_json(image) -> dict:
+    """One image of a result: MIME type, bytes, base64 data, and for a notebook output its cell and output."""
+    out = {"mimeType": image.mime, "bytes": len(image.data), "data": image.base64()}
+    if image.cell is not None:
+        out.update(cell=image.cell, output=image.output)
+    return out
 
 
 class DshHandler(ExtensionHandlerMixin, APIHandler):
@@ -245,7 +258,7 @@ class ToolCallHandler(DshHandler):
                 Codes.TOOL_UNKNOWN,
                 f'unknown tool "{name}"; available tools: ' + ", ".join(self.workspace.registry),
             )
-        session, args = parse_tool_body(self.json_body())
+        session, args, include_images = parse_tool_body(self.json_body())
         try:
             admission = self.workspace.admit(name, session, await self.caller("rest"))  # no I/O: the wait starts
         except CallRefused as exc:
@@ -258,19 +271,21 @@ class ToolCallHandler(DshHandler):
             admission=admission,
             pool="dsh_jupyter_search_executor" if admission.searches else "dsh_jupyter_executor",
         )
-        self.send(result_json(result))
+        self.send(result_json(result, include_images))
 
 
-def parse_tool_body(body: dict) -> tuple[str | None, dict]:
-    extra = sorted(set(body) - {"session", "args"})
+def parse_tool_body(body: dict) -> tuple[str | None, dict, bool]:
+    extra = sorted(set(body) - {"session", "args", "include_images"})
     if extra:
-        raise ApiError(400, "BODY_INVALID", f'unknown field "{extra[0]}" (expected session, args)')
-    session, args = body.get("session"), body.get("args", {})
+        raise ApiError(400, "BODY_INVALID", f'unknown field "{extra[0]}" (expected session, args, include_images)')
+    session, args, include_images = body.get("session"), body.get("args", {}), body.get("include_images", False)
     if session is not None and not isinstance(session, str):
         raise ApiError(400, "BODY_INVALID", "session must be a string")
     if not isinstance(args, dict):
         raise ApiError(400, "BODY_INVALID", "args must be a JSON object")
-    return session, args
+    if not isinstance(include_images, bool):
+        raise ApiError(400, "BODY_INVALID", "include_images must be true or false")
+    return session, args, include_images
 
 
 class SessionsHandler(DshHandler):

@@ -96,6 +96,19 @@ _SCHEMAS = {
         ("name", "code", "message"),
         description="The value of a failed tool call (isError true, HTTP 200).",
     ),
+    "ResultImage": _obj(
+        {
+            "mimeType": {**_STR, "enum": ["image/png", "image/jpeg", "image/gif", "image/webp"]},
+            "bytes": _INT,
+            "data": {**_STR, "format": "byte", "description": "The image's bytes, base64."},
+            "cell": {**_INT, "description": "A notebook output's cell index (1-based)."},
+            "output": {**_INT, "description": "A notebook output's number within its cell (1-based)."},
+        },
+        ("mimeType", "bytes", "data"),
+        description="One image a result shows (an image file, or a notebook page's output image), in "
+        "the value's images list only when the call asked with include_images; the text numbers them "
+        "in this order.",
+    ),
     "ToolDefinition": _obj(
         {
             "name": _STR,
@@ -246,6 +259,13 @@ def _tool_operation(op_id: str, summary: str, args_schema: dict, description: st
         {
             "session": {**_SESSION_ID, "nullable": True, "description": "Session id (default: 'default')."},
             "args": args_schema,
+            "include_images": {
+                **_BOOL,
+                "default": False,
+                "description": "Also put the images the result shows (read of an image file, a notebook "
+                "page's output images) in value.images, base64. Off by default: the text and value "
+                "describe them without their bytes.",
+            },
         },
         closed=True,
     )
@@ -422,7 +442,10 @@ def build_document(registry: dict, base_url: str = "/") -> dict:
     tools = list(registry)
     schemas = {**copy.deepcopy(_SCHEMAS), "ToolResult": _result_schema(tools)}
     for t, spec in registry.items():
-        schemas[f"Value_{t}"] = _openapi(copy.deepcopy(spec.output_schema))
+        value = _openapi(copy.deepcopy(spec.output_schema))
+        # with include_images a success's value also lists the images its text describes
+        value.setdefault("properties", {})["images"] = _arr(_ref("ResultImage"))
+        schemas[f"Value_{t}"] = value
     paths = {**_tool_paths(registry), **_session_paths(), **_record_paths(), **_meta_paths()}
     server = base_url.rstrip("/") + "/dsh/api"
     return {

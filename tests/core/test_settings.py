@@ -29,6 +29,9 @@ DEFAULTS = {
     "notebook_output_max_chars": 2000,
     "notebook_traceback_lines": 20,
     "notebook_max_bytes": 67_108_864,
+    "read_image_max_bytes": 5_242_880,
+    "notebook_page_max_images": 8,
+    "notebook_page_max_image_bytes": 5_242_880,
     "glob_sample_over_cap": True,
     "spill_max_bytes_per_session": 134_217_728,
     "spill_max_bytes_total": 536_870_912,
@@ -49,7 +52,12 @@ DEFAULTS = {
     "rg_path": None,
 }
 CACHE_SIZES = ["list_cache_max_entries", "read_index_max_files", "notebook_tree_max_folders"]  # 0 turns the cache off
-INTS = [k for k, v in DEFAULTS.items() if isinstance(v, int) and not isinstance(v, bool) and k not in CACHE_SIZES]
+PAGE_IMAGE_BOUNDS = ["notebook_page_max_images", "notebook_page_max_image_bytes"]  # 0 attaches no image
+INTS = [
+    k
+    for k, v in DEFAULTS.items()
+    if isinstance(v, int) and not isinstance(v, bool) and k not in CACHE_SIZES + PAGE_IMAGE_BOUNDS
+]
 
 
 def test_defaults():
@@ -91,6 +99,14 @@ def test_cache_sizes_take_zero_to_turn_the_cache_off(make_ws, name):
     assert {"list_cache_max_entries": ws.folders, "read_index_max_files": ws.lines,
             "notebook_tree_max_folders": ws.notebooks}[name] is None
     assert not ws.run("list").is_error
+
+
+@pytest.mark.parametrize("name", PAGE_IMAGE_BOUNDS)
+def test_page_image_bounds_take_zero(make_ws, name):
+    with pytest.raises(SettingsError) as exc:
+        make_ws(**{name: -1})
+    assert str(exc.value) == f"setting {name} must be at least 0, got -1"
+    assert make_ws(**{name: 0}).settings.as_dict()[name] == 0
 
 
 def test_exact_message_for_list_max_entries(make_ws):

@@ -43,7 +43,7 @@ def test_the_read_window_of_a_notebook_shows_cells(make_ws, root):
         ["", "[output 1: stream stdout]", "output"],
         ["", "| loaded", "output"],
         ["", "[output 2: display_data]", "output"],
-        ["", "[image/png: 208 bytes]", "output"],
+        ["", "[image/png: 208 bytes, not attached: not a valid PNG, JPEG, GIF or WebP image]", "output"],
         ["#3", "code cell 3 · id sum", "cell"],
         [1, "summary = df.describe()", "source"],
         [2, "load()", "source"],

@@ -7,6 +7,12 @@ each success shape (list page, capped glob and grep, a text file, a notebook, wr
 error an agent must read to recover (FS_NOT_FOUND, FS_HIDDEN, FS_NOT_OBSERVED, ARGUMENT_INVALID,
 SEARCH_INVALID_PATTERN, FS_OUTSIDE_ROOT, TOOL_UNKNOWN) is called through them over HTTP (a real
 ``jupyter server``) and stdio (``dsh-jupyter-mcp``), and compared with the Python API's text.
+
+Images too: ``read`` of a PNG and a JPEG, and of a notebook whose outputs hold images under the
+page's bounds (``IMAGE_CAPS``: two images, 300 bytes), answer the text block and then one image
+block per image the Python API's result carries, with the same bytes; both SDKs validate the
+blocks (base64 data, MIME type) and the value against the output schema. IMAGE_INVALID and
+IMAGE_UNSUPPORTED are errors like the others.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import nbformat
 import pytest
 
 from conftest import build_tree  # tests/conftest.py
+from imagefiles import gif, jpeg, png  # tests/imagefiles.py
 from dsh_jupyter import Workspace
 
 from .clients import drive, installed
@@ -35,12 +42,36 @@ def _notebook() -> str:
     return nbformat.writes(nb)
 
 
+def _figures() -> str:
+    """A notebook of image outputs: 116-byte PNG, 852-byte PNG, 35-byte GIF, 209-byte JPEG."""
+    import base64
+
+    def out(mime: str, data: bytes):
+        return nbformat.v4.new_output("display_data", data={mime: base64.b64encode(data).decode()})
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("a()", outputs=[out("image/png", png(5, 3))]),
+        nbformat.v4.new_code_cell("b()", outputs=[out("image/png", png(16, 16)), out("image/gif", gif(2, 2))]),
+        nbformat.v4.new_code_cell("c()", outputs=[out("image/jpeg", jpeg(3, 3))]),
+    ]
+    return nbformat.writes(nb)
+
+
+# the page's image bounds the image scenario runs under: one image passes the bytes, one the count
+IMAGE_CAPS = ["--DshJupyter.notebook_page_max_images=2", "--DshJupyter.notebook_page_max_image_bytes=300"]
+
 TREE = {
     "src": {"app.py": "def main():\n    return 'hello world'\n", "util/helpers.py": "def helper():\n    return 'hello'\n"},
     "notes.txt": "first line\nsecond line\n",
     "many": {f"f{i:02}.txt": f"hello {i}\n" for i in range(12)},
     ".env": "SECRET=1\n",
     "book.ipynb": _notebook(),
+    "chart.png": png(5, 3),
+    "photo.jpg": jpeg(40, 30),
+    "figs.ipynb": _figures(),
+    "fake.png": "not an image\n",
+    "old.bmp": b"BM" + bytes(4) + bytes(4) + bytes(40),
 }
 
 # (tool, arguments, the error code it must answer, or None for a success)
@@ -59,6 +90,11 @@ SCENARIO = [
     ("read", {"file_path": "notes.txt", "offset": -1}, None),  # the last line
     ("read", {"file_path": "book.ipynb", "offset": -1}, None),  # the last cell
     ("read", {"file_path": "notes.txt", "offset": 0}, "ARGUMENT_INVALID"),
+    ("read", {"file_path": "chart.png"}, None),  # text, then an image block
+    ("read", {"file_path": "photo.jpg"}, None),
+    ("read", {"file_path": "figs.ipynb"}, None),  # the cell view with two of four output images attached
+    ("read", {"file_path": "fake.png"}, "IMAGE_INVALID"),
+    ("read", {"file_path": "old.bmp"}, "IMAGE_UNSUPPORTED"),
     ("write", {"file_path": "made/new.txt", "content": "made\n"}, None),
     ("edit", {"file_path": "notes.txt", "old_string": "1st", "new_string": "one", "dry_run": True}, "EDIT_NOT_FOUND"),
     ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "1st", "dry_run": True}, None),
@@ -99,7 +135,8 @@ def expected(tmp_path_factory):
     """The Python API's answers to the scenario, on the same tree with the same settings."""
     tmp = tmp_path_factory.mktemp("expected")
     ws = Workspace(build_tree(tmp / "root", TREE), state_path=tmp / "state.sqlite", allow_hidden=False,
-                   glob_max_results=5, grep_max_matches=5)
+                   glob_max_results=5, grep_max_matches=5, notebook_page_max_images=2,
+                   notebook_page_max_image_bytes=300)
     return [ws.call(tool, args) for tool, args, _ in SCENARIO]
 
 
@@ -107,7 +144,7 @@ def expected(tmp_path_factory):
 def http_server(tmp_path_factory):
     """A server of its own for each scenario: the scenario writes and edits."""
     tmp = tmp_path_factory.mktemp("clients-server")
-    srv = start_mcp_server(tmp, tree=TREE)
+    srv = start_mcp_server(tmp, tree=TREE, extra_args=IMAGE_CAPS)
     try:
         yield srv
     finally:
@@ -118,7 +155,7 @@ def stdio_spec(tmp: Path) -> dict:
     root = build_tree(tmp / "root", TREE)
     return {"transport": "stdio", "command": str(Path(sys.executable).with_name("dsh-jupyter-mcp")),
             "args": ["--root", str(root), "--state-path", str(tmp / "state.sqlite"), "--allow_hidden=false",
-                     *[a.replace("--DshJupyter.", "--") for a in CAPS]]}
+                     *[a.replace("--DshJupyter.", "--") for a in [*CAPS, *IMAGE_CAPS]]]}
 
 
 def _check_report(report: dict, expected: list) -> None:
@@ -127,14 +164,31 @@ def _check_report(report: dict, expected: list) -> None:
         assert got["ok"], f"{tool} {args}: the client raised {got.get('error')}"
         result = got["result"]
         assert result.get("isError", False) is (code is not None), (tool, args, result)
-        assert [c["type"] for c in result["content"]] == ["text"]
+        assert [c["type"] for c in result["content"]] == ["text"] + ["image"] * len(want.images), (tool, args)
         assert _normal(result["content"][0]["text"]) == _normal(want.text), (tool, args)
+        assert [(c["mimeType"], c["data"]) for c in result["content"][1:]] == _images(want), (tool, args)
         if code is None:  # the client already checked it against the tool's outputSchema
             assert isinstance(result["structuredContent"], dict) and "_meta" not in result
         else:
             assert "structuredContent" not in result
             assert result["_meta"]["dsh-jupyter/error"]["code"] == code
     assert set(report["strict"].values()) == {"ok"}, report["strict"]
+
+
+def _images(result) -> list:
+    return [(image.mime, image.base64()) for image in result.images]
+
+
+def test_the_image_scenario_carries_images(expected):
+    """What the clients are compared with: the image reads carry 1, 1 and 2 images."""
+    counts = {args["file_path"]: len(want.images) for (tool, args, _), want in zip(SCENARIO, expected)
+              if tool == "read" and isinstance(args.get("file_path"), str)}
+    assert (counts["chart.png"], counts["photo.jpg"], counts["figs.ipynb"], counts["notes.txt"]) == (1, 1, 2, 0)
+    figs = next(w for (t, a, _), w in zip(SCENARIO, expected) if a.get("file_path") == "figs.ipynb")
+    assert "[image/png: 116 bytes, attached as image 1]" in figs.text
+    assert "[image/png: 852 bytes, not attached: this page attaches at most 300 bytes of images]" in figs.text
+    assert "[image/gif: 35 bytes, attached as image 2]" in figs.text
+    assert "[image/jpeg: 209 bytes, not attached: this page attaches at most 2 images]" in figs.text
 
 
 @pytest.fixture
@@ -177,6 +231,8 @@ def _check_fastmcp(results: list, expected: list) -> None:
         assert not isinstance(got, Exception), f"{tool} {args}: fastmcp raised {got!r}"
         assert got.is_error is (code is not None), (tool, args)
         assert _normal(got.content[0].text) == _normal(want.text), (tool, args)
+        images = [(c.model_dump(by_alias=True)["mimeType"], c.data) for c in got.content[1:] if c.type == "image"]
+        assert len(got.content) == 1 + len(images) and images == _images(want), (tool, args)
         if code is not None:
             assert got.structured_content is None and got.meta["dsh-jupyter/error"]["code"] == code
 

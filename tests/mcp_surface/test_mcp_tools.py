@@ -10,6 +10,7 @@ from pathlib import Path
 import jsonschema
 import nbformat
 import pytest
+from imagefiles import gif, png  # tests/imagefiles.py
 
 from dsh_jupyter.core.tools.spec import NOT_BLANK, NO_NUL
 from dsh_jupyter.mcp.tools import ERROR_META, call_result, instructions, tool_annotations, tool_definitions
@@ -138,6 +139,55 @@ def _notebook(cells: int = 3) -> str:
     return nbformat.writes(nb)
 
 
+def _figures() -> str:
+    """Image outputs: one attached, one not a valid image, one over a bound of one image."""
+    import base64
+
+    nb = nbformat.v4.new_notebook()
+    b64 = base64.b64encode(png(2, 2)).decode()
+    outputs = [nbformat.v4.new_output("display_data", data={"image/png": b64}),
+               nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0K"}),
+               nbformat.v4.new_output("display_data", data={"image/gif": base64.b64encode(gif(1, 1)).decode()})]
+    nb.cells = [nbformat.v4.new_code_cell("plot()", outputs=outputs)]
+    return nbformat.writes(nb)
+
+
+def test_an_image_read_answers_the_text_then_an_image_block(mws):
+    (Path(mws.root) / "chart.png").write_bytes(png(3, 2))
+    result = call_result(mws.run("read", file_path="chart.png"))
+    import base64
+
+    assert result == {
+        "content": [
+            {"type": "text",
+             "text": "<path>chart.png</path>\n<type>image</type>\n<content>\n(PNG image, 3x2 pixels, 88 bytes)\n</content>"},
+            {"type": "image", "data": base64.b64encode(png(3, 2)).decode(), "mimeType": "image/png"},
+        ],
+        "structuredContent": {"path": "chart.png", "type": "image", "format": "PNG", "mimeType": "image/png",
+                              "width": 3, "height": 2, "bytes": 88},
+        "isError": False,
+    }
+
+
+def test_an_image_error_carries_no_image(mws):
+    (Path(mws.root) / "fake.png").write_text("text")
+    result = call_result(mws.run("read", file_path="fake.png"))
+    assert result["content"] == [{"type": "text", "text": 'Error: cannot read "fake.png": its name says PNG image, '
+                                                          "but its content is not a PNG, JPEG, GIF or WebP image"}]
+    assert result["_meta"][ERROR_META]["code"] == "IMAGE_INVALID" and "structuredContent" not in result
+
+
+def test_notebook_output_images_follow_the_text_in_its_order(mws):
+    mws.run("write", file_path="figs.ipynb", content=_figures())
+    result = call_result(mws.run("read", file_path="figs.ipynb"))
+    text = result["content"][0]["text"]
+    assert "[image/png: 82 bytes, attached as image 1]\n" in text
+    assert "[image/png: 6 bytes, not attached: not a valid PNG, JPEG, GIF or WebP image]\n" in text
+    assert "[image/gif: 35 bytes, attached as image 2]\n" in text
+    assert [(c["type"], c.get("mimeType")) for c in result["content"]] == [
+        ("text", None), ("image", "image/png"), ("image", "image/gif")]
+
+
 def _successes(ws) -> list:
     """A success of every tool in every shape its value takes (paged, capped, sampled, spilled,
     recursive, notebooks as cells and as text...)."""
@@ -145,6 +195,10 @@ def _successes(ws) -> list:
     ws.run("write", file_path="wide.txt", content=big * 3)
     ws.run("write", file_path="nb/book.ipynb", content=_notebook())
     (Path(ws.root) / "nb" / "broken.ipynb").write_text("{not json")  # write refuses it: made by hand
+    (Path(ws.root) / "pics").mkdir()
+    (Path(ws.root) / "pics" / "chart.png").write_bytes(png(3, 2))  # write takes text: images by hand
+    (Path(ws.root) / "pics" / "dot.gif").write_bytes(gif(1, 1))
+    ws.run("write", file_path="nb/figs.ipynb", content=_figures())
     calls = [
         ("list", {}), ("list", {"path": "many", "offset": 4}), ("list", {"path": "empty"}),
         ("glob", {"pattern": "*.py"}), ("glob", {"pattern": "*.txt"}), ("glob", {"pattern": "*.none"}),
@@ -155,6 +209,8 @@ def _successes(ws) -> list:
         ("read", {"file_path": "wide.txt"}),
         ("read", {"file_path": "nb/book.ipynb"}), ("read", {"file_path": "nb/book.ipynb", "offset": 2, "limit": 1}),
         ("read", {"file_path": "nb/broken.ipynb"}),
+        ("read", {"file_path": "pics/chart.png"}), ("read", {"file_path": "pics/dot.gif"}),
+        ("read", {"file_path": "nb/figs.ipynb"}),
         ("edit", {"file_path": "nb/book.ipynb", "old_string": "x = 1", "new_string": "x = 10"}),
         ("write", {"file_path": "nb/book.ipynb", "content": _notebook(1)}),
         ("write", {"file_path": "new/created.txt", "content": "a\nb\n"}),
@@ -170,6 +226,7 @@ def _successes(ws) -> list:
     assert not [r.text for r in results if r.is_error]
     assert any(r.value.get("type") == "notebook" for r in results if r.tool == "read")
     assert any("note" in r.value for r in results if r.tool == "read")
+    assert sum(len(r.images) for r in results) == 4  # two image files, two notebook outputs
     return results
 
 

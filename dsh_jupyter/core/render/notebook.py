@@ -76,6 +76,20 @@ def _size(n: int) -> str:
     return count(n, "byte")
 
 
+def _image_note(item: dict) -> str:
+    """Whether an output's image travels with the page (as image N after the text), and if not, why."""
+    if "attached" in item:
+        return f", attached as image {item['attached']}"
+    skipped = item.get("skipped")
+    if skipped == "count":
+        return f", not attached: this page attaches at most {count(item['limit'], 'image')}"
+    if skipped == "bytes":
+        return f", not attached: this page attaches at most {count(item['limit'], 'byte')} of images"
+    if skipped == "invalid":
+        return ", not attached: not a valid PNG, JPEG, GIF or WebP image"
+    return ""
+
+
 def _output_lines(out: dict) -> list[str]:
     kind = out["outputType"]
     head = f"[output {out['number']}: {kind}"
@@ -83,7 +97,7 @@ def _output_lines(out: dict) -> list[str]:
         head += f" {quote_name(out.get('name') or '')}"
     lines = [head + "]"]
     for item in out.get("data", ()):
-        lines.append(f"[{quote_name(item['mime'])}: {_size(item['bytes'])}]")
+        lines.append(f"[{quote_name(item['mime'])}: {_size(item['bytes'])}{_image_note(item)}]")
     text = out.get("text")
     if text is not None:
         if out.get("more"):

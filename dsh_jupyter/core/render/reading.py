@@ -1,7 +1,8 @@
 """Model text for ``read``.
 
 A read window's footer tells which lines were shown and how to continue; a window that stops at
-the byte cap says so rather than passing for the end of the file.
+the byte cap says so rather than passing for the end of the file. An image answers one line: its
+format, pixel size and bytes (the image itself is not text: surfaces that can, send it beside).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from .common import count, envelope
 from .notebook import render_notebook
 
-__all__ = ["read_footer", "render_read"]
+__all__ = ["image_summary", "read_footer", "render_read"]
 
 
 def read_footer(first: int, last: int, total: int | None, capped: bool) -> str:
@@ -40,10 +41,18 @@ def _from_end_footer(first: int, last: int, capped: bool) -> str:
     )
 
 
+def image_summary(value: dict) -> str:
+    """``(PNG image, 640x480 pixels, 20512 bytes)``: what an image file is (its bytes go beside the text)."""
+    return f"({value['format']} image, {value['width']}x{value['height']} pixels, {count(value['bytes'], 'byte')})"
+
+
 def render_read(value: dict) -> str:
-    """``value``: path, offset, lines [{number, text}], totalLines (int|None), capped; or a notebook's cells."""
+    """``value``: path, offset, lines [{number, text}], totalLines (int|None), capped; or a notebook's
+    cells; or an image's format, width, height and bytes."""
     if value.get("type") == "notebook":
         return render_notebook(value)
+    if value.get("type") == "image":
+        return envelope(value["path"], "image", [], image_summary(value))
     lines = [f"{line['number']}: {line['text']}" for line in value["lines"]]
     first = value["offset"]
     last = first + len(lines) - 1

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import Codes, ToolError
 from ..fs.files import file_version, pread_all
+from ..images import Image
 from ..notebooks.format import (
     Cell,
     Notebook,
@@ -31,6 +32,7 @@ from ..notebooks.format import (
     source_text,
     with_sources,
 )
+from ..notebooks.images import ATTACHABLE, PageImages
 from ..render.notebook import render_cell
 from ..settings import Settings
 from ..state.gate import record_read
@@ -110,7 +112,15 @@ def _traceback(lines: list, keep: int) -> tuple[str, int]:
     return "\n".join(shown), omitted
 
 
-def _output_value(number: int, out: dict, s: Settings) -> dict:
+def _data_item(mime: str, payload: object, where: tuple[int, int], page: PageImages | None) -> dict:
+    size = _mime_size(mime, payload)
+    item: dict = {"mime": mime, "bytes": size}
+    if page is not None and mime in ATTACHABLE:
+        item.update(page.consider(where[0], where[1], payload, size))
+    return item
+
+
+def _output_value(number: int, out: dict, s: Settings, cell: int = 0, page: PageImages | None = None) -> dict:
     kind = out.get("output_type", "")
     value: dict = {"number": number, "outputType": kind, "data": [], "text": None, "more": 0}
     if kind == "stream":
@@ -118,7 +128,7 @@ def _output_value(number: int, out: dict, s: Settings) -> dict:
         value.update(_cap(_clean(source_text(out.get("text", "")), stream=True), s.notebook_output_max_chars))
     elif kind in ("execute_result", "display_data"):
         data: dict = out["data"] if isinstance(out.get("data"), dict) else {}
-        value["data"] = [{"mime": m, "bytes": _mime_size(m, v)} for m, v in data.items() if m != "text/plain"]
+        value["data"] = [_data_item(m, v, (cell, number), page) for m, v in data.items() if m != "text/plain"]
         if "text/plain" in data:
             value.update(_cap(_clean(source_text(data["text/plain"])), s.notebook_output_max_chars))
     elif kind == "error":
@@ -142,8 +152,9 @@ def _source_lines(source: str, max_chars: int) -> list[dict]:
     ]
 
 
-def cell_value(cell: Cell, s: Settings) -> dict:
-    """One cell as the read value holds it: numbered source, attachments and outputs summarised."""
+def cell_value(cell: Cell, s: Settings, page: PageImages | None = None) -> dict:
+    """One cell as the read value holds it: numbered source, attachments and outputs summarised;
+    with ``page``, its output images attached while the page's bounds allow."""
     attachments = []
     for name, bundle in (cell.attachments or {}).items():
         for mime, payload in (bundle or {}).items() if isinstance(bundle, dict) else ():
@@ -157,7 +168,9 @@ def cell_value(cell: Cell, s: Settings) -> dict:
         "lines": lines,
         "totalLines": len(lines),
         "attachments": attachments,
-        "outputs": [_output_value(i, o, s) for i, o in enumerate(cell.outputs, start=1) if isinstance(o, dict)],
+        "outputs": [
+            _output_value(i, o, s, cell.index, page) for i, o in enumerate(cell.outputs, start=1) if isinstance(o, dict)
+        ],
         "cut": None,
     }
 
@@ -195,20 +208,22 @@ def _cut_to_fit(cell: dict, room: int) -> dict:
     return shown
 
 
-def page_cells(nb: Notebook, offset: int, limit: int, s: Settings) -> tuple[list[dict], bool]:
-    """Cells ``offset`` .. ``offset + limit - 1`` that fit in ``read_max_bytes``; and whether the cap cut."""
+def page_cells(nb: Notebook, offset: int, limit: int, s: Settings) -> tuple[list[dict], bool, tuple[Image, ...]]:
+    """Cells ``offset`` .. ``offset + limit - 1`` that fit in ``read_max_bytes``; whether the cap
+    cut; and the output images the page attaches (``notebooks.images``), in the text's order."""
     out: list[dict] = []
     used = 0
+    page = PageImages(s.notebook_page_max_images, s.notebook_page_max_image_bytes)
     for cell in nb.cells[offset - 1 : offset - 1 + limit]:
-        value = cell_value(cell, s)
+        value = cell_value(cell, s, page)
         cost = _cost(render_cell(value))
         if used + cost > s.read_max_bytes:
             if not out:
                 out.append(_cut_to_fit(value, s.read_max_bytes))
-            return out, True
+            return out, True, page.shown(out)
         used += cost
         out.append(value)
-    return out, False
+    return out, False, page.shown(out)
 
 
 # --------------------------------------------------------------------------------------- read
@@ -252,8 +267,9 @@ def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) 
             Codes.ARGUMENT_INVALID,
             f"offset {offset} is out of range for {in_message(target.display)} ({total} {unit})",
         )
-    cells, capped = page_cells(nb, offset, limit, s)
+    cells, capped, images = page_cells(nb, offset, limit, s)
     record_read(ctx.store, ctx.session_key, target.real, version)
+    ctx.images.extend(images)
     return {
         "path": target.display,
         "type": "notebook",

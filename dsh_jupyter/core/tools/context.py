@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Codes, ToolError
 from ..fs.resolver import Resolver, Target
+from ..images import Image
 from ..settings import Settings
 from ..state.spills import session_folder
 from ..text.quoting import in_message
@@ -44,6 +45,7 @@ class CallContext:
     lines: LineIndex | None = None  # line offsets of big files kept between calls
     notebooks: NotebookTree | None = None  # where the notebooks are, kept between calls
     documents: LiveDocuments | None = None  # notebooks open in Jupyter (server only)
+    images: list[Image] = field(default_factory=list)  # images the result carries besides its value (read)
 
     def resolve(
         self, path: str | None, verb: str, *, spills: bool = False, follow_last: bool = True, make_parents: bool = False

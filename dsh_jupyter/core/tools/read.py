@@ -1,4 +1,4 @@
-"""``read``: a line-numbered window of a text file (or a notebook's cells) that records an observation."""
+"""``read``: a line-numbered window of a text file (a notebook's cells, an image's size) that records an observation."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from ..state.gate import record_read
 from ..text.quoting import in_message
 from .cells import read_cells
 from .context import CallContext
+from .image_read import read_image
 from .spec import BOOLEAN, INTEGER, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
 
 __all__ = ["BOM", "READ", "execute_read"]
@@ -38,6 +39,10 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         fd, fst = target.open_regular()
         note = None
         try:
+            if not target.in_spill:  # an image answers its size; its bytes travel beside the value
+                image = read_image(ctx, target, fd, fst)
+                if image is not None:
+                    return image
             if is_notebook_name(target.lexical) and not target.in_spill:  # a notebook reads as cells
                 cells, note = read_cells(ctx, target, fd, fst, offset, limit)
                 if cells is not None:
@@ -165,7 +170,11 @@ _OUTPUT = value_schema(
         "text": nullable(STRING),
         "more": INTEGER,
         "name": STRING,
-        "data": rows({"mime": STRING, "bytes": INTEGER}, ("mime", "bytes")),
+        # an output image the page attaches (image N after the text), or why it does not
+        "data": rows(
+            {"mime": STRING, "bytes": INTEGER, "attached": INTEGER, "skipped": STRING, "limit": INTEGER},
+            ("mime", "bytes"),
+        ),
         "ename": STRING,
         "evalue": STRING,
         "omitted": INTEGER,
@@ -205,7 +214,20 @@ _NOTEBOOK_READ = value_schema(
     ("path", "type", "offset", "cells", "totalCells"),
 )
 
-READ_OUTPUT = {"type": "object", "anyOf": [_TEXT_READ, _NOTEBOOK_READ]}
+# An image file: what it is; its bytes are not in the value (MCP: an image block after the text).
+_IMAGE_READ = value_schema(
+    {
+        "path": STRING,
+        "type": {"const": "image"},
+        "format": {"enum": ["PNG", "JPEG", "GIF", "WebP"]},
+        "mimeType": {"enum": ["image/png", "image/jpeg", "image/gif", "image/webp"]},
+        "width": INTEGER,
+        "height": INTEGER,
+        "bytes": INTEGER,
+    }
+)
+
+READ_OUTPUT = {"type": "object", "anyOf": [_TEXT_READ, _NOTEBOOK_READ, _IMAGE_READ]}
 
 READ = ToolSpec(
     name="read",
@@ -216,7 +238,10 @@ READ = ToolSpec(
         "last 200 lines, numbered from the end when the file is too big to count). The footer says "
         "which lines were shown and the offset to continue from. Saved full search results can be read the same way. A "
         "notebook (.ipynb) is shown as cells: each cell's id, type and numbered source lines, and "
-        "its outputs summarised; for a notebook offset and limit count cells, not lines."
+        "its outputs summarised; for a notebook offset and limit count cells, not lines. A PNG, "
+        "JPEG, GIF or WebP image (up to 5 MiB) answers its format, pixel size and bytes, and the "
+        "image itself where the client takes images; a notebook page attaches its output images "
+        "the same way, and its text says which output each one is. SVG is read as text."
     ),
     input_schema=object_schema(
         {

@@ -10,6 +10,9 @@ offset: a window of 2000 lines may stop at line 700 when lines are long. "next" 
 remembers where it came from and "previous" goes back there, so previous exactly undoes next.
 Only after a jump (or at the first window) does "previous" step back by the line limit.
 
+An image file has no lines: its window carries the picture (the result's image, base64) and its
+size, and the footer says what it is, as the model's text does.
+
 What it must never do: load more than one window per call (each page is one ``read`` call with
 offset/limit), or show lines without the footer that says which lines they are.
 """
@@ -65,6 +68,7 @@ class ReadWindow:
         self.highlight = highlight  # a line to mark (the grep match that opened it), 0 for none
         self.cell = cell  # in a notebook: the cell of that line (a grep match in a cell), 0 for none
         self.notebook = False  # whether the page is a notebook's cells (read's cell view)
+        self.image: dict | None = None  # an image file: {mimeType, data (base64), width, height, summary}
         self.offset = offset
         self.lines: list[dict] = []
         self.total: int | None = None
@@ -152,16 +156,24 @@ class ReadWindow:
 
     def show(self, result) -> None:
         value = result.value
+        self.image = _image_state(result)
+        if self.image is not None:  # an image has no lines: the window shows the picture
+            self.offset, self.lines, self.total, self.notebook = 1, [], None, False
+            self._shown(result)
+            return
         self.offset = value["offset"]
         # a notebook's page is cells: paging counts cells as read's offset/limit do
         self.notebook = value.get("type") == "notebook"
         self.lines = value["cells"] if self.notebook else value["lines"]
         self.total = value["totalCells"] if self.notebook else value["totalLines"]
+        self._shown(result)
+
+    def _shown(self, result) -> None:
         self.model_text = result.text
         self.footer = result.footer()
         self.error = ""
         if not self.editor_path:
-            self.editor_path = self.editor_path_for(value["path"])
+            self.editor_path = self.editor_path_for(result.value["path"])
         self._changed()
 
     def editor_path_for(self, display: str) -> str:
@@ -170,6 +182,8 @@ class ReadWindow:
     @property
     def status(self) -> str:
         noun = "cells" if self.notebook else self.noun
+        if self.image is not None:
+            return self.image["summary"]
         if not self.lines:
             return f"no {noun}"
         last = self.offset + len(self.lines) - 1
@@ -203,11 +217,27 @@ class ReadWindow:
             "offset": self.offset,
             "editor": self.editor_path,
             "back": self.back.label if self.back is not None else "",
+            "image": self.image,
         }
 
     def _changed(self) -> None:
         if self.listener is not None:
             self.listener()
+
+
+def _image_state(result) -> dict | None:
+    """What the front end draws for an image file's read: its bytes as base64 and its size."""
+    value = result.value
+    if value.get("type") != "image" or not result.images:
+        return None
+    image = result.images[0]
+    return {
+        "mimeType": image.mime,
+        "data": image.base64(),
+        "width": value["width"],
+        "height": value["height"],
+        "summary": f"{value['format']} image, {value['width']}x{value['height']} pixels",
+    }
 
 
 _GREP_LINE = re.compile(r"Line (\d+): ")

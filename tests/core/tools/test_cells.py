@@ -14,8 +14,9 @@ import pytest
 from nbformat import v4
 
 from dsh_jupyter.core.fs.files import file_version
+from imagefiles import png_b64
 
-PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4).decode()  # 1032 bytes
+PNG = png_b64(16, 16)  # 852 bytes
 
 
 def write_nb(path, cells, **meta) -> None:
@@ -81,7 +82,7 @@ DEMO_VIEW = """<path>report.ipynb</path>
 [output 1: execute_result]
 | <Axes: >
 [output 2: display_data]
-[image/png: 1032 bytes]
+[image/png: 852 bytes, attached as image 1]
 | <Figure size 640x480 with 1 Axes>
 </cell>
 <cell index="4" id="boom" type="code" execution_count="3">
@@ -113,7 +114,8 @@ def test_the_cell_view_exactly(ws, root):
     v = r.value
     assert v["type"] == "notebook" and v["totalCells"] == 5 and v["offset"] == 1 and not v["capped"]
     assert [c["id"] for c in v["cells"]] == ["intro", "load", "plot", "boom", "forge"]
-    assert v["cells"][2]["outputs"][1]["data"] == [{"mime": "image/png", "bytes": 1032}]
+    assert v["cells"][2]["outputs"][1]["data"] == [{"mime": "image/png", "bytes": 852, "attached": 1}]
+    assert [(i.mime, i.cell, i.output, i.data) for i in r.images] == [("image/png", 3, 2, base64.b64decode(PNG))]
     assert v["cells"][3]["outputs"][0]["ename"] == "ZeroDivisionError"
 
 
@@ -134,7 +136,7 @@ def test_paging_counts_cells(ws, root):
 [output 1: execute_result]
 | <Axes: >
 [output 2: display_data]
-[image/png: 1032 bytes]
+[image/png: 852 bytes, attached as image 1]
 | <Figure size 640x480 with 1 Axes>
 </cell>
 
@@ -215,7 +217,7 @@ def test_markdown_attachments_are_one_line_each(ws, root):
     cell = v4.new_markdown_cell("![x](attachment:x.png)", id="m", attachments={"x.png": {"image/png": PNG}})
     write_nb(root / "a.ipynb", [cell])
     r = ws.run("read", file_path="a.ipynb")
-    assert '1: ![x](attachment:x.png)\n[attachment x.png: image/png, 1032 bytes]\n</cell>' in r.text
+    assert '1: ![x](attachment:x.png)\n[attachment x.png: image/png, 852 bytes]\n</cell>' in r.text
 
 
 def test_old_notebooks_without_cell_ids(ws, root):

@@ -1,7 +1,8 @@
 // window.js: a read window (a file, or a saved full result) drawn from one page of lines: line
 // numbers, the code font with spacing kept, the marked line scrolled into view, its own pager
 // with "jump to line", the model's footer, "open in the editor" when the JupyterLab extension
-// answers, and a close button when it was opened from a row.
+// answers, and a close button when it was opened from a row. An image file's window shows the
+// picture (sent base64 with its page) in place of lines.
 //
 // Why it exists: the same window is the whole view of `%dsh read` and the panel a listing or a
 // search opens in place. It draws what the kernel sent; it fetches nothing itself.
@@ -75,7 +76,14 @@ export function renderWindow(state, send, { closable = false, id = "" } = {}) {
   });
   const parts = [bar, nav];
   if (state.error) parts.push(h("div", { class: "dsh-error", role: "alert" }, state.error));
-  parts.push(lines);
+  // an image file: the picture itself, at its own size at most, in place of lines
+  parts.push(state.image
+    ? h("div", { class: "dsh-image-box" },
+      h("img", {
+        class: "dsh-image", src: `data:${state.image.mimeType};base64,${state.image.data}`,
+        alt: `${state.subject}: ${state.image.summary}`, width: state.image.width, height: state.image.height,
+      }))
+    : lines);
   if (state.footer) parts.push(h("pre", { class: "dsh-window-footer", "aria-label": "the model's footer" }, state.footer));
   const section = h("section", { class: "dsh-window", role: "region", id: id || null, "aria-label": `${state.title} ${state.subject}` }, ...parts);
   return section;
