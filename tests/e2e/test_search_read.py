@@ -242,6 +242,28 @@ def test_call_log_titles_filters_and_the_exact_text(page, lab, screenshot_dir):
     expect()(calls.first.locator(".dsh-call-title")).to_contain_text("edit notes.txt")
 
 
+def test_the_listing_and_the_call_log_follow_changes_by_themselves(page, lab):
+    """No click: a listing on screen lists its folder again when a file appears, and the call log
+    shows an agent's call as it lands (each view asks every 2 s while visible)."""
+    run_notebook(page, lab, "calls.ipynb")
+    listing = widget(page, 1)
+    listing.locator("[data-row]", has_text="src/").click()
+    expect()(status(listing)).to_have_text("entries 1-2 of 2")
+    log = widget(page, 2)
+    made = lab.root / "src" / "zz-made-meanwhile.txt"
+    try:
+        made.write_text("new\n")
+        expect()(status(listing)).to_have_text("entries 1-3 of 3", timeout=10_000)
+        expect()(listing.locator("[data-row]", has_text="zz-made-meanwhile.txt")).to_be_visible()
+        agent = lab.tool("read", session="e2e-calls", file_path="notes.txt")
+        assert not agent["isError"], agent["text"]
+        titles = log.locator(".dsh-call .dsh-call-title")
+        expect()(titles.last).to_have_text("read notes.txt", timeout=10_000)
+        expect()(log.locator(".dsh-call .dsh-surface").last).to_have_text("rest")
+    finally:
+        made.unlink(missing_ok=True)
+
+
 def test_a_saved_notebook_with_50_reads_and_the_call_log_stays_small(page, lab):
     run_notebook(page, lab, "saved.ipynb")
     log = widget(page, 2)

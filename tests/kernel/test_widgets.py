@@ -230,6 +230,30 @@ def test_a_changed_folder_is_noticed_on_the_next_interaction(make_ws, big):
     assert view.notice == "" and "new.txt" in names(view)
 
 
+def test_a_listing_on_screen_lists_a_changed_folder_again_by_itself(make_ws, big):
+    ws = make_ws()
+    view = ListingView(ws, ws.session, path="src")
+    before = len(widget_calls(ws))
+    act(view, "poll")  # nothing changed: no call, no notice
+    assert len(widget_calls(ws)) == before and view.notice == ""
+    time.sleep(0.01)
+    (big / "src" / "new.txt").write_text("new\n")
+    act(view, "poll")
+    assert "new.txt" in names(view) and view.notice == ""
+    assert widget_calls(ws)[-1] == ("list", {"path": "src", "offset": 1})
+
+
+def test_a_poll_keeps_the_page_while_a_file_is_open_below_a_row(make_ws, big):
+    ws = make_ws()
+    view = ListingView(ws, ws.session, path="src")
+    act(view, "open", index=names(view).index("app.py"))
+    time.sleep(0.01)
+    (big / "src" / "new.txt").write_text("new\n")
+    act(view, "poll")
+    assert "new.txt" not in names(view) and view.opened is not None
+    assert view.notice == "This folder changed since this page was fetched. Refresh to see it as it is now."
+
+
 def test_paging_a_changed_folder_says_entries_may_have_moved(make_ws, big):
     ws = make_ws()
     view = ListingView(ws, ws.session, path="big")

@@ -141,6 +141,33 @@ def test_call_log_titles_and_one_expanded_text(make_ws, big):
     assert view.footer == "(2 calls.)"
 
 
+def test_the_call_log_on_screen_shows_calls_as_they_land(make_ws, big):
+    ws = make_ws()
+    ws.run("list")
+    view = CallLogView(ws, ws.session)
+    act(view, "poll")  # nothing new
+    assert view.total == 1 and view.notice == ""
+    agent = make_ws(session=ws.session)  # another surface on the same session and state file
+    agent.run("read", file_path="src/app.py")
+    act(view, "poll")
+    assert view.total == 2 and view.titles()[-1] == "2. python · read src/app.py" and view.notice == ""
+
+
+def test_a_poll_leaves_an_open_call_text_and_counts_the_new_calls(make_ws, big):
+    ws = make_ws()
+    ws.run("list")
+    view = CallLogView(ws, ws.session)
+    act(view, "poll")
+    act(view, "expand", number=1)
+    ws.run("read", file_path="src/app.py")
+    ws.run("read", file_path="long.txt", limit=1)
+    act(view, "poll")
+    assert view.expanded == 1 and view.total == 1
+    assert view.notice == "2 new calls since this page: ↻ newest shows them."
+    act(view, "newest")
+    assert view.total == 3 and view.notice == ""
+
+
 def test_call_log_pages_newest_last_and_filters(make_ws, big):
     ws = make_ws()
     for i in range(7):

@@ -94,6 +94,8 @@ class CallLogView(DshView):
         self.subject = session
         self.limit = limit
         self._kept: list[dict] | None = None  # the filtered log's titles, when a filter is on
+        self._seen: int | None = None  # the log's length at the last poll
+        self._shown_total = 0  # the log's length when the page shown was fetched
         self.tools = sorted(spec for spec in workspace.registry)
         with self.hold_sync():
             if info is not None:
@@ -109,6 +111,7 @@ class CallLogView(DshView):
             "expand": self.expand,
             "newest": self.newest,
             "filter": self.set_filter,
+            "poll": self.poll,
         }
 
     # -- paging ----------------------------------------------------------------------------------
@@ -118,6 +121,23 @@ class CallLogView(DshView):
             self._kept = self._scan()
         total = len(self._kept) if self._kept is not None else self.workspace.calls(self.session, 0, 0)["total"]
         return self.load(max(1, total - self.limit + 1))
+
+    def poll(self) -> bool:
+        """Asked every few seconds while the log is on screen: calls that landed since (an agent's,
+        over REST or MCP) show at once on the newest page. A page further back, or one with a
+        call's text open, stays as it is and the notice counts the new calls. True when new."""
+        total = self.workspace.calls(self.session, 0, 0)["total"]
+        seen = self._seen if self._seen is not None else total
+        self._seen = total
+        if total == seen:
+            return False
+        on_newest = self.offset + len(self.calls) > self.total
+        if on_newest and self.expanded is None:
+            self.notice = ""
+            return self.newest()
+        new = total - self._shown_total
+        self.notice = f"{new:,} new {'call' if new == 1 else 'calls'} since this page: ↻ newest shows them."
+        return True
 
     def page(self, where) -> bool:
         if where == "next":
@@ -152,6 +172,8 @@ class CallLogView(DshView):
         return True
 
     def _show_page(self, page: dict) -> None:
+        self._shown_total = page["total"]
+        self.notice = ""
         start = page["offset"] + 1
         rows = [_summary(start + i, c) for i, c in enumerate(page["calls"])]
         self._show_rows(rows, start, page["total"])

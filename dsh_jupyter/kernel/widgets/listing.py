@@ -99,6 +99,7 @@ class ListingView(DshView):
             "sort": self.sort_by,
             "filter": self.filter_names,
             "refresh": self.refresh,
+            "poll": self.poll,
         }
 
     # -- fetching --------------------------------------------------------------------------------
@@ -158,6 +159,16 @@ class ListingView(DshView):
             self.notice = "This folder changed since this page was fetched. Refresh to see it as it is now."
             return True
         return False
+
+    def poll(self) -> bool:
+        """Asked every few seconds while the listing is on screen: a folder that changed is listed
+        again as it is now; while a file is open below a row, the page stays and the notice says
+        so (a reload would move the row the window belongs to). True when something changed."""
+        if self.stamp is None or self._stamp_of(self.path) == self.stamp:
+            return False
+        if self.opened is not None:
+            return self.check_changed()
+        return self.refresh()
 
     # -- actions ---------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ function clock(seconds) {
 
 export function renderCalls(model, el) {
   const frame = createFrame(model, el, "calls");
+  frame.live(); // a changed folder, or a call that landed, shows without a click
   const { root, controls, body, request } = frame;
   const toolBox = h("select", { class: "dsh-select", "aria-label": "show calls of", "data-key": "tool-filter" });
   const errorsBox = h("input", { type: "checkbox", class: "dsh-check", "data-key": "errors-only" });

@@ -8,6 +8,7 @@
 import { h } from "./dom.js";
 
 const SLOW_MS = 4000; // after this, the busy line says the kernel has not answered yet
+export const POLL_MS = 2000; // a live view asks whether its subject changed this often, while on screen
 
 export function createFrame(model, el, view) {
   const spinner = h("span", { class: "dsh-spinner", "aria-hidden": "true" });
@@ -39,22 +40,29 @@ export function createFrame(model, el, view) {
   let seq = 0;
   let pending = null;
   const doneHooks = [];
-  const frame = { model, root, titleBar, tools, controls, body, footer, footerNote, request, onDone, update, isBusy };
+  const frame = { model, root, titleBar, tools, controls, body, footer, footerNote, request, onDone, update, isBusy, live };
 
   function isBusy() {
     return pending !== null;
   }
 
-  /** Send one action; false (nothing sent) while another is pending or the kernel is gone. */
+  /**
+   * Send one action; false (nothing sent) while another is pending or the kernel is gone. A
+   * `quiet` request (a live view's poll) shows no busy state, and a person's request may replace
+   * it: a click never waits for a poll.
+   */
   function request(action, args = {}, after = {}) {
-    if (pending || root.classList.contains("dsh-is-gone")) return false;
+    if ((pending && !pending.after.quiet) || root.classList.contains("dsh-is-gone")) return false;
+    if (pending) clearTimeout(pending.slow);
     seq += 1;
     pending = { seq, after, started: performance.now() };
-    root.setAttribute("aria-busy", "true");
-    root.classList.add("dsh-busy");
-    pending.slow = setTimeout(() => {
-      busyText.textContent = "waiting for the kernel…";
-    }, SLOW_MS);
+    if (!after.quiet) {
+      root.setAttribute("aria-busy", "true");
+      root.classList.add("dsh-busy");
+      pending.slow = setTimeout(() => {
+        busyText.textContent = "waiting for the kernel…";
+      }, SLOW_MS);
+    }
     try {
       model.send({ action, seq, ...args });
     } catch (error) {
@@ -85,6 +93,24 @@ export function createFrame(model, el, view) {
   }
 
   modelButton.addEventListener("click", () => request("model_view", { on: !model.get("model_view") }));
+
+  // A live view (a listing, the call log) asks the kernel every POLL_MS whether what it shows
+  // changed, only while it is on screen: the page visible, the view in the viewport, nothing
+  // pending. The kernel answers with a new state only when something changed.
+  let onScreen = false;
+  let timer = null;
+  const seen = typeof IntersectionObserver === "function"
+    ? new IntersectionObserver(entries => { onScreen = entries.some(e => e.isIntersecting); })
+    : null;
+  function live(everyMs = POLL_MS) {
+    if (timer !== null) return;
+    if (seen) seen.observe(root);
+    else onScreen = true;
+    timer = setInterval(() => {
+      if (!onScreen || document.hidden || pending || !root.isConnected) return;
+      request("poll", {}, { quiet: true });
+    }, everyMs);
+  }
 
   function update() {
     titleText.replaceChildren(
@@ -139,6 +165,8 @@ export function createFrame(model, el, view) {
   if (kernel && kernel.statusChanged && kernel.statusChanged.connect) kernel.statusChanged.connect(onStatus);
   frame.dispose = () => {
     observer.disconnect();
+    if (timer !== null) clearInterval(timer);
+    if (seen) seen.disconnect();
     if (kernel && kernel.statusChanged && kernel.statusChanged.disconnect) kernel.statusChanged.disconnect(onStatus);
   };
   return frame;

@@ -16,6 +16,7 @@ const FILTER_DELAY_MS = 250;
 
 export function renderListing(model, el) {
   const frame = createFrame(model, el, "listing");
+  frame.live(); // a changed folder, or a call that landed, shows without a click
   const { root, controls, body, request } = frame;
   const crumbs = h("nav", { class: "dsh-crumbs", "aria-label": "folders above this one" });
   const filter = h("input", {
