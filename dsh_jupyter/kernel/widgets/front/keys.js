@@ -39,6 +39,7 @@ export function firstRow(root, focus) {
  * to the rows).
  */
 export function bindKeys(root, handlers) {
+  guardShortcuts();
   root.addEventListener("focusin", event => {
     const row = event.target.closest && event.target.closest(ROW);
     if (row && root.contains(row)) activate(root, row, false);
@@ -92,6 +93,29 @@ export function bindKeys(root, handlers) {
       event.stopPropagation();
     }
   });
+}
+
+/**
+ * Keys that stay inside a view must not reach the application's shortcuts either way it listens.
+ * JupyterLab 4 reads keys as they bubble up to the document, so the view's root stops them (above);
+ * Notebook 7 reads them on their way down (a capture listener on the document), before any element
+ * of the view sees them. So one capture listener on the window, which runs before the document's,
+ * marks the focused element itself with Lumino's `data-lm-suppress-shortcuts` for the length of
+ * this one event (the element itself: a notebook shortcut's selector such as
+ * `.jp-Notebook.jp-mod-commandMode :focus` matches the focused row, and Lumino looks for the mark
+ * only on the way from the target to the element a selector matches). Only for these keys, only
+ * for this event: Ctrl, Alt and Meta combinations (the command palette, save) still reach it.
+ */
+function guardShortcuts() {
+  if (window.__dshShortcutGuard) return;
+  window.__dshShortcutGuard = true;
+  window.addEventListener("keydown", event => {
+    const target = event.target instanceof Element ? event.target : null;
+    if (!target || !target.closest(".dsh") || !(staysInside(event) || (event.altKey && event.key === "ArrowUp"))) return;
+    if (target.hasAttribute("data-lm-suppress-shortcuts")) return;
+    target.setAttribute("data-lm-suppress-shortcuts", "");
+    setTimeout(() => target.removeAttribute("data-lm-suppress-shortcuts"), 0); // after this event only
+  }, true);
 }
 
 function staysInside(event) {
