@@ -1,10 +1,10 @@
-"""Model text for ``write`` and ``edit``: one sentence saying what changed."""
+"""Model text for ``write``, ``edit`` and ``move``: one sentence saying what changed."""
 
 from __future__ import annotations
 
 from ..text.quoting import quote_name
 
-__all__ = ["render_edit", "render_write"]
+__all__ = ["render_edit", "render_move", "render_write"]
 
 
 _LIVE = " The change went to the notebook open in Jupyter, which saves it."
@@ -23,3 +23,13 @@ def render_edit(value: dict) -> str:
     if value.get("replaceAll"):
         return f"The file {path} has been updated. All occurrences were successfully replaced.{live}"
     return f"The file {path} has been updated successfully.{live}"
+
+
+def render_move(value: dict) -> str:
+    kind = {"file": "file ", "directory": "directory "}.get(value["type"], "")
+    text = f"Moved {kind}{quote_name(value['source'])} to {quote_name(value['destination'])}"
+    if value.get("replaced"):
+        return text + ", replacing the file that was there."
+    if value.get("createdParents"):
+        return text + ", creating the missing parent directories."
+    return text + "."
