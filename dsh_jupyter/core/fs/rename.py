@@ -27,7 +27,14 @@ import os
 from . import syscalls
 from .files import Changed, same_file
 
-__all__ = ["Changed", "Unsupported", "move_over", "move_to_free_name"]
+__all__ = [
+    "Changed",
+    "Unsupported",
+    "check_then_rename",
+    "link_then_unlink",
+    "move_over",
+    "move_to_free_name",
+]
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +131,12 @@ def move_over(src_dir: int, src: str, dst_dir: int, dst: str, expected: os.stat_
                 return
             syscalls.renameat2(src_dir, src, dst_dir, dst, syscalls.RENAME_EXCHANGE)  # put both back
             raise Changed()
+    check_then_rename(src_dir, src, dst_dir, dst, expected)
+
+
+def check_then_rename(src_dir: int, src: str, dst_dir: int, dst: str, expected: os.stat_result) -> None:
+    """The fallback for a replacement: a last look at ``dst`` (``Changed`` unless it is still the
+    file ``expected`` describes), then ``rename`` over it."""
     now = _lstat(dst_dir, dst)
     if now is None or not same_file(now, expected):
         raise Changed()
