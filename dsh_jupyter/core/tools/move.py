@@ -165,6 +165,10 @@ def _move(ctx: CallContext, gate, src: Target, dst: Target, overwrite: bool) -> 
     src_st = _lstat(src.entry.dir_fd, src.entry.name)
     if src_st is None:
         raise src.not_found()
+    checked = src.entry.st
+    if checked is None or (src_st.st_dev, src_st.st_ino) != (checked.st_dev, checked.st_ino):
+        # Another entry took the name since it was checked (a symlink to outside swapped in, say).
+        raise _changed_while_moving(src)
     is_dir = statmod.S_ISDIR(src_st.st_mode)
     if is_dir:
         _check_folder(ctx, src, dst)
