@@ -169,6 +169,12 @@ def _move(ctx: CallContext, gate, src: Target, dst: Target, overwrite: bool) -> 
     if checked is None or (src_st.st_dev, src_st.st_ino) != (checked.st_dev, checked.st_ino):
         # Another entry took the name since it was checked (a symlink to outside swapped in, say).
         raise _changed_while_moving(src)
+    if dst.entry.parent_not_dir or dst.entry.missing_parent:
+        # A file took the place of a folder on the way since the first look (the walk names
+        # that file, not the destination): never move onto it.
+        raise ToolError(
+            Codes.FS_NOT_DIRECTORY, f"cannot {_DESTINATION} {in_message(dst.display)}: a parent is not a directory"
+        )
     is_dir = statmod.S_ISDIR(src_st.st_mode)
     if is_dir:
         _check_folder(ctx, src, dst)

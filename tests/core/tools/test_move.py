@@ -533,3 +533,21 @@ def test_a_move_over_another_name_of_the_same_file_removes_the_old_name(folders,
     os.link(one / "a", two / "b")
     replace(fd1, "a", fd2, "b", os.stat(two / "b"))
     assert not (one / "a").exists() and (two / "b").read_text() == "same\n"
+
+
+def test_a_file_that_took_a_parents_place_after_the_first_look_is_never_moved_onto(ws, files):
+    """The walk that makes missing parents names the file it met where a folder should be; the
+    check inside the gate refuses it, even with overwrite and that file read."""
+    from dsh_jupyter.core.errors import ToolError
+    from dsh_jupyter.core.state.gate import gated
+    from dsh_jupyter.core.tools.move import _move
+
+    ws.run("read", file_path="b.txt")
+    ctx = ws.context("s1", ws.user)
+    with ctx.resolve("a.txt", "move", follow_last=False) as src, \
+            ctx.resolve("b.txt/a.txt", "move to", follow_last=False, make_parents=True) as dst:
+        assert dst.entry.parent_not_dir
+        with pytest.raises(ToolError) as caught, gated(ctx.store, "move", src.display) as gate:
+            _move(ctx, gate, src, dst, True)
+    assert caught.value.message == 'cannot move to "b.txt/a.txt": a parent is not a directory'
+    assert (files / "a.txt").read_text() == "alpha\n" and (files / "b.txt").read_text() == "beta\n"
