@@ -16,6 +16,7 @@ from .tools.glob import GLOB
 from .tools.grep import GREP
 from .tools.list_dir import LIST_DIR
 from .tools.listing import LIST
+from .tools.move import MOVE
 from .tools.read import READ
 from .tools.spec import ToolSpec
 from .tools.write import WRITE
@@ -24,7 +25,7 @@ __all__ = ["TOOLS", "ToolSpec", "build_registry"]
 
 log = logging.getLogger(__name__)
 
-TOOLS: tuple[ToolSpec, ...] = (LIST, GLOB, GREP, READ, WRITE, EDIT, LIST_DIR)
+TOOLS: tuple[ToolSpec, ...] = (LIST, GLOB, GREP, READ, WRITE, EDIT, MOVE, LIST_DIR)
 
 
 def build_registry(rg: str | None) -> dict[str, ToolSpec]:

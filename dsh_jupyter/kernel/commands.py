@@ -195,6 +195,10 @@ def split_edit_blocks(body: str) -> list[str]:
     return blocks
 
 
+def _move(m, a, cell):
+    return m.call("move", _given(source=a.source, destination=a.destination, overwrite=a.overwrite))
+
+
 def _list_dir(m, a, cell):
     return m.call("list_dir", _given(path=a.path, recursive=a.recursive))
 
@@ -346,6 +350,19 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             ),
             _edit,
             cell=True,
+        ),
+        Subcommand(
+            "move",
+            "Move or rename a file or folder (never over an existing one, unless --overwrite and read).",
+            (
+                (("source",), {"metavar": "SRC"}),
+                (("destination",), {"metavar": "DEST", "help": "the new path itself (missing folders are made)"}),
+                (
+                    ("--overwrite",),
+                    {"action": "store_true", "help": "replace DEST, a file this session has read"},
+                ),
+            ),
+            _move,
         ),
         Subcommand(
             "list_dir",

@@ -36,7 +36,7 @@ __all__ = ["DshMagics", "run_line", "split_line", "strip_comment"]
 
 @magics_class
 class DshMagics(SettingTraits, Magics):
-    """``%dsh``: list, glob, grep, read, write, edit, list_dir, session, spills, calls, tools.
+    """``%dsh``: list, glob, grep, read, write, edit, move, list_dir, session, spills, calls, tools.
 
     The core settings are config traits from ``SettingTraits`` under their own names.
     """

@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         usage=f"{PROG} --root DIR [--session NAME] [--state-path P] [--SETTING=VALUE ...]",
-        description="Serve the dsh-jupyter workspace tools (list, glob, grep, read, write, edit, "
+        description="Serve the dsh-jupyter workspace tools (list, glob, grep, read, write, edit, move, "
         "list_dir) over MCP on stdin/stdout, confined to --root.",
         epilog="Any core setting can be given as --NAME=VALUE (e.g. --glob_max_results=50); "
         "logs go to stderr; the server exits when stdin closes.",

@@ -28,8 +28,10 @@ __all__ = ["ERROR_META", "call_result", "instructions", "tool_annotations", "too
 # The ``_meta`` key of an error result's ``{name, code, message}`` (MCP's prefix/name form).
 ERROR_META = "dsh-jupyter/error"
 
-# Tools that replace a whole file: the one case where a client should warn before it happens.
-_DESTRUCTIVE = frozenset({"write"})
+# Tools that can make a file's old content unreachable, where a client should warn before it
+# happens: write replaces a whole file, move removes the old name and, with overwrite, replaces the
+# destination's file. (edit changes text the model named, and only that.)
+_DESTRUCTIVE = frozenset({"write", "move"})
 
 
 def tool_annotations(spec: ToolSpec) -> dict:

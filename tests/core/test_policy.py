@@ -39,6 +39,8 @@ RULES = [
     (READER, "write", {"file_path": "x.txt", "content": "x"}, "default", "User is not authorized to write on resource: contents."),
     (READER, "edit", {"file_path": "src/app.py", "old_string": "a", "new_string": "b"}, "default",
      "User is not authorized to write on resource: contents."),
+    (READER, "move", {"source": "src/app.py", "destination": "app.py"}, "default",
+     "User is not authorized to write on resource: contents."),
     (READER, "list", {}, "brand-new", "a caller without contents:write cannot create sessions; use an existing "
      "session or default"),
     (TOKEN, "grep", {"pattern": "x"}, "brand-new", "a caller without contents:write cannot create sessions; use an "
@@ -70,7 +72,7 @@ def test_every_rule_of_the_policy(shared, root, caller, tool, args, session, ref
 
 def test_each_spec_says_whether_it_writes_or_searches(shared):
     server, _ = shared
-    assert {n for n, s in server.registry.items() if s.writes} == {"write", "edit"}
+    assert {n for n, s in server.registry.items() if s.writes} == {"write", "edit", "move"}
     assert {n for n, s in server.registry.items() if s.searches} == {"glob", "grep"}
     assert server.admit("grep", caller=READER).searches and not server.admit("read", caller=READER).searches
     assert server.admit("grep", caller=READER).spill_quota == 600

@@ -35,7 +35,7 @@ OUT_NAME = "outside-only-name.txt"
 INSIDE = "INSIDE-TEXT"
 # A tool may refuse while names flip; these are honest refusals. Anything else fails the test.
 ALLOWED = {"FS_OUTSIDE_ROOT", "FS_ERROR", "FS_NOT_OBSERVED", "FS_NOT_FOUND", "FS_NOT_DIRECTORY",
-           "FS_NOT_REGULAR_FILE", "not-found", "not-a-dir", "fs-error"}
+           "FS_NOT_REGULAR_FILE", "FS_EXISTS", "not-found", "not-a-dir", "fs-error"}
 
 RACER = textwrap.dedent(f"""
     import importlib.util, sys
@@ -45,7 +45,10 @@ RACER = textwrap.dedent(f"""
     print("racing", flush=True)
     while True:
         for a, b in pairs:
-            sc.renameat2(-100, a, -100, b, sc.RENAME_EXCHANGE)
+            try:
+                sc.renameat2(-100, a, -100, b, sc.RENAME_EXCHANGE)
+            except FileNotFoundError:
+                pass  # a move took one of the names away for a moment; it comes back
 """)
 
 
@@ -225,6 +228,49 @@ def test_edit_never_changes_anything_outside(arena, tmp_path, mode):
     assert snapshot(outside) == before, "an edit reached outside the root"
     assert seen.get("ok", 0) > 0, seen
     assert [p for p in Path(root).rglob("*") if p.name.endswith(".dsh-tmp")] == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_move_never_creates_changes_or_removes_anything_outside(arena, tmp_path, mode):
+    """Files and folders move into, out of and within the flipping folder, and over a file read
+    through it: every name is resolved beneath the root, so the folder swapped for a link to
+    outside at any moment is refused or is the in-root one, never the outside one."""
+    root, outside = arena
+    ws = Workspace(root, session="race", state_path=tmp_path / "state.sqlite", **mode)
+    before = snapshot(outside)
+    seen: dict = {}
+    moved: dict[str, int] = {}
+    racer = start_racer(root)
+    try:
+        for i in range(-(-ITERATIONS // 4)):
+            (root / f"m{i}.txt").write_text(f"{INSIDE} {i}\n")
+            (root / f"box{i}").mkdir()
+            (root / f"box{i}" / "f.txt").write_text(f"{INSIDE} box {i}\n")
+            for source, destination in [
+                (f"m{i}.txt", f"flipdir/m{i}.txt"),  # into the flipping folder
+                (f"flipdir/m{i}.txt", f"flipdir/sub{i}/m{i}.txt"),  # within it, parents made
+                (f"flipdir/sub{i}/m{i}.txt", f"back{i}.txt"),  # out of it
+                (f"box{i}", f"flipdir/box{i}"),  # a folder into it
+                ("flipdir/f.txt", f"f{i}.txt"),  # the flipping folder's own file, out and back
+                (f"f{i}.txt", "flipdir/f.txt"),
+                ("flip", f"flip{i}"),  # the flipping file: refused while it is the link
+            ]:
+                r = ws.run("move", source=source, destination=destination)
+                check(r, seen)
+                if not r.is_error and source in ("flip", "flipdir/f.txt"):
+                    moved[source] = moved.get(source, 0) + 1
+                    if source == "flip":  # put the racer's name back at once
+                        os.rename(root / f"flip{i}", root / "flip")
+            for target in ("flipdir/f.txt", "flip"):  # over a file read through the flipping names
+                check(ws.run("read", file_path=target), seen)
+                (root / f"o{i}.txt").write_text(f"{INSIDE} over {i}\n")
+                check(ws.run("move", source=f"o{i}.txt", destination=target, overwrite=True), seen)
+        assert racer.poll() is None  # the names kept flipping all along
+    finally:
+        stop_racer(racer)
+    assert snapshot(outside) == before, "a move reached outside the root"
+    assert seen.get("ok", 0) > 0, seen
+    assert set(moved) >= {"flip", "flipdir/f.txt"}, moved  # the race did not make every move refuse
 
 
 WATCHER = textwrap.dedent("""

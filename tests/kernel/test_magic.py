@@ -97,6 +97,8 @@ BAD_LINES = [
     ('%dsh read "notes.txt', "cannot split the arguments"),
     ("%dsh write out.txt", "write takes the cell body as input"),
     ("%dsh list_dir", "the following arguments are required: PATH"),
+    ("%dsh move notes.txt", "the following arguments are required: DEST"),
+    ("%dsh move notes.txt a b", "unrecognized arguments: b"),
     ("%dsh calls --limit 0", "--offset and --limit must be at least 1"),
     ("%dsh session ''", "session must be a non-empty string"),
     ("%%dsh edit notes.txt\nfirst line\nsecond line\n", "found none"),
@@ -216,6 +218,41 @@ def test_edit_misses_are_tool_results(shell):
     assert r.is_error and r.value["code"] == "EDIT_AMBIGUOUS"
     r = shell.run_cell_magic("dsh", "edit notes.txt", "absent\n=======\nrow\n")
     assert r.is_error and r.value["code"] == "EDIT_NOT_FOUND"
+
+
+def test_move_renames_and_says_so_exactly(cell, shell, root, python_ws):
+    _, out, err = cell("%dsh move notes.txt 'moved dir/notes.txt' --text")
+    assert err == ""
+    assert out == "Moved file notes.txt to moved dir/notes.txt, creating the missing parent directories.\n"
+    assert (root / "moved dir" / "notes.txt").exists() and not (root / "notes.txt").exists()
+    r = shell.run_line_magic("dsh", "move 'moved dir/notes.txt' notes.txt")
+    assert isinstance(r, KernelResult) and r.text == "Moved file moved dir/notes.txt to notes.txt."
+    assert r.value == {"source": "moved dir/notes.txt", "destination": "notes.txt", "type": "file",
+                       "replaced": False, "createdParents": False}
+    calls = python_ws().calls()["calls"]
+    assert [(c["tool"], c["surface"], c["args"]) for c in calls] == [
+        ("move", "magic", {"source": "notes.txt", "destination": "moved dir/notes.txt"}),
+        ("move", "magic", {"source": "moved dir/notes.txt", "destination": "notes.txt"})]
+
+
+def test_move_overwrite_needs_a_read_like_write(shell, root):
+    (root / "other.txt").write_text("other\n")
+    r = shell.run_line_magic("dsh", "move other.txt notes.txt")
+    assert r.is_error and r.text == ('Error: cannot move to "notes.txt": a file of that name exists; to replace '
+                                     "it, read it in this session and set overwrite")
+    r = shell.run_line_magic("dsh", "move other.txt notes.txt --overwrite")
+    assert r.text == 'Error: cannot overwrite "notes.txt": read it first in this session'
+    shell.run_line_magic("dsh", "read notes.txt")
+    r = shell.run_line_magic("dsh", "move other.txt notes.txt --overwrite --json")
+    assert r is None
+    assert (root / "notes.txt").read_text() == "other\n" and not (root / "other.txt").exists()
+
+
+def test_a_file_read_then_moved_is_edited_without_a_new_read(shell, root):
+    shell.run_line_magic("dsh", "read notes.txt")
+    shell.run_line_magic("dsh", "move notes.txt renamed.txt")
+    r = shell.run_cell_magic("dsh", "edit renamed.txt", "first line\n=======\nline 1\n")
+    assert r.text.split("\n")[0] == "The file renamed.txt has been updated successfully."
 
 
 @pytest.mark.parametrize(

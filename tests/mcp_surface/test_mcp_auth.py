@@ -170,7 +170,8 @@ def test_read_only_user_reads_but_cannot_write_or_edit(read_only_server):
             refused = []
             for tool, args in [("write", {"file_path": "notes.txt", "content": "gone"}),
                                ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "x"}),
-                               ("write", {"file_path": "fresh.txt", "content": "new"})]:
+                               ("write", {"file_path": "fresh.txt", "content": "new"}),
+                               ("move", {"source": "notes.txt", "destination": "moved.txt"})]:
                 with pytest.raises(MCPError) as caught:
                     await client.call_tool(tool, args)
                 refused.append(caught.value)
@@ -180,9 +181,9 @@ def test_read_only_user_reads_but_cannot_write_or_edit(read_only_server):
     listed, read, refused, after = anyio.run(main)
     assert not listed.is_error and not read.is_error and not after.is_error
     assert text_of(listed).endswith("(2 entries: 1 directory, 1 file)\n</content>")
-    assert [e.message for e in refused] == ["User is not authorized to write on resource: contents."] * 3
+    assert [e.message for e in refused] == ["User is not authorized to write on resource: contents."] * 4
     assert (server.root / "notes.txt").read_text() == "first line\nsecond line\n"
-    assert not (server.root / "fresh.txt").exists()
+    assert not (server.root / "fresh.txt").exists() and not (server.root / "moved.txt").exists()
     assert [c["tool"] for c in calls(server, "ro")] == ["list", "read", "grep"]
     reply = _raw_call(server, server.token, "edit", {"file_path": "notes.txt", "old_string": "first",
                                                      "new_string": "x"}, "ro")

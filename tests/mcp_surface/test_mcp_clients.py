@@ -3,9 +3,9 @@
 The TypeScript SDK's ``Client.callTool`` (Claude Code, Cursor, VS Code, the Inspector, mcp-remote)
 checks ``structuredContent`` against the tool's ``outputSchema`` whenever it is present — also on
 ``isError`` results — and raises on a mismatch; fastmcp's client does the same for successes. So
-each success shape (list page, capped glob and grep, a text file, a notebook, write, edit) and each
-error an agent must read to recover (FS_NOT_FOUND, FS_HIDDEN, FS_NOT_OBSERVED, ARGUMENT_INVALID,
-SEARCH_INVALID_PATTERN, FS_OUTSIDE_ROOT, TOOL_UNKNOWN) is called through them over HTTP (a real
+each success shape (list page, capped glob and grep, a text file, a notebook, write, edit, move) and
+each error an agent must read to recover (FS_NOT_FOUND, FS_HIDDEN, FS_NOT_OBSERVED, FS_EXISTS,
+ARGUMENT_INVALID, SEARCH_INVALID_PATTERN, FS_OUTSIDE_ROOT, TOOL_UNKNOWN) is called through them over HTTP (a real
 ``jupyter server``) and stdio (``dsh-jupyter-mcp``), and compared with the Python API's text.
 
 Images too: ``read`` of a PNG and a JPEG, and of a notebook whose outputs hold images under the
@@ -105,6 +105,10 @@ SCENARIO = [
                                                   {"old_string": "nope", "new_string": "y"}]}, "EDIT_NOT_FOUND"),
     ("edit", {"file_path": "notes.txt", "edits": [{"old_string": "1st"}]}, "ARGUMENT_INVALID"),
     ("edit", {"file_path": "book.ipynb", "old_string": "x = 1", "new_string": "x = 2"}, None),
+    ("move", {"source": "made/new.txt", "destination": "made/renamed.txt"}, None),
+    ("move", {"source": "made", "destination": "kept/made"}, None),
+    ("move", {"source": "notes.txt", "destination": "src/app.py"}, "FS_EXISTS"),
+    ("move", {"source": "notes.txt", "destination": "src/app.py", "overwrite": True}, "FS_NOT_OBSERVED"),
     ("read", {"file_path": "missing.txt"}, "FS_NOT_FOUND"),
     ("read", {"file_path": ".env"}, "FS_HIDDEN"),
     ("edit", {"file_path": "src/app.py", "old_string": "main", "new_string": "run"}, "FS_NOT_OBSERVED"),
@@ -207,6 +211,8 @@ def test_typescript_sdk_over_stdio_gets_every_result_as_a_result(clients, expect
     _check_report(report, expected)
     titles = {t["name"]: (t["title"], t["annotations"]["idempotentHint"]) for t in report["tools"]}
     assert titles["read"] == ("Read file", True) and titles["edit"] == ("Edit file", False)
+    assert titles["move"] == ("Move file or folder", False)
+    assert report["strict"]["move input"] == report["strict"]["move output"] == "ok"
 
 
 def _fastmcp_scenario(transport) -> list:

@@ -57,6 +57,12 @@ STEPS = [
     ("edit", {"file_path": "cmp/dup.txt", "old_string": "x", "new_string": "z", "replace_all": True}),
     ("write", {"file_path": "cmp/notes.txt", "content": "rewritten\n"}),
     ("edit", {"file_path": "cmp/new/created.txt", "old_string": "c", "new_string": "d"}),
+    ("move", {"source": "cmp/new/created.txt", "destination": "cmp/moved/created.txt"}),
+    ("edit", {"file_path": "cmp/moved/created.txt", "old_string": "d", "new_string": "e"}),
+    ("move", {"source": "cmp/moved", "destination": "cmp/new"}), ("move", {"source": "cmp/dup.txt", "destination": "cmp/new"}),
+    ("move", {"source": "cmp/dup.txt", "destination": "cmp/notes.txt"}),
+    ("move", {"source": "cmp/dup.txt", "destination": "cmp/notes.txt", "overwrite": True}),
+    ("move", {"source": "cmp/nope", "destination": "cmp/x"}), ("move", {"source": "cmp", "destination": "cmp/in"}),
     ("list_dir", {"path": "cmp"}), ("list_dir", {"path": "cmp", "recursive": True}), ("list_dir", {"path": "cmp/nope"}),
     ("list_dir", {"path": "cmp/notes.txt"}),
 ]
@@ -111,7 +117,7 @@ def test_tools_list_equals_rest_with_annotations(server):
     status, rest = server.request("GET", "dsh/api/tools")
     assert status == 200
     assert [t.name for t in listed] == [t["name"] for t in rest] == [
-        "list", "glob", "grep", "read", "write", "edit", "list_dir"]
+        "list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
     for tool, definition in zip(listed, rest):
         dumped = tool.model_dump(by_alias=True, exclude_none=True)
         assert dumped["description"] == definition["description"]
@@ -120,7 +126,7 @@ def test_tools_list_equals_rest_with_annotations(server):
         hints = dumped["annotations"]
         assert hints["openWorldHint"] is False
         assert hints["readOnlyHint"] is (tool.name in {"list", "glob", "grep", "read", "list_dir"})
-        if tool.name == "write":
+        if tool.name in ("write", "move"):
             assert hints["destructiveHint"] is True
     assert calls(server, "tools") == []  # listing tools is not a tool call
 
@@ -160,7 +166,7 @@ def test_unknown_tool_is_an_error_result(server):
     result = anyio.run(main)
     assert result.is_error is True
     assert text_of(result) == (
-        'Error: unknown tool "rm"; available tools: list, glob, grep, read, write, edit, list_dir')
+        'Error: unknown tool "rm"; available tools: list, glob, grep, read, write, edit, move, list_dir')
     assert value_of(result)["code"] == "TOOL_UNKNOWN"
 
 

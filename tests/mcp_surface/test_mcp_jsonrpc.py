@@ -129,7 +129,7 @@ def test_a_batch_is_answered_message_by_message(raw):
     replies = {r["id"]: r for r in (raw.read(), raw.read())}
     assert replies[2]["result"] == {}
     assert [t["name"] for t in replies[3]["result"]["tools"]] == [
-        "list", "glob", "grep", "read", "write", "edit", "list_dir"]
+        "list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
 
 
 def test_names_that_are_not_utf8_still_make_valid_json(raw, root):

@@ -19,7 +19,7 @@ from .conftest import TREE
 
 READ_ONLY = {"list", "glob", "grep", "read", "list_dir"}
 TITLES = {"list": "List folder", "glob": "Find files", "grep": "Search file contents", "read": "Read file",
-          "write": "Write file", "edit": "Edit file", "list_dir": "List folder (JSON)"}
+          "write": "Write file", "edit": "Edit file", "move": "Move file or folder", "list_dir": "List folder (JSON)"}
 
 # Every keyword of JSON Schema draft 2020-12's vocabularies that draft 7 also has: a schema that
 # uses only these compiles under ajv's strict mode and under jsonschema for either draft.
@@ -63,7 +63,7 @@ def mws(make_ws, root, tree):
 
 def test_tool_definitions_are_the_registry_with_the_rest_fields(mws):
     tools = tool_definitions(mws.registry)
-    assert [t["name"] for t in tools] == ["list", "glob", "grep", "read", "write", "edit", "list_dir"]
+    assert [t["name"] for t in tools] == ["list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
     for tool, definition in zip(tools, mws.tools()):
         assert tool["name"] == definition["name"]
         assert tool["title"] == TITLES[tool["name"]]
@@ -81,6 +81,10 @@ def test_annotations_say_which_tools_change_files(mws):
     assert got["write"] == {"title": "Write file", "readOnlyHint": False, "destructiveHint": True,
                             "idempotentHint": True, "openWorldHint": False}
     assert got["edit"] == {"title": "Edit file", "readOnlyHint": False, "destructiveHint": False,
+                           "idempotentHint": False, "openWorldHint": False}
+    # move removes the old name and, with overwrite, replaces a file: destructive; the same move twice
+    # finds its source gone: not idempotent
+    assert got["move"] == {"title": "Move file or folder", "readOnlyHint": False, "destructiveHint": True,
                            "idempotentHint": False, "openWorldHint": False}
     assert tool_annotations(mws.registry["write"])["destructiveHint"] is True
 
@@ -218,6 +222,9 @@ def _successes(ws) -> list:
         ("edit", {"file_path": "new/created.txt", "old_string": "\n", "new_string": "\r\n", "replace_all": True}),
         ("write", {"file_path": "new/created.txt", "content": ""}),
         ("read", {"file_path": "new/created.txt"}),
+        ("move", {"source": "new/created.txt", "destination": "moved/created.txt"}),
+        ("move", {"source": "moved", "destination": "moved2"}),
+        ("move", {"source": "moved2/created.txt", "destination": "wide.txt", "overwrite": True}),
         ("list_dir", {"path": "."}), ("list_dir", {"path": "src", "recursive": True}),
     ]
     results = [ws.call(tool, args) for tool, args in calls]
@@ -248,7 +255,7 @@ def test_capped_list_dir_satisfies_its_output_schema(make_ws, root, tree):
 
 def test_a_failure_value_does_not_satisfy_a_success_schema(mws):
     """So an error value must never be sent as structuredContent (the TypeScript SDK would raise)."""
-    for tool in ("list", "read", "glob", "grep", "edit"):
+    for tool in ("list", "read", "glob", "grep", "edit", "move"):
         with pytest.raises(jsonschema.ValidationError):
             validate(mws.run("read", file_path="missing.txt").value, mws.registry[tool].output_schema)
 

@@ -117,7 +117,8 @@ def refused(surface: str, server, tool: str, args: dict, session: str | None = N
 def test_a_reader_may_not_write_on_any_surface(reader_server, surface):
     server = reader_server
     for tool, args in [("write", {"file_path": "planted.txt", "content": "x"}),
-                       ("edit", {"file_path": "notes.txt", "old_string": "hello", "new_string": "bye"})]:
+                       ("edit", {"file_path": "notes.txt", "old_string": "hello", "new_string": "bye"}),
+                       ("move", {"source": "notes.txt", "destination": "planted.txt"})]:
         assert refused(surface, server, tool, args) == WRITE_REFUSED
     assert not (server.root / "planted.txt").exists()
     assert (server.root / "notes.txt").read_text() == "hello notes\n"

@@ -12,7 +12,7 @@ from dsh_jupyter.core.settings import Settings
 from dsh_jupyter.core.settings import SettingsError
 from dsh_jupyter.server.app import DEFAULT_MAX_BODY_BYTES, DshJupyter
 
-TOOLS = ["list", "glob", "grep", "read", "write", "edit", "list_dir"]
+TOOLS = ["list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
 
 
 def python_ws(root, state_path, spill_root, session="s1", **settings) -> Workspace:

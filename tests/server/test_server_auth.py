@@ -91,13 +91,14 @@ async def test_read_only_user_can_read_but_not_write(api, jp_root_dir, state_pat
     # the session has observed notes.txt, so only authorization can stop these
     for name, args in [("write", {"file_path": "notes.txt", "content": "gone"}),
                        ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "x"}),
-                       ("write", {"file_path": "fresh.txt", "content": "new"})]:
+                       ("write", {"file_path": "fresh.txt", "content": "new"}),
+                       ("move", {"source": "notes.txt", "destination": "moved.txt"})]:
         status, data = await api("POST", "tools", name, body={"session": "ro", "args": args})
         assert status == 403, (name, data)
         assert data["code"] == "FORBIDDEN"
         assert "write" in data["message"]
     assert (jp_root_dir / "notes.txt").read_text() == "first line\nsecond line\n"
-    assert not (jp_root_dir / "fresh.txt").exists()
+    assert not (jp_root_dir / "fresh.txt").exists() and not (jp_root_dir / "moved.txt").exists()
     await api("POST", "tools", "list")  # creates the "default" session the GET routes name
     for parts in GET_ROUTES:
         status, _ = await api("GET", *parts)

@@ -33,7 +33,7 @@ def real_server(tmp_path_factory):
 def test_tools_with_token_and_refused_without(real_server):
     status, tools = real_server.request("GET", "dsh/api/tools")
     assert status == 200
-    assert [t["name"] for t in tools] == ["list", "glob", "grep", "read", "write", "edit", "list_dir"]
+    assert [t["name"] for t in tools] == ["list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
     for token in (None, "wrong"):
         status, data = real_server.request("GET", "dsh/api/tools", token=token)
         assert status == 403, data

@@ -146,7 +146,7 @@ async def test_status_says_how_the_tools_are_confined(api):
     assert status == 200
     assert data["confinement"] in ("landlock", "descriptors-only")
     assert data["resolver"] in ("openat2", "walk")
-    assert data["tools"] == ["list", "glob", "grep", "read", "write", "edit", "list_dir"]
+    assert data["tools"] == ["list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
     assert data["allowHidden"] is False  # Jupyter's ContentsManager default, followed here
     assert data["state"]["available"] is True and data["state"]["journal"] == "wal"
     assert data["state"]["filesystem"] not in ("", None)

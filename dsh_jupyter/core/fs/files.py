@@ -32,6 +32,7 @@ __all__ = [
     "file_version",
     "read_all",
     "replace_file",
+    "same_file",
     "scan_directory",
 ]
 
@@ -293,8 +294,9 @@ def create_file(
     return st
 
 
-def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
-    # ctime is left out: the exchange itself moves it.
+def same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    """Whether two stats describe one file with the same content (ctime is left out: a rename or
+    an exchange moves it)."""
     return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns) == (b.st_dev, b.st_ino, b.st_size, b.st_mtime_ns)
 
 
@@ -335,7 +337,7 @@ def _swap_in(dir_fd: int, tmp: str, name: str, old: os.stat_result) -> None:
                 displaced = os.stat(tmp, dir_fd=dir_fd, follow_symlinks=False)
             except FileNotFoundError:
                 displaced = None
-            if displaced is not None and _same_file(displaced, old):
+            if displaced is not None and same_file(displaced, old):
                 _unlink_quietly(dir_fd, tmp)
                 return
             # A neighbour's file was there: put it back, then drop ours (now at ``tmp``).

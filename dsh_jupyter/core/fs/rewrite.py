@@ -22,7 +22,7 @@ import secrets
 import stat as statmod
 import sys
 
-from .files import Changed, _same_file, pread_all
+from .files import Changed, pread_all, same_file
 
 __all__ = ["leftover_backups", "needs_in_place", "rewrite_in_place"]
 
@@ -79,7 +79,7 @@ def rewrite_in_place(
     """
     fd = os.open(name, _RW, dir_fd=dir_fd)
     try:
-        if not _same_file(os.fstat(fd), old):
+        if not same_file(os.fstat(fd), old):
             raise Changed()
         original = pread_all(fd, old.st_size)
         copy = _save_copy(backup_dir, original, label)

@@ -1,11 +1,11 @@
-"""Model text for ``write`` and ``edit``: one sentence saying what changed; an edit adds its diff."""
+"""Model text for ``write``, ``edit`` and ``move``: one sentence saying what changed; an edit adds its diff."""
 
 from __future__ import annotations
 
 from ..text.quoting import quote_name
 from .common import count
 
-__all__ = ["render_edit", "render_write"]
+__all__ = ["render_edit", "render_move", "render_write"]
 
 
 _LIVE = " The change went to the notebook open in Jupyter, which saves it."
@@ -40,3 +40,16 @@ def render_edit(value: dict) -> str:
     shown = value["diff"].count("\n") + 1
     footer = f"\n(Showing {shown} of {value['diffLines']} diff lines.)" if shown < value["diffLines"] else ""
     return f"{head}\n{value['diff']}{footer}"
+    if value.get("replaceAll"):
+        return f"The file {path} has been updated. All occurrences were successfully replaced.{live}"
+    return f"The file {path} has been updated successfully.{live}"
+
+
+def render_move(value: dict) -> str:
+    kind = {"file": "file ", "directory": "directory "}.get(value["type"], "")
+    text = f"Moved {kind}{quote_name(value['source'])} to {quote_name(value['destination'])}"
+    if value.get("replaced"):
+        return text + ", replacing the file that was there."
+    if value.get("createdParents"):
+        return text + ", creating the missing parent directories."
+    return text + "."

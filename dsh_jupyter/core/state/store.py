@@ -230,6 +230,27 @@ class Gate:
                 (session_id, real_path, version, time.time()),
             )
 
+    def move_observations(self, session_id: str, old: str, new: str) -> int:
+        """Re-key ``session_id``'s observations of ``old`` and of everything below it to ``new``.
+
+        What the session had observed at ``new`` (and below it) before is dropped: those names now
+        hold what was moved there. The versions stay as they were (a rename keeps every inode, and
+        a moved folder's files keep their ctimes). Returns how many observations moved.
+        """
+        below_old, below_new = old + "/", new + "/"
+        with _failures("move observations"):
+            conn = self._live()
+            conn.execute(
+                "DELETE FROM observations WHERE session = ? AND (real_path = ? OR substr(real_path, 1, ?) = ?)",
+                (session_id, new, len(below_new), below_new),
+            )
+            cursor = conn.execute(
+                "UPDATE observations SET real_path = ? || substr(real_path, ?) "
+                "WHERE session = ? AND (real_path = ? OR substr(real_path, 1, ?) = ?)",
+                (new, len(old) + 1, session_id, old, len(below_old), below_old),
+            )
+            return cursor.rowcount
+
 
 class StateStore:
     """One SQLite state file, safe to use from several threads and several processes at once.

@@ -40,6 +40,7 @@ __all__ = [
     "encode_text",
     "execute_write",
     "open_existing",
+    "refuse_outside",
     "refuse_path",
     "replace_gated",
 ]
@@ -52,14 +53,19 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 def refuse_path(ctx: CallContext, path: str, verb: str) -> None:
     """Refuse what no write may touch before anything is resolved: outside, saved results, a folder name."""
+    refuse_outside(ctx, path, verb)
+    if path.endswith("/"):
+        raise ToolError(Codes.ARGUMENT_INVALID, f'file_path must name a file; {in_message(path)} ends with "/"')
+
+
+def refuse_outside(ctx: CallContext, path: str, verb: str) -> None:
+    """Refuse a path outside the root, or a saved result (read-only), before anything is resolved."""
     raw, lexical = ctx.resolver.lexical(ctx.cwd, path)
     if ctx.resolver.in_spill(lexical):
         shown = lexical if ctx.resolver.rel_in_root(lexical) is None else display_path(lexical, ctx.cwd)
         raise ToolError(Codes.FS_READ_ONLY, f"cannot {verb} {in_message(shown)}: saved search results are read-only")
     if ctx.resolver.rel_in_root(lexical) is None:
         raise ToolError(Codes.FS_OUTSIDE_ROOT, f"cannot {verb} {in_message(raw)}: path is outside the workspace")
-    if path.endswith("/"):
-        raise ToolError(Codes.ARGUMENT_INVALID, f'file_path must name a file; {in_message(path)} ends with "/"')
 
 
 def current_stat(target) -> os.stat_result | None:

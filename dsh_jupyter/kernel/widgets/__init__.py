@@ -34,7 +34,7 @@ __all__ = [
 
 
 def view_for(result):
-    """The view of a ``KernelResult``/``InfoResult``, or None (errors, write, edit, list_dir, …)."""
+    """The view of a ``KernelResult``/``InfoResult``, or None (errors, write, edit, move, list_dir, …)."""
     if result.is_error or result.workspace is None:
         return None
     ws, session = result.workspace, result.session

@@ -18,6 +18,8 @@ PATH_ARGS = [
     ("read", "file_path", {}),
     ("write", "file_path", {"content": "x"}),
     ("edit", "file_path", {"old_string": "a", "new_string": "b"}),
+    ("move", "source", {"destination": "moved.txt"}),
+    ("move", "destination", {"source": "a.txt"}),
     ("list_dir", "path", {}),
 ]
 BLANKS = ["", " ", "   ", "\t", "\n", " \u3000 "]
