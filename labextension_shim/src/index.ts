@@ -290,7 +290,7 @@ async function dshLoaded(kernel: Kernel.IKernelConnection): Promise<boolean> {
 
 /**
  * Open `path` in the editor with `line` (1-based) selected, or, with `column` (0-based) and
- * `length`, that part of it (a match), scrolled to the middle of the editor.
+ * `length` in characters, that part of it (a match), scrolled to the middle of the editor.
  */
 async function openInEditor(
   docManager: IDocumentManager,
@@ -316,8 +316,16 @@ async function openInEditor(
   let from = 0;
   let to = text.length;
   if (span.column !== undefined) {
-    from = Math.min(Math.max(0, Math.floor(span.column)), text.length);
-    to = span.length !== undefined && span.length > 0 ? Math.min(text.length, from + Math.floor(span.length)) : text.length;
+    // column and length count characters (code points, as Python and ripgrep's spans do);
+    // the editor counts UTF-16 units.
+    const chars = Array.from(text);
+    const start = Math.min(Math.max(0, Math.floor(span.column)), chars.length);
+    const end =
+      span.length !== undefined && span.length > 0
+        ? Math.min(chars.length, start + Math.floor(span.length))
+        : chars.length;
+    from = chars.slice(0, start).join('').length;
+    to = chars.slice(0, end).join('').length;
   }
   editor.setSelection({ start: { line: index, column: from }, end: { line: index, column: to } });
   centreLine(editor, index);
