@@ -362,7 +362,7 @@ async function checkServerExtension(): Promise<void> {
       LOG_PREFIX,
       `GET ${url}:`,
       detail,
-      '- the agent tools REST API is unavailable; the explorer notebook itself still works.'
+      '- the agent tools REST API is unavailable; the explorer itself still works.'
     );
     Notification.warning(`dsh-jupyter server extension ${problem}. ${fix}`, {
       autoClose: false
