@@ -89,6 +89,26 @@ def test_lab_explorer_leaves_the_folder_alone_one_tab_and_session_per_folder(pag
     expect()(explorer_tab(page, "src")).to_have_count(1)
     assert "already loaded" not in console_text(page)
 
+    # After a kernel restart the magic is gone: the next run loads it again, quietly.
+    page.evaluate(
+        """() => [...window.jupyterapp.shell.widgets('main')]
+            .find(w => w.title.label === 'dsh: src').sessionContext.restartKernel()"""
+    )
+    page.wait_for_function(
+        """() => [...window.jupyterapp.shell.widgets('main')]
+            .find(w => w.title.label === 'dsh: src').sessionContext.kernelDisplayStatus === 'idle'""",
+        timeout=90_000,
+    )
+    _, item = run_from_palette(page)
+    item.click()
+    # (the console clears itself when its kernel restarts, so this run's output is all there is)
+    w = page.locator(f"{CONSOLE} .jp-CodeConsole-content .dsh")
+    expect()(w).to_have_count(1, timeout=90_000)
+    expect()(w.locator(".dsh-subject").first).to_have_text("src", timeout=120_000)
+    text = console_text(page)
+    assert f"%load_ext dsh_jupyter\n%dsh session {session_of('src')}\n%dsh list src" in text
+    assert "already loaded" not in text and "UsageError" not in text
+
     # Another folder (as the launcher runs it, with its cwd): a second explorer, its own session.
     page.evaluate("() => window.jupyterapp.commands.execute('dsh-jupyter:open-explorer', {cwd: 'docs'})")
     expect()(explorer_tab(page, "docs")).to_have_count(1, timeout=90_000)
