@@ -95,13 +95,13 @@ def test_source_declares_the_same_command_id() -> None:
     assert data["dsh-jupyter"]["commands"]["openExplorer"] == COMMAND_ID
     source = (SHIM / "src" / "index.ts").read_text()
     assert f"'{COMMAND_ID}'" in source
-    assert "%load_ext dsh_jupyter\\n%dsh list" in source
+    assert "'%load_ext dsh_jupyter\\n%dsh session'" in source
     # the command the widgets reach through page events, and the events themselves
     assert f"'{data['dsh-jupyter']['commands']['openInEditor']}'" in source
     assert "'dsh-jupyter:probe'" in source and "'dsh-jupyter:open-in-editor'" in source
     front = (REPO / "dsh_jupyter" / "kernel" / "widgets" / "front" / "window.js").read_text()
     assert '"dsh-jupyter:probe"' in front and '"dsh-jupyter:open-in-editor"' in front
-    assert f"'{data['dsh-jupyter']['explorerNotebook']}'" in source
+    assert f"'{data['dsh-jupyter']['explorerSessionName']}'" in source
 
 
 def test_python_package_points_develop_at_the_build_folder() -> None:

@@ -3,14 +3,15 @@
  *
  * It does three things and nothing more:
  *  - adds the command `dsh-jupyter:open-explorer` ("Explore Folder with dsh") to the command
- *    palette and the launcher. The command opens, or creates, `dsh-explorer.ipynb` in the
- *    folder the file browser shows, with `%load_ext dsh_jupyter` / `%dsh list <folder>` as its
- *    first cell, and runs that cell once the kernel is up. The run is asked for in the
- *    notebook's own metadata (`dsh_jupyter.run_first_cell`), so it also happens when the
- *    notebook opens in another browser tab, as Notebook 7 opens documents from its file tree;
- *  - adds `dsh-jupyter:open-in-editor` (path, line) and answers the widgets' page events:
- *    `dsh-jupyter:probe` (the widgets ask whether this extension is here) and
- *    `dsh-jupyter:open-in-editor` (open a file in the editor at a line);
+ *    palette and the launcher. The command opens a code console titled "dsh: <folder>" whose
+ *    kernel starts in the folder the file browser shows, loads the extension, picks the folder's
+ *    own session (`explorer-<hash>`) and lists the folder. It saves nothing, into that folder or
+ *    anywhere: a console is not a file. The run is asked for through localStorage, keyed by the
+ *    console's session path, so it also happens when Notebook 7 moves the console into a new tab;
+ *  - adds `dsh-jupyter:open-in-editor` (path, line, optional column and length) and answers the
+ *    widgets' page events: `dsh-jupyter:probe` (the widgets ask whether this extension is here)
+ *    and `dsh-jupyter:open-in-editor` (open a file in the editor with a line, or a match on it,
+ *    selected and scrolled to the middle);
  *  - asks the server extension for `GET <base_url>/dsh/api/tools` when the page starts, and
  *    warns with a notification when it does not answer.
  */
@@ -20,16 +21,13 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { ICommandPalette, Notification } from '@jupyterlab/apputils';
-import { PageConfig, PathExt, URLExt } from '@jupyterlab/coreutils';
+import { PathExt, URLExt } from '@jupyterlab/coreutils';
+import type { CodeEditor } from '@jupyterlab/codeeditor';
+import { ConsolePanel, IConsoleTracker } from '@jupyterlab/console';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { ILauncher } from '@jupyterlab/launcher';
-import {
-  INotebookTracker,
-  NotebookActions,
-  NotebookPanel
-} from '@jupyterlab/notebook';
-import { ServerConnection } from '@jupyterlab/services';
+import { Kernel, ServerConnection } from '@jupyterlab/services';
 import { treeViewIcon } from '@jupyterlab/ui-components';
 
 /** Stable ids: browser tests and users' shortcuts refer to them. */
@@ -41,14 +39,20 @@ export namespace CommandIDs {
 /** Palette category of the commands. */
 const CATEGORY = 'dsh-jupyter';
 
-/** The notebook the command opens (or creates) in a folder. */
-export const EXPLORER_NAME = 'dsh-explorer.ipynb';
+/**
+ * The last part of an explorer console's session path, `<folder>/dsh-explorer`. It names the
+ * kernel session (whose working directory is the folder) and is never a file: nothing is saved.
+ */
+export const EXPLORER_NAME = 'dsh-explorer';
 
-/** What the first cell of an explorer notebook starts with. */
-export const EXPLORER_SOURCE = '%load_ext dsh_jupyter\n%dsh list';
+/** What a fresh explorer kernel runs first: the extension, loaded once per kernel. */
+export const EXPLORER_SOURCE = '%load_ext dsh_jupyter\n%dsh session';
 
-/** The metadata key that asks the page opening the notebook to run its first cell once. */
-const RUN_KEY = 'dsh_jupyter';
+/** localStorage key prefix of an explorer waiting for its console (possibly in another tab). */
+const PENDING_PREFIX = 'dsh-jupyter:explorer:';
+
+/** How long a waiting explorer request stays valid (a tab that never opened leaves it behind). */
+const PENDING_MS = 5 * 60 * 1000;
 
 /** The server extension's route, relative to the server's base_url. */
 const TOOLS_ROUTE = 'dsh/api/tools';
@@ -67,29 +71,60 @@ export function folderArgument(folder: string): string {
   return "'" + escaped.replace(/'/g, "'\\''") + "'";
 }
 
-export function explorerSource(folder: string): string {
-  return folder ? `${EXPLORER_SOURCE} ${folderArgument(folder)}` : EXPLORER_SOURCE;
+/** 32-bit FNV-1a of `text` as 8 hex digits: a short, stable name part for a folder. */
+export function folderHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}
+
+/** The dsh session an explorer of `folder` logs its calls in: one per folder. */
+export function explorerSession(folder: string): string {
+  return `explorer-${folderHash(folder || '/')}`;
+}
+
+/** The tab title of the explorer of `folder` ("/" is the server's root). */
+export function explorerTitle(folder: string): string {
+  return `dsh: ${folder || '/'}`;
+}
+
+/** The session path of the explorer console of `folder` (a name, not a file). */
+export function explorerPath(folder: string): string {
+  return PathExt.join(folder, EXPLORER_NAME);
+}
+
+/**
+ * What the explorer console runs: the listing of `folder`, preceded, in a kernel where `%dsh`
+ * is not loaded yet, by loading the extension and choosing the folder's session. Only the last
+ * line's value is shown, so the session line prints nothing.
+ */
+export function explorerSource(folder: string, loaded: boolean): string {
+  const list = folder ? `%dsh list ${folderArgument(folder)}` : '%dsh list';
+  return loaded ? list : `${EXPLORER_SOURCE} ${explorerSession(folder)}\n${list}`;
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'dsh-jupyter-shim:plugin',
   description:
-    'Opens the dsh-jupyter explorer notebook in a folder, opens files at a line for the dsh widgets, and checks the dsh server extension.',
+    'Opens a dsh explorer console on a folder, opens files at a line for the dsh widgets, and checks the dsh server extension.',
   autoStart: true,
   requires: [IDocumentManager],
-  optional: [ICommandPalette, ILauncher, IDefaultFileBrowser, INotebookTracker],
+  optional: [ICommandPalette, ILauncher, IDefaultFileBrowser, IConsoleTracker],
   activate: (
     app: JupyterFrontEnd,
     docManager: IDocumentManager,
     palette: ICommandPalette | null,
     launcher: ILauncher | null,
     browser: IDefaultFileBrowser | null,
-    tracker: INotebookTracker | null
+    consoles: IConsoleTracker | null
   ): void => {
     app.commands.addCommand(CommandIDs.openExplorer, {
       label: 'Explore Folder with dsh',
       caption:
-        'Open (or create) dsh-explorer.ipynb in this folder; its first cell lists the folder with %dsh list',
+        'Open a dsh explorer console on this folder (its own session; nothing is saved into the folder)',
       icon: args => (args['isPalette'] ? undefined : treeViewIcon),
       execute: async args => {
         // The launcher passes its own cwd; otherwise the file browser's folder is the place.
@@ -97,14 +132,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
           typeof args['cwd'] === 'string'
             ? (args['cwd'] as string)
             : browser?.model.path ?? '';
-        return openExplorer(app, docManager, cwd);
+        return openExplorer(app, consoles, cwd);
       }
     });
 
     app.commands.addCommand(CommandIDs.openInEditor, {
       label: 'Open File in the Editor at a Line (dsh)',
       execute: async args =>
-        openInEditor(docManager, String(args['path'] ?? ''), Number(args['line'] ?? 1))
+        openInEditor(docManager, String(args['path'] ?? ''), Number(args['line'] ?? 1), {
+          column: optionalNumber(args['column']),
+          length: optionalNumber(args['length'])
+        })
     });
 
     // The widgets live in notebook outputs and cannot import this extension; they talk to it
@@ -119,13 +157,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
       const detail = (event as CustomEvent).detail ?? {};
       void app.commands.execute(CommandIDs.openInEditor, {
         path: String(detail.path ?? ''),
-        line: Number(detail.line ?? 1)
+        line: Number(detail.line ?? 1),
+        ...(optionalNumber(detail.column) !== undefined ? { column: Number(detail.column) } : {}),
+        ...(optionalNumber(detail.length) !== undefined ? { length: Number(detail.length) } : {})
       });
     });
 
-    tracker?.forEach(panel => void runIfAsked(panel)); // opened before this plugin started
-    tracker?.widgetAdded.connect((_sender, panel) => {
-      void runIfAsked(panel);
+    consoles?.forEach(panel => void runIfWaiting(app, panel)); // opened before this plugin started
+    consoles?.widgetAdded.connect((_sender, panel) => {
+      void runIfWaiting(app, panel);
     });
 
     palette?.addItem({ command: CommandIDs.openExplorer, category: CATEGORY });
@@ -140,138 +180,123 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
+function optionalNumber(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === '') {
+    return undefined;
+  }
+  const n = Number(value);
+  return Number.isFinite(n) ? n : undefined;
+}
+
 /**
- * Open `dsh-explorer.ipynb` in `cwd` (creating it, or updating its first cell) with the
- * request to run its first cell, or, when it is already open in this page, run that cell now.
+ * Open the explorer of `cwd`: a code console (never a file) titled "dsh: <folder>", whose kernel
+ * starts in that folder and lists it. When that folder's explorer is already open in this page,
+ * it is shown and lists the folder again.
+ *
+ * The listing is asked for through localStorage, keyed by the console's session path, and run
+ * by whichever page shows the console: Notebook 7 moves a console made on its file tree page
+ * into a new browser tab, whose page runs it.
  */
 async function openExplorer(
   app: JupyterFrontEnd,
-  docManager: IDocumentManager,
+  consoles: IConsoleTracker | null,
   cwd: string
-): Promise<NotebookPanel | undefined> {
-  const path = PathExt.join(cwd, EXPLORER_NAME);
-  const source = explorerSource(cwd);
-  const open = docManager.findWidget(path);
-  if (open instanceof NotebookPanel) {
+): Promise<ConsolePanel | undefined> {
+  const path = explorerPath(cwd);
+  const open = consoles?.find(panel => panel.sessionContext.path === path);
+  if (open) {
     app.shell.activateById(open.id);
-    setFirstCell(open, source);
-    await runFirstCell(open);
+    await runExplorer(open, cwd);
     return open;
   }
   const specs = app.serviceManager.kernelspecs;
   await specs.ready;
   const kernelName = specs.specs?.default;
-  const spec = kernelName ? specs.specs?.kernelspecs[kernelName] : undefined;
-  // The notebook names its kernel, so no page asks which one to start.
-  const kernelspec = spec
-    ? { name: spec.name, display_name: spec.display_name, language: spec.language }
-    : undefined;
-  await writeExplorer(docManager, path, source, kernelspec);
-  if (app.name !== 'JupyterLab') {
-    // Notebook 7 shows each notebook in its own browser tab; that tab's page runs the cell.
-    const url = URLExt.join(PageConfig.getBaseUrl(), 'notebooks', URLExt.encodeParts(path));
-    window.open(url, '_blank');
-    return undefined;
-  }
-  const widget = docManager.openOrReveal(
-    path,
-    'Notebook',
-    kernelName ? { name: kernelName } : undefined
+  window.localStorage.setItem(
+    PENDING_PREFIX + path,
+    JSON.stringify({ folder: cwd, time: Date.now() })
   );
-  return widget instanceof NotebookPanel ? widget : undefined;
+  const panel = await app.commands.execute('console:create', {
+    path,
+    name: explorerTitle(cwd),
+    activate: true,
+    ...(kernelName ? { kernelPreference: { name: kernelName } } : {})
+  });
+  return panel instanceof ConsolePanel ? panel : undefined;
 }
 
-/** Create the explorer notebook, or put the listing in its first cell, and ask for the run. */
-async function writeExplorer(
-  docManager: IDocumentManager,
-  path: string,
-  source: string,
-  kernelspec?: { name: string; display_name: string; language: string }
-): Promise<void> {
-  const contents = docManager.services.contents;
-  let nb: any = null;
-  try {
-    nb = (await contents.get(path, { type: 'notebook', content: true })).content;
-  } catch {
-    nb = null; // not there yet
-  }
-  const cell = {
-    cell_type: 'code',
-    source,
-    metadata: {},
-    outputs: [],
-    execution_count: null
-  };
-  if (!nb) {
-    nb = {
-      nbformat: 4,
-      nbformat_minor: 5,
-      metadata: {},
-      cells: [cell]
-    };
-  } else {
-    nb.cells = nb.cells ?? [];
-    const first = nb.cells[0];
-    const text = first ? [].concat(first.source).join('') : '';
-    if (first && first.cell_type === 'code' && text.startsWith('%load_ext dsh_jupyter')) {
-      first.source = source;
-    } else {
-      nb.cells.unshift(cell);
-    }
-  }
-  nb.metadata = { ...(nb.metadata ?? {}), [RUN_KEY]: { run_first_cell: true } };
-  if (kernelspec && !nb.metadata.kernelspec) {
-    nb.metadata.kernelspec = kernelspec;
-  }
-  await contents.save(path, { type: 'notebook', format: 'json', content: nb });
-}
-
-function setFirstCell(panel: NotebookPanel, source: string): void {
-  const shared = panel.content.model?.sharedModel;
-  const first = shared?.cells[0];
-  if (first && first.cell_type === 'code' && first.getSource().startsWith('%load_ext dsh_jupyter')) {
-    first.setSource(source);
-  } else {
-    shared?.insertCell(0, { cell_type: 'code', source });
-  }
-}
-
-/** A notebook opened with the run request: run its first cell once, then drop the request. */
-async function runIfAsked(panel: NotebookPanel): Promise<void> {
-  await panel.context.ready;
-  const model = panel.content.model;
-  const asked = model?.getMetadata(RUN_KEY) as { run_first_cell?: boolean } | undefined;
-  if (!model || !asked?.run_first_cell) {
+/** A console whose explorer request waits in localStorage: take the request, run it. */
+async function runIfWaiting(app: JupyterFrontEnd, panel: ConsolePanel): Promise<void> {
+  await panel.sessionContext.ready;
+  // A console the page does not show (Notebook 7's file tree page) is moved to another tab.
+  if (panel.isDisposed || !Array.from(app.shell.widgets('main')).includes(panel)) {
     return;
   }
-  model.deleteMetadata(RUN_KEY);
-  await runFirstCell(panel);
+  const key = PENDING_PREFIX + panel.sessionContext.path;
+  const raw = window.localStorage.getItem(key);
+  if (raw === null) {
+    return;
+  }
+  window.localStorage.removeItem(key);
+  let request: { folder?: unknown; time?: unknown } = {};
+  try {
+    request = JSON.parse(raw);
+  } catch {
+    return;
+  }
+  if (typeof request.folder !== 'string' || Date.now() - Number(request.time) > PENDING_MS) {
+    return;
+  }
+  panel.title.label = explorerTitle(request.folder);
+  await runExplorer(panel, request.folder);
 }
 
-/** Wait for the kernel, run the first cell and save; say so when there is no kernel. */
-async function runFirstCell(panel: NotebookPanel): Promise<void> {
+/** List `folder` in the console, loading the extension first when its kernel has not. */
+async function runExplorer(panel: ConsolePanel, folder: string): Promise<void> {
   await panel.sessionContext.ready;
   const kernel = panel.sessionContext.session?.kernel;
   if (!kernel) {
     Notification.warning(
-      `dsh-jupyter: ${panel.context.path} has no kernel. Pick a Python kernel, then run the first cell.`,
+      `dsh-jupyter: the explorer of ${explorerTitle(folder)} has no kernel. Pick a Python kernel, then run: %load_ext dsh_jupyter`,
       { autoClose: false }
     );
     return;
   }
   await kernel.info;
-  const notebook = panel.content;
-  notebook.activeCellIndex = 0;
-  notebook.deselectAll();
-  await NotebookActions.run(notebook, panel.sessionContext);
-  await panel.context.save();
+  await panel.console.inject(explorerSource(folder, await dshLoaded(kernel)));
 }
 
-/** Open `path` in the editor and put the cursor at `line` (1-based), scrolled into view. */
+/**
+ * Whether the kernel already has the `%dsh` magic, asked silently (a user expression, nothing
+ * shown, nothing counted), so that `%load_ext` runs once per kernel and never says
+ * "already loaded".
+ */
+async function dshLoaded(kernel: Kernel.IKernelConnection): Promise<boolean> {
+  const expression = "'dsh' in get_ipython().magics_manager.magics['line']";
+  try {
+    const reply = await kernel.requestExecute({
+      code: '',
+      silent: true,
+      store_history: false,
+      user_expressions: { dsh: expression }
+    }).done;
+    const content = reply.content as any;
+    const value = content?.user_expressions?.dsh;
+    return value?.status === 'ok' && value?.data?.['text/plain'] === 'True';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Open `path` in the editor with `line` (1-based) selected, or, with `column` (0-based) and
+ * `length` in characters, that part of it (a match), scrolled to the middle of the editor.
+ */
 async function openInEditor(
   docManager: IDocumentManager,
   path: string,
-  line: number
+  line: number,
+  span: { column?: number; length?: number } = {}
 ): Promise<void> {
   if (!path) {
     return;
@@ -281,12 +306,45 @@ async function openInEditor(
     return; // Notebook 7 opens the file in another tab; it starts at the top there
   }
   await widget.context.ready;
-  const editor = (widget as any).content?.editor;
-  if (editor && typeof editor.setCursorPosition === 'function') {
-    const position = { line: Math.max(0, line - 1), column: 0 };
-    editor.setCursorPosition(position);
-    editor.revealPosition?.(position);
-    editor.focus?.();
+  await (widget as any).revealed;
+  const editor = (widget as any).content?.editor as CodeEditor.IEditor | undefined;
+  if (!editor || typeof editor.setSelection !== 'function') {
+    return;
+  }
+  const index = Math.min(Math.max(0, Math.floor(line) - 1), Math.max(0, editor.lineCount - 1));
+  const text = editor.getLine(index) ?? '';
+  let from = 0;
+  let to = text.length;
+  if (span.column !== undefined) {
+    // column and length count characters (code points, as Python and ripgrep's spans do);
+    // the editor counts UTF-16 units.
+    const chars = Array.from(text);
+    const start = Math.min(Math.max(0, Math.floor(span.column)), chars.length);
+    const end =
+      span.length !== undefined && span.length > 0
+        ? Math.min(chars.length, start + Math.floor(span.length))
+        : chars.length;
+    from = chars.slice(0, start).join('').length;
+    to = chars.slice(0, end).join('').length;
+  }
+  editor.setSelection({ start: { line: index, column: from }, end: { line: index, column: to } });
+  centreLine(editor, index);
+  editor.focus();
+}
+
+/**
+ * Scroll `line` (0-based) to the middle of the editor. A CodeMirror 6 view scrolls with its own
+ * `scrollIntoView` effect, `y: 'center'`, reached through the view's class so that this
+ * extension bundles no copy of CodeMirror; any other editor just reveals the line.
+ */
+function centreLine(editor: CodeEditor.IEditor, line: number): void {
+  const view = (editor as any).editor;
+  const EditorView = view?.constructor;
+  if (typeof EditorView?.scrollIntoView === 'function' && view.state?.doc) {
+    const pos = view.state.doc.line(line + 1).from;
+    view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
+  } else {
+    editor.revealPosition({ line, column: 0 });
   }
 }
 
@@ -304,7 +362,7 @@ async function checkServerExtension(): Promise<void> {
       LOG_PREFIX,
       `GET ${url}:`,
       detail,
-      '- the agent tools REST API is unavailable; the explorer notebook itself still works.'
+      '- the agent tools REST API is unavailable; the explorer itself still works.'
     );
     Notification.warning(`dsh-jupyter server extension ${problem}. ${fix}`, {
       autoClose: false

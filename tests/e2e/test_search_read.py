@@ -1,7 +1,7 @@
 """End to end: read windows, grep, glob, the saved-result window and the call log, in Chromium.
 
 What only a browser shows: code in a monospace font with its spacing kept, the matched text in its
-own element, a match opening at its line in view, JupyterLab's editor opened at that line, the
+own element, a match opening at its line in view, JupyterLab's editor opened with that match selected, the
 height caps, and how small a saved notebook stays. Screenshots for the docs are taken along the way.
 """
 
@@ -105,10 +105,17 @@ def test_grep_marks_matches_and_a_match_opens_at_its_line(page, lab, screenshot_
     finally:
         set_theme(page, "JupyterLab Light")
 
-    panel.locator(".dsh-editor").click()  # the JupyterLab extension opens the editor at that line
+    panel.locator(".dsh-editor").click()  # the JupyterLab extension opens the editor with the match selected
     editor_tab = page.locator(".lm-TabBar-tab.lm-mod-current", has_text="main.py")
     expect()(editor_tab).to_be_visible()
-    expect()(page.locator("#jp-main-statusbar")).to_contain_text("Ln 12, Col 1")
+    page.wait_for_function(
+        """() => {
+            const view = window.jupyterapp.shell.currentWidget?.content?.editor?.editor;
+            const main = view && view.state.selection.main;
+            return !!main && view.state.sliceDoc(main.from, main.to) === 'TODO'
+                && view.state.doc.lineAt(main.from).number === 12;
+        }"""
+    )
 
     page.locator(".lm-TabBar-tab", has_text="grep.ipynb").click()
     head.locator(".dsh-toggle").click()  # a group folds

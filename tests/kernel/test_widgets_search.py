@@ -27,10 +27,12 @@ def test_grep_groups_matches_with_spans_and_opens_at_the_line(make_ws, big):
     assert [text[a:b] for a, b in spans] == ["hello", "hello"]
     act(view, "open_match", group=1, index=0)
     assert view.panel["anchor"] == "match:1:0" and view.panel["highlight"] == 40
+    assert view.panel["highlightSpan"] == spans[0]  # the first match, for "open in editor" to select
     assert view.opened.offset == 37 and 40 in [n for n, _ in view.panel["lines"]]
     assert widget_calls(ws) == [("read", {"file_path": "src/lib/util.py", "offset": 37})]
     act(view, "open_path", group=0)
     assert view.panel["anchor"] == "file:0" and view.opened.offset == 1 and view.panel["highlight"] == 0
+    assert view.panel["highlightSpan"] is None
 
 
 def test_grep_toolbar_asks_again_with_case_mode_and_context(make_ws, big):
@@ -54,7 +56,9 @@ def test_grep_toolbar_asks_again_with_case_mode_and_context(make_ws, big):
     ]
     assert view.model_text.startswith("Found 2 matches (rows Line N- are context, not matches)")
     act(view, "open_match", group=0, index=0)  # a context row opens the file at its line
-    assert view.panel["highlight"] == 3
+    assert view.panel["highlight"] == 3 and view.panel["highlightSpan"] is None  # no match on it: the line
+    act(view, "open_match", group=0, index=1)
+    assert view.panel["highlight"] == 4 and view.panel["highlightSpan"] == [12, 17]
     act(view, "refine", ignore_case=True, output_mode="count", context=2)  # refused: the page stays
     assert view.error == "Error: context applies to output_mode content, not count" and view.files[0]["count"] == 1
     assert [args for tool, args in widget_calls(ws) if tool == "grep"] == [

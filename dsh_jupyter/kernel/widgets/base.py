@@ -130,13 +130,16 @@ class DshView(anywidget.AnyWidget):
     def _window_changed(self) -> None:
         self.panel = {} if self.opened is None else {**self.opened.state(), "anchor": self._anchor}
 
-    def open_file(self, path: str, line: int = 0, anchor: str = "", cell: int = 0) -> ReadWindow:
+    def open_file(
+        self, path: str, line: int = 0, anchor: str = "", cell: int = 0, span: list[int] | None = None
+    ) -> ReadWindow:
         """A read window of ``path`` in the panel; at ``line`` (marked, a few lines above) if given;
-        a notebook with ``cell``: from that cell, its ``line`` marked."""
+        a notebook with ``cell``: from that cell, its ``line`` marked. ``span`` (``[start, end]``,
+        characters of that line) is the match that opened it, for "open in editor" to select."""
         if cell:
             return self.open_window(ReadWindow(self, path, offset=cell, highlight=line, cell=cell), anchor)
         offset = max(1, line - CONTEXT_LINES) if line else 1
-        return self.open_window(ReadWindow(self, path, offset=offset, highlight=line), anchor)
+        return self.open_window(ReadWindow(self, path, offset=offset, highlight=line, span=span), anchor)
 
     def _window_action(self, op: str, line: int | None = None, index: int | None = None) -> None:
         if self.opened is None:

@@ -199,4 +199,5 @@ class GrepView(_SearchView):
         entry = self.files[int(group)]
         row = entry["matches"][int(index)]
         cell = row[3] if len(row) > 3 and row[3] else 0
-        return self.open_file(entry["path"], row[0], f"match:{group}:{index}", cell)
+        spans = row[2] if len(row) > 2 and row[2] else []  # a context row has none
+        return self.open_file(entry["path"], row[0], f"match:{group}:{index}", cell, list(spans[0]) if spans else None)

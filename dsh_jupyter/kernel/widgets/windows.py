@@ -60,12 +60,21 @@ class ReadWindow:
     noun = "lines"
 
     def __init__(
-        self, view, path: str, offset: int = 1, limit: int | None = None, highlight: int = 0, result=None, cell: int = 0
+        self,
+        view,
+        path: str,
+        offset: int = 1,
+        limit: int | None = None,
+        highlight: int = 0,
+        result=None,
+        cell: int = 0,
+        span: list[int] | None = None,
     ) -> None:
         self.view = view  # the owning DshView: its session, workspace and call()
         self.path = path
         self.limit = limit
         self.highlight = highlight  # a line to mark (the grep match that opened it), 0 for none
+        self.span = span  # [start, end] characters of that line: the match, for "open in editor"; None for none
         self.cell = cell  # in a notebook: the cell of that line (a grep match in a cell), 0 for none
         self.notebook = False  # whether the page is a notebook's cells (read's cell view)
         self.image: dict | None = None  # an image file: {mimeType, data (base64), width, height, summary}
@@ -208,6 +217,7 @@ class ReadWindow:
             "hitRow": hit_row,
             "unit": "cell" if self.notebook else "line",
             "highlight": 0 if self.notebook else self.highlight,
+            "highlightSpan": None if self.notebook or not self.highlight else self.span,
             "status": self.status,
             "footer": self.footer,
             "error": self.error,

@@ -20,8 +20,14 @@ export function shimAnswers() {
   return Boolean(detail.openInEditor);
 }
 
-function openInEditor(path, line) {
-  document.dispatchEvent(new CustomEvent("dsh-jupyter:open-in-editor", { detail: { path, line } }));
+/** Open `path` in the editor at `line`; `span` ([start, end] characters of it, a match) is selected. */
+function openInEditor(path, line, span) {
+  const detail = { path, line };
+  if (span && span.length === 2 && span[1] > span[0]) {
+    detail.column = span[0];
+    detail.length = span[1] - span[0];
+  }
+  document.dispatchEvent(new CustomEvent("dsh-jupyter:open-in-editor", { detail }));
 }
 
 /**
@@ -37,8 +43,11 @@ export function renderWindow(state, send, { closable = false, id = "" } = {}) {
     h("span", { class: "dsh-grow" }),
     state.editor && shimAnswers()
       ? h("button", {
-        class: "dsh-btn dsh-editor", type: "button", title: "open this file in JupyterLab's editor at the first line shown",
-        onclick: () => openInEditor(state.editor, state.highlight || state.offset),
+        class: "dsh-btn dsh-editor", type: "button",
+        title: state.highlight
+          ? "open this file in JupyterLab's editor with the marked line (the match) selected"
+          : "open this file in JupyterLab's editor at the first line shown",
+        onclick: () => openInEditor(state.editor, state.highlight || state.offset, state.highlight ? state.highlightSpan : null),
       }, "open in editor")
       : null,
     closable
