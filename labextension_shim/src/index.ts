@@ -147,10 +147,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     // The widgets live in notebook outputs and cannot import this extension; they talk to it
     // through page events. A probe is answered synchronously by filling in its detail.
+    // The widgets draw JupyterLab's own file-type icons (the file browser's): the icon of the
+    // first file type the document registry knows for a name, as its SVG text.
+    const fileIcon = (name: string): { name: string; svg: string } | null => {
+      const type = app.docRegistry.getFileTypesForPath(String(name))[0];
+      const icon = type?.icon;
+      return icon && icon.svgstr ? { name: icon.name, svg: icon.svgstr } : null;
+    };
     document.addEventListener('dsh-jupyter:probe', (event: Event) => {
       const detail = (event as CustomEvent).detail;
       if (detail && typeof detail === 'object') {
         detail.openInEditor = true;
+        detail.fileIcon = fileIcon;
       }
     });
     document.addEventListener('dsh-jupyter:open-in-editor', (event: Event) => {

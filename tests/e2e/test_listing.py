@@ -223,6 +223,23 @@ def test_plain_keys_stay_in_the_widget_and_the_palette_still_opens(page, lab):
     expect()(w.locator(".dsh-notice")).to_have_text("No matches found")  # nor did they ask grep again
 
 
+def test_rows_carry_jupyterlabs_file_type_icons(page, lab, screenshot_dir):
+    """With the dsh extension on the page, file rows show the file browser's icon for their type;
+    folders keep the widget's own."""
+    run_notebook(page, lab, "explore.ipynb")
+    w = widget(page, 0)
+    expect()(row(w, "README.md")).to_be_visible()
+
+    def lab_icon(label):
+        return row(w, label).locator("svg").first.get_attribute("data-lab-icon")
+
+    assert lab_icon("README.md") == "ui-components:markdown"
+    assert lab_icon("notes.txt") == "ui-components:file"  # the file browser shows .txt so too
+    assert lab_icon("explore.ipynb") == "ui-components:notebook"
+    expect()(row(w, "src/").locator("svg.dsh-icon-folder")).to_have_count(1)
+    screenshot(page, output(page, 0), screenshot_dir / "listing-icons.png")
+
+
 def test_plain_keys_stay_in_the_widget_in_notebook7(page, lab):
     """Notebook 7's notebook page binds the same command-mode keys: pressed on a listing row they
     leave the cells as they were, and the output stays."""

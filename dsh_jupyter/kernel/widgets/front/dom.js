@@ -86,6 +86,48 @@ export function iconKind(type, name) {
   return "file";
 }
 
+// JupyterLab's own file-type icons, when its dsh extension is on the page: it answers the
+// "dsh-jupyter:probe" event with `fileIcon(name)` -> {name, svg} from the document registry (the
+// icons of the file browser). Asked once per page; each icon parsed once per file type.
+let labIcons;
+const labParsed = new Map();
+
+function labIconFor(name) {
+  if (labIcons === undefined) {
+    const detail = {};
+    document.dispatchEvent(new CustomEvent("dsh-jupyter:probe", { detail }));
+    labIcons = typeof detail.fileIcon === "function" ? detail.fileIcon : null;
+  }
+  if (!labIcons) return null;
+  let found = null;
+  try {
+    found = labIcons(name);
+  } catch (error) {
+    return null;
+  }
+  if (!found || !found.svg) return null;
+  if (!labParsed.has(found.name)) {
+    const doc = new DOMParser().parseFromString(found.svg, "image/svg+xml");
+    const svg = doc.documentElement;
+    if (svg.nodeName.toLowerCase() !== "svg") return null;
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("class", "dsh-icon dsh-icon-lab");
+    svg.setAttribute("data-lab-icon", found.name);
+    labParsed.set(found.name, document.importNode(svg, true));
+  }
+  return labParsed.get(found.name);
+}
+
+/** The icon of a row: JupyterLab's icon for the file's type when it has one, else `iconKind`'s. */
+export function rowIcon(type, name) {
+  if (type === "file") {
+    const lab = labIconFor(name);
+    if (lab) return { key: `lab:${lab.getAttribute("data-lab-icon")}`, make: () => lab.cloneNode(true) };
+  }
+  const kind = iconKind(type, name);
+  return { key: kind, make: () => icon(kind) };
+}
+
 /** A small inline SVG icon (aria-hidden: the row's name says what it is). */
 export function icon(kind) {
   const ns = "http://www.w3.org/2000/svg";

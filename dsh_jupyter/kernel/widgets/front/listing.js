@@ -6,7 +6,7 @@
 // requests (the page may not hold the entries a sort brings first); the model's own order is
 // the default and is named as such. It never reorders or filters rows itself.
 
-import { exactTime, h, humanSize, icon, iconKind, relativeTime } from "./dom.js";
+import { exactTime, h, humanSize, relativeTime, rowIcon } from "./dom.js";
 import { createFrame, pager } from "./frame.js";
 import { activate, bindKeys, firstRow, keepFocus } from "./keys.js";
 import { renderWindow, revealHit } from "./window.js";
@@ -124,11 +124,11 @@ export function renderListing(model, el) {
     else el.removeAttribute("aria-expanded");
     if (opener) el.setAttribute("aria-controls", "dsh-panel");
     else el.removeAttribute("aria-controls");
-    const kind = iconKind(entry.type, entry.name);
-    if (p.kind !== kind) {
-      icons[kind] = icons[kind] || icon(kind);
-      p.icon.replaceChildren(icons[kind].cloneNode(true));
-      p.kind = kind;
+    const pick = rowIcon(entry.type, entry.name);
+    if (p.kind !== pick.key) {
+      icons[pick.key] = icons[pick.key] || pick.make();
+      p.icon.replaceChildren(icons[pick.key].cloneNode(true));
+      p.kind = pick.key;
     }
     p.label.textContent = entry.label;
     p.size.textContent = humanSize(entry.size);

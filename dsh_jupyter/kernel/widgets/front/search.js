@@ -6,7 +6,7 @@
 // model's page (at most the cap): nothing is fetched except what a click opens, and the
 // "open the full result" window pages the saved complete result through the kernel.
 
-import { h, icon, iconKind } from "./dom.js";
+import { h, icon, rowIcon } from "./dom.js";
 import { createFrame } from "./frame.js";
 import { activate, bindKeys, firstRow, keepFocus } from "./keys.js";
 import { renderWindow, revealHit } from "./window.js";
@@ -104,7 +104,7 @@ function renderSearch(model, el, kind) {
       key: grp.key, label: grp.label, count: grp.paths.length, headAction: null, group: g,
       items: grp.paths.map(([path, label], i) => ({
         key: `path:${g}:${i}`, action: "open_path", index: i,
-        content: h("span", { class: "dsh-path" }, icon(iconKind("file", path)), h("span", { class: "dsh-label" }, label)),
+        content: h("span", { class: "dsh-path" }, rowIcon("file", path).make(), h("span", { class: "dsh-label" }, label)),
         title: "open it below",
       })),
     }));
@@ -172,7 +172,7 @@ function renderSearch(model, el, kind) {
       // folder's head folds (Enter, or ArrowLeft/ArrowRight).
       Object.assign(headProps, { "data-row": "", tabindex: "-1", "data-group": grp.group });
       if (grp.headAction) headProps["data-action"] = grp.headAction;
-      const head = h("div", headProps, toggle, icon(kind === "grep" ? iconKind("file", grp.key) : "folder"),
+      const head = h("div", headProps, toggle, kind === "grep" ? rowIcon("file", grp.key).make() : icon("folder"),
         h("span", { class: "dsh-label" }, grp.label), h("span", { class: "dsh-count" }, String(grp.count)));
       if (grp.headAction) {
         head.addEventListener("click", () => request(grp.headAction, { group: grp.group }, { focus: "open" }));
