@@ -240,6 +240,22 @@ def test_rows_carry_jupyterlabs_file_type_icons(page, lab, screenshot_dir):
     screenshot(page, output(page, 0), screenshot_dir / "listing-icons.png")
 
 
+def test_copy_path_from_a_row_by_click_and_by_key(page, lab):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.url.rstrip("/"))
+    run_notebook(page, lab, "explore.ipynb")
+    w = widget(page, 0)
+    row(w, "src/").click()
+    expect()(status(w)).to_have_text("entries 1-2 of 2")
+    target = row(w, "app/")
+    target.hover()
+    target.locator(".dsh-copy").click()
+    assert page.evaluate("() => navigator.clipboard.readText()") == "src/app"
+    expect()(status(w)).to_have_text("entries 1-2 of 2")  # the click copied, it did not open the folder
+    row(w, "lib/").focus()
+    page.keyboard.press("c")
+    page.wait_for_function("async () => (await navigator.clipboard.readText()) === 'src/lib'", timeout=5_000)
+
+
 def test_plain_keys_stay_in_the_widget_in_notebook7(page, lab):
     """Notebook 7's notebook page binds the same command-mode keys: pressed on a listing row they
     leave the cells as they were, and the output stays."""

@@ -178,6 +178,12 @@ def test_glob_and_the_saved_result_whose_paths_are_links(page, lab, screenshot_d
     expect()(w.locator(".dsh-summary")).to_have_text(re.compile(r"^in \.: 12 of \d+ paths .*, oldest first in each$"))
     expect()(footer(w)).to_contain_text("sampled across")
     expect()(w.locator(".dsh-group-head", has_text="big/")).to_be_visible()
+    # the saved result's long path shows by its file name; the whole path on hover and on copy
+    short = footer(w).locator(".dsh-spill-path")
+    expect()(short).to_have_text(re.compile(r"^…/[0-9a-f]+-glob-results\.txt$"))
+    full = short.get_attribute("title")
+    assert full.startswith("/") and "/dsh-spills/" in full and full.endswith(short.inner_text()[2:]), full
+    assert footer(w).locator(".dsh-copy").get_attribute("data-copy") == full
     screenshot(page, output(page, 1), screenshot_dir / "glob.png")
 
     # a folder's head is a row the keys reach: Enter folds it, ArrowRight unfolds, ArrowDown goes in

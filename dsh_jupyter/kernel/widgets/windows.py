@@ -213,6 +213,7 @@ class ReadWindow:
             "kind": self.kind,
             "title": self.label,
             "subject": quote_name(self.path),
+            "path": self.path if self.can_end else "",  # a file's path for "copy path" (a saved result has none)
             "lines": rows,
             "hitRow": hit_row,
             "unit": "cell" if self.notebook else "line",

@@ -140,3 +140,54 @@ export function icon(kind) {
   svg.append(path);
   return svg;
 }
+
+/** Put `text` on the clipboard (the async API where the page may use it, else a hidden box). */
+export function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+  const box = document.createElement("textarea");
+  box.value = text;
+  box.setAttribute("readonly", "");
+  box.style.position = "fixed";
+  box.style.opacity = "0";
+  document.body.append(box);
+  box.select();
+  try {
+    document.execCommand("copy");
+  } finally {
+    box.remove();
+  }
+  return Promise.resolve();
+}
+
+/**
+ * A small "copy path" button for a row: copies `path` (as the tools take it), says "copied" for
+ * a moment, and never opens the row it sits in.
+ */
+export function copyButton(path) {
+  const button = h("button", {
+    class: "dsh-copy", type: "button", tabindex: "-1", title: `copy path: ${path}`,
+    "aria-label": `copy the path ${path}`, "data-copy": path,
+  }, "⧉");
+  button.addEventListener("click", event => {
+    event.stopPropagation();
+    copyText(path).then(() => {
+      button.textContent = "✓";
+      button.title = "copied";
+      setTimeout(() => { button.textContent = "⧉"; button.title = `copy path: ${path}`; }, 1200);
+    }, () => { button.title = "the browser refused the clipboard"; });
+  });
+  return button;
+}
+
+const SPILL = /^(.*stored at: )(\S+?)(\. Use read[\s\S]*)$/;
+
+/**
+ * A footer's saved-result path, short: the text before it, the file's name, the text after it
+ * and the full path (for the hover and the copy). Null when the footer names no saved result.
+ */
+export function spillParts(footer) {
+  const found = SPILL.exec(footer || "");
+  if (!found) return null;
+  const full = found[2];
+  return { before: found[1], short: `…/${full.split("/").pop()}`, after: found[3], full };
+}

@@ -5,7 +5,7 @@
 // within 100 ms that a call runs, never queue clicks, and say plainly when its kernel is gone.
 // It never builds rows (the views do) and never rewrites model text: it shows it as it came.
 
-import { h } from "./dom.js";
+import { copyButton, h, spillParts } from "./dom.js";
 
 const SLOW_MS = 4000; // after this, the busy line says the kernel has not answered yet
 export const POLL_MS = 2000; // a live view asks whether its subject changed this often, while on screen
@@ -131,7 +131,15 @@ export function createFrame(model, el, view) {
       }
     }
     const foot = model.get("footer");
-    footerText.textContent = foot;
+    // A saved result's path sits under Jupyter's runtime folder and is long: shown by its file
+    // name, the whole path on hover and on the copy button (the model view keeps the text as is).
+    const spill = spillParts(foot);
+    if (spill) {
+      footerText.replaceChildren(spill.before,
+        h("span", { class: "dsh-spill-path", title: spill.full }, spill.short), copyButton(spill.full), spill.after);
+    } else {
+      footerText.textContent = foot;
+    }
     footerNote.textContent = model.get("footer_note");
     footer.hidden = !foot;
     const on = model.get("model_view");

@@ -77,6 +77,9 @@ export function bindKeys(root, handlers) {
     } else if (event.key === "Backspace" && handlers.onParent) {
       handlers.onParent();
       handled = true;
+    } else if (event.key === "c" && row && !event.ctrlKey && !event.metaKey && !event.altKey && row.querySelector(".dsh-copy")) {
+      row.querySelector(".dsh-copy").click(); // copy the row's path
+      handled = true;
     } else if (event.key === "/" && handlers.onFilter) {
       handlers.onFilter();
       handled = true;

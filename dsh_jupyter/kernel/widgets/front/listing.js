@@ -6,7 +6,7 @@
 // requests (the page may not hold the entries a sort brings first); the model's own order is
 // the default and is named as such. It never reorders or filters rows itself.
 
-import { exactTime, h, humanSize, relativeTime, rowIcon } from "./dom.js";
+import { copyButton, exactTime, h, humanSize, relativeTime, rowIcon } from "./dom.js";
 import { createFrame, pager } from "./frame.js";
 import { activate, bindKeys, firstRow, keepFocus } from "./keys.js";
 import { renderWindow, revealHit } from "./window.js";
@@ -101,12 +101,13 @@ export function renderListing(model, el) {
     const parts = {
       icon: h("span", { class: "dsh-icon-slot" }),
       label: h("span", { class: "dsh-label" }),
+      copy: h("span", { class: "dsh-copy-slot" }),
       size: h("div", { role: "gridcell", class: "dsh-cell dsh-size" }),
       mtime: h("div", { role: "gridcell", class: "dsh-cell dsh-mtime" }),
       kind: "",
     };
     const el = h("div", { role: "row", "data-row": "", tabindex: "-1" },
-      h("div", { role: "gridcell", class: "dsh-cell dsh-name" }, parts.icon, parts.label), parts.size, parts.mtime);
+      h("div", { role: "gridcell", class: "dsh-cell dsh-name" }, parts.icon, parts.label, parts.copy), parts.size, parts.mtime);
     el.addEventListener("click", () => open(Number(el.dataset.index)));
     el.dshParts = parts;
     return el;
@@ -131,6 +132,9 @@ export function renderListing(model, el) {
       p.kind = pick.key;
     }
     p.label.textContent = entry.label;
+    const folder = model.get("path");
+    const path = folder === "." ? entry.name : `${folder.replace(/\/$/, "")}/${entry.name}`;
+    p.copy.replaceChildren(copyButton(path));
     p.size.textContent = humanSize(entry.size);
     p.mtime.textContent = relativeTime(entry.mtime);
     p.mtime.title = exactTime(entry.mtime);

@@ -6,7 +6,7 @@
 // model's page (at most the cap): nothing is fetched except what a click opens, and the
 // "open the full result" window pages the saved complete result through the kernel.
 
-import { h, icon, rowIcon } from "./dom.js";
+import { copyButton, h, icon, rowIcon } from "./dom.js";
 import { createFrame } from "./frame.js";
 import { activate, bindKeys, firstRow, keepFocus } from "./keys.js";
 import { renderWindow, revealHit } from "./window.js";
@@ -104,7 +104,8 @@ function renderSearch(model, el, kind) {
       key: grp.key, label: grp.label, count: grp.paths.length, headAction: null, group: g,
       items: grp.paths.map(([path, label], i) => ({
         key: `path:${g}:${i}`, action: "open_path", index: i,
-        content: h("span", { class: "dsh-path" }, rowIcon("file", path).make(), h("span", { class: "dsh-label" }, label)),
+        content: h("span", { class: "dsh-path" }, rowIcon("file", path).make(), h("span", { class: "dsh-label" }, label),
+          copyButton(path)),
         title: "open it below",
       })),
     }));
@@ -173,7 +174,8 @@ function renderSearch(model, el, kind) {
       Object.assign(headProps, { "data-row": "", tabindex: "-1", "data-group": grp.group });
       if (grp.headAction) headProps["data-action"] = grp.headAction;
       const head = h("div", headProps, toggle, kind === "grep" ? rowIcon("file", grp.key).make() : icon("folder"),
-        h("span", { class: "dsh-label" }, grp.label), h("span", { class: "dsh-count" }, String(grp.count)));
+        h("span", { class: "dsh-label" }, grp.label), h("span", { class: "dsh-count" }, String(grp.count)),
+        kind === "grep" ? copyButton(grp.key) : null);
       if (grp.headAction) {
         head.addEventListener("click", () => request(grp.headAction, { group: grp.group }, { focus: "open" }));
       }

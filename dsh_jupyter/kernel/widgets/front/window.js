@@ -7,7 +7,7 @@
 // Why it exists: the same window is the whole view of `%dsh read` and the panel a listing or a
 // search opens in place. It draws what the kernel sent; it fetches nothing itself.
 
-import { h } from "./dom.js";
+import { copyButton, h } from "./dom.js";
 import { pager } from "./frame.js";
 
 /**
@@ -39,6 +39,7 @@ export function renderWindow(state, send, { closable = false, id = "" } = {}) {
   const bar = h("div", { class: "dsh-window-bar" },
     h("b", { class: "dsh-tool" }, state.title),
     h("code", { class: "dsh-subject" }, state.name || state.subject),
+    state.path ? copyButton(state.path) : null,
     state.back ? h("button", { class: "dsh-btn", type: "button", "data-key": "win-back", onclick: () => act("back") }, `‹ back to the ${state.back}`) : null,
     h("span", { class: "dsh-grow" }),
     state.editor && shimAnswers()
