@@ -192,11 +192,20 @@ def _tuple_blocks(matches: list[tuple], ids: bool = False) -> list[str] | None:
     return out
 
 
-def _found(shown: int, total: int) -> str:
+def _found(shown: int, total: int, partial: bool = False) -> str:
     noun = "match" if total == 1 else "matches"
+    least = "at least " if partial else ""  # a search stopped early: more may exist
     if shown >= total:
-        return f"Found {total} {noun}"
-    return f"Found {shown} of {total} {noun}"
+        return f"Found {least}{total} {noun}"
+    return f"Found {shown} of {least}{total} {noun}"
+
+
+def _partial_note(value: dict) -> str:
+    return (
+        f"(Partial result: rg was stopped after writing {value['partialAfterBytes']} bytes of matches "
+        "(setting raw_output_max_bytes); the counts cover the files it had finished, and other files "
+        "may match too. Narrow the pattern, path or include to see every match.)"
+    )
 
 
 _CONTEXT_NOTE = " (rows Line N- are context, not matches)"
@@ -234,8 +243,10 @@ def render_grep(value: dict) -> str:
         lines.extend(_file_rows((row["path"], row["matches"]) for row in matches))
     else:
         context = _CONTEXT_NOTE if value.get("context") else ""
-        lines = [_found(shown, total) + context, ""]
+        lines = [_found(shown, total, "partialAfterBytes" in value) + context, ""]
         lines.extend(_match_lines(matches))
+    if "partialAfterBytes" in value:
+        lines += ["", _partial_note(value)]
     if unreadable > 0:
         verb = "was" if unreadable == 1 else "were"
         lines.append("")
@@ -275,7 +286,10 @@ def _grep_footer(value: dict, shown: int, total: int, mode: str = "content") -> 
     and the offset of the next page.
     """
     spill = value.get("spill")
-    where = _NOT_SAVED if spill is None else f"Full grep result stored at: {spill}. {_READ_HINT}"
+    saved = (
+        "Every match found before the stop stored at" if "partialAfterBytes" in value else "Full grep result stored at"
+    )
+    where = _NOT_SAVED if spill is None else f"{saved}: {spill}. {_READ_HINT}"
     if mode != "content":
         head = f"Showing files 1-{shown} of {total} {_FILE_ORDER[mode]}. Use offset={shown + 1} to continue"
         return f"({head}. {where})"

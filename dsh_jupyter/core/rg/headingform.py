@@ -155,6 +155,15 @@ class BlockStream:
         self._bodies += bodies
         self._counts += _counts(bodies)
 
+    def finish_cut(self) -> FileBlocks | None:
+        """The files whose blocks were complete when rg was stopped mid-output (the raw-output
+        guard): the block being written then is left out, since it may lack matches. None when
+        the output read so far could not be read for sure."""
+        if self.broken:
+            return None
+        self._carry = []
+        return FileBlocks(_decoded_paths(self._raw_paths), self._bodies, self._counts)
+
     def finish(self) -> FileBlocks | None:
         """Every match, or None when the search must be run again with ``--json``."""
         if self.broken:

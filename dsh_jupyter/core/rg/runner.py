@@ -345,11 +345,11 @@ class _Watch:
             return True
         data = os.pread(self.out_fd, min(size, self.taken + self.sink.room + 1) - self.taken, self.taken)
         self.taken += len(data)
-        if not self.sink.out(data):
-            return False
-        if self.consume is not None:
-            self.consume(data)
-        return True
+        room = self.sink.room
+        fits = self.sink.out(data)
+        if self.consume is not None:  # over the cap, the part within it is still handed on
+            self.consume(data if fits else data[:room])
+        return fits
 
     def run(self, deadline: float, cancel: threading.Event | None) -> None:
         while True:

@@ -35,6 +35,7 @@ from .searchroot import (
     hide_flags,
     inside_vcs,
     open_search_root,
+    overflow_error,
     run_search,
     save_spill,
     unfenced,
@@ -160,6 +161,8 @@ def _grep(
                     list(cell_records),
                 )
             )
+        if outcome.overflow:
+            value["partialAfterBytes"] = ctx.settings.raw_output_max_bytes
         if outcome.returncode == 2:
             value["unreadable"] = file_errors(outcome) or sum(
                 1 for line in outcome.stderr_tail.splitlines() if line.startswith("rg: ")
@@ -247,7 +250,16 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
     # rg prints at most the start of a long line (a minified bundle, a lock file): what it writes
     # grows with the matches, not with line length; the page marks the line as cut.
     columns = [f"--max-columns={preview_columns(ctx.settings.grep_max_line_bytes)}", "--max-columns-preview"]
-    outcome = run_search(ctx, [*HEADING_FLAGS, *columns, *flags], "grep", root, consume=blocks.feed, keep_stdout=False)
+    outcome = run_search(
+        ctx, [*HEADING_FLAGS, *columns, *flags], "grep", root, consume=blocks.feed, keep_stdout=False, cut_ok=True
+    )
+    if outcome.overflow:
+        # Stopped at the raw-output guard: the files rg had finished by then make a page marked
+        # as partial (asking again in --json would only stop sooner).
+        cut = blocks.finish_cut()
+        if cut is None or not cut.paths:  # nothing finished, or nothing read for sure: no page
+            raise overflow_error(ctx, "grep")
+        return outcome, cut
     if outcome.returncode == 2 and not blocks.size and not file_errors(outcome):
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
     found = blocks.finish()

@@ -161,12 +161,14 @@ def run_search(
     consume=None,
     stdin: int | None = None,
     keep_stdout: bool = True,
+    cut_ok: bool = False,
 ) -> RgOutcome:
     """Run rg from the search root's descriptor, fenced; map every way it can fail.
 
     ``consume`` gets each piece of rg's stdout as it arrives, ``stdin`` is a descriptor rg reads
     as its standard input, ``keep_stdout`` False leaves the outcome's stdout empty (all three:
-    ``rg.run_rg``)."""
+    ``rg.run_rg``). ``cut_ok``: output stopped at the raw-output guard is returned (its outcome
+    says ``overflow``) for the caller to use what came before, instead of raising."""
     if ctx.rg is None:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} is unavailable: no ripgrep (rg) binary was found")
     if ctx.cancel.is_set():  # the caller left while this search waited for a slot
@@ -207,6 +209,8 @@ def run_search(
     if outcome.cancelled:
         raise ToolError(Codes.SEARCH_ABORTED, f"{tool} was cancelled before it finished")
     if outcome.overflow:
+        if cut_ok:
+            return outcome  # rg was killed: its status says nothing about what it wrote before
         raise overflow_error(ctx, tool)
     code = outcome.returncode
     if code is not None and code < 0:

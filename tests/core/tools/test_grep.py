@@ -460,9 +460,29 @@ def test_grep_non_utf8_line(root: Path, tmp_path: Path) -> None:
     assert r.text == "Found 1 match\n\nbin.txt\nLine 1: needle \ufffd\ufffd end"
 
 
-def test_grep_overflow(root: Path, tmp_path: Path) -> None:
-    for i in range(20):
-        write(root, f"f{i}.txt", "hit\n" * 20)
+def test_grep_stopped_by_the_output_guard_answers_the_files_it_finished(root: Path, tmp_path: Path) -> None:
+    for i in range(40):
+        write(root, f"f{i:02d}.txt", "hit\n" * 20)
+    ws = make(root, tmp_path, raw_output_max_bytes=2_000, grep_max_matches=30)
+    r = ws.run("grep", pattern="hit")
+    assert not r.is_error, r.text
+    v = r.value
+    assert v["partialAfterBytes"] == 2_000
+    assert 0 < v["filesTotal"] < 40 and v["totalMatches"] == 20 * v["filesTotal"]  # whole files only
+    head, _, rest = r.text.partition("\n")
+    assert head == f"Found 30 of at least {v['totalMatches']} matches"
+    assert (
+        "\n\n(Partial result: rg was stopped after writing 2000 bytes of matches (setting raw_output_max_bytes); "
+        "the counts cover the files it had finished, and other files may match too. Narrow the pattern, path "
+        "or include to see every match.)\n\n(Showing 30 of "
+    ) in rest
+    assert "Every match found before the stop stored at: " in rest
+    saved = ws.run("read", file_path=v["spill"])
+    assert saved.text.count("Line ") == v["totalMatches"]
+
+
+def test_grep_stopped_before_any_file_was_finished_is_an_error(root: Path, tmp_path: Path) -> None:
+    write(root, "one.txt", "hit\n" * 2000)  # one file, its block cut in the middle
     r = make(root, tmp_path, raw_output_max_bytes=2_000).run("grep", pattern="hit")
     assert r.value["code"] == "SEARCH_RAW_OUTPUT_OVERFLOW"
     assert r.text == (
