@@ -292,6 +292,38 @@ def test_plain_keys_stay_in_the_widget_in_notebook7(page, lab):
     page.keyboard.press("Escape")
 
 
+def test_a_call_running_over_a_second_can_be_stopped(page, lab):
+    """The stop button appears after a second of waiting and interrupts the kernel: the call ends,
+    the view says it was stopped and keeps its page, and the next click works."""
+    run_notebook(page, lab, "slow.ipynb")
+    w = widget(page, 1)
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    stop = w.locator(".dsh-stop")
+    expect()(stop).to_be_hidden()
+    w.evaluate("""root => {
+        const kernel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+        window.dshStopShown = null;
+        window.dshClicked = performance.now();
+        new MutationObserver(() => {
+            const b = root.querySelector('.dsh-stop');
+            if (b && !b.hidden && window.dshStopShown === null) window.dshStopShown = performance.now();
+        }).observe(root, {attributes: true, subtree: true, attributeFilter: ['hidden']});
+    }""")
+    w.locator(".dsh-controls .dsh-next").click()
+    expect()(stop).to_be_visible()
+    shown_after = page.evaluate("() => window.dshStopShown - window.dshClicked")
+    assert shown_after >= 900, shown_after  # not before a second has passed
+    stop.click()
+    not_busy(w)
+    expect()(w.locator(".dsh-error")).to_have_text(
+        "Error: stopped before it finished ('page' was interrupted); the page is as it was")
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    expect()(stop).to_be_hidden()
+    w.locator(".dsh-controls .dsh-next").click()  # the kernel is fine: the next call runs
+    not_busy(w)
+    expect()(status(w)).to_have_text("entries 201-210 of 210")
+
+
 def test_busy_state_shows_at_once_and_clicks_do_not_queue(page, lab):
     run_notebook(page, lab, "slow.ipynb")
     w = widget(page, 1)

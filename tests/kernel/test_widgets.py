@@ -111,6 +111,29 @@ def test_a_failing_action_reports_and_still_ends_the_request(make_ws, big, comms
     assert comms.sent[-1][2]["content"] == {"done": 1, "ok": False}
 
 
+def test_an_interrupt_during_a_request_ends_it_and_keeps_the_page(make_ws, big, comms):
+    """The stop button interrupts the kernel: SIGINT lands in the running call (here, a real
+    signal sent to this process while a list call runs); the view says so and answers "done"."""
+    import signal
+
+    ws = make_ws()
+    view = ListingView(ws, ws.session, path="big")
+    real = ws.call
+
+    def interrupted(tool, args=None, **kw):
+        os.kill(os.getpid(), signal.SIGINT)  # Python's handler raises KeyboardInterrupt here
+        time.sleep(1)
+        return real(tool, args, **kw)
+
+    ws.call = interrupted
+    comms.sent.clear()
+    before = names(view)
+    act(view, "page", where="next")
+    assert view.error == "Error: stopped before it finished ('page' was interrupted); the page is as it was"
+    assert names(view) == before and view.offset == 1
+    assert comms.sent[-1][2]["content"] == {"done": 1, "ok": False}
+
+
 def test_directory_click_crumbs_and_up(make_ws, big):
     ws = make_ws()
     view = ListingView(ws, ws.session)

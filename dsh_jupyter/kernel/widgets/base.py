@@ -84,11 +84,17 @@ class DshView(anywidget.AnyWidget):
                 if handler is None:
                     raise ValueError(f"unknown action {action!r}")
                 handler(**content)
+            except KeyboardInterrupt:  # the stop button (or the notebook's) interrupted the kernel
+                self.error = f"Error: stopped before it finished ({action!r} was interrupted); the page is as it was"
+                ok = False
             except Exception as exc:  # a widget bug must not leave the browser busy forever
                 log.exception("dsh widget action %r failed", action)
                 self.error = f"Error: the widget could not do {action!r} ({type(exc).__name__}: {exc})"
                 ok = False
-        self.send({"done": seq, "ok": ok})
+        try:
+            self.send({"done": seq, "ok": ok})
+        except KeyboardInterrupt:  # an interrupt that came just now must not swallow the answer
+            self.send({"done": seq, "ok": False})
 
     # -- calls -----------------------------------------------------------------------------------
 

@@ -8,18 +8,36 @@
 import { copyButton, h, spillParts } from "./dom.js";
 
 const SLOW_MS = 4000; // after this, the busy line says the kernel has not answered yet
+export const STOP_MS = 1000; // after this, a call still running can be stopped (the stop button)
+const STOP_GRACE_MS = 3000; // a stopped call whose answer never came is let go after this
 export const POLL_MS = 2000; // a live view asks whether its subject changed this often, while on screen
 
 export function createFrame(model, el, view) {
   const spinner = h("span", { class: "dsh-spinner", "aria-hidden": "true" });
   const busyText = h("span", { class: "dsh-busy-text", role: "status", "aria-live": "polite" });
+  // A call that runs longer than STOP_MS (a broad search, a huge folder) can be stopped: the
+  // button interrupts the kernel, as the notebook's own stop button does; the running rg is
+  // killed and the view says the call was stopped. Only where the host gives the kernel to us.
+  const stopButton = h("button", {
+    class: "dsh-btn dsh-stop", type: "button", hidden: true, title: "stop this call (interrupts the kernel)",
+    onclick: () => {
+      const kernel = model.widget_manager && model.widget_manager.kernel;
+      if (kernel && typeof kernel.interrupt === "function") void kernel.interrupt();
+      // An interrupt that lands just as the call ends can swallow its answer: the view is not
+      // left busy for ever, it lets go a few seconds later.
+      const stopped = pending;
+      setTimeout(() => {
+        if (pending === stopped && stopped !== null) finish({ done: stopped.seq, ok: false });
+      }, STOP_GRACE_MS);
+    },
+  }, "■ stop");
   const titleText = h("span", { class: "dsh-title-text" });
   const modelButton = h("button", {
     class: "dsh-btn dsh-model-toggle", type: "button", "aria-pressed": "false",
     title: "show exactly the text the model sees",
   }, "model view");
   const tools = h("span", { class: "dsh-tools" });
-  const titleBar = h("div", { class: "dsh-titlebar" }, titleText, spinner, busyText, tools, modelButton);
+  const titleBar = h("div", { class: "dsh-titlebar" }, titleText, spinner, busyText, stopButton, tools, modelButton);
   const controls = h("div", { class: "dsh-controls" });
   const notice = h("div", { class: "dsh-notice", role: "status" });
   const error = h("div", { class: "dsh-error", role: "alert" });
@@ -53,7 +71,10 @@ export function createFrame(model, el, view) {
    */
   function request(action, args = {}, after = {}) {
     if ((pending && !pending.after.quiet) || root.classList.contains("dsh-is-gone")) return false;
-    if (pending) clearTimeout(pending.slow);
+    if (pending) {
+      clearTimeout(pending.slow);
+      clearTimeout(pending.stop);
+    }
     seq += 1;
     pending = { seq, after, started: performance.now() };
     if (!after.quiet) {
@@ -62,6 +83,10 @@ export function createFrame(model, el, view) {
       pending.slow = setTimeout(() => {
         busyText.textContent = "waiting for the kernel…";
       }, SLOW_MS);
+      const kernel = model.widget_manager && model.widget_manager.kernel;
+      if (kernel && typeof kernel.interrupt === "function") {
+        pending.stop = setTimeout(() => { stopButton.hidden = false; }, STOP_MS);
+      }
     }
     try {
       model.send({ action, seq, ...args });
@@ -84,6 +109,8 @@ export function createFrame(model, el, view) {
     if (!pending || !msg || msg.done !== pending.seq) return;
     const finished = pending;
     clearTimeout(finished.slow);
+    clearTimeout(finished.stop);
+    stopButton.hidden = true;
     pending = null;
     root.removeAttribute("aria-busy");
     root.classList.remove("dsh-busy");
@@ -156,6 +183,8 @@ export function createFrame(model, el, view) {
     root.classList.add("dsh-is-gone");
     if (pending) {
       clearTimeout(pending.slow);
+      clearTimeout(pending.stop);
+      stopButton.hidden = true;
       pending = null;
       root.removeAttribute("aria-busy");
       root.classList.remove("dsh-busy");
