@@ -185,6 +185,15 @@ def test_glob_and_the_saved_result_whose_paths_are_links(page, lab, screenshot_d
     assert full.startswith("/") and "/dsh-spills/" in full and full.endswith(short.inner_text()[2:]), full
     assert footer(w).locator(".dsh-copy").get_attribute("data-copy") == full
     screenshot(page, output(page, 1), screenshot_dir / "glob.png")
+    w.locator(".dsh-order-select").select_option("name")  # each group by name, and back
+    not_busy(w)
+    expect()(w.locator(".dsh-summary")).to_have_text(re.compile(r", by name in each \(the model's page is oldest first\)$"))
+    big_paths = w.locator(".dsh-group", has=page.locator(".dsh-group-head", has_text="big/")).locator(".dsh-item .dsh-label")
+    names = big_paths.all_inner_texts()
+    assert names == sorted(names), names
+    w.locator(".dsh-order-select").select_option("time")
+    not_busy(w)
+    expect()(w.locator(".dsh-summary")).to_have_text(re.compile(r"oldest first in each$"))
 
     # a folder's head is a row the keys reach: Enter folds it, ArrowRight unfolds, ArrowDown goes in
     head = w.locator(".dsh-group-head", has_text="big/")

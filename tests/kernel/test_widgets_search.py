@@ -6,6 +6,8 @@ listing tests' (test_widgets.py).
 
 from __future__ import annotations
 
+import os
+
 from dsh_jupyter.kernel.results import calls_info
 from dsh_jupyter.kernel.widgets import CallLogView, GlobView, GrepView, SpillsView, SpillView, view_for
 
@@ -125,6 +127,27 @@ def test_spill_viewer_is_for_the_owning_session_only(make_ws, big):
 
 
 # -- call log and saved results ----------------------------------------------------------------
+
+
+def test_glob_groups_sort_by_name_and_back_without_a_call(make_ws, big):
+    ws = make_ws()
+    for i, name in enumerate(["c.txt", "a.txt", "b.txt"]):
+        p = big / "ordered" / name
+        p.parent.mkdir(exist_ok=True)
+        p.write_text("x\n")
+        os.utime(p, (1_000_000 + i, 1_000_000 + i))  # c oldest, then a, then b
+    view = view_for(shown(ws, "glob", pattern="ordered/*.txt"))
+    assert isinstance(view, GlobView) and view.order == "time"
+    tool_order = [p for p, _ in view.groups[0]["paths"]]
+    assert tool_order == ["ordered/c.txt", "ordered/a.txt", "ordered/b.txt"]
+    assert view.summary.endswith(", oldest first in each")
+    calls = len(ws.calls(limit=100)["calls"])
+    act(view, "order", order="name")
+    assert [p for p, _ in view.groups[0]["paths"]] == ["ordered/a.txt", "ordered/b.txt", "ordered/c.txt"]
+    assert view.summary.endswith(", by name in each (the model's page is oldest first)")
+    act(view, "order", order="time")
+    assert [p for p, _ in view.groups[0]["paths"]] == tool_order
+    assert len(ws.calls(limit=100)["calls"]) == calls  # sorted here: no new call
 
 
 def test_call_log_titles_and_one_expanded_text(make_ws, big):

@@ -74,6 +74,7 @@ class GlobView(_SearchView):
     """A glob page: paths grouped by top-level entry, each opening a read window."""
 
     groups = List().tag(sync=True)  # [{key, label, paths: [[path, label], ...]}]
+    order = Unicode("time").tag(sync=True)  # "time": the tool's order (oldest first); "name"
     paths = List()
     grouped = Dict()
 
@@ -83,28 +84,42 @@ class GlobView(_SearchView):
         self.kind, self.title = "glob", "glob"
         self.paths = list(value["paths"])
         self.grouped = group_paths(self.paths, value.get("root", "."))
-        shown, total = len(self.paths), value["totalPaths"]
+        self._counts = (len(self.paths), value["totalPaths"], quote_name(value.get("root", ".")))
         self.subject = value["pattern"]
-        root = quote_name(value.get("root", "."))
+        self._show_groups()
+        if not self.paths:
+            self.notice = result.text
+
+    def _show_groups(self) -> None:
+        shown, total, root = self._counts
         n = len(self.grouped)
-        # the order inside a group is the tool's: oldest first (a cue, since names alone do not show it)
+        # the order inside a group is the tool's, oldest first, unless sorted by name here: said
+        # in the summary (names alone do not show it), and the page's paths stay the same
+        cue = (
+            ", oldest first in each" if self.order == "time" else ", by name in each (the model's page is oldest first)"
+        )
         self.summary = (
-            f"in {root}: {shown:,} of {total:,} paths in {n:,} top-level {'entry' if n == 1 else 'entries'} shown"
-            ", oldest first in each"
+            f"in {root}: {shown:,} of {total:,} paths in {n:,} top-level {'entry' if n == 1 else 'entries'} shown{cue}"
         )
         self.groups = [
             {
                 "key": key,
                 "label": quote_name(key.rstrip("/")) + ("/" if key.endswith("/") else ""),
-                "paths": [[p, quote_name(p)] for p in paths],
+                "paths": [[p, quote_name(p)] for p in (paths if self.order == "time" else sorted(paths))],
             }
             for key, paths in self.grouped.items()
         ]
-        if not self.paths:
-            self.notice = result.text
+
+    def set_order(self, order: str) -> None:
+        """Show each group's paths in the tool's order (``time``, oldest first) or by ``name``; no call."""
+        if order not in ("time", "name"):
+            raise ValueError("order must be time or name")
+        self.close_opened()  # an opened window's anchor names a row by its place
+        self.order = order
+        self._show_groups()
 
     def handlers(self) -> dict:
-        return {**super().handlers(), "open_path": self.open_path}
+        return {**super().handlers(), "open_path": self.open_path, "order": self.set_order}
 
     def open_path(self, group: int, index: int):
         path = self.groups[int(group)]["paths"][int(index)][0]

@@ -137,11 +137,22 @@ function renderSearch(model, el, kind) {
     return h("span", { class: "dsh-refine" }, caseButton, modeSelect, contextSelect);
   }
 
+  // glob: each group's paths in the tool's order (oldest first) or by name, sorted in the kernel
+  function orderSelect() {
+    const order = model.get("order") || "time";
+    const options = [["time", "oldest first"], ["name", "by name"]];
+    return h("select", {
+      class: "dsh-select dsh-order-select", "aria-label": "order in each group", "data-key": "order",
+      title: "the order of the paths in each group (the model's page is oldest first)",
+      onchange: event => request("order", { order: event.target.value }, {}),
+    }, ...options.map(([value, label]) => h("option", value === order ? { value, selected: "" } : { value }, label)));
+  }
+
   function draw() {
     frame.update();
     header.textContent = kind === "grep" ? model.get("header") : "";
     header.hidden = !header.textContent;
-    tools.replaceChildren(kind === "grep" ? refiners() : "", model.get("spill")
+    tools.replaceChildren(kind === "grep" ? refiners() : orderSelect(), model.get("spill")
       ? h("button", {
         class: "dsh-btn dsh-spill", type: "button", "data-key": "spill",
         title: `page through the complete saved result of ${model.get("spill_name")}`,
