@@ -232,18 +232,10 @@ def _write_temp(
 
 def _place_new(dir_fd: int, tmp: str, name: str) -> None:
     """Move ``tmp`` to ``name`` only if ``name`` does not exist; ``FileExistsError`` otherwise."""
+    if syscalls.rename_noreplace(dir_fd, tmp, dir_fd, name):
+        return
     if syscalls.renameat2_available():
-        try:
-            syscalls.renameat2(dir_fd, tmp, dir_fd, name, syscalls.RENAME_NOREPLACE)
-            return
-        except OSError as exc:
-            if exc.errno == errno.EEXIST:
-                raise FileExistsError(errno.EEXIST, "File exists", name) from None
-            if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
-                raise
-            _warn_once(
-                "noreplace", "this filesystem refuses renameat2(RENAME_NOREPLACE); new files are linked into place"
-            )
+        _warn_once("noreplace", "this filesystem refuses renameat2(RENAME_NOREPLACE); new files are linked into place")
     try:
         os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
     except OSError as exc:

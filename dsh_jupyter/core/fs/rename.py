@@ -67,20 +67,14 @@ def move_to_free_name(src_dir: int, src: str, dst_dir: int, dst: str, *, is_dir:
     where the filesystem cannot promise that, ``Changed`` when the fallback found ``src`` swapped
     while it worked (nothing moved), and ``OSError`` otherwise.
     """
+    if syscalls.rename_noreplace(src_dir, src, dst_dir, dst):
+        return
     if syscalls.renameat2_available():
-        try:
-            syscalls.renameat2(src_dir, src, dst_dir, dst, syscalls.RENAME_NOREPLACE)
-            return
-        except OSError as exc:
-            if exc.errno == errno.EEXIST:
-                raise FileExistsError(errno.EEXIST, "File exists", dst) from None
-            if exc.errno not in _UNSUPPORTED:
-                raise
-            _warn_once(
-                "noreplace",
-                "this filesystem refuses renameat2(RENAME_NOREPLACE); files are moved by linking the new name "
-                "and removing the old one, and folders are not moved",
-            )
+        _warn_once(
+            "noreplace",
+            "this filesystem refuses renameat2(RENAME_NOREPLACE); files are moved by linking the new name "
+            "and removing the old one, and folders are not moved",
+        )
     elif is_dir:
         _warn_once("noreplace", "this kernel has no renameat2(RENAME_NOREPLACE); folders are not moved")
     if is_dir:

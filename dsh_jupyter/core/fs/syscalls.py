@@ -39,6 +39,7 @@ __all__ = [
     "landlock_restrict_self",
     "openat2",
     "openat2_available",
+    "rename_noreplace",
     "renameat2",
     "renameat2_available",
     "set_no_new_privs",
@@ -164,6 +165,26 @@ def renameat2_available() -> bool:
                     ok = exc.errno not in (errno.ENOSYS, errno.EPERM)
             _probed["renameat2"] = ok
         return bool(_probed["renameat2"])
+
+
+_NOREPLACE_REFUSED = (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP)
+
+
+def rename_noreplace(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> bool:
+    """Rename ``src`` to ``dst`` only if ``dst`` does not exist, in one call: True when done;
+    False when the kernel or the filesystem cannot (the caller falls back, and says so);
+    ``FileExistsError`` when ``dst`` exists; ``OSError`` for anything else."""
+    if not renameat2_available():
+        return False
+    try:
+        renameat2(src_dir_fd, src, dst_dir_fd, dst, RENAME_NOREPLACE)
+        return True
+    except OSError as exc:
+        if exc.errno == errno.EEXIST:
+            raise FileExistsError(errno.EEXIST, "File exists", dst) from None
+        if exc.errno in _NOREPLACE_REFUSED:
+            return False
+        raise
 
 
 # -- Landlock ------------------------------------------------------------------------------------
