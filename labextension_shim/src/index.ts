@@ -32,6 +32,8 @@ import {
 import { ServerConnection } from '@jupyterlab/services';
 import { treeViewIcon } from '@jupyterlab/ui-components';
 
+import { sidebarPlugin } from './sidebar';
+
 /** Stable ids: browser tests and users' shortcuts refer to them. */
 export namespace CommandIDs {
   export const openExplorer = 'dsh-jupyter:open-explorer';
@@ -339,4 +341,4 @@ async function checkServerExtension(): Promise<void> {
   console.log(LOG_PREFIX, `server extension OK, ${count} tools at ${url}`);
 }
 
-export default plugin;
+export default [plugin, sidebarPlugin];

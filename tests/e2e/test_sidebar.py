@@ -1,0 +1,159 @@
+"""End to end: the Workspace panel in JupyterLab's left area (``dsh-jupyter:sidebar``), in Chromium.
+
+Search: typing runs ``grep`` through the REST API after a pause, results grouped by file with
+counts and line numbers, the tool's own footer, the case / whole-word / regex toggles, files-only
+and count modes, pages in path order, and a click opening the editor with the match selected.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import expect, screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PANEL = '[id="dsh-jupyter:sidebar"]'
+SIDEBAR_SESSION = "jupyterlab-sidebar"
+
+
+def open_sidebar(page, lab):
+    page.goto(f"{lab.url}lab?reset&token={lab.token}")
+    tab = page.locator('.jp-SideBar .lm-TabBar-tab[data-id="dsh-jupyter:sidebar"]')
+    tab.wait_for(timeout=90_000)
+    # once the layout is restored, nothing takes the keyboard focus from the panel any more
+    page.evaluate("() => window.jupyterapp.restored")
+    expect()(page.locator(".jp-Launcher")).to_be_visible(timeout=90_000)
+    tab.click()
+    panel = page.locator(PANEL)
+    expect()(panel).to_be_visible()
+    return panel
+
+
+def search(panel, text: str, **fields) -> None:
+    """Fill the form (``include``, ``exclude``, ``mode``) then the pattern, and wait for the answer."""
+    for name in ("include", "exclude"):
+        if name in fields:
+            panel.locator(f".dsh-sb-{name}").fill(fields[name])
+    if "mode" in fields:
+        panel.locator(".dsh-sb-mode").select_option(fields["mode"])
+    panel.locator(".dsh-sb-pattern").fill(text)
+    settle(panel)
+
+
+def settle(panel) -> None:
+    panel.page.wait_for_timeout(400)  # past the debounce
+    expect()(panel.locator(".dsh-sb-search")).not_to_have_attribute("aria-busy", "true", timeout=30_000)
+
+
+def status(panel):
+    return panel.locator(".dsh-sb-status")
+
+
+def group(panel, path: str):
+    return panel.locator(f'.dsh-sb-file[data-path="{path}"]')
+
+
+def set_toggle(panel, name: str, on: bool) -> None:
+    button = panel.locator(f".dsh-sb-{name}")
+    if (button.get_attribute("aria-pressed") == "true") != on:
+        button.click()
+    expect()(button).to_have_attribute("aria-pressed", str(on).lower())
+    settle(panel)
+
+
+def sidebar_calls(lab) -> int:
+    code, data = lab.request("GET", f"dsh/api/sessions/{SIDEBAR_SESSION}/calls?offset=0&limit=1")
+    return data["total"] if code == 200 else 0
+
+
+def test_search_groups_matches_by_file_with_counts_and_the_footer(page, lab, screenshot_dir):
+    panel = open_sidebar(page, lab)
+    before = sidebar_calls(lab)
+    panel.locator(".dsh-sb-include").fill("*.py")
+    panel.locator(".dsh-sb-pattern").press_sequentially("TODO check", delay=40)
+    expect()(panel.locator(".dsh-sb-pattern")).to_have_value("TODO check")
+    settle(panel)
+    # typing ten characters asked once (or twice, had the typing paused), not once per key
+    assert sidebar_calls(lab) - before <= 2
+    expect()(status(panel)).to_have_text("7 matches in 1 file")
+    main = group(panel, "src/app/main.py")
+    expect()(main.locator(".dsh-sb-count")).to_have_text("7")
+    lines = [int(x) for x in main.locator(".dsh-sb-match").evaluate_all("els => els.map(e => e.dataset.line)")]
+    assert lines == [7, 12, 17, 22, 27, 32, 37]
+    expect()(main.locator(".dsh-sb-match mark").first).to_have_text("TODO check")
+
+    search(panel, "TODO")  # every .py file: grouped, in path order, each with its count
+    expect()(status(panel)).to_have_text("13 matches in 5 files")
+    paths = panel.locator(".dsh-sb-file").evaluate_all("els => els.map(e => e.dataset.path)")
+    assert paths == ["src/app/main.py", "src/app/util.py", "src/lib/numbers.py", "src/lib/spaced.py", "src/lib/strings.py"]
+    expect()(group(panel, "src/lib/numbers.py").locator(".dsh-sb-count")).to_have_text("2")
+    screenshot(page, panel, screenshot_dir / "sidebar.png")
+
+    search(panel, "log line", include="")  # 3000 matches: pages of 250 in path order, the tool's footer
+    expect()(status(panel)).to_have_text("3000 matches in 1 file")
+    footer = panel.locator(".dsh-sb-footer")
+    expect()(footer).to_have_text("(Showing matches 1-250 of 3000 in path order. Use offset=251 to continue.)")
+    expect()(panel.locator(".dsh-sb-match")).to_have_count(250)
+    expect()(panel.locator(".dsh-sb-prev")).to_be_disabled()
+    panel.locator(".dsh-sb-next").click()
+    settle(panel)
+    expect()(footer).to_have_text("(Showing matches 251-500 of 3000 in path order. Use offset=501 to continue.)")
+    expect()(panel.locator(".dsh-sb-match").first).to_have_attribute("data-line", "251")
+    panel.locator(".dsh-sb-prev").click()
+    settle(panel)
+    expect()(footer).to_contain_text("Showing matches 1-250 of 3000")
+    expect()(panel.locator(".dsh-sb-prev")).to_be_disabled()
+
+
+def test_search_toggles_and_modes(page, lab):
+    panel = open_sidebar(page, lab)
+    search(panel, "todo", include="*.py")  # case off: ignore_case
+    expect()(status(panel)).to_have_text("13 matches in 5 files")
+    set_toggle(panel, "case", True)
+    expect()(status(panel)).to_have_text("No matches")
+    set_toggle(panel, "case", False)
+
+    search(panel, "value_1")
+    expect()(status(panel)).to_have_text("11 matches in 1 file")  # value_1, value_10 … value_19
+    set_toggle(panel, "word", True)
+    expect()(status(panel)).to_have_text("1 match in 1 file")
+    expect()(panel.locator(".dsh-sb-match")).to_have_attribute("data-line", "3")
+    set_toggle(panel, "word", False)
+
+    search(panel, "value_3[0-9]")  # regex off: the brackets are literal
+    expect()(status(panel)).to_have_text("No matches")
+    set_toggle(panel, "regex", True)
+    expect()(status(panel)).to_have_text("9 matches in 1 file")
+    set_toggle(panel, "regex", False)
+
+    search(panel, "TODO", mode="files_with_matches")
+    rows = panel.locator(".dsh-sb-file-only")
+    expect()(rows).to_have_count(5)
+    expect()(panel.locator(".dsh-sb-match")).to_have_count(0)
+    expect()(rows.first).to_have_attribute("data-path", "src/app/main.py")
+    expect()(rows.first.locator(".dsh-sb-count")).to_have_text("7")
+    panel.locator(".dsh-sb-mode").select_option("count")
+    settle(panel)
+    counts = rows.locator(".dsh-sb-count").all_inner_texts()
+    assert [int(c) for c in counts] == sorted((int(c) for c in counts), reverse=True), counts
+    search(panel, "TODO", include="*.md", exclude="docs/**", mode="content")
+    expect()(status(panel)).to_have_text("No matches")
+
+
+def test_search_click_opens_the_editor_with_the_match_selected(page, lab):
+    panel = open_sidebar(page, lab)
+    search(panel, "check 10", include="*.py")
+    panel.locator(".dsh-sb-match").first.click()
+    expect()(page.locator(".lm-TabBar-tab.lm-mod-current", has_text="main.py")).to_be_visible()
+    # line 12 is "value_10 = 10  # TODO check 10": the match is columns 23-30, the cursor at its end
+    expect()(page.locator("#jp-main-statusbar")).to_contain_text("Ln 12, Col 31")
+    selected = page.evaluate(
+        """() => {
+            const editor = window.jupyterapp.shell.currentWidget.content.editor;
+            const {start, end} = editor.getSelection();
+            const lines = editor.model.sharedModel.getSource().split('\\n');
+            return [start.line, lines[start.line].slice(start.column, end.column)];
+        }"""
+    )
+    assert selected == [11, "check 10"]
