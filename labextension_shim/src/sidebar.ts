@@ -13,6 +13,7 @@ import { IDocumentManager } from '@jupyterlab/docmanager';
 import { LabIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
+import { ActivityView } from './activity';
 import { fill, h } from './dom';
 import { SearchView } from './search';
 
@@ -107,7 +108,11 @@ export const sidebarPlugin: JupyterFrontEndPlugin<void> = {
       return; // Notebook 7 has no left area of this kind
     }
     const search = new SearchView(docManager, SIDEBAR_SESSION);
-    const panel = new WorkspacePanel([{ label: 'Search', node: search.node }]);
+    const activity = new ActivityView(docManager);
+    const panel = new WorkspacePanel([
+      { label: 'Search', node: search.node },
+      { label: 'Agent activity', node: activity.node, setVisible: v => activity.setVisible(v) }
+    ]);
     app.shell.add(panel, 'left', { rank: RANK });
   }
 };

@@ -157,3 +157,64 @@ def test_search_click_opens_the_editor_with_the_match_selected(page, lab):
         }"""
     )
     assert selected == [11, "check 10"]
+
+
+def open_activity(page, lab):
+    panel = open_sidebar(page, lab)
+    panel.locator(".dsh-sb-tab", has_text="Agent activity").click()
+    expect()(panel.locator(".dsh-sb-session")).to_have_value("default")
+    return panel
+
+
+def call_row(panel, call_id: str):
+    return panel.locator(f'.dsh-sb-call[data-call-id="{call_id}"]')
+
+
+def test_activity_shows_rest_calls_as_they_happen_and_their_exact_text(page, lab, screenshot_dir):
+    panel = open_activity(page, lab)
+    expect()(panel.locator(".dsh-sb-activity .dsh-sb-status")).to_contain_text("session default")
+    listed = lab.tool("list", path="sizes")  # an agent's call over REST, in session default
+    row = call_row(panel, listed["callId"])
+    expect()(row).to_be_visible(timeout=8_000)  # the poll brings it, no click needed
+    expect()(row.locator(".dsh-sb-tool")).to_have_text("list")
+    expect()(row.locator(".dsh-sb-surface")).to_have_text("rest")
+    expect()(row.locator(".dsh-sb-args")).to_have_text("sizes")
+    expect()(row.locator(".dsh-sb-badge-error")).to_have_count(0)
+    assert panel.locator(".dsh-sb-call").first.get_attribute("data-call-id") == listed["callId"]  # newest first
+
+    failed = lab.tool("read", file_path="no/such/file.txt")
+    assert failed["isError"]
+    bad = call_row(panel, failed["callId"])
+    expect()(bad.locator(".dsh-sb-badge-error")).to_have_text("error", timeout=8_000)
+
+    row.locator(".dsh-sb-call-head").click()
+    text = row.locator(".dsh-sb-call-text")
+    expect()(text).to_be_visible()
+    assert text.evaluate("el => el.textContent") == listed["text"]
+    expect()(row.locator(".dsh-sb-open")).to_have_count(0)  # list touches no file
+
+    written = lab.tool("write", file_path="activity/written.txt", content="written by an agent\n")
+    assert not written["isError"], written["text"]
+    wrow = call_row(panel, written["callId"])
+    expect()(wrow).to_be_visible(timeout=8_000)
+    wrow.locator(".dsh-sb-call-head").click()
+    assert wrow.locator(".dsh-sb-call-text").evaluate("el => el.textContent") == written["text"]
+    screenshot(page, panel, screenshot_dir / "sidebar-activity.png")
+    wrow.locator(".dsh-sb-open").click()
+    expect()(page.locator(".lm-TabBar-tab.lm-mod-current", has_text="written.txt")).to_be_visible()
+
+
+def test_activity_session_picker(page, lab):
+    other = lab.tool("glob", session="e2e-sidebar-agent", pattern="*.md")
+    panel = open_activity(page, lab)
+    picker = panel.locator(".dsh-sb-session")
+    picker.focus()  # the list of sessions is read again on focus
+    expect()(picker.locator('option[value="e2e-sidebar-agent"]')).to_have_count(1)
+    picker.select_option("e2e-sidebar-agent")
+    row = call_row(panel, other["callId"])
+    expect()(row).to_be_visible(timeout=8_000)
+    expect()(row.locator(".dsh-sb-args")).to_have_text("pattern=*.md")
+    expect()(panel.locator(".dsh-sb-call")).to_have_count(1)
+    later = lab.tool("grep", session="e2e-sidebar-agent", pattern="TODO", include="*.md")
+    expect()(call_row(panel, later["callId"])).to_be_visible(timeout=8_000)
+    expect()(panel.locator(".dsh-sb-call")).to_have_count(2)
