@@ -109,11 +109,13 @@ export function listCalls(session: string, offset: number, limit: number): Promi
 }
 
 /**
- * The model's footer: the trailing paragraphs of a result's text that are wholly in
- * parentheses (`(Showing matches 1-250 of 1135 in path order. Use offset=251 to continue.)`).
+ * The model's footer: the trailing paragraphs of a result's text (of its <content> for list)
+ * that are wholly in parentheses (`(Showing matches 1-250 of 1135 in path order. Use offset=251 to continue.)`).
  */
 export function footerOf(text: string): string {
-  const paragraphs = text.replace(/\s+$/, '').split(/\n\s*\n/);
+  // list and read put their page inside <content>…</content>; the footer is its last paragraph
+  const body = text.replace(/\s+$/, '').replace(/\n<\/content>$/, '');
+  const paragraphs = body.split(/\n\s*\n/);
   const tail: string[] = [];
   for (let i = paragraphs.length - 1; i > 0; i--) {
     const p = paragraphs[i].trim();

@@ -10,11 +10,13 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { IDocumentManager } from '@jupyterlab/docmanager';
+import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { LabIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
 import { ActivityView } from './activity';
 import { fill, h } from './dom';
+import { ExplorerView } from './explorer';
 import { SearchView } from './search';
 
 export const SIDEBAR_ID = 'dsh-jupyter:sidebar';
@@ -51,7 +53,7 @@ export class WorkspacePanel extends Widget {
     this.id = SIDEBAR_ID;
     this.addClass('dsh-sb');
     this.title.icon = sidebarIcon;
-    this.title.caption = 'Workspace (dsh): search, agent activity';
+    this.title.caption = 'Workspace (dsh): search, agent activity, explorer';
     this.tabs = sections.map((section, i) =>
       h(
         'button',
@@ -99,19 +101,27 @@ export class WorkspacePanel extends Widget {
 
 export const sidebarPlugin: JupyterFrontEndPlugin<void> = {
   id: 'dsh-jupyter-shim:sidebar',
-  description: 'The Workspace panel in the left area: search and agent activity through the dsh REST API.',
+  description:
+    'The Workspace panel in the left area: search, agent activity and an explorer through the dsh REST API.',
   autoStart: true,
   requires: [IDocumentManager],
-  optional: [ILabShell],
-  activate: (app: JupyterFrontEnd, docManager: IDocumentManager, labShell: ILabShell | null): void => {
+  optional: [ILabShell, IDefaultFileBrowser],
+  activate: (
+    app: JupyterFrontEnd,
+    docManager: IDocumentManager,
+    labShell: ILabShell | null,
+    browser: IDefaultFileBrowser | null
+  ): void => {
     if (!labShell) {
       return; // Notebook 7 has no left area of this kind
     }
     const search = new SearchView(docManager, SIDEBAR_SESSION);
     const activity = new ActivityView(docManager);
+    const explorer = new ExplorerView(docManager, SIDEBAR_SESSION, browser);
     const panel = new WorkspacePanel([
       { label: 'Search', node: search.node },
-      { label: 'Agent activity', node: activity.node, setVisible: v => activity.setVisible(v) }
+      { label: 'Agent activity', node: activity.node, setVisible: v => activity.setVisible(v) },
+      { label: 'Explorer', node: explorer.node, setVisible: v => explorer.setVisible(v) }
     ]);
     app.shell.add(panel, 'left', { rank: RANK });
   }

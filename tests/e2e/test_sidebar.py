@@ -2,11 +2,20 @@
 
 Search: typing runs ``grep`` through the REST API after a pause, results grouped by file with
 counts and line numbers, the tool's own footer, the case / whole-word / regex toggles, files-only
-and count modes, pages in path order, and a click opening the editor with the match selected.
+and count modes, pages in path order, and a click opening the editor with the match selected (a
+notebook with the matching cell active).
+
+Agent activity: calls an agent makes over REST appear within seconds with no click, newest first,
+with an error badge when they failed; a click shows the call's exact text, and a write's file
+opens from there; the session picker.
+
+Explorer: ``list`` pages with the tool's footer, the breadcrumb, the filter over the page, and
+following the file browser's folder.
 """
 
 from __future__ import annotations
 
+import nbformat
 import pytest
 
 from .helpers import expect, screenshot
@@ -86,7 +95,9 @@ def test_search_groups_matches_by_file_with_counts_and_the_footer(page, lab, scr
     search(panel, "TODO")  # every .py file: grouped, in path order, each with its count
     expect()(status(panel)).to_have_text("13 matches in 5 files")
     paths = panel.locator(".dsh-sb-file").evaluate_all("els => els.map(e => e.dataset.path)")
-    assert paths == ["src/app/main.py", "src/app/util.py", "src/lib/numbers.py", "src/lib/spaced.py", "src/lib/strings.py"]
+    assert paths == [
+        "src/app/main.py", "src/app/util.py", "src/lib/numbers.py", "src/lib/spaced.py", "src/lib/strings.py",
+    ]
     expect()(group(panel, "src/lib/numbers.py").locator(".dsh-sb-count")).to_have_text("2")
     screenshot(page, panel, screenshot_dir / "sidebar.png")
 
@@ -218,3 +229,76 @@ def test_activity_session_picker(page, lab):
     later = lab.tool("grep", session="e2e-sidebar-agent", pattern="TODO", include="*.md")
     expect()(call_row(panel, later["callId"])).to_be_visible(timeout=8_000)
     expect()(panel.locator(".dsh-sb-call")).to_have_count(2)
+
+
+def open_explorer(page, lab):
+    panel = open_sidebar(page, lab)
+    panel.locator(".dsh-sb-tab", has_text="Explorer").click()
+    return panel
+
+
+def entry_names(panel) -> list[str]:
+    return panel.locator(".dsh-sb-entry").evaluate_all("els => els.map(e => e.dataset.name)")
+
+
+def explorer_settled(panel) -> None:
+    expect()(panel.locator(".dsh-sb-explorer")).not_to_have_attribute("aria-busy", "true", timeout=30_000)
+
+
+def test_explorer_lists_pages_filters_and_follows_the_file_browser(page, lab):
+    panel = open_explorer(page, lab)
+    explorer_settled(panel)
+    expect()(panel.locator('.dsh-sb-crumb[aria-current="location"]')).to_have_text("root")
+    names = entry_names(panel)
+    assert {"big", "src", "docs", "notes.txt", "README.md"} <= set(names), names
+    assert names.index("src") < names.index("notes.txt")  # folders first, as list orders them
+
+    panel.locator('.dsh-sb-entry[data-name="big"]').click()  # 210 entries: pages of 200
+    explorer_settled(panel)
+    status = panel.locator(".dsh-sb-explorer .dsh-sb-status")
+    expect()(status).to_have_text("210 entries: 5 folders, 205 files")
+    footer = panel.locator(".dsh-sb-explorer .dsh-sb-footer")
+    expect()(footer).to_contain_text("Showing entries 1-200 of 210")
+    expect()(panel.locator(".dsh-sb-entry")).to_have_count(200)
+    panel.locator(".dsh-sb-filter").fill("file-01")
+    expect()(panel.locator(".dsh-sb-entry")).to_have_count(10)  # file-010 … file-019, on this page
+    panel.locator(".dsh-sb-explorer .dsh-sb-next").click()  # the filter stays: none of 196-205 has it
+    explorer_settled(panel)
+    expect()(footer).to_contain_text("Showing entries 201-210 of 210")
+    expect()(panel.locator(".dsh-sb-entry")).to_have_count(0)
+    panel.locator(".dsh-sb-filter").fill("")
+    expect()(panel.locator(".dsh-sb-entry")).to_have_count(10)
+    assert entry_names(panel) == [f"file-{i}.txt" for i in range(196, 206)]
+
+    panel.locator('.dsh-sb-crumb[data-path=""]').click()  # the breadcrumb goes back up
+    explorer_settled(panel)
+    expect()(panel.locator('.dsh-sb-entry[data-name="big"]')).to_be_visible()
+
+    panel.locator(".dsh-sb-follow").check()  # following the file browser again
+    # the file browser opens src/app (and takes the left area); back in the panel, that folder is listed
+    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:go-to-path', {path: '/src/app/'})")
+    expect()(page.locator(".jp-FileBrowser .jp-BreadCrumbs")).to_contain_text("app")
+    page.locator('.jp-SideBar .lm-TabBar-tab[data-id="dsh-jupyter:sidebar"]').click()
+    explorer_settled(panel)
+    expect()(panel.locator('.dsh-sb-crumb[aria-current="location"]')).to_have_text("app")
+    expect()(panel.locator(".dsh-sb-entry")).to_have_count(2)
+    panel.locator('.dsh-sb-entry[data-name="util.py"]').click()
+    expect()(page.locator(".lm-TabBar-tab.lm-mod-current", has_text="util.py")).to_be_visible()
+
+
+def test_search_click_on_a_notebook_match_opens_its_cell(page, lab):
+    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    cells = [nbformat.v4.new_code_cell(src) for src in ("x = 1", "y = 2\n# the sidebar finds this cell", "z = 3")]
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": kernelspec}, cells=cells)
+    code, _ = lab.request("PUT", "api/contents/sidebar-cells.ipynb", {"type": "notebook", "content": nb})
+    assert code in (200, 201)
+    panel = open_sidebar(page, lab)
+    search(panel, "the sidebar finds", include="*.ipynb")
+    expect()(status(panel)).to_have_text("1 match in 1 file")
+    match = group(panel, "sidebar-cells.ipynb").locator(".dsh-sb-match")
+    expect()(match.locator(".dsh-sb-line")).to_have_text("Cell 2, line 2")
+    match.click()
+    tab = page.locator(".lm-TabBar-tab.lm-mod-current", has_text="sidebar-cells.ipynb")
+    expect()(tab).to_be_visible(timeout=30_000)
+    active = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell.jp-mod-active")
+    expect()(active).to_contain_text("# the sidebar finds this cell", timeout=30_000)
