@@ -12,7 +12,7 @@ export interface ITarget {
   line?: number;
   start?: number;
   end?: number;
-  /** A notebook match: the cell's index (0-based) and the line is within that cell. */
+  /** A notebook match: the cell's number (1-based, as grep and read number cells); `line` is within that cell. */
   cell?: number | null;
 }
 
@@ -31,7 +31,7 @@ export async function openTarget(docManager: IDocumentManager, target: ITarget):
   const end = target.end ?? start;
   if (widget instanceof NotebookPanel) {
     const nb = widget.content;
-    const index = target.cell ?? 0;
+    const index = (target.cell ?? 1) - 1;
     if (index < 0 || index >= nb.widgets.length) {
       return;
     }

@@ -353,7 +353,7 @@ export class SearchView {
   }
 
   private matchRow(m: IGrepMatch): HTMLElement {
-    const where = typeof m.cell === 'number' ? `Cell ${m.cell + 1}, line ${m.line}` : String(m.line);
+    const where = typeof m.cell === 'number' ? `Cell ${m.cell}, line ${m.line}` : String(m.line);
     const text = h('span', { class: 'dsh-sb-text' });
     // Leading indentation is dropped, and a match far into a long line is shown with a little
     // of what comes before it, so that the match itself is in view.
