@@ -117,6 +117,42 @@ def test_search_groups_matches_by_file_with_counts_and_the_footer(page, lab, scr
     expect()(panel.locator(".dsh-sb-prev")).to_be_disabled()
 
 
+# The page's fetch, wrapped: a grep for "value_2" answers 2 s late, and even when the panel aborts
+# it (the wrapper drops the abort signal), so the answer of an older search does arrive late.
+SLOW_FETCH = """() => {
+  const real = window.fetch;
+  window.__lateAnswers = 0;
+  window.fetch = async (input, init) => {
+    if (input instanceof Request && input.url.includes('/dsh/api/tools/grep')) {
+      const body = await input.clone().text();
+      if (body.includes('"pattern":"value_2"')) {
+        await new Promise(done => setTimeout(done, 2000));
+        const response = await real(new Request(input, {signal: null}));
+        window.__lateAnswers++;
+        return response;
+      }
+    }
+    return real(input, init);
+  };
+}"""
+
+
+def test_search_drops_the_answer_of_an_older_search(page, lab):
+    panel = open_sidebar(page, lab)
+    page.evaluate(SLOW_FETCH)
+    search(panel, "check", include="*.py")
+    panel.locator(".dsh-sb-pattern").fill("value_2")
+    page.wait_for_timeout(600)  # its request is out, its answer 2 s away
+    panel.locator(".dsh-sb-pattern").fill("value_3")
+    settle(panel)
+    expect()(status(panel)).to_have_text("10 matches in 1 file")  # value_3, value_30 … value_38
+    page.wait_for_function("() => window.__lateAnswers === 1")
+    page.wait_for_timeout(300)
+    expect()(status(panel)).to_have_text("10 matches in 1 file")
+    marks = set(panel.locator(".dsh-sb-match mark").all_inner_texts())
+    assert marks == {"value_3"}, marks
+
+
 def test_search_toggles_and_modes(page, lab):
     panel = open_sidebar(page, lab)
     search(panel, "todo", include="*.py")  # case off: ignore_case
