@@ -38,6 +38,8 @@ export const sidebarIcon = new LabIcon({ name: 'dsh-jupyter:workspace', svgstr: 
 /** One section of the panel. */
 export interface ISection {
   readonly label: string;
+  /** The tab's tooltip. */
+  readonly caption?: string;
   readonly node: HTMLElement;
   /** The section became visible (true) or hidden (false), the panel included. */
   setVisible?(visible: boolean): void;
@@ -57,7 +59,13 @@ export class WorkspacePanel extends Widget {
     this.tabs = sections.map((section, i) =>
       h(
         'button',
-        { class: 'dsh-sb-tab', role: 'tab', 'aria-selected': String(i === 0), onclick: () => this.select(i) },
+        {
+          class: 'dsh-sb-tab',
+          role: 'tab',
+          title: section.caption,
+          'aria-selected': String(i === 0),
+          onclick: () => this.select(i)
+        },
         section.label
       )
     );
@@ -120,7 +128,12 @@ export const sidebarPlugin: JupyterFrontEndPlugin<void> = {
     const explorer = new ExplorerView(docManager, SIDEBAR_SESSION, browser);
     const panel = new WorkspacePanel([
       { label: 'Search', node: search.node },
-      { label: 'Agent activity', node: activity.node, setVisible: v => activity.setVisible(v) },
+      {
+        label: 'Activity',
+        caption: "Agent activity: a session's calls as they happen",
+        node: activity.node,
+        setVisible: v => activity.setVisible(v)
+      },
       { label: 'Explorer', node: explorer.node, setVisible: v => explorer.setVisible(v) }
     ]);
     app.shell.add(panel, 'left', { rank: RANK });

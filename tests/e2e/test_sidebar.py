@@ -208,7 +208,7 @@ def test_search_click_opens_the_editor_with_the_match_selected(page, lab):
 
 def open_activity(page, lab):
     panel = open_sidebar(page, lab)
-    panel.locator(".dsh-sb-tab", has_text="Agent activity").click()
+    panel.locator(".dsh-sb-tab", has_text="Activity").click()
     expect()(panel.locator(".dsh-sb-session")).to_have_value("default")
     return panel
 
