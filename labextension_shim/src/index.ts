@@ -30,6 +30,8 @@ import { ILauncher } from '@jupyterlab/launcher';
 import { Kernel, ServerConnection } from '@jupyterlab/services';
 import { treeViewIcon } from '@jupyterlab/ui-components';
 
+import { sidebarPlugin } from './sidebar';
+
 /** Stable ids: browser tests and users' shortcuts refer to them. */
 export namespace CommandIDs {
   export const openExplorer = 'dsh-jupyter:open-explorer';
@@ -405,4 +407,4 @@ async function checkServerExtension(): Promise<void> {
   console.log(LOG_PREFIX, `server extension OK, ${count} tools at ${url}`);
 }
 
-export default plugin;
+export default [plugin, sidebarPlugin];

@@ -1,0 +1,129 @@
+/**
+ * The sidebar's only way to the server: the dsh REST API at `<base_url>dsh/api`, with Jupyter's
+ * own authentication (token, XSRF) through `ServerConnection`. Nothing here reaches the disk
+ * any other way, so the sidebar is confined exactly as every other surface.
+ */
+
+import { URLExt } from '@jupyterlab/coreutils';
+import { ServerConnection } from '@jupyterlab/services';
+
+/** What `POST dsh/api/tools/{name}` answers. */
+export interface IToolResult<V = any> {
+  tool: string;
+  session: string;
+  callId: string;
+  isError: boolean;
+  text: string;
+  value: V;
+}
+
+/** One row of `GET dsh/api/sessions/{id}/calls`. */
+export interface ICall {
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  text: string;
+  isError: boolean;
+  surface: string;
+  user: string | null;
+  started: number;
+  durationMs: number | null;
+}
+
+export interface ICallPage {
+  session: string;
+  offset: number;
+  total: number;
+  calls: ICall[];
+}
+
+export interface ISessionInfo {
+  id: string;
+  cwd: string;
+  calls?: number;
+}
+
+const API = 'dsh/api';
+
+/** An HTTP error from the API, with the server's `{code, message}` when it sent one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string
+  ) {
+    super(message);
+  }
+}
+
+async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal
+): Promise<T> {
+  const settings = ServerConnection.makeSettings();
+  const url = URLExt.join(settings.baseUrl, API, path);
+  const init: RequestInit = { method, signal };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+  }
+  const response = await ServerConnection.makeRequest(url, init, settings);
+  let data: any = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    throw new ApiError(
+      response.status,
+      String(data?.code ?? 'HTTP_' + response.status),
+      String(data?.message ?? response.statusText)
+    );
+  }
+  return data as T;
+}
+
+/**
+ * Run one tool. `signal` aborts the request; the server then sees the client leave and stops
+ * the call (a search kills its rg).
+ */
+export function callTool<V = any>(
+  name: string,
+  args: Record<string, unknown>,
+  session?: string,
+  signal?: AbortSignal
+): Promise<IToolResult<V>> {
+  const body = session ? { session, args } : { args };
+  return request<IToolResult<V>>('POST', `tools/${encodeURIComponent(name)}`, body, signal);
+}
+
+export function listSessions(): Promise<ISessionInfo[]> {
+  return request<ISessionInfo[]>('GET', 'sessions');
+}
+
+export function listCalls(session: string, offset: number, limit: number): Promise<ICallPage> {
+  const query = `?offset=${offset}&limit=${limit}`;
+  return request<ICallPage>('GET', `sessions/${encodeURIComponent(session)}/calls${query}`);
+}
+
+/**
+ * The model's footer: the trailing paragraphs of a result's text (of its <content> for list)
+ * that are wholly in parentheses (`(Showing matches 1-250 of 1135 in path order. Use offset=251 to continue.)`).
+ */
+export function footerOf(text: string): string {
+  // list and read put their page inside <content>…</content>; the footer is its last paragraph
+  const body = text.replace(/\s+$/, '').replace(/\n<\/content>$/, '');
+  const paragraphs = body.split(/\n\s*\n/);
+  const tail: string[] = [];
+  for (let i = paragraphs.length - 1; i > 0; i--) {
+    const p = paragraphs[i].trim();
+    if (p.startsWith('(') && p.endsWith(')')) {
+      tail.unshift(p);
+    } else {
+      break;
+    }
+  }
+  return tail.join('\n');
+}

@@ -1,0 +1,278 @@
+/**
+ * The sidebar's explorer: one folder's listing from `list` through the REST API
+ * (`{path, offset, details: true}`), a page at a time as the tool pages it, with a breadcrumb,
+ * a filter over the names of the page on screen, and the tool's footer.
+ *
+ * It follows the file browser: when "Follow the file browser" is on (the default), a folder
+ * opened there is listed here. A folder clicked here is listed here; a file clicked opens in
+ * JupyterLab. The listing is asked again each time the section comes on screen.
+ */
+
+import { IDocumentManager } from '@jupyterlab/docmanager';
+import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
+import { fileIcon, folderIcon } from '@jupyterlab/ui-components';
+
+import { ApiError, callTool, footerOf, IToolResult } from './api';
+import { fill, h } from './dom';
+import { openTarget } from './open';
+
+export interface IEntry {
+  name: string;
+  type: string;
+  size?: number | null;
+  mtime?: number | null;
+}
+
+export interface IListValue {
+  path: string;
+  offset?: number;
+  entries: IEntry[];
+  totalEntries: number;
+  counts?: { directories: number; files: number; other: number };
+  hiddenEntries?: number;
+}
+
+/** `1234567` as `1.2 MiB`. */
+export function humanSize(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let n = bytes;
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return i === 0 ? `${bytes} bytes` : `${n.toFixed(1)} ${units[i]}`;
+}
+
+/** A folder relative to the root, as the file browser names it ('' is the root). */
+function join(folder: string, name: string): string {
+  return folder ? `${folder}/${name}` : name;
+}
+
+export class ExplorerView {
+  readonly node: HTMLElement;
+  private readonly crumbs: HTMLElement;
+  private readonly filter: HTMLInputElement;
+  private readonly follow: HTMLInputElement;
+  private readonly status: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly footer: HTMLElement;
+  private readonly prev: HTMLButtonElement;
+  private readonly next: HTMLButtonElement;
+  private readonly pager: HTMLElement;
+  private folder = '';
+  private offset = 1;
+  private offsets: number[] = [];
+  private nextAt: number | null = null;
+  private entries: IEntry[] = [];
+  private seq = 0;
+  private visible = false;
+
+  constructor(
+    private readonly docManager: IDocumentManager,
+    private readonly session: string,
+    private readonly browser: IDefaultFileBrowser | null
+  ) {
+    this.crumbs = h('div', { class: 'dsh-sb-crumbs', 'aria-label': 'Folder' });
+    this.filter = h('input', {
+      class: 'dsh-sb-filter jp-mod-styled',
+      type: 'search',
+      placeholder: 'Filter the names on this page',
+      'aria-label': 'Filter names',
+      oninput: () => this.renderEntries()
+    });
+    this.follow = h('input', {
+      class: 'dsh-sb-follow',
+      type: 'checkbox',
+      checked: true,
+      onchange: () => {
+        if (this.follow.checked && this.browser) {
+          this.go(this.browser.model.path);
+        }
+      }
+    });
+    this.status = h('div', { class: 'dsh-sb-status', 'aria-live': 'polite' });
+    this.list = h('div', { class: 'dsh-sb-entries', role: 'list' });
+    this.footer = h('div', { class: 'dsh-sb-footer' });
+    this.prev = h(
+      'button',
+      { class: 'dsh-sb-prev jp-mod-styled', disabled: true, onclick: () => this.page(-1) },
+      '‹ Previous'
+    );
+    this.next = h(
+      'button',
+      { class: 'dsh-sb-next jp-mod-styled', disabled: true, onclick: () => this.page(1) },
+      'Next ›'
+    );
+    this.pager = h('div', { class: 'dsh-sb-pager', hidden: true }, this.prev, this.next);
+    this.node = h(
+      'div',
+      { class: 'dsh-sb-explorer' },
+      this.crumbs,
+      h('div', { class: 'dsh-sb-row' }, this.filter),
+      browser
+        ? h('label', { class: 'dsh-sb-row dsh-sb-follow-label' }, this.follow, 'Follow the file browser')
+        : null,
+      this.status,
+      this.list,
+      this.footer,
+      this.pager
+    );
+    if (browser) {
+      this.folder = browser.model.path;
+      browser.model.pathChanged.connect((_, change) => {
+        if (this.follow.checked) {
+          this.go(change.newValue ?? '');
+        }
+      });
+    }
+  }
+
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    if (visible) {
+      void this.load(this.offset);
+    }
+  }
+
+  /** List `folder` from its first page. */
+  go(folder: string): void {
+    this.folder = folder.replace(/^\/+|\/+$/g, '');
+    this.offsets = [];
+    this.filter.value = '';
+    if (this.visible) {
+      void this.load(1);
+    } else {
+      this.offset = 1; // listed when the section comes on screen
+    }
+  }
+
+  private page(direction: 1 | -1): void {
+    if (direction === 1 && this.nextAt !== null) {
+      this.offsets.push(this.offset);
+      void this.load(this.nextAt);
+    } else if (direction === -1 && this.offsets.length) {
+      void this.load(this.offsets.pop()!);
+    }
+  }
+
+  private async load(offset: number): Promise<void> {
+    const seq = ++this.seq;
+    const folder = this.folder;
+    this.offset = offset;
+    this.renderCrumbs();
+    this.node.setAttribute('aria-busy', 'true');
+    let result: IToolResult<IListValue>;
+    try {
+      result = await callTool<IListValue>(
+        'list',
+        { path: folder || '.', offset, details: true },
+        this.session
+      );
+    } catch (error) {
+      if (seq === this.seq) {
+        this.node.removeAttribute('aria-busy');
+        this.show(error instanceof ApiError ? `${error.status} ${error.code}: ${error.message}` : String(error), [], '');
+      }
+      return;
+    }
+    if (seq !== this.seq) {
+      return; // another folder or page was asked for meanwhile
+    }
+    this.node.removeAttribute('aria-busy');
+    if (result.isError) {
+      this.show(result.text, [], '');
+      return;
+    }
+    const value = result.value;
+    const footer = footerOf(result.text);
+    const m = /Use offset=(\d+) to continue/.exec(footer);
+    this.nextAt = m ? Number(m[1]) : null;
+    const counts = value.counts;
+    const status = counts
+      ? `${value.totalEntries} entries: ${counts.directories} folders, ${counts.files} files` +
+        (counts.other ? `, ${counts.other} other` : '')
+      : `${value.totalEntries} entries`;
+    this.show(status, value.entries ?? [], footer);
+  }
+
+  private show(status: string, entries: IEntry[], footer: string): void {
+    this.status.textContent = status;
+    this.entries = entries;
+    this.footer.textContent = footer;
+    if (!footer) {
+      this.nextAt = null;
+    }
+    this.prev.disabled = this.offsets.length === 0;
+    this.next.disabled = this.nextAt === null;
+    this.pager.hidden = this.prev.disabled && this.next.disabled;
+    this.renderEntries();
+  }
+
+  private renderCrumbs(): void {
+    const parts = this.folder ? this.folder.split('/') : [];
+    const crumb = (label: string, path: string, current: boolean): HTMLElement =>
+      h(
+        'button',
+        {
+          class: 'dsh-sb-crumb',
+          'data-path': path,
+          'aria-current': current ? 'location' : null,
+          onclick: () => this.go(path)
+        },
+        label
+      );
+    const items: HTMLElement[] = [crumb('root', '', parts.length === 0)];
+    parts.forEach((part, i) => {
+      items.push(h('span', { class: 'dsh-sb-crumb-sep' }, '/'));
+      items.push(crumb(part, parts.slice(0, i + 1).join('/'), i === parts.length - 1));
+    });
+    fill(this.crumbs, ...items);
+  }
+
+  private renderEntries(): void {
+    const needle = this.filter.value.trim().toLowerCase();
+    const shown = needle ? this.entries.filter(e => e.name.toLowerCase().includes(needle)) : this.entries;
+    fill(this.list, ...shown.map(entry => this.row(entry)));
+    if (needle) {
+      this.list.setAttribute('data-filtered', `${shown.length} of ${this.entries.length}`);
+    } else {
+      this.list.removeAttribute('data-filtered');
+    }
+  }
+
+  private row(entry: IEntry): HTMLElement {
+    const folder = entry.type === 'directory';
+    const path = join(this.folder, entry.name);
+    const icon = (folder ? folderIcon : fileIcon).element({ tag: 'span', className: 'dsh-sb-icon' });
+    const when = entry.mtime ? new Date(entry.mtime * 1000).toLocaleString() : '';
+    return h(
+      'div',
+      {
+        class: `dsh-sb-entry${folder ? ' dsh-sb-dir' : ''}`,
+        role: 'listitem',
+        tabindex: 0,
+        'data-name': entry.name,
+        title: when ? `${path}\nmodified ${when}` : path,
+        onclick: () => this.open(entry, path),
+        onkeydown: (event: KeyboardEvent) => {
+          if (event.key === 'Enter') {
+            this.open(entry, path);
+          }
+        }
+      },
+      icon,
+      h('span', { class: 'dsh-sb-name' }, folder ? `${entry.name}/` : entry.name),
+      !folder && typeof entry.size === 'number' ? h('span', { class: 'dsh-sb-size' }, humanSize(entry.size)) : null
+    );
+  }
+
+  private open(entry: IEntry, path: string): void {
+    if (entry.type === 'directory') {
+      this.follow.checked = false; // browsing here now; the file browser is not followed
+      this.go(path);
+    } else {
+      void openTarget(this.docManager, { path });
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Opening a search hit: a file in JupyterLab's editor with the cursor on the line and the match
+ * selected; a notebook with the matching cell active and scrolled into view.
+ */
+
+import { IDocumentManager } from '@jupyterlab/docmanager';
+import { NotebookPanel } from '@jupyterlab/notebook';
+
+/** Where to go: `line` is 1-based; `start`/`end` are character columns of the match on it. */
+export interface ITarget {
+  path: string;
+  line?: number;
+  start?: number;
+  end?: number;
+  /** A notebook match: the cell's number (1-based, as grep and read number cells); `line` is within that cell. */
+  cell?: number | null;
+}
+
+export async function openTarget(docManager: IDocumentManager, target: ITarget): Promise<void> {
+  const notebook = target.path.endsWith('.ipynb') && typeof target.cell === 'number';
+  const widget = docManager.openOrReveal(target.path, notebook ? 'Notebook' : 'Editor');
+  if (!widget) {
+    return;
+  }
+  await widget.context.ready;
+  if (!target.line) {
+    return;
+  }
+  const line = Math.max(0, target.line - 1);
+  const start = target.start ?? 0;
+  const end = target.end ?? start;
+  if (widget instanceof NotebookPanel) {
+    const nb = widget.content;
+    const index = (target.cell ?? 1) - 1;
+    if (index < 0 || index >= nb.widgets.length) {
+      return;
+    }
+    nb.activeCellIndex = index;
+    const cell = nb.activeCell;
+    if (cell) {
+      await nb.scrollToCell(cell);
+    }
+    const editor = cell?.editor;
+    editor?.setSelection({ start: { line, column: start }, end: { line, column: end } });
+    return;
+  }
+  const editor = (widget as any).content?.editor;
+  if (editor && typeof editor.setSelection === 'function') {
+    editor.setSelection({ start: { line, column: start }, end: { line, column: end } });
+    editor.revealPosition?.({ line, column: start });
+    editor.focus?.();
+  }
+}
