@@ -16,6 +16,7 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable
 
 from .caches.folders import FolderCache
 from .caches.lines import LineIndex
@@ -235,6 +236,7 @@ class Workspace:
         user: str | None = None,
         caller: Caller | None = None,
         admission: Admission | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> Result:
         """Run one tool call; the general form used by the REST, MCP and kernel surfaces.
 
@@ -244,6 +246,7 @@ class Workspace:
         call log (default: the OS user). A search admitted longer than ``search_timeout_ms`` ago
         (it waited for a free search slot) is answered ``SEARCH_ABORTED`` without running.
         Raises ``CallRefused`` only for a caller who may not write (see ``admit``, ``admit_session``).
+        ``progress`` is told how far a long search got while it runs (``CallContext.progress``).
         """
         if admission is None:
             admission = self.admit(tool, session, caller or Caller(surface or self.surface, user))
@@ -278,6 +281,7 @@ class Workspace:
                 spill_quota=admission.spill_quota,
                 spill_owner=caller.quota_owner or user,
             )
+            ctx.progress = progress
             with self._running_lock:
                 self._running.add(ctx.cancel)
             try:

@@ -37,6 +37,20 @@ def test_grep_groups_matches_with_spans_and_opens_at_the_line(make_ws, big):
     assert view.panel["highlightSpan"] is None
 
 
+def test_a_search_from_the_widget_sends_how_far_it_got_before_done(make_ws, big, comms, monkeypatch):
+    from dsh_jupyter.core.tools import grep as grep_tool
+
+    monkeypatch.setattr(grep_tool, "PROGRESS_EVERY_S", 0.0)
+    ws = make_ws()
+    view = view_for(shown(ws, "grep", pattern="HELLO", path="src"))
+    comms.sent.clear()
+    act(view, "refine", ignore_case=True, output_mode="content", context=0)
+    customs = [data["content"] for _c, kind, data in comms.sent if kind == "comm_msg" and data.get("method") == "custom"]
+    assert customs[-1] == {"done": 1, "ok": True}
+    told = [c["progress"] for c in customs if "progress" in c]
+    assert told and all(t.endswith(" so far") for t in told), customs
+
+
 def test_grep_toolbar_asks_again_with_case_mode_and_context(make_ws, big):
     """The toolbar's case, mode and context controls re-run grep in the view's session; the page
     that answers replaces the view's, with the model's header and footer for those arguments."""

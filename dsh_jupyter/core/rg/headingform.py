@@ -125,6 +125,7 @@ class BlockStream:
         self._counts: list[int] = []
         self.broken = False
         self.size = 0  # bytes fed
+        self.matches = 0  # matching lines read so far (for progress)
 
     def feed(self, data: bytes) -> None:
         self.size += len(data)
@@ -153,7 +154,14 @@ class BlockStream:
         raw_paths, bodies = read
         self._raw_paths += raw_paths
         self._bodies += bodies
-        self._counts += _counts(bodies)
+        counts = _counts(bodies)
+        self._counts += counts
+        self.matches += sum(counts)
+
+    @property
+    def files(self) -> int:
+        """Files whose matches were read so far (for progress)."""
+        return len(self._counts)
 
     def finish_cut(self) -> FileBlocks | None:
         """The files whose blocks were complete when rg was stopped mid-output (the raw-output

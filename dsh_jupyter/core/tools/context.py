@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,9 @@ class CallContext:
     notebooks: NotebookTree | None = None  # where the notebooks are, kept between calls
     documents: LiveDocuments | None = None  # notebooks open in Jupyter (server only)
     images: list[Image] = field(default_factory=list)  # images the result carries besides its value (read)
+    # Told how far a long search got ("1,204 matches in 310 files so far"), every PROGRESS_EVERY_S
+    # at most, for a caller that can show it while the call runs (the widgets); None: nobody asks.
+    progress: Callable[[str], None] | None = None
 
     def resolve(
         self, path: str | None, verb: str, *, spills: bool = False, follow_last: bool = True, make_parents: bool = False

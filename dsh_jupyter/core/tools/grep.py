@@ -9,6 +9,7 @@ for sure), adds the notebooks' cell matches (``notebook_grep``) and hands the wh
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 from ..errors import Codes, ToolError
@@ -251,7 +252,13 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
     # grows with the matches, not with line length; the page marks the line as cut.
     columns = [f"--max-columns={preview_columns(ctx.settings.grep_max_line_bytes)}", "--max-columns-preview"]
     outcome = run_search(
-        ctx, [*HEADING_FLAGS, *columns, *flags], "grep", root, consume=blocks.feed, keep_stdout=False, cut_ok=True
+        ctx,
+        [*HEADING_FLAGS, *columns, *flags],
+        "grep",
+        root,
+        consume=_reporting(ctx, blocks),
+        keep_stdout=False,
+        cut_ok=True,
     )
     if outcome.overflow:
         # Stopped at the raw-output guard: the files rg had finished by then make a page marked
@@ -276,6 +283,30 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
         except ValueError as exc:
             raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
     return outcome, matches
+
+
+PROGRESS_EVERY_S = 0.5  # how often a long search tells ``ctx.progress`` how far it got
+
+
+def _reporting(ctx: CallContext, blocks: BlockStream):
+    """``blocks.feed``, telling ``ctx.progress`` how far the search got every PROGRESS_EVERY_S."""
+    if ctx.progress is None:
+        return blocks.feed
+    tell = ctx.progress
+    due = [time.monotonic() + PROGRESS_EVERY_S]
+
+    def feed(data: bytes) -> None:
+        blocks.feed(data)
+        now = time.monotonic()
+        if now >= due[0]:
+            due[0] = now + PROGRESS_EVERY_S
+            files = blocks.files
+            tell(
+                f"{blocks.matches:,} {'match' if blocks.matches == 1 else 'matches'} in {files:,} "
+                f"{'file' if files == 1 else 'files'} so far"
+            )
+
+    return feed
 
 
 INCLUDE_ONE_GLOB = "include must be one positive glob such as *.py or *.{py,md} (no comma list, no leading !)"

@@ -99,8 +99,12 @@ class DshView(anywidget.AnyWidget):
     # -- calls -----------------------------------------------------------------------------------
 
     def call(self, tool: str, **args):
-        """One core call in this view's session, logged with surface ``widget``."""
-        return self.workspace.call(tool, args, session=self.session, surface="widget")
+        """One core call in this view's session, logged with surface ``widget``; a long search
+        sends how far it got, which the view shows in its busy line until the answer comes."""
+        return self.workspace.call(tool, args, session=self.session, surface="widget", progress=self._progress)
+
+    def _progress(self, text: str) -> None:
+        self.send({"progress": text})
 
     def accept(self, result) -> bool:
         """Show a failed call's text and keep the page; True when ``result`` worked."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import stat
 import json
@@ -860,3 +861,23 @@ def test_respect_ignore_files_leaves_them_out_and_every_capped_or_empty_answer_s
     assert whole.run("grep", pattern="needle").text == ("Found 2 matches\n\na.txt\nLine 1: needle\n\n"
                                                         "sub/s.txt\nLine 1: needle")
     assert whole.run("grep", pattern="needle", path="x.log").text == "Found 1 match\n\nx.log\nLine 1: needle"
+
+
+def test_a_long_search_tells_how_far_it_got(root: Path, tmp_path: Path, monkeypatch) -> None:
+    from dsh_jupyter.core.tools import grep as grep_tool
+
+    for i in range(300):
+        write(root, f"d{i % 7}/f{i:03d}.txt", "hit\n" * 3 + "miss\n")
+    monkeypatch.setattr(grep_tool, "PROGRESS_EVERY_S", 0.0)  # tell at every piece rg writes
+    told: list[str] = []
+    r = make(root, tmp_path).call("grep", {"pattern": "hit"}, progress=told.append)
+    assert not r.is_error and r.value["totalMatches"] == 900
+    assert told, "no progress was told"
+    pattern = re.compile(r"^([\d,]+) match(?:es)? in ([\d,]+) files? so far$")
+    seen = [tuple(int(n.replace(",", "")) for n in pattern.match(t).groups()) for t in told]
+    assert all(m == 3 * f for m, f in seen)  # whole files: three matches each
+    assert [f for _, f in seen] == sorted(f for _, f in seen) and seen[-1][1] <= 300
+    monkeypatch.setattr(grep_tool, "PROGRESS_EVERY_S", 0.5)  # the usual pace
+    quiet: list[str] = []
+    make(root, tmp_path).call("grep", {"pattern": "hit"}, progress=quiet.append)
+    assert quiet == []  # a search this short says nothing

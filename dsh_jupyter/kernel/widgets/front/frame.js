@@ -81,7 +81,7 @@ export function createFrame(model, el, view) {
       root.setAttribute("aria-busy", "true");
       root.classList.add("dsh-busy");
       pending.slow = setTimeout(() => {
-        busyText.textContent = "waiting for the kernel…";
+        if (!busyText.textContent) busyText.textContent = "waiting for the kernel…"; // progress, if any, stays
       }, SLOW_MS);
       const kernel = model.widget_manager && model.widget_manager.kernel;
       if (kernel && typeof kernel.interrupt === "function") {
@@ -103,7 +103,14 @@ export function createFrame(model, el, view) {
 
   // The state update a request caused arrives before its "done"; ipywidgets applies updates
   // through a promise chain, so "done" is handled one task later, after the rows are drawn.
-  model.on("msg:custom", msg => setTimeout(() => finish(msg), 0));
+  model.on("msg:custom", msg => {
+    // a long search says how far it got while it runs: shown in the busy line
+    if (msg && typeof msg.progress === "string") {
+      if (pending && !pending.after.quiet) busyText.textContent = msg.progress;
+      return;
+    }
+    setTimeout(() => finish(msg), 0);
+  });
 
   function finish(msg) {
     if (!pending || !msg || msg.done !== pending.seq) return;
