@@ -29,6 +29,7 @@ from ..core.errors import Codes, ToolError
 from ..core.policy import Caller, CallRefused
 from ..core.result import json_bytes
 from ..core.state.store import StateError
+from ..core.tools.browse import BROWSE_SORTS
 from .openapi import build_document
 
 __all__ = ["PREFIX", "route_table"]
@@ -403,6 +404,31 @@ class SpillPageHandler(DshHandler):
         self.send(result_json(result))
 
 
+class BrowseHandler(DshHandler):
+    """A listing page for a person's view (the sidebar's explorer): sorted or filtered over the
+    whole folder, with its stamp for a "changed since?" check. Not a tool call: not in the call
+    log, the model never sees it; it opens the folder as ``list`` does, so it shows no more."""
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        sort = self.get_query_argument("sort", "") or "model"
+        if sort not in BROWSE_SORTS:
+            raise ApiError(400, "ARGUMENT_INVALID", f"sort must be one of {', '.join(BROWSE_SORTS)}")
+        descending = self.get_query_argument("descending", "") in ("1", "true")
+        value = await self.run(
+            self.workspace.browse,
+            self.get_query_argument("path", "") or None,
+            self.query_int("offset", 1, 1),
+            self.query_int("limit", None, 0, 10_000),
+            sort,
+            descending,
+            self.get_query_argument("filter", "") or None,
+            self.get_query_argument("session", "") or None,
+        )
+        self.send(value)
+
+
 class StatusHandler(DshHandler):
     """How the tools are confined here, and whether the state works: for operators and agents."""
 
@@ -430,6 +456,7 @@ def route_table() -> list[tuple]:
         (rf"{PREFIX}/sessions/{sid}/calls", CallsHandler),
         (rf"{PREFIX}/sessions/{sid}/spills", SpillsHandler),
         (rf"{PREFIX}/spill", SpillPageHandler),
+        (rf"{PREFIX}/browse", BrowseHandler),
         (rf"{PREFIX}/openapi.json", OpenAPIHandler),
         (rf"{PREFIX}/status", StatusHandler),
     ]

@@ -412,6 +412,30 @@ def _record_paths() -> dict:
             },
         },
     }
+    paths["/browse"] = {
+        "get": {
+            "summary": "A listing page for a person's view: sorted or filtered over the whole folder (not a tool call)",
+            "operationId": "browse",
+            "tags": ["sessions"],
+            "parameters": [
+                _query("path", "Folder, as list takes it (default: the session's directory).", _STR),
+                _query("offset", "1-based first entry of the sorted, filtered whole.", _INT),
+                _query("limit", "Entries (0: only path and stamp, no scan).", _INT),
+                _query("sort", "model (list's order), name, size or modified.", _STR),
+                _query("descending", "true for the reverse order.", _STR),
+                _query("filter", "Keep names holding this text (any case).", _STR),
+                _query("session", "Whose directory a relative path starts from (default 'default').", _SESSION_ID),
+            ],
+            "responses": {
+                "200": _json(
+                    {"type": "object", "additionalProperties": True},
+                    "list's value plus matchedEntries, sort, descending, filter and stamp (inode, mtime_ns, "
+                    "ctime_ns); with limit 0 only path and stamp.",
+                ),
+                **_errors(400, 403, 404),
+            },
+        },
+    }
     return paths
 
 

@@ -75,10 +75,16 @@ def test_a_rest_edit_shows_in_the_open_notebook_and_keeps_unsaved_typing(page, c
 (End of notebook - total 2 cells)
 </content>"""
 
+    diff = ('--- live.ipynb cell 1 (id="first")\n+++ live.ipynb cell 1 (id="first")\n@@ -1,2 +1,2 @@\n'
+            "-threshold = 1\n+threshold = 42\n print(threshold)")
+    preview = lab.tool("edit", session="live", file_path="live.ipynb", old_string="threshold = 1",
+                       new_string="threshold = 42", dry_run=True)
+    assert preview["text"] == "Dry run: live.ipynb was not changed. The edit would make 1 replacement:\n" + diff
+    expect()(cells.nth(0).locator(".cm-content")).to_contain_text("threshold = 1")  # the document as it was
     edit = lab.tool("edit", session="live", file_path="live.ipynb", old_string="threshold = 1",
                     new_string="threshold = 42")
     assert edit["text"] == ("The file live.ipynb has been updated successfully. The change went to the notebook "
-                            "open in Jupyter, which saves it."), edit
+                            "open in Jupyter, which saves it.\n" + diff), edit
     assert edit["value"]["live"] is True and edit["value"]["cells"] == [1]
 
     expect()(cells.nth(0).locator(".cm-content")).to_contain_text("threshold = 42")
