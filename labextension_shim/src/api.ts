@@ -99,6 +99,34 @@ export function callTool<V = any>(
   return request<IToolResult<V>>('POST', `tools/${encodeURIComponent(name)}`, body, signal);
 }
 
+/** What `GET dsh/api/browse` answers: list's value sorted or filtered over the whole folder. */
+export interface IBrowseValue {
+  path: string;
+  offset?: number;
+  entries?: { name: string; type: string; size?: number | null; mtime?: number | null }[];
+  totalEntries?: number;
+  matchedEntries?: number;
+  hiddenEntries?: number;
+  counts?: { directories: number; files: number; other: number };
+  stamp: number[] | null;
+}
+
+/**
+ * A listing page for the person's view (not a tool call, not logged): `sort` is `model`,
+ * `name`, `size` or `modified`; `limit: 0` answers only the folder's stamp, a cheap
+ * "changed since?" check.
+ */
+export function browse(
+  params: Record<string, string | number | boolean | undefined>,
+  signal?: AbortSignal
+): Promise<IBrowseValue> {
+  const query = Object.entries(params)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+    .join('&');
+  return request<IBrowseValue>('GET', `browse?${query}`, undefined, signal);
+}
+
 export function listSessions(): Promise<ISessionInfo[]> {
   return request<ISessionInfo[]>('GET', 'sessions');
 }

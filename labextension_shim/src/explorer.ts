@@ -1,18 +1,22 @@
 /**
  * The sidebar's explorer: one folder's listing from `list` through the REST API
  * (`{path, offset, details: true}`), a page at a time as the tool pages it, with a breadcrumb,
- * a filter over the names of the page on screen, and the tool's footer.
+ * a filter over the names of the page on screen, and the tool's footer. Another order (name,
+ * size, modification time, either way) is asked of `GET browse`, which sorts the whole folder
+ * as the notebook widgets do; those pages are not tool calls and have no model footer.
  *
  * It follows the file browser: when "Follow the file browser" is on (the default), a folder
  * opened there is listed here. A folder clicked here is listed here; a file clicked opens in
- * JupyterLab. The listing is asked again each time the section comes on screen.
+ * JupyterLab. The listing is asked again each time the section comes on screen, and while it is
+ * on screen it asks every POLL_MS whether the folder's stamp changed (one `fstat` on the
+ * server, nothing logged): a changed folder is listed again by itself.
  */
 
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { fileIcon, folderIcon } from '@jupyterlab/ui-components';
 
-import { ApiError, callTool, footerOf, IToolResult } from './api';
+import { ApiError, browse, callTool, footerOf, IToolResult } from './api';
 import { fill, h } from './dom';
 import { openTarget } from './open';
 
@@ -31,6 +35,17 @@ export interface IListValue {
   counts?: { directories: number; files: number; other: number };
   hiddenEntries?: number;
 }
+
+/** How often the explorer on screen asks whether its folder changed. */
+export const POLL_MS = 2000;
+const PAGE = 200;
+
+const SORTS: [string, string][] = [
+  ['model', "the model's order"],
+  ['name', 'name'],
+  ['size', 'size'],
+  ['modified', 'modified']
+];
 
 /** `1234567` as `1.2 MiB`. */
 export function humanSize(bytes: number): string {
@@ -67,6 +82,11 @@ export class ExplorerView {
   private entries: IEntry[] = [];
   private seq = 0;
   private visible = false;
+  private readonly sort: HTMLSelectElement;
+  private readonly direction: HTMLButtonElement;
+  private descending = false;
+  private stamp: string | null = null; // the folder's stamp when its page was fetched
+  private timer: number | null = null;
 
   constructor(
     private readonly docManager: IDocumentManager,
@@ -91,6 +111,34 @@ export class ExplorerView {
         }
       }
     });
+    this.sort = h(
+      'select',
+      {
+        class: 'dsh-sb-sort jp-mod-styled',
+        'aria-label': 'Order',
+        title: 'the order of the whole folder',
+        onchange: () => {
+          this.offsets = [];
+          void this.load(1);
+        }
+      },
+      ...SORTS.map(([value, label]) => h('option', { value }, label))
+    );
+    this.direction = h(
+      'button',
+      {
+        class: 'dsh-sb-direction jp-mod-styled',
+        'aria-label': 'Reverse the order',
+        title: 'reverse the order',
+        onclick: () => {
+          this.descending = !this.descending;
+          this.direction.textContent = this.descending ? '↓' : '↑';
+          this.offsets = [];
+          void this.load(1);
+        }
+      },
+      '↑'
+    );
     this.status = h('div', { class: 'dsh-sb-status', 'aria-live': 'polite' });
     this.list = h('div', { class: 'dsh-sb-entries', role: 'list' });
     this.footer = h('div', { class: 'dsh-sb-footer' });
@@ -109,7 +157,7 @@ export class ExplorerView {
       'div',
       { class: 'dsh-sb-explorer' },
       this.crumbs,
-      h('div', { class: 'dsh-sb-row' }, this.filter),
+      h('div', { class: 'dsh-sb-row' }, this.filter, this.sort, this.direction),
       browser
         ? h('label', { class: 'dsh-sb-row dsh-sb-follow-label' }, this.follow, 'Follow the file browser')
         : null,
@@ -132,6 +180,28 @@ export class ExplorerView {
     this.visible = visible;
     if (visible) {
       void this.load(this.offset);
+      if (this.timer === null) {
+        this.timer = window.setInterval(() => void this.poll(), POLL_MS);
+      }
+    } else if (this.timer !== null) {
+      window.clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  /** List the folder again when its stamp moved since its page was fetched (on screen only). */
+  private async poll(): Promise<void> {
+    if (!this.visible || document.hidden || this.node.hasAttribute('aria-busy') || this.stamp === null) {
+      return;
+    }
+    const seq = this.seq;
+    try {
+      const now = await browse({ path: this.folder || '.', limit: 0, session: this.session });
+      if (seq === this.seq && JSON.stringify(now.stamp) !== this.stamp) {
+        void this.load(this.offset);
+      }
+    } catch {
+      // the next poll asks again; a folder that went away shows its error on the next load
     }
   }
 
@@ -157,11 +227,15 @@ export class ExplorerView {
   }
 
   private async load(offset: number): Promise<void> {
+    if (this.sort.value !== 'model') {
+      return this.loadSorted(offset);
+    }
     const seq = ++this.seq;
     const folder = this.folder;
     this.offset = offset;
     this.renderCrumbs();
     this.node.setAttribute('aria-busy', 'true');
+    void this.rememberStamp(seq, folder);
     let result: IToolResult<IListValue>;
     try {
       result = await callTool<IListValue>(
@@ -194,6 +268,58 @@ export class ExplorerView {
         (counts.other ? `, ${counts.other} other` : '')
       : `${value.totalEntries} entries`;
     this.show(status, value.entries ?? [], footer);
+  }
+
+  /** The folder's stamp as it is now, kept for the polls (asked before the page: never newer). */
+  private async rememberStamp(seq: number, folder: string): Promise<void> {
+    try {
+      const now = await browse({ path: folder || '.', limit: 0, session: this.session });
+      if (seq === this.seq) {
+        this.stamp = JSON.stringify(now.stamp);
+      }
+    } catch {
+      this.stamp = null;
+    }
+  }
+
+  /** A page of the whole folder in another order (`GET browse`: not a tool call, no footer). */
+  private async loadSorted(offset: number): Promise<void> {
+    const seq = ++this.seq;
+    const folder = this.folder;
+    this.offset = offset;
+    this.renderCrumbs();
+    this.node.setAttribute('aria-busy', 'true');
+    const sort = this.sort.value;
+    try {
+      const value = await browse({
+        path: folder || '.',
+        offset,
+        limit: PAGE,
+        sort,
+        descending: this.descending,
+        session: this.session
+      });
+      if (seq !== this.seq) {
+        return;
+      }
+      this.node.removeAttribute('aria-busy');
+      this.stamp = JSON.stringify(value.stamp);
+      const entries = value.entries ?? [];
+      const total = value.matchedEntries ?? value.totalEntries ?? entries.length;
+      const last = offset + entries.length - 1;
+      const nextAt = last < total ? last + 1 : null;
+      const order = `${SORTS.find(([v]) => v === sort)?.[1] ?? sort}, ${this.descending ? 'descending' : 'ascending'}`;
+      const status = entries.length ? `entries ${offset}-${last} of ${total}, by ${order}` : `no entries`;
+      this.show(status, entries, ''); // no model footer: these pages are not tool calls
+      this.nextAt = nextAt;
+      this.next.disabled = nextAt === null;
+      this.pager.hidden = this.prev.disabled && this.next.disabled;
+    } catch (error) {
+      if (seq === this.seq) {
+        this.node.removeAttribute('aria-busy');
+        this.show(error instanceof ApiError ? `${error.status} ${error.code}: ${error.message}` : String(error), [], '');
+      }
+    }
   }
 
   private show(status: string, entries: IEntry[], footer: string): void {

@@ -322,6 +322,36 @@ def test_explorer_lists_pages_filters_and_follows_the_file_browser(page, lab):
     expect()(page.locator(".lm-TabBar-tab.lm-mod-current", has_text="util.py")).to_be_visible()
 
 
+def test_explorer_sorts_the_whole_folder_and_follows_changes_by_itself(page, lab):
+    panel = open_explorer(page, lab)
+    explorer_settled(panel)
+    panel.locator('.dsh-sb-entry[data-name="sizes"]').click()
+    explorer_settled(panel)
+    assert entry_names(panel)[:1] == ["app.log"]  # the model's order: files by name
+    panel.locator(".dsh-sb-sort").select_option("size")
+    explorer_settled(panel)
+    status = panel.locator(".dsh-sb-explorer .dsh-sb-status")
+    expect()(status).to_have_text("entries 1-4 of 4, by size, ascending")
+    assert entry_names(panel) == ["tiny.txt", "small.txt", "medium.bin", "app.log"]
+    expect()(panel.locator(".dsh-sb-explorer .dsh-sb-footer")).to_have_text("")  # not a tool call: no model footer
+    panel.locator(".dsh-sb-direction").click()
+    explorer_settled(panel)
+    assert entry_names(panel) == ["app.log", "medium.bin", "small.txt", "tiny.txt"]
+    made = lab.root / "sizes" / "zz-huge.bin"
+    try:
+        made.write_bytes(b"z" * 50_000_000)  # the largest now: it comes first, with no click
+        expect()(panel.locator(".dsh-sb-entry").first).to_have_attribute("data-name", "zz-huge.bin", timeout=10_000)
+        expect()(status).to_have_text("entries 1-5 of 5, by size, descending")
+    finally:
+        made.unlink(missing_ok=True)
+    expect()(status).to_have_text("entries 1-4 of 4, by size, descending", timeout=10_000)
+    panel.locator(".dsh-sb-sort").select_option("model")
+    explorer_settled(panel)
+    expect()(panel.locator(".dsh-sb-explorer .dsh-sb-footer")).to_contain_text("entries")
+    _, log = lab.request("GET", "dsh/api/sessions/jupyterlab-sidebar/calls?limit=1000")
+    assert all(c["tool"] != "browse" for c in log["calls"])
+
+
 def test_search_click_on_a_notebook_match_opens_its_cell(page, lab):
     kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     cells = [nbformat.v4.new_code_cell(src) for src in ("x = 1", "y = 2\n# the sidebar finds this cell", "z = 3")]
