@@ -25,7 +25,9 @@ from .results import calls_info, error_info, session_info, spills_info, tools_in
 __all__ = ["EDIT_BLOCK_END", "EDIT_SEPARATOR", "SUBCOMMANDS", "Subcommand", "overview", "parse_edit_body"]
 
 EDIT_SEPARATOR = "======="
-EDIT_BLOCK_END = ">>>>>>>"  # the line between two edits of one %%dsh edit cell
+# The line between two edits of one %%dsh edit cell. Not git's >>>>>>>: IPython strips a leading
+# ">>>" from every line of a cell as a pasted doctest prompt, so that line would never arrive.
+EDIT_BLOCK_END = "~~~~~~~"
 CALLS_DEFAULT_LIMIT = 50
 
 
@@ -177,9 +179,9 @@ def _edit(m, a, cell):
 
 
 def split_edit_blocks(body: str) -> list[str]:
-    """The cell body's edits: the parts between lines ``>>>>>>>`` (one part when there is none).
+    """The cell body's edits: the parts between lines ``~~~~~~~`` (one part when there is none).
 
-    A final ``>>>>>>>`` line ends the last edit and starts none.
+    A final ``~~~~~~~`` line ends the last edit and starts none.
     """
     text = body[:-1] if body.endswith("\n") else body
     blocks: list[str] = []

@@ -237,7 +237,7 @@ def test_rows_carry_jupyterlabs_file_type_icons(page, lab, screenshot_dir):
     assert lab_icon("notes.txt") == "ui-components:file"  # the file browser shows .txt so too
     assert lab_icon("explore.ipynb") == "ui-components:notebook"
     expect()(row(w, "src/").locator("svg.dsh-icon-folder")).to_have_count(1)
-    screenshot(page, output(page, 0), screenshot_dir / "listing-icons.png")
+    screenshot(page, w, screenshot_dir / "listing-icons.png")
 
 
 def test_copy_path_from_a_row_by_click_and_by_key(page, lab):
@@ -295,7 +295,7 @@ def test_plain_keys_stay_in_the_widget_in_notebook7(page, lab):
 def test_a_call_running_over_a_second_can_be_stopped(page, lab):
     """The stop button appears after a second of waiting and interrupts the kernel: the call ends,
     the view says it was stopped and keeps its page, and the next click works."""
-    run_notebook(page, lab, "slow.ipynb")
+    run_notebook(page, lab, "stop.ipynb")
     w = widget(page, 1)
     expect()(status(w)).to_have_text("entries 1-200 of 210")
     stop = w.locator(".dsh-stop")

@@ -179,13 +179,15 @@ def test_edit_dry_run_shows_the_diff_and_changes_nothing(cell, shell, root):
     assert (root / "notes.txt").read_text() == "first line\nsecond line\nthird line\n"
 
 
-def test_edit_several_blocks_in_one_cell_are_one_batch(shell, root):
+def test_edit_several_blocks_in_one_cell_are_one_batch(cell, shell, root):
     shell.run_line_magic("dsh", "read notes.txt")
-    body = "first line\n=======\nline 1\n>>>>>>>\nline 1\nsecond line\n=======\nline 1\nline 2\n>>>>>>>\n"
-    r = shell.run_cell_magic("dsh", "edit notes.txt", body)
-    assert r.text.startswith("The file notes.txt has been updated successfully: 2 edits, 2 replacements.\n")
+    # through IPython's whole cell path, as typed: its input transforms keep the separator line
+    body = "first line\n=======\nline 1\n~~~~~~~\nline 1\nsecond line\n=======\nline 1\nline 2\n~~~~~~~\n"
+    r, out, err = cell("%%dsh edit notes.txt --text\n" + body)
+    assert err == ""
+    assert out.startswith("The file notes.txt has been updated successfully: 2 edits, 2 replacements.\n")
     assert (root / "notes.txt").read_text() == "line 1\nline 2\nthird line\n"
-    missing = shell.run_cell_magic("dsh", "edit notes.txt", "line 1\n=======\none\n>>>>>>>\nnope\n=======\nx\n")
+    missing = shell.run_cell_magic("dsh", "edit notes.txt", "line 1\n=======\none\n~~~~~~~\nnope\n=======\nx\n")
     assert missing.text == 'Error: edit 2 of 2: old_string not found in "notes.txt"; nothing was changed'
     assert (root / "notes.txt").read_text() == "line 1\nline 2\nthird line\n"
 

@@ -89,11 +89,11 @@ def test_write_empty_takes_no_body_and_write_without_it_needs_one(cell):
 
 
 def test_edit_with_another_separator_changes_a_line_of_equals_signs(shell, root):
-    (root / "conflict.txt").write_text("<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n")
+    (root / "conflict.txt").write_text("<<<<<<< ours\na\n=======\nb\n~~~~~~~ theirs\n")
     shell.run_line_magic("dsh", "read conflict.txt")
     r = shell.run_cell_magic("dsh", "edit conflict.txt --separator '~~~'", "a\n=======\nb\n~~~\nresolved\n")
     assert r.text.startswith("The file conflict.txt has been updated successfully.\n")
-    assert (root / "conflict.txt").read_text() == "<<<<<<< ours\nresolved\n>>>>>>> theirs\n"
+    assert (root / "conflict.txt").read_text() == "<<<<<<< ours\nresolved\n~~~~~~~ theirs\n"
 
 
 def test_edit_separator_mistakes_are_usage_errors(cell, shell):
@@ -102,7 +102,7 @@ def test_edit_separator_mistakes_are_usage_errors(cell, shell):
     assert err.strip() == (
         "UsageError: --separator must be one non-empty line, got ''. Usage: %%dsh edit FILE [--replace-all] "
         "[--dry-run] [--cell-id ID] [--separator LINE] with the body: old text, a line ======= (or the --separator "
-        "line), new text; several edits are separated by a line >>>>>>>"
+        "line), new text; several edits are separated by a line ~~~~~~~"
     )
     # a separator that starts with - is given with = (argparse reads ``--separator ---`` as an option)
     result, _, err = cell("%%dsh edit notes.txt --separator=---\nfirst\n=======\nline 1\n")

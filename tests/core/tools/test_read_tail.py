@@ -193,6 +193,7 @@ def test_the_last_cells_of_a_notebook(ws, root):
 _PROBE = textwrap.dedent(
     """
     import json, sys, time
+    import numpy  # imported by the first big read of either kind: not the tail's own memory
     from dsh_jupyter import Workspace
     root, state, mode = sys.argv[1:4]
     ws = Workspace(root, session="big", state_path=state)
