@@ -39,6 +39,7 @@ export interface IListValue {
 /** How often the explorer on screen asks whether its folder changed. */
 export const POLL_MS = 2000;
 const PAGE = 200;
+const FILTER_MS = 250; // the name filter asks the server this long after the last keystroke
 
 const SORTS: [string, string][] = [
   ['model', "the model's order"],
@@ -87,6 +88,7 @@ export class ExplorerView {
   private descending = false;
   private stamp: string | null = null; // the folder's stamp when its page was fetched
   private timer: number | null = null;
+  private filterTimer: number | null = null;
 
   constructor(
     private readonly docManager: IDocumentManager,
@@ -97,9 +99,19 @@ export class ExplorerView {
     this.filter = h('input', {
       class: 'dsh-sb-filter jp-mod-styled',
       type: 'search',
-      placeholder: 'Filter the names on this page',
+      placeholder: 'Filter names (the whole folder)',
       'aria-label': 'Filter names',
-      oninput: () => this.renderEntries()
+      oninput: () => {
+        this.renderEntries(); // at once, over the page on screen; then over the whole folder
+        if (this.filterTimer !== null) {
+          window.clearTimeout(this.filterTimer);
+        }
+        this.filterTimer = window.setTimeout(() => {
+          this.filterTimer = null;
+          this.offsets = [];
+          void this.load(1);
+        }, FILTER_MS);
+      }
     });
     this.follow = h('input', {
       class: 'dsh-sb-follow',
@@ -227,7 +239,7 @@ export class ExplorerView {
   }
 
   private async load(offset: number): Promise<void> {
-    if (this.sort.value !== 'model') {
+    if (this.sort.value !== 'model' || this.filter.value.trim()) {
       return this.loadSorted(offset);
     }
     const seq = ++this.seq;
@@ -291,12 +303,14 @@ export class ExplorerView {
     this.node.setAttribute('aria-busy', 'true');
     const sort = this.sort.value;
     try {
+      const needle = this.filter.value.trim();
       const value = await browse({
         path: folder || '.',
         offset,
         limit: PAGE,
         sort,
         descending: this.descending,
+        filter: needle,
         session: this.session
       });
       if (seq !== this.seq) {
@@ -308,8 +322,10 @@ export class ExplorerView {
       const total = value.matchedEntries ?? value.totalEntries ?? entries.length;
       const last = offset + entries.length - 1;
       const nextAt = last < total ? last + 1 : null;
-      const order = `${SORTS.find(([v]) => v === sort)?.[1] ?? sort}, ${this.descending ? 'descending' : 'ascending'}`;
-      const status = entries.length ? `entries ${offset}-${last} of ${total}, by ${order}` : `no entries`;
+      const label = SORTS.find(([v]) => v === sort)?.[1] ?? sort;
+      const order = sort === 'model' ? label : `${label}, ${this.descending ? 'descending' : 'ascending'}`;
+      const matching = needle ? ` matching "${needle}"` : '';
+      const status = entries.length ? `entries ${offset}-${last} of ${total}${matching}, by ${order}` : `no entries${matching}`;
       this.show(status, entries, ''); // no model footer: these pages are not tool calls
       this.nextAt = nextAt;
       this.next.disabled = nextAt === null;

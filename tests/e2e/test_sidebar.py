@@ -296,15 +296,18 @@ def test_explorer_lists_pages_filters_and_follows_the_file_browser(page, lab):
     footer = panel.locator(".dsh-sb-explorer .dsh-sb-footer")
     expect()(footer).to_contain_text("Showing entries 1-200 of 210")
     expect()(panel.locator(".dsh-sb-entry")).to_have_count(200)
-    panel.locator(".dsh-sb-filter").fill("file-01")
-    expect()(panel.locator(".dsh-sb-entry")).to_have_count(10)  # file-010 … file-019, on this page
-    panel.locator(".dsh-sb-explorer .dsh-sb-next").click()  # the filter stays: none of 196-205 has it
+    panel.locator(".dsh-sb-explorer .dsh-sb-next").click()
     explorer_settled(panel)
     expect()(footer).to_contain_text("Showing entries 201-210 of 210")
-    expect()(panel.locator(".dsh-sb-entry")).to_have_count(0)
-    panel.locator(".dsh-sb-filter").fill("")
-    expect()(panel.locator(".dsh-sb-entry")).to_have_count(10)
     assert entry_names(panel) == [f"file-{i}.txt" for i in range(196, 206)]
+    # the filter asks the server: over the whole folder, not only the page on screen
+    panel.locator(".dsh-sb-filter").fill("file-01")
+    expect()(status).to_have_text('entries 1-10 of 10 matching "file-01", by the model\'s order', timeout=10_000)
+    assert entry_names(panel) == [f"file-{i:03d}.txt" for i in range(10, 20)]
+    expect()(panel.locator(".dsh-sb-explorer .dsh-sb-next")).to_be_disabled()
+    panel.locator(".dsh-sb-filter").fill("")
+    expect()(status).to_have_text("210 entries: 5 folders, 205 files", timeout=10_000)
+    expect()(panel.locator(".dsh-sb-entry")).to_have_count(200)
 
     panel.locator('.dsh-sb-crumb[data-path=""]').click()  # the breadcrumb goes back up
     explorer_settled(panel)
