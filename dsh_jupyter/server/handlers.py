@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import re
 import threading
 import uuid
 
@@ -259,34 +260,65 @@ class ToolCallHandler(DshHandler):
                 Codes.TOOL_UNKNOWN,
                 f'unknown tool "{name}"; available tools: ' + ", ".join(self.workspace.registry),
             )
-        session, args, include_images = parse_tool_body(self.json_body())
+        session, args, include_images, progress_id = parse_tool_body(self.json_body())
         try:
             admission = self.workspace.admit(name, session, await self.caller("rest"))  # no I/O: the wait starts
         except CallRefused as exc:
             raise ApiError(403, exc.code, exc.message) from None
-        result = await self.run(
-            self.workspace.call,
-            name,
-            args,
-            cancel=self.cancel,
-            admission=admission,
-            pool="dsh_jupyter_search_executor" if admission.searches else "dsh_jupyter_executor",
-        )
+        progress = None
+        if progress_id is not None:  # how far it got, for GET progress/{id} while it runs
+            RUNNING[progress_id] = ""
+
+            def progress(text: str) -> None:
+                RUNNING[progress_id] = text
+
+        try:
+            result = await self.run(
+                self.workspace.call,
+                name,
+                args,
+                cancel=self.cancel,
+                admission=admission,
+                pool="dsh_jupyter_search_executor" if admission.searches else "dsh_jupyter_executor",
+                progress=progress,
+            )
+        finally:
+            if progress_id is not None:
+                RUNNING.pop(progress_id, None)
         self.send(result_json(result, include_images))
 
 
-def parse_tool_body(body: dict) -> tuple[str | None, dict, bool]:
-    extra = sorted(set(body) - {"session", "args", "include_images"})
+# The calls running now that a client gave a progress id, and how far each got: the sidebar asks
+# while its search runs. Bounded by the calls running at once; an id is the client's own name.
+RUNNING: dict[str, str] = {}
+_PROGRESS_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class ProgressHandler(DshHandler):
+    @web.authenticated
+    @authorized("read")
+    async def get(self, progress_id: str) -> None:
+        text = RUNNING.get(progress_id)
+        self.send({"running": text is not None, "progress": text or None})
+
+
+def parse_tool_body(body: dict) -> tuple[str | None, dict, bool, str | None]:
+    extra = sorted(set(body) - {"session", "args", "include_images", "progress_id"})
     if extra:
-        raise ApiError(400, "BODY_INVALID", f'unknown field "{extra[0]}" (expected session, args, include_images)')
+        raise ApiError(
+            400, "BODY_INVALID", f'unknown field "{extra[0]}" (expected session, args, include_images, progress_id)'
+        )
     session, args, include_images = body.get("session"), body.get("args", {}), body.get("include_images", False)
+    progress_id = body.get("progress_id")
+    if progress_id is not None and not (isinstance(progress_id, str) and _PROGRESS_ID.match(progress_id)):
+        raise ApiError(400, "BODY_INVALID", "progress_id must be 1 to 64 letters, digits, - or _")
     if session is not None and not isinstance(session, str):
         raise ApiError(400, "BODY_INVALID", "session must be a string")
     if not isinstance(args, dict):
         raise ApiError(400, "BODY_INVALID", "args must be a JSON object")
     if not isinstance(include_images, bool):
         raise ApiError(400, "BODY_INVALID", "include_images must be true or false")
-    return session, args, include_images
+    return session, args, include_images, progress_id
 
 
 class SessionsHandler(DshHandler):
@@ -457,6 +489,7 @@ def route_table() -> list[tuple]:
         (rf"{PREFIX}/sessions/{sid}/spills", SpillsHandler),
         (rf"{PREFIX}/spill", SpillPageHandler),
         (rf"{PREFIX}/browse", BrowseHandler),
+        (rf"{PREFIX}/progress/(?P<progress_id>[^/]+)", ProgressHandler),
         (rf"{PREFIX}/openapi.json", OpenAPIHandler),
         (rf"{PREFIX}/status", StatusHandler),
     ]

@@ -266,6 +266,12 @@ def _tool_operation(op_id: str, summary: str, args_schema: dict, description: st
                 "page's output images) in value.images, base64. Off by default: the text and value "
                 "describe them without their bytes.",
             },
+            "progress_id": {
+                **_STR,
+                "pattern": "^[A-Za-z0-9_-]{1,64}$",
+                "description": "A name the client picks for this call: while it runs, GET /progress/{id} says "
+                "how far a search got.",
+            },
         },
         closed=True,
     )
@@ -409,6 +415,30 @@ def _record_paths() -> dict:
             "responses": {
                 "200": _json(_ref("ToolResult"), "A read result (an unknown locator is isError)."),
                 **_errors(400, 403),
+            },
+        },
+    }
+    paths["/progress/{progress_id}"] = {
+        "get": {
+            "summary": "How far a running call that was given this progress_id got",
+            "operationId": "progress",
+            "tags": ["tools"],
+            "parameters": [
+                {
+                    "name": "progress_id",
+                    "in": "path",
+                    "required": True,
+                    "description": "The id the call was posted with.",
+                    "schema": {**_STR, "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+                }
+            ],
+            "responses": {
+                "200": _json(
+                    _obj({"running": _BOOL, "progress": {**_STR, "nullable": True}}),
+                    "running: the call has not answered yet; progress: e.g. '1,204 matches in 310 files so far' "
+                    "(null before the first report, or when not running).",
+                ),
+                **_errors(403),
             },
         },
     }

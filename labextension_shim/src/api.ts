@@ -93,10 +93,19 @@ export function callTool<V = any>(
   name: string,
   args: Record<string, unknown>,
   session?: string,
-  signal?: AbortSignal
+  signal?: AbortSignal,
+  progressId?: string
 ): Promise<IToolResult<V>> {
-  const body = session ? { session, args } : { args };
+  const body: Record<string, unknown> = session ? { session, args } : { args };
+  if (progressId) {
+    body.progress_id = progressId; // while it runs, progress(progressId) says how far it got
+  }
   return request<IToolResult<V>>('POST', `tools/${encodeURIComponent(name)}`, body, signal);
+}
+
+/** How far a call posted with this progress id got: `{running, progress}` ("… so far" or null). */
+export function progress(progressId: string): Promise<{ running: boolean; progress: string | null }> {
+  return request('GET', `progress/${encodeURIComponent(progressId)}`);
 }
 
 /** What `GET dsh/api/browse` answers: list's value sorted or filtered over the whole folder. */

@@ -153,6 +153,50 @@ def test_search_drops_the_answer_of_an_older_search(page, lab):
     assert marks == {"value_3"}, marks
 
 
+# The e2e tree is searched in milliseconds; a search that takes seconds is made by holding its
+# answer back in the page (the server's own progress reports are tested against a real server in
+# tests/server/test_server_progress.py). The progress asks go to the real server.
+HELD_FETCH = """() => {
+  const real = window.fetch;
+  window.__progressAsks = 0;
+  window.__heldAnswers = 0;
+  window.fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.includes('/dsh/api/progress/')) window.__progressAsks++;
+    if (input instanceof Request && url.includes('/dsh/api/tools/grep')) {
+      const body = await input.clone().text();
+      if (body.includes('"pattern":"held"')) {
+        if (!body.includes('"progress_id":"sidebar-')) throw new Error('no progress id in ' + body);
+        await new Promise(done => setTimeout(done, 3000));
+        window.__heldAnswers++;
+        return real(new Request(input, {signal: null}));
+      }
+    }
+    return real(input, init);
+  };
+}"""
+
+
+def test_a_search_running_over_a_second_can_be_stopped(page, lab):
+    panel = open_sidebar(page, lab)
+    page.evaluate(HELD_FETCH)
+    stop = panel.locator(".dsh-sb-stop")
+    panel.locator(".dsh-sb-pattern").fill("held")
+    page.wait_for_timeout(900)  # 300 ms of typing pause, then under a second of searching
+    expect()(stop).to_be_hidden()
+    expect()(stop).to_be_visible(timeout=3_000)
+    page.wait_for_function("() => window.__progressAsks >= 1", timeout=5_000)  # it asks how far it got
+    stop.click()
+    expect()(status(panel)).to_have_text("Stopped before it finished")
+    expect()(stop).to_be_hidden()
+    expect()(panel.locator(".dsh-sb-search")).not_to_have_attribute("aria-busy", "true")
+    page.wait_for_function("() => window.__heldAnswers === 1", timeout=10_000)  # the held answer came late
+    page.wait_for_timeout(300)
+    expect()(status(panel)).to_have_text("Stopped before it finished")  # and was dropped
+    search(panel, "value_3")  # the next search runs as usual
+    expect()(status(panel)).to_have_text("10 matches in 1 file")
+
+
 def test_search_toggles_and_modes(page, lab):
     panel = open_sidebar(page, lab)
     search(panel, "todo", include="*.py")  # case off: ignore_case
