@@ -72,6 +72,9 @@ NOTEBOOKS = {
                    "%dsh grep TODO --include '*.py'"],
     "spaced.ipynb": ["%load_ext dsh_jupyter", "%dsh grep TODO src/lib/spaced.py"],
     "refine.ipynb": ["%load_ext dsh_jupyter\n%dsh grep todo src/lib"],
+    # rg stopped by the raw-output guard after 1,500 bytes: a partial page, marked so
+    "partial.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.raw_output_max_bytes = 1500",
+                      "%dsh grep file big"],
     "calls.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-calls", "%dsh list", "%dsh calls"],
 }
 

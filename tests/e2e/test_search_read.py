@@ -264,6 +264,17 @@ def test_call_log_titles_filters_and_the_exact_text(page, lab, screenshot_dir):
     expect()(calls.first.locator(".dsh-call-title")).to_contain_text("edit notes.txt")
 
 
+def test_a_search_stopped_by_the_output_guard_shows_a_partial_page(page, lab):
+    """big/ holds 205 matching files: far more than 1,500 bytes of rg output. The widget
+    shows what rg had finished, with the model's header and footer saying it is partial."""
+    run_notebook(page, lab, "partial.ipynb")
+    w = widget(page, 1)
+    expect()(w.locator(".dsh-search-header")).to_have_text(re.compile(r"^Found (\d+ of )?at least \d+ matches$"))
+    expect()(footer(w)).to_contain_text("(Partial result: rg was stopped after writing 1500 bytes of matches "
+                                        "(setting raw_output_max_bytes)")
+    expect()(w.locator(".dsh-error")).to_be_hidden()
+
+
 def test_the_listing_and_the_call_log_follow_changes_by_themselves(page, lab):
     """No click: a listing on screen lists its folder again when a file appears, and the call log
     shows an agent's call as it lands (each view asks every 2 s while visible)."""
