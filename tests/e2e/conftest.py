@@ -53,6 +53,20 @@ def _slow_call(tool, args=None, **kw):
 _ws.call = _slow_call
 view"""
 
+# A grep view whose searches report how far they got before they answer (1.5 s later): the
+# report goes through the real widget channel to the busy line.
+TOLD_GREP = """import time
+view = %dsh grep TODO src/lib
+_ws = view.workspace
+_ws._real_call = _ws.__dict__.get("_real_call") or _ws.call
+def _told_call(tool, args=None, **kw):
+    if tool == "grep" and kw.get("progress"):
+        kw["progress"]("7 matches in 2 files so far")
+        time.sleep(1.5)
+    return _ws._real_call(tool, args, **kw)
+_ws.call = _told_call
+view"""
+
 LOG_SIZE = 17_155_682  # shown as 16.4 MiB
 
 
@@ -75,6 +89,7 @@ NOTEBOOKS = {
     # rg stopped by the raw-output guard after 1,500 bytes: a partial page, marked so
     "partial.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.raw_output_max_bytes = 1500",
                       "%dsh grep file big"],
+    "progress.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-progress", TOLD_GREP],
     "calls.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-calls", "%dsh list", "%dsh calls"],
 }
 

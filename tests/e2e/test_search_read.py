@@ -275,6 +275,17 @@ def test_a_search_stopped_by_the_output_guard_shows_a_partial_page(page, lab):
     expect()(w.locator(".dsh-error")).to_be_hidden()
 
 
+def test_a_long_search_from_the_toolbar_says_how_far_it_got(page, lab):
+    run_notebook(page, lab, "progress.ipynb")
+    w = widget(page, 1)
+    expect()(w.locator(".dsh-search-header")).to_have_text(re.compile(r"^Found \d+ matches$"))
+    w.locator(".dsh-case").click()  # asks grep again in any case: a long search
+    expect()(w.locator(".dsh-busy-text")).to_have_text("7 matches in 2 files so far")
+    not_busy(w)
+    expect()(w.locator(".dsh-busy-text")).to_have_text("")
+    expect()(w.locator(".dsh-search-header")).to_have_text(re.compile(r"^Found \d+ matches$"))
+
+
 def test_the_listing_and_the_call_log_follow_changes_by_themselves(page, lab):
     """No click: a listing on screen lists its folder again when a file appears, and the call log
     shows an agent's call as it lands (each view asks every 2 s while visible)."""
