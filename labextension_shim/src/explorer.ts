@@ -17,7 +17,7 @@ import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { fileIcon, folderIcon } from '@jupyterlab/ui-components';
 
 import { ApiError, browse, callTool, footerOf, IToolResult } from './api';
-import { fill, h } from './dom';
+import { fill, h, pager } from './dom';
 import { openTarget } from './open';
 
 export interface IEntry {
@@ -154,17 +154,7 @@ export class ExplorerView {
     this.status = h('div', { class: 'dsh-sb-status', 'aria-live': 'polite' });
     this.list = h('div', { class: 'dsh-sb-entries', role: 'list' });
     this.footer = h('div', { class: 'dsh-sb-footer' });
-    this.prev = h(
-      'button',
-      { class: 'dsh-sb-prev jp-mod-styled', disabled: true, onclick: () => this.page(-1) },
-      '‹ Previous'
-    );
-    this.next = h(
-      'button',
-      { class: 'dsh-sb-next jp-mod-styled', disabled: true, onclick: () => this.page(1) },
-      'Next ›'
-    );
-    this.pager = h('div', { class: 'dsh-sb-pager', hidden: true }, this.prev, this.next);
+    ({ prev: this.prev, next: this.next, node: this.pager } = pager(direction => this.page(direction)));
     this.node = h(
       'div',
       { class: 'dsh-sb-explorer' },

@@ -17,7 +17,7 @@
 import { IDocumentManager } from '@jupyterlab/docmanager';
 
 import { ApiError, callTool, footerOf, IToolResult, progress } from './api';
-import { fill, h } from './dom';
+import { fill, h, pager } from './dom';
 import { openTarget } from './open';
 
 /** A match in `grep`'s value (the page shown). */
@@ -206,17 +206,7 @@ export class SearchView {
     );
     this.results = h('div', { class: 'dsh-sb-results' });
     this.footer = h('div', { class: 'dsh-sb-footer' });
-    this.prev = h(
-      'button',
-      { class: 'dsh-sb-prev jp-mod-styled', disabled: true, onclick: () => this.page(-1) },
-      '‹ Previous'
-    );
-    this.next = h(
-      'button',
-      { class: 'dsh-sb-next jp-mod-styled', disabled: true, onclick: () => this.page(1) },
-      'Next ›'
-    );
-    this.pager = h('div', { class: 'dsh-sb-pager', hidden: true }, this.prev, this.next);
+    ({ prev: this.prev, next: this.next, node: this.pager } = pager(direction => this.page(direction)));
     this.node = h(
       'div',
       { class: 'dsh-sb-search' },
