@@ -69,33 +69,47 @@ class Dating:
         self._date(text[1:].split("\0"))
 
     def _date(self, names: list[str]) -> None:
-        for rel, mtime in zip(names, self.check.mtimes(names)):
-            if mtime is not None:  # gone since rg listed it, or not a regular file beneath the root
-                self.paths.append(rel)
-                self.times.append(mtime)
+        times = self.check.mtimes(names)
+        if None in times:  # gone since rg listed it, or not a regular file beneath the root
+            kept = [i for i, mtime in enumerate(times) if mtime is not None]
+            names, times = [names[i] for i in kept], [times[i] for i in kept]
+        self.paths += names
+        self.times += times
 
     def finish(self) -> list[str]:
         """Every dated path, oldest first, equal times by path."""
+        import numpy as np  # a core dependency (through pandas); imported where it is needed
+
         if self.carry:
             self._date([self.carry.decode("utf-8", "surrogateescape").removeprefix("./")])
             self.carry = b""
-        paths, times = self.paths, self.times
-        order = sorted(range(len(paths)), key=times.__getitem__)
-        ranked = [times[i] for i in order]
-        if len(set(ranked)) < len(ranked):
-            order = _ties_by_path(order, ranked, paths)
-        return [paths[i] for i in order]
+        paths = self.paths
+        if not paths:
+            return []
+        # One stable sort of the times in C (a Python sort with a key costs about 4x as much on
+        # 60,000 paths); runs of equal times are then put in path order.
+        times = np.array(self.times, dtype=np.int64)
+        order = np.argsort(times, kind="stable")
+        ranked = times[order]
+        same = np.flatnonzero(ranked[1:] == ranked[:-1])
+        ordered = order.tolist()
+        if len(same):
+            ordered = _ties_by_path(ordered, same.tolist(), paths)
+        return [paths[i] for i in ordered]
 
 
-def _ties_by_path(order: list[int], ranked: list[int], paths: list[str]) -> list[int]:
-    """``order`` (indices sorted by time) with each run of equal times sorted by path."""
-    out: list[int] = []
-    start = 0
-    for k in range(1, len(order) + 1):
-        if k == len(order) or ranked[k] != ranked[start]:
-            run = order[start:k]
-            out += run if len(run) == 1 else sorted(run, key=paths.__getitem__)
-            start = k
+def _ties_by_path(order: list[int], same: list[int], paths: list[str]) -> list[int]:
+    """``order`` (indices sorted by time) with each run of equal times sorted by path; ``same``
+    holds each position k whose time equals the time at k + 1."""
+    out = list(order)
+    k, end = 0, len(same)
+    while k < end:
+        start = same[k]
+        stop = start + 1
+        while k < end and same[k] == stop - 1:
+            stop += 1
+            k += 1
+        out[start:stop] = sorted(order[start:stop], key=paths.__getitem__)
     return out
 
 

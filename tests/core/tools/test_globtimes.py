@@ -24,11 +24,14 @@ def root_fd(root: Path) -> int:
     return os.open(root, os.O_RDONLY | os.O_DIRECTORY)
 
 
-@pytest.mark.parametrize("times, follows", [
-    ("by-folder", True),
-    ("random", False),
-    ("by-folder-then-a-few-edits", True),
-])
+@pytest.mark.parametrize(
+    "times, follows",
+    [
+        ("by-folder", True),
+        ("random", False),
+        ("by-folder-then-a-few-edits", True),
+    ],
+)
 def test_the_sample_tells_a_tree_made_folder_by_folder_from_one_edited_over_time(tmp_path, times, follows):
     root = tmp_path / "root"
     rng = random.Random(5)
@@ -70,6 +73,33 @@ def test_equal_times_are_ordered_by_path(tmp_path):
     stamps = [os.stat(root / p).st_mtime_ns for p in paths]
     assert [(t, p) for t, p in zip(stamps, paths)] == sorted(zip(stamps, paths))
     assert r.value["paths"] == ws_for(root, tmp_path).run("glob", pattern="*.py").value["paths"]
+
+
+def test_dating_orders_by_time_then_each_run_of_equal_times_by_path(tmp_path):
+    """The dated walk's own sort: runs of equal times at the start, middle and end, fed out of order."""
+    root = tmp_path / "root"
+    (root / "d").mkdir(parents=True)
+    times = {
+        "d/e.py": 5,
+        "d/b.py": 1,
+        "d/a.py": 1,
+        "c.py": 3,
+        "d/f.py": 9,
+        "b.py": 5,
+        "a.py": 5,
+        "d/z.py": 9,
+        "y.py": 2,
+    }
+    for rel, t in times.items():
+        (root / rel).write_text("x\n")
+        os.utime(root / rel, ns=(BASE_NS + t, BASE_NS + t))
+    fd = root_fd(root)
+    try:
+        with Dating(fd) as dating:
+            dating.feed(b"".join(b"./" + rel.encode() + b"\0" for rel in times))
+            assert dating.finish() == ["d/a.py", "d/b.py", "y.py", "c.py", "a.py", "b.py", "d/e.py", "d/f.py", "d/z.py"]
+    finally:
+        os.close(fd)
 
 
 def test_dating_keeps_only_regular_files_beneath_the_root(tmp_path):
