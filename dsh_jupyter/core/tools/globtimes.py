@@ -74,7 +74,7 @@ class Dating:
             kept = [i for i, mtime in enumerate(times) if mtime is not None]
             names, times = [names[i] for i in kept], [times[i] for i in kept]
         self.paths += names
-        self.times += times
+        self.times += times  # type: ignore[arg-type]  # no None is left in it
 
     def finish(self) -> list[str]:
         """Every dated path, oldest first, equal times by path."""
