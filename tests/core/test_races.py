@@ -147,14 +147,21 @@ def test_reading_tools_never_show_outside(arena, tmp_path, mode, call):
     assert seen.get("ok", 0) > 0, seen  # the race did not simply make the tool refuse everything
 
 
+@pytest.mark.parametrize("helper", [False, True], ids=["dated-here", "helper-process"])
 @pytest.mark.parametrize("mode", MODES)
-def test_the_dated_glob_walk_never_shows_outside(arena, tmp_path, mode):
+def test_the_dated_glob_walk_never_shows_outside(arena, tmp_path, mode, helper, monkeypatch):
     """glob's one dated walk (times spread across folders) against the same racer: the dating is
-    the recheck, through folder descriptors opened beneath the root with no symlink followed."""
+    the recheck, through folder descriptors opened beneath the root with no symlink followed, in
+    this process and in the helper process that dates half of a big walk (made to take part here)."""
     import random
 
+    from dsh_jupyter.core.tools import globtimes
     from dsh_jupyter.core.tools.globsplit import plan_split
     from dsh_jupyter.core.tools.globtimes import times_follow_folders
+
+    if helper:
+        monkeypatch.setattr(globtimes, "START_AFTER", 1)
+        monkeypatch.setattr(globtimes, "SPLIT_AT", 2)
 
     root, outside = arena
     rng = random.Random(7)

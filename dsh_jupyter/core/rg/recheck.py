@@ -186,3 +186,39 @@ class Rechecker:
             if line is not None and line.decode("utf-8", "replace") == row.text:
                 kept.append(i)
         return kept
+
+
+def _date_stdin(root_fd: int) -> None:
+    """The second dater of glob (``tools/globhelper.py``): read NUL-ended "./…" paths from stdin
+    until it closes, date each beneath ``root_fd`` with ``Rechecker.mtimes``, then write every
+    time as a signed 64-bit integer (native order) followed by one byte per path, 1 where the
+    time is real (a regular file beneath the root) and 0 where it is not."""
+    from array import array
+
+    times, real = array("q"), bytearray()
+    carry = b""
+    with Rechecker(root_fd) as check:
+        while True:
+            data = os.read(0, 1 << 20)
+            if not data:
+                break
+            data = carry + data
+            cut = data.rfind(b"\0")
+            if cut < 0:
+                carry = data
+                continue
+            carry = data[cut + 1 :]
+            text = ("\0" + data[:cut].decode("utf-8", "surrogateescape")).replace("\0./", "\0")
+            for mtime in check.mtimes(text[1:].split("\0")):
+                times.append(0 if mtime is None else mtime)
+                real.append(mtime is not None)
+    out = memoryview(times.tobytes() + bytes(real))
+    while out:
+        out = out[os.write(1, out) :]
+
+
+if __name__ == "__main__":
+    # Run by path with ``python -I -S``: it imports nothing beyond the standard library above.
+    import sys
+
+    _date_stdin(int(sys.argv[1]))

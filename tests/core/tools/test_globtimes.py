@@ -6,12 +6,18 @@ single sorted walk, and what the dating keeps is checked against symlinks on dis
 
 from __future__ import annotations
 
+import logging
 import os
 import random
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
+from dsh_jupyter.core.rg.runner import find_rg
+from dsh_jupyter.core.tools import globtimes
+from dsh_jupyter.core.tools.globhelper import START_AFTER
 from dsh_jupyter.core.tools.globsplit import DATE_ALL_AFTER, merge_by_mtime
 from dsh_jupyter.core.tools.globtimes import Dating, times_follow_folders
 
@@ -102,7 +108,77 @@ def test_dating_orders_by_time_then_each_run_of_equal_times_by_path(tmp_path):
         os.close(fd)
 
 
-def test_dating_keeps_only_regular_files_beneath_the_root(tmp_path):
+def rg_files(root: Path) -> bytes:
+    """rg's unsorted walk as glob's dated walk asks for it: NUL-ended "./…" paths."""
+    argv = [find_rg(), "--no-config", "--files", "--null", "-j1", "--", "."]
+    return subprocess.run(argv, cwd=root, capture_output=True, check=True).stdout
+
+
+@pytest.fixture(scope="module")
+def big_tree(tmp_path_factory) -> Path:
+    """Enough paths for the helper: 5,000 files in 50 folders, dated at random."""
+    root = tmp_path_factory.mktemp("big") / "root"
+    rng = random.Random(3)
+    build(root, [f"pkg{i:02d}" for i in range(50)], 100, lambda n: rng.sample(range(10 * n), n))
+    assert START_AFTER <= 5000
+    return root
+
+
+def dated(root: Path, pieces: list[bytes], helper: bool, kill_helper: bool = False) -> tuple[list[str], bool]:
+    fd = root_fd(root)
+    try:
+        with Dating(fd, helper=helper) as dating:
+            for piece in pieces:
+                dating.feed(piece)
+            helped = dating.helper is not None and bool(dating.held)
+            if kill_helper and dating.helper is not None:
+                while dating.helper._proc is None:  # started by its writer thread
+                    time.sleep(0.001)
+                dating.helper._proc.kill()  # gone before its answer is asked for
+            return dating.finish(), helped
+    finally:
+        os.close(fd)
+
+
+def test_a_big_walk_is_dated_by_two_processes_with_the_answer_of_one(big_tree):
+    out = rg_files(big_tree)
+    cut = out.index(b"\0", len(out) // 3) + 1
+    pieces = [out[:cut], out[cut:]]
+    alone, helped_alone = dated(big_tree, pieces, helper=False)
+    together, helped = dated(big_tree, pieces, helper=True)
+    assert (helped_alone, helped) == (False, True)
+    assert together == alone and len(alone) == 5000
+    stamps = [os.stat(big_tree / p).st_mtime_ns for p in together]
+    assert stamps == sorted(stamps)
+
+
+def test_a_small_walk_starts_no_helper(tmp_path):
+    root = tmp_path / "root"
+    build(root, FOLDERS, 20, lambda n: list(range(n)))
+    assert dated(root, [rg_files(root)], helper=True)[1] is False
+
+
+def test_a_helper_that_dies_leaves_the_answer_unchanged(big_tree, caplog):
+    out = rg_files(big_tree)
+    with caplog.at_level(logging.WARNING, logger="dsh_jupyter.core.tools.globhelper"):
+        answer, helped = dated(big_tree, [out], helper=True, kill_helper=True)
+    assert helped and answer == dated(big_tree, [out], helper=False)[0]
+    assert "glob's dating helper answered 0 of 22500 bytes (exit -9); dated here" in caplog.text
+
+
+def test_a_helper_that_cannot_start_leaves_the_answer_unchanged(big_tree, caplog, monkeypatch):
+    from dsh_jupyter.core.tools import globhelper
+
+    monkeypatch.setattr(globhelper.sys, "executable", str(big_tree / "no-such-python"))
+    out = rg_files(big_tree)
+    with caplog.at_level(logging.WARNING, logger="dsh_jupyter.core.tools.globhelper"):
+        answer, helped = dated(big_tree, [out], helper=True)
+    assert helped and answer == dated(big_tree, [out], helper=False)[0]
+    assert "glob's dating helper could not start ([Errno 2] No such file or directory" in caplog.text
+
+
+@pytest.mark.parametrize("helper", [False, True], ids=["here", "helper"])
+def test_dating_keeps_only_regular_files_beneath_the_root(tmp_path, helper, monkeypatch):
     """A folder that became a symlink to outside, a symlinked file and a file that left are not kept."""
     root, outside = tmp_path / "root", tmp_path / "outside"
     (root / "a").mkdir(parents=True)
@@ -112,14 +188,17 @@ def test_dating_keeps_only_regular_files_beneath_the_root(tmp_path):
     (root / "a" / "link.py").symlink_to(outside / "secret.py")
     (root / "swapped").symlink_to(outside, target_is_directory=True)
     os.utime(root / "a" / "kept.py", ns=(BASE_NS, BASE_NS))
+    if helper:
+        monkeypatch.setattr(globtimes, "START_AFTER", 1)
+        monkeypatch.setattr(globtimes, "SPLIT_AT", 2)
     fd = root_fd(root)
     try:
         with Dating(fd) as dating:
             dating.feed(b"./a/kept.py\0./a/link.py\0./swap")
             dating.feed(b"ped/secret.py\0./a/gone.py\0./a/kep")
             dating.feed(b"t.py\0")
+            assert bool(dating.held) is helper  # the first piece went to the helper, or not
             assert dating.finish() == ["a/kept.py", "a/kept.py"]
-            assert dating.times == [BASE_NS, BASE_NS]
     finally:
         os.close(fd)
 
