@@ -37,6 +37,7 @@ __all__ = ["Dating", "times_follow_folders"]
 log = logging.getLogger(__name__)
 
 SPLIT_AT = 64  # a piece of fewer paths is dated here whole
+HELPER_SHARE = 0.5  # of each piece, once the helper runs
 
 _SAMPLED = 8  # folders sampled
 _FILES_PER_FOLDER = 24
@@ -85,7 +86,7 @@ class Dating:
             self.helper = Helper(self.root_fd)
         if self.helper is not None and len(names) >= SPLIT_AT:
             # the first half to the helper (the writer thread hands it over), the rest dated here
-            half = len(names) // 2
+            half = int(len(names) * HELPER_SHARE)
             self.held.append((len(self.paths), half))
             self.paths += names[:half]
             self.times += [0] * half
