@@ -8,9 +8,10 @@ Python process that dates it the same way, beneath the same root descriptor
 (``python -I -S core/rg/recheck.py FD``: the standard library only, started in about 10 ms).
 
 It is started only once a walk has listed ``START_AFTER`` paths, so a small glob never pays for
-it. A writer thread feeds it, so this thread dates its own half while the helper reads; the
-answer comes back when the walk is over. If the helper cannot be started or its answer is not
-whole, the paths it held are dated here instead: the result is the same, only slower.
+it. A writer thread starts and feeds it, so this thread dates its own half meanwhile; the answer
+comes back when the walk is over. If the helper cannot be started or its answer is not whole,
+the paths it held are dated here instead (the result is the same, only slower), and no helper
+is started again in this process: the reason is logged once.
 
 What it must never do: change what glob answers. The helper applies ``Rechecker.mtimes``, the
 same lookup as this thread, and a path it could not date is dropped as it would be here.
@@ -26,21 +27,35 @@ import threading
 
 from ..rg import recheck
 
-__all__ = ["START_AFTER", "Helper"]
+__all__ = ["START_AFTER", "Helper", "usable"]
 
 log = logging.getLogger(__name__)
 
 START_AFTER = 4000  # paths listed before a helper is worth its start (about 10 ms of one core)
+_broken = False  # a helper failed once (no interpreter to start, a package read from a zip...)
+
+
+def usable() -> bool:
+    """Whether a helper may be started: not after one has failed in this process."""
+    return not _broken
+
+
+def _give_up(why: str) -> None:
+    global _broken
+    if not _broken:
+        _broken = True
+        log.warning("dsh_jupyter: glob's dating helper %s; glob dates in this process from now on", why)
 
 
 class Helper:
-    """One dating process for one walk: ``send`` pieces of rg output, then ``answer(count)``."""
+    """One dating process for one walk: ``send`` pieces of rg output, then ``answer()``."""
 
     def __init__(self, root_fd: int) -> None:
         self.sent = 0  # paths handed over
         self.failed: OSError | None = None
         self._root_fd = root_fd
         self._proc: subprocess.Popen | None = None
+        self._stopping = False
         self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         # The writer thread starts the helper too: starting a process holds the calling thread
         # for several milliseconds, which this thread spends dating instead.
@@ -66,7 +81,8 @@ class Helper:
         assert stdin is not None
         try:
             while (piece := self._queue.get()) is not None:
-                stdin.write(piece)
+                if not self._stopping:
+                    stdin.write(piece)
         except OSError:  # the helper died; ``answer`` finds its output short
             while self._queue.get() is not None:
                 pass
@@ -91,32 +107,32 @@ class Helper:
         self._writer.join()
         proc = self._proc
         if proc is None:
-            log.warning("dsh_jupyter: glob's dating helper could not start (%s); dated here", self.failed)
+            _give_up(f"could not start ({self.failed})")
             return None
         assert proc.stdout is not None
         out = proc.stdout.read()
         proc.stdout.close()
         code = proc.wait()
         if code != 0 or len(out) != self.sent * 9:
-            log.warning(
-                "dsh_jupyter: glob's dating helper answered %d of %d bytes (exit %s); dated here",
-                len(out),
-                self.sent * 9,
-                code,
-            )
+            _give_up(f"answered {len(out)} of {self.sent * 9} bytes (exit {code})")
             return None
         times = np.frombuffer(out, dtype=np.int64, count=self.sent)
         real = np.frombuffer(out, dtype=np.uint8, offset=self.sent * 8).astype(bool)
         return times, real
 
     def stop(self) -> None:
-        """End the helper now (a walk that failed or was cancelled)."""
+        """End the helper now (a walk that failed or was cancelled): killed first, so that a
+        write to it cannot keep the writer thread waiting."""
+        self._stopping = True
         self._queue.put(None)
-        self._writer.join(timeout=10)
+        for _ in range(2):  # before the writer is joined, and once more if it started one meanwhile
+            proc = self._proc
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+            if self._writer.is_alive():
+                self._writer.join()
         proc = self._proc
         if proc is not None:
-            if proc.poll() is None:
-                proc.kill()
             proc.wait()
             if proc.stdout is not None:
                 proc.stdout.close()

@@ -26,15 +26,13 @@ the order depend on rg's timing.
 from __future__ import annotations
 
 import errno
-import logging
 import os
 
 from ..rg.recheck import Rechecker
+from . import globhelper
 from .globhelper import START_AFTER, Helper
 
 __all__ = ["Dating", "times_follow_folders"]
-
-log = logging.getLogger(__name__)
 
 SPLIT_AT = 64  # a piece of fewer paths is dated here whole
 HELPER_SHARE = 0.5  # of each piece, once the helper runs
@@ -81,7 +79,12 @@ class Dating:
         # rg names every path "./…": one replace over the piece drops the "./" of all of them
         text = ("\0" + data[:cut].decode("utf-8", "surrogateescape")).replace("\0./", "\0")
         names = text[1:].split("\0")
-        if self._may_help and self.helper is None and len(self.paths) + len(names) >= START_AFTER:
+        if (
+            self._may_help
+            and self.helper is None
+            and len(self.paths) + len(names) >= START_AFTER
+            and globhelper.usable()
+        ):
             self._may_help = False
             self.helper = Helper(self.root_fd)
         if self.helper is not None and len(names) >= SPLIT_AT:

@@ -158,12 +158,24 @@ def test_a_small_walk_starts_no_helper(tmp_path):
     assert dated(root, [rg_files(root)], helper=True)[1] is False
 
 
-def test_a_helper_that_dies_leaves_the_answer_unchanged(big_tree, caplog):
+@pytest.fixture(autouse=True)
+def helper_not_given_up(monkeypatch):
+    """Each test starts as a fresh process does: no helper has failed yet."""
+    from dsh_jupyter.core.tools import globhelper
+
+    monkeypatch.setattr(globhelper, "_broken", False)
+
+
+def test_a_helper_that_dies_leaves_the_answer_unchanged_and_none_is_started_again(big_tree, caplog):
     out = rg_files(big_tree)
     with caplog.at_level(logging.WARNING, logger="dsh_jupyter.core.tools.globhelper"):
         answer, helped = dated(big_tree, [out], helper=True, kill_helper=True)
+        again, helped_again = dated(big_tree, [out], helper=True)
     assert helped and answer == dated(big_tree, [out], helper=False)[0]
-    assert "glob's dating helper answered 0 of 22500 bytes (exit -9); dated here" in caplog.text
+    assert caplog.messages == [
+        "dsh_jupyter: glob's dating helper answered 0 of 22500 bytes (exit -9); glob dates in this process from now on"
+    ]
+    assert not helped_again and again == answer
 
 
 def test_a_helper_that_cannot_start_leaves_the_answer_unchanged(big_tree, caplog, monkeypatch):
@@ -174,7 +186,9 @@ def test_a_helper_that_cannot_start_leaves_the_answer_unchanged(big_tree, caplog
     with caplog.at_level(logging.WARNING, logger="dsh_jupyter.core.tools.globhelper"):
         answer, helped = dated(big_tree, [out], helper=True)
     assert helped and answer == dated(big_tree, [out], helper=False)[0]
-    assert "glob's dating helper could not start ([Errno 2] No such file or directory" in caplog.text
+    assert caplog.messages[0].startswith(
+        "dsh_jupyter: glob's dating helper could not start ([Errno 2] No such file or directory"
+    )
 
 
 @pytest.mark.parametrize("helper", [False, True], ids=["here", "helper"])
@@ -222,3 +236,18 @@ def test_a_merge_whose_runs_are_short_dates_the_rest_at_once():
     assert max(calls.values()) == 1 and len(calls) == 2 * n
     ties = merge_by_mtime([f"a{i}:{i}" for i in range(n)], [f"b{i}:{i}" for i in range(n)], Stamp())
     assert ties[:4] == ["a0:0", "b0:0", "a1:1", "b1:1"]  # part A first on equal times
+
+
+def test_a_walk_that_fails_ends_its_helper(big_tree):
+    out = rg_files(big_tree)
+    fd = root_fd(big_tree)
+    try:
+        with pytest.raises(RuntimeError), Dating(fd) as dating:
+            dating.feed(out)
+            helper = dating.helper
+            assert helper is not None
+            raise RuntimeError("the walk failed")
+        assert helper._proc is not None and helper._proc.returncode is not None  # ended and reaped
+        assert not helper._writer.is_alive()
+    finally:
+        os.close(fd)
