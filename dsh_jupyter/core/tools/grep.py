@@ -1,9 +1,10 @@
 """``grep``: lines matching a regular expression, grouped by file; notebooks searched by their cells.
 
 Opening the search root, rg's flags and running rg under the fence live in ``searchroot``; this
-module decides what to ask rg (its heading form first, ``--json`` when that form cannot be read
-for sure), adds the notebooks' cell matches (``notebook_grep``) and hands the whole result to
-``grepshape``, which makes the page, the value and the spill.
+module decides what to ask rg (its heading form first; when that cannot be read for sure, the
+form that names the file on every line; ``--json`` last), adds the notebooks' cell matches
+(``notebook_grep``) and hands the whole result to ``grepshape``, which makes the page, the value
+and the spill.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..render.search import render_grep
 from ..rg.countform import COUNT_FLAGS, parse_counts
 from ..rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
 from ..rg.jsonstream import Matches, MatchStream, parse_all
+from ..rg.lineform import LINE_FLAGS, parse_lines
 from ..rg.recheck import Rechecker
 from ..rg.runner import RgOutcome
 from .context import CallContext
@@ -246,7 +248,8 @@ def _count(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlo
 
 
 def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlocks | Matches]:
-    """The main search: heading form first, ``--json`` when that output cannot be read for sure."""
+    """The main search: heading form first, then the line form (``rg.lineform``), then
+    ``--json``, each when the one before cannot be read for sure."""
     blocks = BlockStream()
     # rg prints at most the start of a long line (a minified bundle, a lock file): what it writes
     # grows with the matches, not with line length; the page marks the line as cut.
@@ -272,6 +275,17 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
     found = blocks.finish()
     if found is not None:
         return outcome, found
+    # A name holding a newline (or a line the heading form cannot vouch for): the form that
+    # names the file on every line is still exact and still bounded by --max-columns.
+    outcome = run_search(ctx, [*LINE_FLAGS, *columns, *flags], "grep", root)
+    if outcome.overflow:
+        raise overflow_error(ctx, "grep")
+    if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
+        raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
+    found = parse_lines(outcome.stdout)
+    if found is not None:
+        return outcome, found
+    # Last, --json, which says what is what whatever the names hold (but prints whole lines).
     stream = MatchStream()
     outcome = run_search(ctx, ["--json", *flags], "grep", root, consume=stream.feed)
     if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
