@@ -251,3 +251,20 @@ def test_a_walk_that_fails_ends_its_helper(big_tree):
         assert not helper._writer.is_alive()
     finally:
         os.close(fd)
+
+
+def test_the_helper_dates_names_that_are_not_utf8_or_hold_a_newline(tmp_path):
+    root = tmp_path / "root"
+    rng = random.Random(4)
+    build(root, [f"pkg{i:02d}" for i in range(41)], 100, lambda n: rng.sample(range(10 * n), n))
+    odd = [os.path.join(os.fsencode(root), b"pkg00", b"bad\xffname.py"), os.fsencode(root / "pkg00" / "new\nline.py")]
+    for path in odd:
+        with open(path, "wb") as fh:
+            fh.write(b"x\n")
+        os.utime(path, ns=(BASE_NS - 1, BASE_NS - 1))  # the oldest two
+    names = [b"./pkg00/bad\xffname.py", b"./pkg00/new\nline.py"]
+    rest = [p for p in rg_files(root).split(b"\0")[:-1] if p not in names]
+    out = b"\0".join(names + rest) + b"\0"  # one piece: its first half, these two names included, goes to the helper
+    together, helped = dated(root, [out], helper=True)
+    assert helped and together == dated(root, [out], helper=False)[0]
+    assert together[:2] == ["pkg00/bad\udcffname.py", "pkg00/new\nline.py"] and len(together) == 4102
