@@ -25,7 +25,7 @@ import orjson
 
 from .jsonform import RgMatch, parse_match_records
 
-__all__ = ["LineChunks", "MatchStream", "Matches", "parse_all"]
+__all__ = ["LineChunks", "MatchStream", "Matches", "parse_all", "parse_finished"]
 
 _STR = rb'"([^"\\]*(?:\\.[^"\\]*)*)"'  # a JSON string's body: no unescaped quote inside
 _RECORD = re.compile(
@@ -38,6 +38,7 @@ _RECORD = re.compile(
 _MATCH = b'{"type":"match"'
 _TYPED = b'\n{"type":"'  # every record but the summary starts like this (a JSON string cannot hold it)
 _HEAD_PATH = b'{"type":"match","data":{"path":{"text":"'
+_END = b'\n{"type":"end"'
 
 
 def _strings(bodies: list[bytes]) -> list[str]:
@@ -108,6 +109,20 @@ def parse_all(stdout: bytes) -> Matches:
     return Matches([m.path for m in found], [m.line for m in found], [m.text for m in found], records)
 
 
+def parse_finished(stdout: bytes) -> Matches | None:
+    """The careful way for an output cut mid-way: the matches of the files whose end record is
+    whole in ``stdout``; None when that part cannot be parsed."""
+    whole = stdout[: stdout.rfind(b"\n") + 1]  # whole lines only
+    end = whole.rfind(_END)
+    start = end + 1 if end >= 0 else (0 if whole.startswith(_END[1:]) else -1)
+    if start < 0:
+        return Matches([], [], [])
+    try:
+        return parse_all(whole[: whole.find(b"\n", start) + 1])
+    except ValueError:
+        return None
+
+
 class LineChunks:
     """Output fed in pieces, handed on in blocks of whole lines (``_take``); what follows the last
     newline waits for the next piece. ``broken`` stops it: the caller reads the output another way."""
@@ -136,6 +151,7 @@ class MatchStream(LineChunks):
     def __init__(self) -> None:
         super().__init__()  # broken: something the pattern cannot vouch for; parse the whole output instead
         self._groups: list[tuple] = []
+        self._complete = 0  # matches of the files whose end record has been read
 
     def _take(self, block: bytes) -> None:
         found = _RECORD.findall(block)
@@ -147,6 +163,13 @@ class MatchStream(LineChunks):
         if typed != lines and not self._others_fine(block):
             self.broken = True
             return
+        # rg writes each file's records together (begin, matches, end): the matches before the
+        # block's last end record belong to files that are whole
+        end = block.rfind(_END)
+        if end < 0 and block.startswith(_END[1:]):
+            end = 0
+        if end >= 0:
+            self._complete = len(self._groups) + block.count(_MATCH, 0, end)
         self._groups += found
 
     @staticmethod
@@ -166,7 +189,17 @@ class MatchStream(LineChunks):
         """Every match, or None when the whole output must be parsed the careful way."""
         if self.broken or self._carry:
             return None
-        groups = self._groups
+        return self._matches(self._groups)
+
+    def finish_cut(self) -> Matches | None:
+        """The matches of the files rg had finished when it was stopped mid-output (the raw-output
+        guard); None when what was read cannot be vouched for."""
+        if self.broken:
+            return None
+        return self._matches(self._groups[: self._complete])
+
+    @staticmethod
+    def _matches(groups: list[tuple]) -> Matches | None:
         # Three C-level passes: every text body (and each distinct path once) unescaped by one
         # JSON parse of them all as an array, every line number by one map.
         try:

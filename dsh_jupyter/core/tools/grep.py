@@ -19,7 +19,7 @@ from ..fs.tree import proc_fd_path
 from ..render.search import render_grep
 from ..rg.countform import COUNT_FLAGS, parse_counts
 from ..rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
-from ..rg.jsonstream import Matches, MatchStream, parse_all
+from ..rg.jsonstream import Matches, MatchStream, parse_all, parse_finished
 from ..rg.lineform import LINE_FLAGS, parse_lines
 from ..rg.recheck import Rechecker
 from ..rg.runner import RgOutcome
@@ -278,16 +278,22 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
     # A name holding a newline (or a line the heading form cannot vouch for): the form that
     # names the file on every line is still exact and still bounded by --max-columns.
     outcome = run_search(ctx, [*LINE_FLAGS, *columns, *flags], "grep", root)
-    if outcome.overflow:
-        raise overflow_error(ctx, "grep")
     if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
     found = parse_lines(outcome.stdout)
     if found is not None:
         return outcome, found
-    # Last, --json, which says what is what whatever the names hold (but prints whole lines).
+    # Last, --json, which says what is what whatever the names hold (but prints whole lines, so
+    # a search stopped at the raw-output guard answers the files rg had finished, as above).
     stream = MatchStream()
-    outcome = run_search(ctx, ["--json", *flags], "grep", root, consume=stream.feed)
+    outcome = run_search(ctx, ["--json", *flags], "grep", root, consume=stream.feed, cut_ok=True)
+    if outcome.overflow:
+        cut_matches = stream.finish_cut()
+        if cut_matches is None:  # a record the quick reading cannot vouch for: the careful one
+            cut_matches = parse_finished(outcome.stdout)
+        if cut_matches is None or not len(cut_matches):
+            raise overflow_error(ctx, "grep")
+        return outcome, cut_matches
     if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
     matches = stream.finish()

@@ -129,3 +129,54 @@ def test_the_json_form_stays_the_last_resort(tmp_path):
     assert parse_lines(rg_out(tmp_path, "needle", *LINE_FLAGS)) is None
     r = Workspace(tmp_path, state_path=str(tmp_path / "s.sqlite")).run("grep", pattern="needle")
     assert {m["path"]: m["text"] for m in r.value["matches"]} == {"a.txt": "needle a", forged: "needle forged"}
+
+
+def test_the_json_form_stopped_by_the_output_guard_answers_the_files_it_finished(tmp_path, monkeypatch):
+    """--json prints each bundle's matching line whole: the guard stops rg, and the files it had
+    finished make a page marked partial, as in the quick forms. The line form is made to refuse
+    here, as it does for a name forged like rg's note on a binary file (whether it meets one
+    depends on the order rg's threads print files in)."""
+    from dsh_jupyter.core.tools import grep
+
+    monkeypatch.setattr(grep, "parse_lines", lambda out: None)
+    (tmp_path / "a.txt").write_text("needle a\n" * 20)
+    (tmp_path / "odd\nname.txt").write_text("needle odd\n")
+    for i in range(3):
+        (tmp_path / f"bundle{i}.min.js").write_text("var a=1;" * 1_300_000 + "needle\n")  # 10 MB a line
+    ws = Workspace(tmp_path, state_path=str(tmp_path / "s.sqlite"), raw_output_max_bytes=15_000_000)
+    r = ws.run("grep", pattern="needle")
+    assert not r.is_error, r.text
+    v = r.value
+    assert v["partialAfterBytes"] == 15_000_000
+    counts: dict[str, int] = {}
+    for m in v["matches"]:
+        counts[m["path"]] = counts.get(m["path"], 0) + 1
+    whole = {"a.txt": 20, "odd\nname.txt": 1, "bundle0.min.js": 1, "bundle1.min.js": 1, "bundle2.min.js": 1}
+    assert 1 <= v["filesTotal"] < 5 and all(counts[p] == whole[p] for p in counts)  # whole files only
+    assert r.text.startswith(f"Found at least {v['totalMatches']} matches\n\n")
+    assert "(Partial result: rg was stopped after writing 15000000 bytes of matches" in r.text
+
+
+@pytest.mark.parametrize("pieces", [1, 7, 4096])
+def test_a_json_output_cut_anywhere_keeps_exactly_the_files_whose_end_was_read(strange_tree, pieces):
+    """What grep keeps of a --json output stopped by the guard: the quick reading's files, or
+    where it cannot vouch for a record (a name or line that is not UTF-8 comes as base64) the
+    careful reading's, up to the last end record read whole."""
+    from dsh_jupyter.core.rg.jsonstream import MatchStream, parse_finished
+
+    out = rg_out(strange_tree, "needle", "--json")
+    whole = parse_all(out)
+    ends = [i for i in range(len(out)) if out.startswith(b'{"type":"end"', i)]
+    seen = set()
+    for at in range(0, len(out), 97):
+        stream = MatchStream()
+        for k in range(0, at, max(1, at // pieces) if at else 1):
+            stream.feed(out[k : min(at, k + max(1, at // pieces))])
+        quick = stream.finish_cut()
+        cut = quick if quick is not None else parse_finished(out[:at])
+        assert cut is not None
+        ended = sum(1 for e in ends if out.index(b"\n", e) < at)  # end records wholly read
+        files = list(dict.fromkeys(whole.paths))[:ended]
+        assert triples(cut) == [t for t in triples(whole) if t[0] in files]
+        seen.add(quick is None)
+    assert seen == {True, False}  # both readings were needed
