@@ -23,7 +23,7 @@ import stat as statmod
 __all__ = ["Rechecker", "read_lines"]
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_KIND, _REGULAR = statmod.S_IFMT(0o170000), statmod.S_IFREG
+_KIND, _REGULAR = 0o170000, statmod.S_IFREG  # the file-type bits of st_mode (S_IFMT's mask)
 _FILE = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
@@ -189,10 +189,11 @@ class Rechecker:
 
 
 def _date_stdin(root_fd: int) -> None:
-    """The second dater of glob (``tools/globhelper.py``): read NUL-ended "./…" paths from stdin
-    until it closes, date each beneath ``root_fd`` with ``Rechecker.mtimes``, then write every
-    time as a signed 64-bit integer (native order) followed by one byte per path, 1 where the
-    time is real (a regular file beneath the root) and 0 where it is not."""
+    """The second dater of glob (``tools/globhelper.py``): read NUL-ended paths (relative to the
+    root, with or without rg's "./") from stdin until it closes, date each beneath ``root_fd``
+    with ``Rechecker.mtimes``, then write every time as a signed 64-bit integer (native order)
+    followed by one byte per path, 1 where the time is real (a regular file beneath the root)
+    and 0 where it is not."""
     from array import array
 
     times, real = array("q"), bytearray()
