@@ -113,6 +113,20 @@ def expect_error():
     return assert_error
 
 
+def jupyter_folders_in(root: Path, monkeypatch) -> Path:
+    """Jupyter's runtime, data and config folders (and IPython's) placed inside ``root`` and
+    pointed to by their environment variables, as in a workspace that is someone's home; the
+    runtime folder is returned for the files a test puts there."""
+    runtime = root / ".local" / "share" / "jupyter" / "runtime"
+    runtime.mkdir(parents=True)
+    (root / ".jupyter").mkdir()
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(runtime.parent))
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(root / ".jupyter"))
+    monkeypatch.setenv("IPYTHONDIR", str(root / ".ipython"))
+    return runtime
+
+
 def settle(path) -> None:
     """Wait until ``path``'s ctime is old enough for its stamp to prove a kept scan current."""
     st = os.stat(path)

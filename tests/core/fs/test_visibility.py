@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from conftest import assert_error
+from conftest import assert_error, jupyter_folders_in
 
 HIDDEN = "hidden files are not shown here; the server's ContentsManager.allow_hidden setting allows them"
 PROTECTED = "Jupyter's own folders (runtime, data, config) and this tool's state are never shown"
@@ -31,17 +31,11 @@ def home(root, monkeypatch):
     (root / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0pyc")
     (root / "src").mkdir()
     (root / "src" / "app.py").write_text("token = 'not a secret'\n")
-    runtime = root / ".local" / "share" / "jupyter" / "runtime"
-    runtime.mkdir(parents=True)
+    runtime = jupyter_folders_in(root, monkeypatch)
     (runtime / "jpserver-4242.json").write_text(json.dumps({"token": TOKEN, "url": "http://127.0.0.1:8888/"}))
     (runtime / "kernel-abc.json").write_text(json.dumps({"key": TOKEN, "transport": "tcp"}))
-    (root / ".jupyter").mkdir()
     (root / ".jupyter" / "jupyter_server_config.py").write_text(f"c.IdentityProvider.token = '{TOKEN}'\n")
     (root / ".ipython" / "profile_default" / "startup").mkdir(parents=True)
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
-    monkeypatch.setenv("JUPYTER_DATA_DIR", str(runtime.parent))
-    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(root / ".jupyter"))
-    monkeypatch.setenv("IPYTHONDIR", str(root / ".ipython"))
     return root
 
 

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from conftest import assert_error
+from conftest import assert_error, jupyter_folders_in
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.fs.rename import Changed, check_then_rename, link_then_unlink, move_over, move_to_free_name
 from dsh_jupyter.core.state.gate import observation_key
@@ -334,15 +334,9 @@ def home(root, monkeypatch):
     (root / ".config").mkdir()
     (root / ".config" / "app.ini").write_text("x=1\n")
     (root / "notes.txt").write_text("hello\n")
-    runtime = root / ".local" / "share" / "jupyter" / "runtime"
-    runtime.mkdir(parents=True)
+    runtime = jupyter_folders_in(root, monkeypatch)
     (runtime / "jpserver-1.json").write_text(json.dumps({"token": "t0ken"}))
-    (root / ".jupyter").mkdir()
     (root / ".jupyter" / "jupyter_server_config.py").write_text("c = 1\n")
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
-    monkeypatch.setenv("JUPYTER_DATA_DIR", str(runtime.parent))
-    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(root / ".jupyter"))
-    monkeypatch.setenv("IPYTHONDIR", str(root / ".ipython"))
     return root
 
 
