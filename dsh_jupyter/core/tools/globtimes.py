@@ -7,9 +7,11 @@ archive: the merge needs few dates). In a workspace edited over months, where an
 old and new files, the two halves' times alternate and the merge must date nearly every file
 after both walks: about twice the one sorted walk. Here instead rg walks unsorted on one thread
 (``-j1``) and this thread dates each path while rg is still walking (rg writes into an in-memory
-file that ``rg.runner`` hands on every few milliseconds): rg's walk and the dating run side by
-side on two cores, and the answer is sorted by (time, path) at the end. Equal times are ordered
-by path, so a page is the same from one call to the next.
+file that ``rg.runner`` hands on every few milliseconds). Dating, not the walk, is then what the
+caller waits for, so once a walk has listed ``START_AFTER`` paths half of each piece goes to a
+helper process (``globhelper``) that dates it the same way. The answer is sorted by (time, path)
+at the end, with one numpy sort; equal times are ordered by path, so a page is the same from one
+call to the next.
 
 ``times_follow_folders`` chooses between the two before any walk, from a few dozen files: the
 middle half of each sampled folder's times, and whether those spans keep apart.
