@@ -20,7 +20,7 @@ import errno
 import os
 import stat as statmod
 
-__all__ = ["Rechecker", "read_lines"]
+__all__ = ["Rechecker", "read_lines", "take_paths"]
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _KIND, _REGULAR = 0o170000, statmod.S_IFREG  # the file-type bits of st_mode (S_IFMT's mask)
@@ -188,6 +188,18 @@ class Rechecker:
         return kept
 
 
+def take_paths(carry: bytes, data: bytes) -> tuple[list[str], bytes]:
+    """The whole NUL-ended paths of ``carry + data`` (rg's ``--files --null`` output, its "./"
+    dropped, undecodable bytes as surrogate escapes) and what follows the last NUL, to carry."""
+    data = carry + data if carry else data
+    cut = data.rfind(b"\0")
+    if cut < 0:
+        return [], data
+    # rg names every path "./…": one replace over the piece drops the "./" of all of them
+    text = ("\0" + data[:cut].decode("utf-8", "surrogateescape")).replace("\0./", "\0")
+    return text[1:].split("\0"), data[cut + 1 :]
+
+
 def _date_stdin(root_fd: int) -> None:
     """The second dater of glob (``tools/globhelper.py``): read NUL-ended paths (relative to the
     root, with or without rg's "./") from stdin until it closes, date each beneath ``root_fd``
@@ -203,14 +215,8 @@ def _date_stdin(root_fd: int) -> None:
             data = os.read(0, 1 << 20)
             if not data:
                 break
-            data = carry + data
-            cut = data.rfind(b"\0")
-            if cut < 0:
-                carry = data
-                continue
-            carry = data[cut + 1 :]
-            text = ("\0" + data[:cut].decode("utf-8", "surrogateescape")).replace("\0./", "\0")
-            for mtime in check.mtimes(text[1:].split("\0")):
+            names, carry = take_paths(carry, data)
+            for mtime in check.mtimes(names):
                 times.append(0 if mtime is None else mtime)
                 real.append(mtime is not None)
     out = memoryview(times.tobytes() + bytes(real))

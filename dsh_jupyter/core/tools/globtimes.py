@@ -30,7 +30,7 @@ from __future__ import annotations
 import errno
 import os
 
-from ..rg.recheck import Rechecker
+from ..rg.recheck import Rechecker, take_paths
 from . import globhelper
 from .globhelper import START_AFTER, Helper
 
@@ -72,15 +72,9 @@ class Dating:
         self.check.close()
 
     def feed(self, data: bytes) -> None:
-        data = self.carry + data if self.carry else data
-        cut = data.rfind(b"\0")
-        if cut < 0:
-            self.carry = data
+        names, self.carry = take_paths(self.carry, data)
+        if not names:
             return
-        self.carry = data[cut + 1 :]
-        # rg names every path "./…": one replace over the piece drops the "./" of all of them
-        text = ("\0" + data[:cut].decode("utf-8", "surrogateescape")).replace("\0./", "\0")
-        names = text[1:].split("\0")
         if (
             self._may_help
             and self.helper is None
