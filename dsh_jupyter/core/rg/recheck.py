@@ -229,3 +229,4 @@ if __name__ == "__main__":
     import sys
 
     _date_stdin(int(sys.argv[1]))
+    os._exit(0)  # the answer is written: the interpreter's teardown would only delay its reader

@@ -9,7 +9,11 @@ Python process that dates it the same way, beneath the same root descriptor
 
 It is started only once a walk has listed ``START_AFTER`` paths, so a small glob never pays for
 it. A writer thread starts and feeds it, so this thread dates its own half meanwhile; the answer
-comes back when the walk is over. If the helper cannot be started or its answer is not whole,
+comes back when the walk is over. The helper's half is queued in small pieces, and when the walk
+is over the pieces not yet handed to it are taken back and dated here while it finishes the
+rest: however the two cores were shared during the walk, neither side then waits long for the
+other. It leaves with ``os._exit`` once its answer is written, so its reader does not wait for an
+interpreter's teardown. If the helper cannot be started or its answer is not whole,
 the paths it held are dated here instead (the result is the same, only slower), and no helper
 is started again in this process: the reason is logged once.
 
@@ -20,10 +24,10 @@ same lookup as this thread, and a path it could not date is dropped as it would 
 from __future__ import annotations
 
 import logging
-import queue
 import subprocess
 import sys
 import threading
+from collections import deque
 
 from ..rg import recheck
 
@@ -48,19 +52,32 @@ def _give_up(why: str) -> None:
 
 
 class Helper:
-    """One dating process for one walk: ``send`` pieces of rg output, then ``answer()``."""
+    """One dating process for one walk: ``send`` pieces of rg output, ``take_back()`` what it has
+    not been handed yet, then ``answer()``."""
 
     def __init__(self, root_fd: int) -> None:
-        self.sent = 0  # paths handed over
+        self.sent = 0  # paths handed over (written, or being written, to the helper)
         self.failed: OSError | None = None
         self._root_fd = root_fd
         self._proc: subprocess.Popen | None = None
-        self._stopping = False
-        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._pending: deque[tuple[bytes, int]] = deque()  # pieces not yet handed over
+        self._closed = False  # no more pieces: the writer ends once it has handed over its piece
+        self._ready = threading.Condition()
         # The writer thread starts the helper too: starting a process holds the calling thread
         # for several milliseconds, which this thread spends dating instead.
         self._writer = threading.Thread(target=self._write, name="dsh-glob-dater", daemon=True)
         self._writer.start()
+
+    def _next(self) -> bytes | None:
+        """The next piece to hand over, counted as sent; None once closed."""
+        with self._ready:
+            while not self._pending and not self._closed:
+                self._ready.wait()
+            if not self._pending:  # closed, and ``take_back`` took what was left
+                return None
+            piece, count = self._pending.popleft()
+            self.sent += count
+            return piece
 
     def _write(self) -> None:
         try:
@@ -73,19 +90,15 @@ class Helper:
                 close_fds=True,
             )
         except OSError as exc:
-            self.failed = exc
-            while self._queue.get() is not None:  # nothing is sent; ``answer`` says so
-                pass
+            self.failed = exc  # nothing is handed over: ``take_back`` returns every piece
             return
         stdin = self._proc.stdin
         assert stdin is not None
         try:
-            while (piece := self._queue.get()) is not None:
-                if not self._stopping:
-                    stdin.write(piece)
+            while (piece := self._next()) is not None:
+                stdin.write(piece)
         except OSError:  # the helper died; ``answer`` finds its output short
-            while self._queue.get() is not None:
-                pass
+            pass
         finally:
             try:
                 stdin.close()
@@ -93,17 +106,28 @@ class Helper:
                 pass
 
     def send(self, piece: bytes, count: int) -> None:
-        """Hand over ``piece``: ``count`` whole NUL-ended paths of rg's output."""
-        self._queue.put(piece)
-        self.sent += count
+        """Queue ``piece``, ``count`` whole NUL-ended paths of rg's output, for the helper."""
+        with self._ready:
+            self._pending.append((piece, count))
+            self._ready.notify()
+
+    def take_back(self) -> int:
+        """Close the queue and return how many pieces, the last ones sent, were never handed
+        over: the caller dates those itself while the helper finishes the rest."""
+        with self._ready:
+            self._closed = True
+            back = len(self._pending)
+            self._pending.clear()
+            self._ready.notify()
+        return back
 
     def answer(self):
-        """``(times, real)``: numpy arrays of the time (ns) of every path sent, in order, and
-        whether it is real (a regular file beneath the root); None if the helper did not answer
-        them all (the caller dates them itself)."""
+        """``(times, real)``: numpy arrays of the time (ns) of every path handed over, in order,
+        and whether it is real (a regular file beneath the root); None if the helper did not
+        answer them all (the caller dates them itself). Call ``take_back`` first."""
         import numpy as np  # a core dependency (through pandas); imported where it is needed
 
-        self._queue.put(None)
+        self.take_back()
         self._writer.join()
         proc = self._proc
         if proc is None:
@@ -123,8 +147,7 @@ class Helper:
     def stop(self) -> None:
         """End the helper now (a walk that failed or was cancelled): killed first, so that a
         write to it cannot keep the writer thread waiting."""
-        self._stopping = True
-        self._queue.put(None)
+        self.take_back()
         for _ in range(2):  # before the writer is joined, and once more if it started one meanwhile
             proc = self._proc
             if proc is not None and proc.poll() is None:
