@@ -92,12 +92,12 @@ def sample_across_groups(keys: Sequence[str], k: int) -> Sample:
         groups_total = len(dict.fromkeys(keys))
         return Sample(indices=list(range(n)), groups_shown=groups_total, groups_total=groups_total, flat=True)
     # Group sizes by one C-level count (a dict keeps the order of first appearance), each
-    # group's first member by one comprehension (the last write, from the back, is the first),
+    # group's first member by one dict built from the back (the last write, from the back, is the first),
     # and a chosen group's further members by C-level ``index`` scans from the one before.
     sizes = Counter(keys)
     taken = round_robin_counts(list(sizes.values()), k)
     seq = keys if isinstance(keys, list) else list(keys)
-    first = {key: index for index, key in zip(range(n - 1, -1, -1), reversed(seq))}
+    first = dict(zip(reversed(seq), range(n - 1, -1, -1)))
     indices: list[int] = []
     shown = 0
     for key, count in zip(sizes, taken):
