@@ -82,11 +82,13 @@ def render_glob(value: dict) -> str:
     return "\n".join(lines)
 
 
-def render_glob_spill(display_paths: Sequence[str]) -> str:
-    """The complete glob result for the spill file: one quoted path per line, newline-terminated."""
+def render_glob_spill(display_paths: Sequence[str], joined: str | None = None) -> str:
+    """The complete glob result for the spill file: one quoted path per line, newline-terminated
+    (``joined``: the paths already joined by newlines, if the caller has that string)."""
     if not display_paths:
         return ""
-    return quote_names_joined(list(display_paths)) + "\n"
+    names = display_paths if isinstance(display_paths, list) else list(display_paths)
+    return quote_names_joined(names, joined) + "\n"
 
 
 # --------------------------------------------------------------------------------------- grep

@@ -144,11 +144,12 @@ def quote_names(names: list[str]) -> list[str]:
     return [quote_name(n) for n in names]
 
 
-def quote_names_joined(names: list[str]) -> str:
-    """``"\n".join(quote_names(names))``, joining only once when every name prints bare."""
+def quote_names_joined(names: list[str], joined: str | None = None) -> str:
+    """``"\n".join(quote_names(names))``, joining only once when every name prints bare
+    (``joined``: that join, when the caller has made it already)."""
     if not names:
         return ""
-    blob = "\n".join(names)
+    blob = "\n".join(names) if joined is None else joined
     if _all_bare(names, blob):
         return blob
     return "\n".join([quote_name(n) for n in names])

@@ -85,12 +85,14 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         ]
         split = plan_split(root.fd, _not_for_part_b(excluded))
         recheck = unfenced(ctx)
+        dated: list[str] | None = None  # the dated walk's paths, and their join
+        joined = ""
         if split is not None and times_follow_folders(root.fd, split.b_dirs):
             rels, stdout = _two_walks(ctx, root, argv, split)  # two sorted walks at once, merged (globsplit.py)
         elif split is not None:
             # one walk, each path dated beneath the root as it comes (globtimes.py): that dating
             # is the recheck, and the output is not kept for the VCS scan, so the paths are scanned
-            rels = _dated_walk(ctx, root, argv)
+            rels = dated = _dated_walk(ctx, root, argv)
             joined = "\n".join(rels)
             some = "/." in joined or "\n." in joined or joined.startswith(".")
             dotted = ["./" + p for p in rels if "/." in p or p.startswith(".")] if some else []
@@ -111,15 +113,18 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
             if recheck:
                 with Rechecker(root.fd) as check:
                     rels = [p for p in rels if check.is_file(p)]
+    blob = None  # the paths joined by newlines, when that string is already made
     if rels is not None:  # filtered above
         paths = [root.prefix + p for p in rels] if root.prefix else rels
+        if dated is not None and rels is dated and not root.prefix:
+            blob = joined
     else:
         # rg names every path "./…" from its working directory: one replace makes them display paths.
         blob = stdout.decode("utf-8", "surrogateescape")
         paths = ("\0" + blob).replace("\0./", "\0" + root.prefix)[1:].split("\0")
         if paths and paths[-1] == "":
             paths.pop()
-    return _shape_glob(ctx, value, paths, root.prefix)
+    return _shape_glob(ctx, value, paths, root.prefix, blob)
 
 
 def _not_for_part_b(excluded: list[str]):
@@ -178,9 +183,10 @@ def _has_vcs(stdout: bytes) -> bool:
     return b"/." in stdout and any(name.encode() + b"/" in stdout for name in VCS_DIRS)
 
 
-def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: str) -> dict:
+def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: str, joined: str | None) -> dict:
     """The page: all paths within the cap, else a sample across top-level entries (``root_prefix``
-    is what every path starts with below the search root)."""
+    is what every path starts with below the search root; ``joined``: the paths joined by
+    newlines, if that string is made already)."""
     cap = ctx.settings.glob_max_results
     total = len(paths)
     value["totalPaths"] = total
@@ -201,7 +207,7 @@ def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: st
         value["paths"] = paths[:cap]
         value["groupsShown"] = len(set(keys[:cap]))
     value["capped"] = True
-    value["spill"] = save_spill(ctx, "glob", render_glob_spill(paths), value["pattern"])
+    value["spill"] = save_spill(ctx, "glob", render_glob_spill(paths, joined), value["pattern"])
     return value
 
 
