@@ -73,14 +73,23 @@ def test_quoted_form_has_no_raw_control_characters():
 
 @pytest.mark.parametrize("alphabet", [
     ["a", "b", "/", "@", " ", "\t", "\n", "\r", '"', "\\", "<", "\x85", "\x7f", "\u00a0", "é", "\u2028", "."],
+    # no ASCII control: blocks whose only odd characters are spaces of other scripts, letters
+    # beyond ASCII and undecodable bytes (surrogate escapes), each kind judged once
+    ["a", "/", "@", " ", "\u3000", "\u2009", "\u00a0", "é", "日", "\udcff", "\n", "<", "."],
     # ASCII only: blocks that take the byte-translate path (spaces, controls that are whitespace)
     ["a", "b", "/", "@", " ", " ", "\t", "\x0b", "\x1c", "\x1f", "\n", '"', "\\", "<", ".", "~"],
-], ids=["unicode", "ascii"])
-def test_quote_names_agrees_with_quote_name_on_random_hostile_names(alphabet):
-    """The bulk fast path must never print bare a name the per-name rule would quote."""
+], ids=["unicode", "ascii", "spaces-of-other-scripts"])
+@pytest.mark.parametrize("big_from", [None, 0], ids=["as-is", "every-block-big"])
+def test_quote_names_agrees_with_quote_name_on_random_hostile_names(alphabet, big_from, monkeypatch):
+    """The bulk fast path must never print bare a name the per-name rule would quote (also with
+    every block read as a big one, whose line edges numpy reads)."""
     import random
 
+    from dsh_jupyter.core.text import quoting
     from dsh_jupyter.core.text.quoting import quote_names
+
+    if big_from is not None:
+        monkeypatch.setattr(quoting, "BIG_BLOCK", big_from)
 
     rng = random.Random(20261130)
     for _ in range(3000):
