@@ -20,13 +20,14 @@ import hashlib
 import logging
 import os
 import re
+import threading
 import time
 from dataclasses import dataclass
 
 from ..fs.files import create_file
 from ..fs.tree import Tree
 
-__all__ = ["SpillLimits", "SpillStore", "session_folder"]
+__all__ = ["PendingSpill", "SpillLimits", "SpillStore", "session_folder"]
 
 log = logging.getLogger(__name__)
 
@@ -86,28 +87,55 @@ class SpillStore:
 
         ``quota`` (bytes) further limits what this caller's saved results may hold together.
         """
+        return self.start_save(
+            key, call_id, tool, text, label=label, user=user, quota=quota, visibility=visibility, background=False
+        ).finish()
+
+    def start_save(
+        self,
+        key: str,
+        call_id: str,
+        tool: str,
+        text: str | bytes,
+        *,
+        label: str = "",
+        user: str = "",
+        quota: int | None = None,
+        visibility: str | None = None,
+        background: bool = True,
+    ) -> PendingSpill:
+        """``save``, with the file written on a thread while the caller goes on; ``finish()``
+        waits for it, indexes it and returns what ``save`` would.
+
+        Why: writing a spill of megabytes is mostly the kernel's work (and on a machine whose
+        disk is slow, waiting for the page cache to drain), and the caller has its page to build
+        meanwhile. The index is written by the caller's thread (a state connection belongs to
+        one thread). Below ``BACKGROUND_FROM`` bytes the file is written at once.
+        """
         if self.store is None:
-            return None  # unindexed files could not be limited, listed or owned
+            return PendingSpill(self, None, None)  # unindexed files could not be limited, listed or owned
         data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
         cap = self.limits.per_session if quota is None else min(quota, self.limits.per_session)
         if len(data) > min(cap, self.limits.total):
             log.warning("the full %s result (%d bytes) is larger than the spill limits allow", tool, len(data))
-            return None
+            return PendingSpill(self, None, None)
         folder = session_folder(key)
         name = f"{call_id[:12]}-{tool}-results.txt"
-        try:
-            tree = self._folder_tree()
-            with tree.locate(f"{folder}/{name}", follow_last=False, make_parents=True, dir_mode=0o700) as entry:
-                create_file(entry.dir_fd, entry.name, data, mode=0o600, durable=False)  # derived data: see create_file
-            locator = os.path.join(self.root, folder, name)
-            self.store.add_spill(
-                key, locator, tool, len(data), time.time(), label=label, user=user, visibility=visibility
+        record = {"key": key, "tool": tool, "size": len(data), "label": label, "user": user}
+        record.update(visibility=visibility, quota=quota)
+        pending = PendingSpill(self, os.path.join(self.root, folder, name), record)
+        if background and len(data) >= BACKGROUND_FROM:
+            pending.thread = threading.Thread(
+                target=pending.write, args=(f"{folder}/{name}", data), name="dsh-spill-writer", daemon=True
             )
-        except Exception as exc:  # a spill is a courtesy: never fail the search for it
-            log.warning("could not save the full %s result: %s", tool, exc)
-            return None
-        self.enforce(key, user=user if quota is not None else None, user_cap=quota)
-        return locator
+            pending.thread.start()
+        else:
+            pending.write(f"{folder}/{name}", data)
+        return pending
+
+    def _write(self, rel: str, data: bytes) -> None:
+        with self._folder_tree().locate(rel, follow_last=False, make_parents=True, dir_mode=0o700) as entry:
+            create_file(entry.dir_fd, entry.name, data, mode=0o600, durable=False)  # derived data: see create_file
 
     def enforce(self, key: str, *, user: str | None = None, user_cap: int | None = None) -> None:
         """Remove saved results past the limits, oldest first (best effort)."""
@@ -144,3 +172,52 @@ class SpillStore:
                             pass  # other spills of the session remain
             except Exception as exc:
                 log.warning("could not delete spill %s: %s", loc, exc)
+
+
+BACKGROUND_FROM = 1 << 18  # bytes: a smaller spill is written at once (a thread costs more than it saves)
+
+
+class PendingSpill:
+    """A spill being saved (``SpillStore.start_save``); ``finish()`` once, from the caller's thread."""
+
+    def __init__(self, spills: SpillStore, locator: str | None, record: dict | None) -> None:
+        self._spills = spills
+        self._locator = locator
+        self._record = record
+        self._failed: Exception | None = None
+        self.thread: threading.Thread | None = None
+
+    def write(self, rel: str, data: bytes) -> None:
+        try:
+            self._spills._write(rel, data)
+        except Exception as exc:  # a spill is a courtesy: reported by ``finish``
+            self._failed = exc
+
+    def finish(self) -> str | None:
+        """The locator once the file is written and indexed, or None if it could not be saved."""
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+        if self._locator is None or self._record is None:
+            return None
+        rec, self._record = self._record, None
+        spills = self._spills
+        try:
+            if self._failed is not None:
+                raise self._failed
+            spills.store.add_spill(
+                rec["key"],
+                self._locator,
+                rec["tool"],
+                rec["size"],
+                time.time(),
+                label=rec["label"],
+                user=rec["user"],
+                visibility=rec["visibility"],
+            )
+        except Exception as exc:  # a spill is a courtesy: never fail the search for it
+            log.warning("could not save the full %s result: %s", rec["tool"], exc)
+            return None
+        quota = rec["quota"]
+        spills.enforce(rec["key"], user=rec["user"] if quota is not None else None, user_cap=quota)
+        return self._locator

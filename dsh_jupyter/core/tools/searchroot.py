@@ -41,6 +41,7 @@ __all__ = [
     "open_search_root",
     "overflow_error",
     "run_search",
+    "start_spill",
     "unfenced",
     "user_excludes",
     "user_exclusion_flags",
@@ -287,9 +288,16 @@ def diagnostic(outcome: RgOutcome) -> str:
 def save_spill(ctx: CallContext, tool: str, text: str | bytes, pattern: str) -> str | None:
     """Save a complete result in this session's spill folder; its locator as shown (``spill_display``),
     or None when it could not be saved."""
+    return start_spill(ctx, tool, text, pattern, background=False)()
+
+
+def start_spill(ctx: CallContext, tool: str, text: str | bytes, pattern: str, background: bool = True):
+    """``save_spill`` with a big file written on a thread while the caller builds its page: a
+    function that waits for it and returns what ``save_spill`` would. Call it in every case (in
+    a ``finally``), so the writer is always waited for."""
     if ctx.spills is None:
-        return None
-    locator = ctx.spills.save(
+        return lambda: None
+    pending = ctx.spills.start_save(
         ctx.session_key,
         ctx.call_id,
         tool,
@@ -298,5 +306,11 @@ def save_spill(ctx: CallContext, tool: str, text: str | bytes, pattern: str) -> 
         user=ctx.spill_owner or ctx.user,
         quota=ctx.spill_quota,
         visibility=ctx.resolver.visibility.stamp(),
+        background=background,
     )
-    return None if locator is None else ctx.resolver.spill_display(locator, ctx.cwd)
+
+    def finish() -> str | None:
+        locator = pending.finish()
+        return None if locator is None else ctx.resolver.spill_display(locator, ctx.cwd)
+
+    return finish

@@ -89,3 +89,54 @@ def test_spill_files_are_private_and_go_with_their_session(root, tmp_path):
     assert ws.spill_list()[0]["label"] == "grep hit"
     assert ws.delete_session("s1") is True
     assert not os.path.exists(loc) and not os.path.exists(os.path.dirname(loc))
+
+
+def big_tree(root: Path, n: int = 2500) -> list[str]:
+    names = [f"{i:05}-{'x' * 120}.txt" for i in range(n)]
+    for name in names:
+        (root / name).write_text("x\n")
+    return names
+
+
+def test_a_big_glob_spill_is_written_on_a_thread_and_indexed_like_any_other(root, tmp_path, monkeypatch):
+    """A spill of more than BACKGROUND_FROM bytes is written by the writer thread while the page
+    is sampled; the file, its mode and its index entry are what a spill written at once has."""
+    import threading
+
+    from dsh_jupyter.core.state import spills
+
+    names = big_tree(root)
+    writers: list[str] = []
+    write = spills.SpillStore._write
+
+    def spy(self, rel, data):
+        writers.append(threading.current_thread().name)
+        return write(self, rel, data)
+
+    monkeypatch.setattr(spills.SpillStore, "_write", spy)
+    ws = make(root, tmp_path)
+    r = ws.run("glob", pattern="*.txt")
+    loc = r.value["spill"]
+    assert writers == ["dsh-spill-writer"] and r.value["totalPaths"] == len(names)
+    assert os.path.getsize(loc) >= spills.BACKGROUND_FROM
+    with open(loc) as fh:
+        assert sorted(fh.read().splitlines()) == names
+    assert stat.S_IMODE(os.stat(loc).st_mode) == 0o600
+    assert [(s["locator"], s["label"]) for s in ws.spill_list()] == [(loc, "glob *.txt")]
+    assert r.text.endswith(f"Full sorted result stored at: {loc}. Use read with offset/limit, or grep this path to search within it.)")
+
+
+def test_a_spill_whose_writer_thread_fails_leaves_the_page_and_says_so(root, tmp_path):
+    """The session's spill folder replaced by a file: the thread's write fails, the glob still
+    answers its page, the footer says the full result could not be saved, and nothing is indexed."""
+    big_tree(root)
+    ws = make(root, tmp_path)
+    first = ws.run("glob", pattern="*.txt").value["spill"]
+    folder = os.path.dirname(first)
+    assert ws.delete_session("s1") is True and not os.path.exists(folder)
+    Path(folder).write_text("not a folder\n")
+    r = ws.run("glob", pattern="*.txt")
+    assert not r.is_error and r.value["spill"] is None and len(r.value["paths"]) == 100
+    assert r.text.splitlines()[-1] == "(Showing 100 of 2500 paths. The full result could not be saved.)"
+    assert ws.spill_list() == []
+    assert Path(folder).read_text() == "not a folder\n"
