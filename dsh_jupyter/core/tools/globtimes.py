@@ -127,7 +127,7 @@ class Dating:
         same = np.flatnonzero(ranked[1:] == ranked[:-1])
         ordered = order.tolist()
         if len(same):
-            ordered = _ties_by_path(ordered, same.tolist(), paths)
+            ordered = _ties_by_path(ordered, same, paths)
         if len(ordered) == 1:
             return [paths[ordered[0]]]
         return list(itemgetter(*ordered)(paths))  # the paths in that order, gathered in C
@@ -168,18 +168,25 @@ class Dating:
         return [paths[i] for i in kept.tolist()], times[kept]
 
 
-def _ties_by_path(order: list[int], same: list[int], paths: list[str]) -> list[int]:
+def _ties_by_path(order: list[int], same, paths: list[str]) -> list[int]:
     """``order`` (indices sorted by time) with each run of equal times sorted by path; ``same``
-    holds each position k whose time equals the time at k + 1."""
+    (a numpy array) holds each position k whose time equals the time at k + 1.
+
+    The runs are found by numpy; a run of two, the commonest on a real checkout (thousands of
+    files unpacked in the same tick), is ordered by one comparison instead of a sort."""
+    import numpy as np
+
     out = list(order)
-    k, end = 0, len(same)
-    while k < end:
-        start = same[k]
-        stop = start + 1
-        while k < end and same[k] == stop - 1:
-            stop += 1
-            k += 1
-        out[start:stop] = sorted(order[start:stop], key=paths.__getitem__)
+    cuts = np.flatnonzero(np.diff(same) != 1)
+    starts = same[np.concatenate(([0], cuts + 1))].tolist()
+    stops = (same[np.concatenate((cuts, [len(same) - 1]))] + 2).tolist()
+    for start, stop in zip(starts, stops):
+        if stop - start == 2:
+            first, second = out[start], out[start + 1]
+            if paths[second] < paths[first]:
+                out[start], out[start + 1] = second, first
+        else:
+            out[start:stop] = sorted(out[start:stop], key=paths.__getitem__)
     return out
 
 

@@ -310,3 +310,21 @@ def test_pieces_the_helper_was_not_handed_by_the_end_are_taken_back_and_dated_he
     finally:
         os.close(fd)
     assert together == dated(big_tree, pieces, helper=False)[0] and len(together) == 41 * 5000
+
+
+def test_runs_of_equal_times_of_every_length_end_in_path_order():
+    """The tie pass against a plain sort by (time, path), on times with runs of one to many."""
+    import numpy as np
+
+    from dsh_jupyter.core.tools.globtimes import _ties_by_path
+
+    rng = random.Random(11)
+    for n in (2, 3, 5, 50, 2000):
+        for spread in (1, 2, 3, n):
+            times = np.array([rng.randrange(spread) for _ in range(n)], dtype=np.int64)
+            paths = [f"p{rng.randrange(10 * n):06d}/{i}" for i in range(n)]
+            order = np.argsort(times)
+            ranked = times[order]
+            same = np.flatnonzero(ranked[1:] == ranked[:-1])
+            got = _ties_by_path(order.tolist(), same, paths) if len(same) else order.tolist()
+            assert got == sorted(range(n), key=lambda i: (int(times[i]), paths[i])), (n, spread)
