@@ -7,6 +7,7 @@ module decides what to ask rg (one sorted walk, or two at once over two halves o
 
 from __future__ import annotations
 
+import re
 from itertools import repeat
 from operator import itemgetter
 
@@ -33,7 +34,7 @@ from .searchroot import (
     open_search_root,
     overflow_error,
     run_search,
-    save_spill,
+    start_spill,
     unfenced,
     user_excludes,
     user_exclusion_flags,
@@ -89,27 +90,30 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         joined = ""
         if split is not None and times_follow_folders(root.fd, split.b_dirs):
             rels, stdout = _two_walks(ctx, root, argv, split)  # two sorted walks at once, merged (globsplit.py)
+            vcs, hidden = _has_vcs(stdout), _names_any(stdout, excluded)
         elif split is not None:
             # one walk, each path dated beneath the root as it comes (globtimes.py): that dating
-            # is the recheck, and the output is not kept for the VCS scan, so the paths are scanned
+            # is the recheck; its paths are scanned as one newline-joined text
             rels = dated = _dated_walk(ctx, root, argv)
             joined = "\n".join(rels)
-            some = "/." in joined or "\n." in joined or joined.startswith(".")
-            dotted = ["./" + p for p in rels if "/." in p or p.startswith(".")] if some else []
-            stdout, recheck = "\0".join(dotted).encode("utf-8", "surrogateescape"), False
+            vcs, hidden, recheck = _lines_have_vcs(joined), _lines_name_any(joined, excluded), False
         else:
             outcome = run_search(ctx, [*argv, "--", "."], "glob", root)
             if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
                 raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
             stdout, rels = outcome.stdout, None
-        filtered = rels is not None or bool(excluded) or recheck or _has_vcs(stdout)
-        if filtered:
+            vcs, hidden = _has_vcs(stdout), _names_any(stdout, excluded)
+        # rg was told to leave VCS and protected folders out; what it printed is checked again,
+        # path by path only where one scan of the whole output finds such a name at all
+        if rels is not None or hidden or recheck or vcs:
             if rels is None:
                 # One decode of the whole output; bytes that are not UTF-8 stay as surrogate
                 # escapes, so a path that is shown (quoted, as \udcXX) can be named back.
                 rels = [p[2:] for p in stdout.decode("utf-8", "surrogateescape").split("\0") if p]
-            if excluded or _has_vcs(stdout):
-                rels = [p for p in drop_excluded(rels, excluded) if not VCS_IN_PATH.search(p)]
+            if hidden:
+                rels = drop_excluded(rels, excluded)
+            if vcs:
+                rels = [p for p in rels if not VCS_IN_PATH.search(p)]
             if recheck:
                 with Rechecker(root.fd) as check:
                     rels = [p for p in rels if check.is_file(p)]
@@ -120,8 +124,8 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
             blob = joined
     else:
         # rg names every path "./…" from its working directory: one replace makes them display paths.
-        blob = stdout.decode("utf-8", "surrogateescape")
-        paths = ("\0" + blob).replace("\0./", "\0" + root.prefix)[1:].split("\0")
+        text = stdout.decode("utf-8", "surrogateescape")
+        paths = ("\0" + text).replace("\0./", "\0" + root.prefix)[1:].split("\0")
         if paths and paths[-1] == "":
             paths.pop()
     return _shape_glob(ctx, value, paths, root.prefix, blob)
@@ -177,10 +181,48 @@ def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str
         stamp.close()
 
 
+# A VCS folder (or file) anywhere in a path: rg names every path "./…", so such a name always
+# follows a "/" and ends at a "/" or the path's NUL.
+_VCS_IN_OUTPUT = re.compile(rb"/(?:" + "|".join(re.escape(v) for v in VCS_DIRS).encode() + rb")(?:[/\0]|$)")
+# In newline-joined paths (no "./"), a candidate starts a line or follows a "/": checked after.
+_VCS_NAME_END = re.compile("(?:" + "|".join(re.escape(v) for v in VCS_DIRS) + ")(?:/|$)", re.MULTILINE)
+
+
 def _has_vcs(stdout: bytes) -> bool:
-    # Every VCS folder name starts with a dot, and rg names every path "./…": no "/." at all
-    # (one scan) means no VCS folder, before one scan per name.
-    return b"/." in stdout and any(name.encode() + b"/" in stdout for name in VCS_DIRS)
+    """Whether rg's NUL-ended output names a path in or of a VCS folder (one scan)."""
+    return b"/." in stdout and _VCS_IN_OUTPUT.search(stdout) is not None
+
+
+def _lines_have_vcs(joined: str) -> bool:
+    """``_has_vcs`` for paths joined by newlines. A name holding a newline can only make it say
+    yes where no path is a VCS path (the paths are then checked one by one), never the reverse."""
+    for match in _VCS_NAME_END.finditer(joined):
+        at = match.start()
+        if at == 0 or joined[at - 1] in "/\n":
+            return True
+    return False
+
+
+def _names_any(stdout: bytes, rels: list[str]) -> bool:
+    """Whether rg's NUL-ended output names one of the folders ``rels`` or a path below one."""
+    return any(_named(b"\0" + stdout, b"\0./" + rel.encode("utf-8", "surrogateescape"), b"/\0") for rel in rels)
+
+
+def _lines_name_any(joined: str, rels: list[str]) -> bool:
+    """``_names_any`` for paths joined by newlines (a name holding one can only add a yes)."""
+    return any(_named("\n" + joined, "\n" + rel, "/\n") for rel in rels)
+
+
+def _named(text, start, ends) -> bool:
+    """Whether ``start`` occurs in ``text`` followed by one of ``ends`` or by nothing. The search
+    is for ``start`` alone: a needle ending in "/" crawls, as "/" is in every path."""
+    at = text.find(start)
+    while at >= 0:
+        end = at + len(start)
+        if end == len(text) or text[end : end + 1] in (ends[0:1], ends[1:2]):
+            return True
+        at = text.find(start, end)
+    return False
 
 
 def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: str, joined: str | None) -> dict:
@@ -193,21 +235,26 @@ def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: st
     if total <= cap:
         value["paths"] = paths
         return value
-    cut = len(root_prefix)
-    # each path's first name below the search root, split off in C (no Python call per path)
-    below = map(itemgetter(slice(cut, None)), paths) if cut else paths
-    keys = [key for key, _, _ in map(str.partition, below, repeat("/"))]
-    sample = sample_across_groups(keys, cap)
-    value["groupsTotal"] = sample.groups_total
-    if ctx.settings.glob_sample_over_cap and not sample.flat:
-        value["paths"] = [paths[i] for i in sample.indices]
-        value["sampled"] = True
-        value["groupsShown"] = sample.groups_shown
-    else:
-        value["paths"] = paths[:cap]
-        value["groupsShown"] = len(set(keys[:cap]))
-    value["capped"] = True
-    value["spill"] = save_spill(ctx, "glob", render_glob_spill(paths, joined), value["pattern"])
+    # The spill is written on a thread while the page is sampled (a file of megabytes is mostly
+    # the kernel's work); ``spilled()`` waits for it.
+    spilled = start_spill(ctx, "glob", render_glob_spill(paths, joined), value["pattern"])
+    try:
+        cut = len(root_prefix)
+        # each path's first name below the search root, split off in C (no Python call per path)
+        below = map(itemgetter(slice(cut, None)), paths) if cut else paths
+        keys = [key for key, _, _ in map(str.partition, below, repeat("/"))]
+        sample = sample_across_groups(keys, cap)
+        value["groupsTotal"] = sample.groups_total
+        if ctx.settings.glob_sample_over_cap and not sample.flat:
+            value["paths"] = [paths[i] for i in sample.indices]
+            value["sampled"] = True
+            value["groupsShown"] = sample.groups_shown
+        else:
+            value["paths"] = paths[:cap]
+            value["groupsShown"] = len(set(keys[:cap]))
+        value["capped"] = True
+    finally:
+        value["spill"] = spilled()
     return value
 
 
