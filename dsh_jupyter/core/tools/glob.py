@@ -7,7 +7,6 @@ module decides what to ask rg (one sorted walk, or two at once over two halves o
 
 from __future__ import annotations
 
-import re
 from itertools import repeat
 from operator import itemgetter
 
@@ -20,7 +19,6 @@ from .globsplit import Background, Stamper, merge_by_mtime, plan_split
 from .globtimes import Dating, times_follow_folders
 from .sampling import sample_across_groups
 from .searchroot import (
-    VCS_DIRS,
     VCS_EXCLUDES,
     VCS_IN_PATH,
     diagnostic,
@@ -31,7 +29,11 @@ from .searchroot import (
     file_errors,
     hide_flags,
     inside_vcs,
+    lines_have_vcs,
+    lines_name_any,
     open_search_root,
+    output_has_vcs,
+    output_names_any,
     overflow_error,
     run_search,
     start_spill,
@@ -90,19 +92,19 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         joined = ""
         if split is not None and times_follow_folders(root.fd, split.b_dirs):
             rels, stdout = _two_walks(ctx, root, argv, split)  # two sorted walks at once, merged (globsplit.py)
-            vcs, hidden = _has_vcs(stdout), _names_any(stdout, excluded)
+            vcs, hidden = output_has_vcs(stdout), output_names_any(stdout, excluded)
         elif split is not None:
             # one walk, each path dated beneath the root as it comes (globtimes.py): that dating
             # is the recheck; its paths are scanned as one newline-joined text
             rels = dated = _dated_walk(ctx, root, argv)
             joined = "\n".join(rels)
-            vcs, hidden, recheck = _lines_have_vcs(joined), _lines_name_any(joined, excluded), False
+            vcs, hidden, recheck = lines_have_vcs(joined), lines_name_any(joined, excluded), False
         else:
             outcome = run_search(ctx, [*argv, "--", "."], "glob", root)
             if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
                 raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
             stdout, rels = outcome.stdout, None
-            vcs, hidden = _has_vcs(stdout), _names_any(stdout, excluded)
+            vcs, hidden = output_has_vcs(stdout), output_names_any(stdout, excluded)
         # rg was told to leave VCS and protected folders out; what it printed is checked again,
         # path by path only where one scan of the whole output finds such a name at all
         if rels is not None or hidden or recheck or vcs:
@@ -179,50 +181,6 @@ def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str
         return merge_by_mtime(a, b, stamp), out_a + b"\0" + out_b
     finally:
         stamp.close()
-
-
-# A VCS folder (or file) anywhere in a path: rg names every path "./…", so such a name always
-# follows a "/" and ends at a "/" or the path's NUL.
-_VCS_IN_OUTPUT = re.compile(rb"/(?:" + "|".join(re.escape(v) for v in VCS_DIRS).encode() + rb")(?:[/\0]|$)")
-# In newline-joined paths (no "./"), a candidate starts a line or follows a "/": checked after.
-_VCS_NAME_END = re.compile("(?:" + "|".join(re.escape(v) for v in VCS_DIRS) + ")(?:/|$)", re.MULTILINE)
-
-
-def _has_vcs(stdout: bytes) -> bool:
-    """Whether rg's NUL-ended output names a path in or of a VCS folder (one scan)."""
-    return b"/." in stdout and _VCS_IN_OUTPUT.search(stdout) is not None
-
-
-def _lines_have_vcs(joined: str) -> bool:
-    """``_has_vcs`` for paths joined by newlines. A name holding a newline can only make it say
-    yes where no path is a VCS path (the paths are then checked one by one), never the reverse."""
-    for match in _VCS_NAME_END.finditer(joined):
-        at = match.start()
-        if at == 0 or joined[at - 1] in "/\n":
-            return True
-    return False
-
-
-def _names_any(stdout: bytes, rels: list[str]) -> bool:
-    """Whether rg's NUL-ended output names one of the folders ``rels`` or a path below one."""
-    return any(_named(b"\0" + stdout, b"\0./" + rel.encode("utf-8", "surrogateescape"), b"/\0") for rel in rels)
-
-
-def _lines_name_any(joined: str, rels: list[str]) -> bool:
-    """``_names_any`` for paths joined by newlines (a name holding one can only add a yes)."""
-    return any(_named("\n" + joined, "\n" + rel, "/\n") for rel in rels)
-
-
-def _named(text, start, ends) -> bool:
-    """Whether ``start`` occurs in ``text`` followed by one of ``ends`` or by nothing. The search
-    is for ``start`` alone: a needle ending in "/" crawls, as "/" is in every path."""
-    at = text.find(start)
-    while at >= 0:
-        end = at + len(start)
-        if end == len(text) or text[end : end + 1] in (ends[0:1], ends[1:2]):
-            return True
-        at = text.find(start, end)
-    return False
 
 
 def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: str, joined: str | None) -> dict:

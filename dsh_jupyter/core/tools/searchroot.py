@@ -38,7 +38,11 @@ __all__ = [
     "exclusion_flags",
     "hide_flags",
     "inside_vcs",
+    "lines_have_vcs",
+    "lines_name_any",
     "open_search_root",
+    "output_has_vcs",
+    "output_names_any",
     "overflow_error",
     "run_search",
     "start_spill",
@@ -145,6 +149,53 @@ def user_excludes(value: str | list[str] | None) -> list[str]:
 def user_exclusion_flags(globs: list[str]) -> list[str]:
     # After the pattern and include: with rg, a later glob wins, so these always leave names out.
     return [f"--glob=!{g}" for g in globs]
+
+
+# A VCS folder (or file) anywhere in a path: rg names every path "./…", so such a name always
+# follows a "/" and ends at a "/" or the path's NUL.
+_VCS_IN_OUTPUT = re.compile(rb"/(?:" + "|".join(re.escape(v) for v in VCS_DIRS).encode() + rb")(?:[/\0]|$)")
+# In joined paths (no "./"), a candidate starts a line or follows a "/": checked after.
+_VCS_NAME_END = re.compile("(?:" + "|".join(re.escape(v) for v in VCS_DIRS) + ")(?:/|$)", re.MULTILINE)
+
+
+def output_has_vcs(stdout: bytes) -> bool:
+    """Whether rg's NUL-ended output names a path in or of a VCS folder (one scan)."""
+    return b"/." in stdout and _VCS_IN_OUTPUT.search(stdout) is not None
+
+
+def lines_have_vcs(joined: str) -> bool:
+    """``output_has_vcs`` for paths joined by newlines (or by "/": a match across a join is then a
+    path that starts or ends with a VCS name). A name holding the joining character can only make
+    it say yes where no path is a VCS path (the paths are then checked one by one), never the
+    reverse. One search for the names themselves, each found one looked at: a regular expression
+    that starts with "^ or /" tries every position of megabytes of paths."""
+    for match in _VCS_NAME_END.finditer(joined):
+        at = match.start()
+        if at == 0 or joined[at - 1] in "/\n":
+            return True
+    return False
+
+
+def output_names_any(stdout: bytes, rels: list[str]) -> bool:
+    """Whether rg's NUL-ended output names one of the folders ``rels`` or a path below one."""
+    return any(_named(b"\0" + stdout, b"\0./" + rel.encode("utf-8", "surrogateescape"), b"/\0") for rel in rels)
+
+
+def lines_name_any(joined: str, rels: list[str]) -> bool:
+    """``output_names_any`` for paths joined by newlines (a name holding one can only add a yes)."""
+    return any(_named("\n" + joined, "\n" + rel, "/\n") for rel in rels)
+
+
+def _named(text, start, ends) -> bool:
+    """Whether ``start`` occurs in ``text`` followed by one of ``ends`` or by nothing. The search
+    is for ``start`` alone: a needle ending in "/" crawls, as "/" is in every path."""
+    at = text.find(start)
+    while at >= 0:
+        end = at + len(start)
+        if end == len(text) or text[end : end + 1] in (ends[0:1], ends[1:2]):
+            return True
+        at = text.find(start, end)
+    return False
 
 
 def drop_excluded(paths: list[str], rels: list[str]) -> list[str]:

@@ -1,4 +1,4 @@
-"""glob's whole-output scans that decide whether rg's answer must be filtered path by path.
+"""The whole-output scans (glob, grep) that decide whether rg's answer must be filtered path by path.
 
 rg is told to leave VCS folders and protected folders out; glob checks its answer again, but
 only path by path where one scan of the whole output finds such a name. A scan may say yes
@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from dsh_jupyter.core.tools.glob import _has_vcs, _lines_have_vcs, _lines_name_any, _names_any
 from dsh_jupyter.core.tools.searchroot import VCS_DIRS, VCS_IN_PATH
+from dsh_jupyter.core.tools.searchroot import lines_have_vcs as _lines_have_vcs
+from dsh_jupyter.core.tools.searchroot import lines_name_any as _lines_name_any
+from dsh_jupyter.core.tools.searchroot import output_has_vcs as _has_vcs
+from dsh_jupyter.core.tools.searchroot import output_names_any as _names_any
 
 
 def as_output(paths: list[str]) -> bytes:
@@ -37,6 +40,7 @@ def test_the_vcs_scans_agree_with_the_per_path_rule(paths, found):
     assert any(VCS_IN_PATH.search(p) for p in paths) is found  # the rule the filter applies
     assert _has_vcs(as_output(paths)) is found
     assert _lines_have_vcs("\n".join(paths)) is found
+    assert _lines_have_vcs("/".join(paths)) is found  # grep joins its file names by "/"
 
 
 def test_every_vcs_name_is_found_at_the_top_and_below():
