@@ -12,6 +12,8 @@ starting with ``malformed rg --count output``.
 
 from __future__ import annotations
 
+import re
+
 from .headingform import FileBlocks
 
 __all__ = ["COUNT_FLAGS", "parse_counts"]
@@ -23,17 +25,26 @@ def parse_counts(out: bytes) -> FileBlocks:
     """The files and their counts, as blocks without bodies (``FileBlocks`` of empty bodies)."""
     if not out:
         return FileBlocks([], [], [])
-    pieces = out.split(b"\0")
-    # pieces: PATH0, "N0\nPATH1", "N1\nPATH2", ..., "Nlast\n"
-    paths = [pieces[0]]
-    counts = []
-    for piece in pieces[1:]:
-        number, newline, rest = piece.partition(b"\n")
-        if not newline or not number.isdigit():
-            raise ValueError(f"malformed rg --count output near {piece[:60]!r}")
-        counts.append(int(number))
-        paths.append(rest)
-    if paths.pop() != b"":
-        raise ValueError("malformed rg --count output: it does not end with a count")
-    names = [p.decode("utf-8", "surrogateescape") for p in paths]
+    # One decode and one split in C: every NUL is followed by a count and a newline, so
+    # splitting at "NUL digits newline" leaves PATH, COUNT, PATH, COUNT, ..., "" (a file name
+    # holds no NUL). Bytes that are not UTF-8 become surrogate escapes, as decoded one by one.
+    text = out.decode("utf-8", "surrogateescape")
+    parts = _ROW_END.split(text)
+    if len(parts) < 3 or parts[-1] != "" or text.count("\0") != len(parts) // 2:
+        raise ValueError(f"malformed rg --count output near {_near(text, parts)!r}")
+    names = parts[0:-1:2]
+    counts = list(map(int, parts[1::2]))
     return FileBlocks(names, [b""] * len(names), counts)
+
+
+_ROW_END = re.compile("\0([0-9]+)\n")
+
+
+def _near(text: str, parts: list[str]) -> str:
+    """Where the output stops being rows: the first NUL not followed by a count and a newline."""
+    at = 0
+    while (at := text.find("\0", at)) >= 0:
+        if not _ROW_END.match(text, at):
+            return text[at : at + 60]
+        at += 1
+    return text[-60:]

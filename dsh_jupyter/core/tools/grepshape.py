@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from itertools import accumulate, chain, compress, repeat
-from operator import gt, is_
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import eq, gt, is_
 
 from ..errors import Codes, ToolError
 from ..render.search import _TRUNCATED, render_grep_files_spill, render_grep_spill_runs, truncate_line
@@ -29,7 +29,7 @@ from ..rg.jsonstream import Matches
 from .context import CallContext
 from .grepspans import literal_spans
 from .sampling import sample_sorted_paths
-from .searchroot import VCS_IN_PATH, drop_excluded
+from .searchroot import VCS_IN_PATH, drop_excluded, lines_have_vcs, lines_name_any
 
 __all__ = ["shape_grep", "shaped_bodies"]
 
@@ -77,10 +77,14 @@ def shape_grep(
     # One scan of the names joined by "/" finds a VCS folder exactly when one path holds it
     # (a match across a join is a path that starts with it), before the per-path filter.
     joined = "/".join(files)
-    if excluded or (("/." in joined or joined.startswith(".")) and VCS_IN_PATH.search(joined)):
-        keep = set(drop_excluded([p for p in files if not VCS_IN_PATH.search(p)], excluded))
-    else:
-        keep = files
+    vcs = ("/." in joined or joined.startswith(".")) and lines_have_vcs(joined)
+    # protected folders likewise: path by path only where one scan finds one named
+    hidden = bool(excluded) and lines_name_any("\n".join(files), excluded)
+    keep = files
+    if vcs:
+        keep = {p for p in keep if not VCS_IN_PATH.search(p)}
+    if hidden:
+        keep = set(drop_excluded(list(keep), excluded))
     # rg searches files in parallel; a stable file order makes pages repeatable. Runs are sorted
     # by display path (stable: a file split over two runs keeps them in rg's order).
     order = sorted(range(len(shown)), key=shown.__getitem__)
@@ -128,12 +132,15 @@ def _shape_files(value: dict, sorted_paths: list[str], sorted_counts: list[int],
     count, most first, then path (count). Capped at ``cap`` files; over the cap the first page
     saves every file's row (``render_grep_files_spill``), and ``offset`` pages on in the same order.
     """
-    rows: list[list] = []
-    for path, n in zip(sorted_paths, sorted_counts):
-        if rows and rows[-1][0] == path:  # one file split over two runs
-            rows[-1][1] += n
-        else:
-            rows.append([path, n])
+    rows: list = []
+    if any(map(eq, sorted_paths, islice(sorted_paths, 1, None))):
+        for path, n in zip(sorted_paths, sorted_counts):
+            if rows and rows[-1][0] == path:  # one file split over two runs
+                rows[-1][1] += n
+            else:
+                rows.append([path, n])
+    else:  # no file split over two runs (the rule): the rows as they are, made in C
+        rows = list(zip(sorted_paths, sorted_counts))
     if value["outputMode"] == "count":
         rows.sort(key=lambda row: -row[1])  # stable: equal counts stay in path order
     offset = value.get("offset")

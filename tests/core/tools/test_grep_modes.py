@@ -261,7 +261,9 @@ def test_rg_count_output_is_read_without_doubt() -> None:
     found = parse_counts(b"./a\nb.txt\x003\n./c.py\x0012\n")
     assert (found.paths, found.counts) == (["./a\nb.txt", "./c.py"], [3, 12])
     assert parse_counts(b"").paths == []
-    for bad in (b"./a\x00x\n", b"./a\x003\n./b", b"./a\x003"):
+    odd = parse_counts(b"./\xff\xfe.txt\x001\n./\xc3\xa9\x007\n")  # not UTF-8, then UTF-8
+    assert (odd.paths, odd.counts) == (["./\udcff\udcfe.txt", "./\u00e9"], [1, 7])
+    for bad in (b"./a\x00x\n", b"./a\x003\n./b", b"./a\x003", b"./a\x001\n./b\x00x\n./c\x002\n"):
         with pytest.raises(ValueError, match="malformed rg --count output"):
             parse_counts(bad)
 
@@ -302,3 +304,17 @@ def test_a_file_root_counts_and_gives_context(root: Path, tmp_path: Path) -> Non
     assert ws.run("grep", pattern="o", path="src/a.py", output_mode="count").text == (
         "Found 4 matches in 1 file, by match count, most first\n\nsrc/a.py: 4"
     )
+
+
+def test_a_file_split_over_two_runs_is_one_row_with_both_counts() -> None:
+    """The files page adds the counts of a file whose matches came in two runs (adjacent after
+    the sort by path), and takes the rows as they are when no file is split."""
+    from dsh_jupyter.core.tools.grepshape import _shape_files
+
+    value = {"outputMode": "files_with_matches", "totalMatches": 6}
+    assert _shape_files(value, ["a.py", "b.py", "b.py", "c.py"], [1, 2, 2, 1], 10) is None
+    assert value["fileCounts"] == [{"path": "a.py", "matches": 1}, {"path": "b.py", "matches": 4}, {"path": "c.py", "matches": 1}]
+    value = {"outputMode": "count", "totalMatches": 6}
+    spill = _shape_files(value, ["a.py", "b.py", "c.py"], [1, 4, 1], 2)
+    assert value["fileCounts"] == [{"path": "b.py", "matches": 4}, {"path": "a.py", "matches": 1}]
+    assert spill == b"Found 6 matches in 3 files\n\nb.py: 4\na.py: 1\nc.py: 1\n"
