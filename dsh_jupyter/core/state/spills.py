@@ -70,27 +70,6 @@ class SpillStore:
             self._tree = Tree(self.root)
         return self._tree
 
-    def save(
-        self,
-        key: str,
-        call_id: str,
-        tool: str,
-        text: str | bytes,
-        *,
-        label: str = "",
-        user: str = "",
-        quota: int | None = None,
-        visibility: str | None = None,
-    ) -> str | None:
-        """Save ``text`` (or bytes already in UTF-8) and return its locator (an absolute path), or
-        None if it could not be.
-
-        ``quota`` (bytes) further limits what this caller's saved results may hold together.
-        """
-        return self.start_save(
-            key, call_id, tool, text, label=label, user=user, quota=quota, visibility=visibility, background=False
-        ).finish()
-
     def start_save(
         self,
         key: str,
@@ -104,8 +83,10 @@ class SpillStore:
         visibility: str | None = None,
         background: bool = True,
     ) -> PendingSpill:
-        """``save``, with the file written on a thread while the caller goes on; ``finish()``
-        waits for it, indexes it and returns what ``save`` would.
+        """Save ``text`` (or bytes already in UTF-8): ``finish()`` on the answer returns its
+        locator (an absolute path), or None if it could not be saved. ``quota`` (bytes) further
+        limits what this caller's saved results may hold together. With ``background``, a big
+        file is written on a thread while the caller goes on, and ``finish()`` waits for it.
 
         Why: writing a spill of megabytes is mostly the kernel's work (and on a machine whose
         disk is slow, waiting for the page cache to drain), and the caller has its page to build
