@@ -58,6 +58,7 @@ class SpillStore:
         self.store = store
         self.limits = limits
         self._tree: Tree | None = None
+        self._tree_made = threading.Lock()
 
     def close(self) -> None:
         if self._tree is not None:
@@ -65,10 +66,11 @@ class SpillStore:
             self._tree = None
 
     def _folder_tree(self) -> Tree:
-        if self._tree is None:
-            os.makedirs(self.root, mode=0o700, exist_ok=True)
-            self._tree = Tree(self.root)
-        return self._tree
+        with self._tree_made:  # calls on several threads, and spill writers, ask for it at once
+            if self._tree is None:
+                os.makedirs(self.root, mode=0o700, exist_ok=True)
+                self._tree = Tree(self.root)
+            return self._tree
 
     def start_save(
         self,
@@ -106,12 +108,16 @@ class SpillStore:
         record.update(visibility=visibility, quota=quota)
         pending = PendingSpill(self, os.path.join(self.root, folder, name), record)
         if background and len(data) >= BACKGROUND_FROM:
-            pending.thread = threading.Thread(
+            thread = threading.Thread(
                 target=pending.write, args=(f"{folder}/{name}", data), name="dsh-spill-writer", daemon=True
             )
-            pending.thread.start()
-        else:
-            pending.write(f"{folder}/{name}", data)
+            try:
+                thread.start()
+                pending.thread = thread
+                return pending
+            except RuntimeError as exc:  # no thread to be had: written at once, as a small one is
+                log.warning("could not start a thread for the full %s result (%s); writing it now", tool, exc)
+        pending.write(f"{folder}/{name}", data)
         return pending
 
     def _write(self, rel: str, data: bytes) -> None:

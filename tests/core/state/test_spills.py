@@ -140,3 +140,32 @@ def test_a_spill_whose_writer_thread_fails_leaves_the_page_and_says_so(root, tmp
     assert r.text.splitlines()[-1] == "(Showing 100 of 2500 paths. The full result could not be saved.)"
     assert ws.spill_list() == []
     assert Path(folder).read_text() == "not a folder\n"
+
+
+def test_a_spill_with_no_thread_to_write_it_is_written_at_once(root, tmp_path, monkeypatch, caplog):
+    """When no thread can be started (the process is at its limit), the big spill is written
+    before the answer, as a small one is, and the search answers as usual."""
+    import logging
+    import threading
+    from types import SimpleNamespace
+
+    from dsh_jupyter.core.state import spills
+
+    names = big_tree(root)
+
+    class NoThread(threading.Thread):
+        def start(self) -> None:
+            raise RuntimeError("can't start new thread")
+
+    # the spill store's threads only: the rest of the process starts its own as usual
+    monkeypatch.setattr(spills, "threading", SimpleNamespace(Thread=NoThread, Lock=threading.Lock))
+    ws = make(root, tmp_path)
+    with caplog.at_level(logging.WARNING, logger="dsh_jupyter.core.state.spills"):
+        r = ws.run("glob", pattern="*.txt")
+    loc = r.value["spill"]
+    with open(loc) as fh:
+        assert sorted(fh.read().splitlines()) == names
+    assert [s["locator"] for s in ws.spill_list()] == [loc]
+    assert caplog.messages == [
+        "could not start a thread for the full glob result (can't start new thread); writing it now"
+    ]
