@@ -31,7 +31,7 @@ def parse_counts(out: bytes) -> FileBlocks:
     text = out.decode("utf-8", "surrogateescape")
     parts = _ROW_END.split(text)
     if len(parts) < 3 or parts[-1] != "" or text.count("\0") != len(parts) // 2:
-        raise ValueError(f"malformed rg --count output near {_near(text, parts)!r}")
+        raise ValueError(f"malformed rg --count output near {_near(text)!r}")
     names = parts[0:-1:2]
     counts = list(map(int, parts[1::2]))
     return FileBlocks(names, [b""] * len(names), counts)
@@ -40,7 +40,7 @@ def parse_counts(out: bytes) -> FileBlocks:
 _ROW_END = re.compile("\0([0-9]+)\n")
 
 
-def _near(text: str, parts: list[str]) -> str:
+def _near(text: str) -> str:
     """Where the output stops being rows: the first NUL not followed by a count and a newline."""
     at = 0
     while (at := text.find("\0", at)) >= 0:

@@ -178,12 +178,18 @@ def lines_have_vcs(joined: str) -> bool:
 
 def output_names_any(stdout: bytes, rels: list[str]) -> bool:
     """Whether rg's NUL-ended output names one of the folders ``rels`` or a path below one."""
-    return any(_named(b"\0" + stdout, b"\0./" + rel.encode("utf-8", "surrogateescape"), b"/\0") for rel in rels)
+    if not rels:
+        return False
+    text = b"\0" + stdout  # one copy of the output, not one per folder
+    return any(_named(text, b"\0./" + rel.encode("utf-8", "surrogateescape"), b"/\0") for rel in rels)
 
 
 def lines_name_any(joined: str, rels: list[str]) -> bool:
     """``output_names_any`` for paths joined by newlines (a name holding one can only add a yes)."""
-    return any(_named("\n" + joined, "\n" + rel, "/\n") for rel in rels)
+    if not rels:
+        return False
+    text = "\n" + joined  # one copy of the paths, not one per folder
+    return any(_named(text, "\n" + rel, "/\n") for rel in rels)
 
 
 def _named(text, start, ends) -> bool:
