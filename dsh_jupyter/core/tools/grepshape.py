@@ -74,12 +74,11 @@ def shape_grep(
         owners += [source] * len(source_paths)
     shown = _display_paths(paths, strip, prefix)
     files = set(shown)
-    # One scan of the names joined by "/" finds a VCS folder exactly when one path holds it
-    # (a match across a join is a path that starts with it), before the per-path filter.
-    joined = "/".join(files)
-    vcs = ("/." in joined or joined.startswith(".")) and lines_have_vcs(joined)
-    # protected folders likewise: path by path only where one scan finds one named
-    hidden = bool(excluded) and lines_name_any("\n".join(files), excluded)
+    # VCS and protected folders were left out by rg; the paths are checked again one by one only
+    # where one scan of them all, joined by newlines, finds such a name
+    joined = "\n".join(files)
+    vcs = lines_have_vcs(joined)
+    hidden = bool(excluded) and lines_name_any(joined, excluded)
     keep = files
     if vcs:
         keep = {p for p in keep if not VCS_IN_PATH.search(p)}
