@@ -1,4 +1,5 @@
-"""The wheel a user installs: built from the sources, it carries the MIT license.
+"""The wheel a user installs: built from the sources, it carries the MIT license and glob's
+compiled dater (built by hatch_build.py from dsh_jupyter/core/fs/mtimes.c).
 
 The build runs ``pip wheel --no-deps`` on a copy of the repository (no venvs, no caches), with the
 JupyterLab extension already built (``SKIP_JUPYTER_BUILDER=1``: npm's part is tested by the Binder
@@ -30,8 +31,10 @@ def wheel(tmp_path_factory) -> Path:
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         shim_build = Path(folder) == REPO / "labextension_shim"
+        # the dater built for the editable install is left behind too: the wheel's build makes its own
         return {n for n in names
-                if n in SKIP or n.endswith((".egg-info", ".tsbuildinfo")) or (shim_build and n == "lib")}
+                if n in SKIP or n.endswith((".egg-info", ".tsbuildinfo")) or (shim_build and n == "lib")
+                or n.startswith("libmtimes.so.")}
 
     shutil.copytree(REPO, src, ignore=ignore)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_REQUIRE_VIRTUALENV")}
@@ -68,6 +71,52 @@ def test_the_wheel_ships_the_lab_extra_and_the_extensions(wheel):
     assert "Provides-Extra: lab" in metadata.splitlines()
     assert any(n.endswith("etc/jupyter/jupyter_server_config.d/dsh_jupyter.json") for n in names)
     assert any(n.endswith("share/jupyter/labextensions/dsh-jupyter-shim/package.json") for n in names)
+
+
+def test_the_wheel_carries_the_compiled_dater_and_is_tagged_for_this_platform(wheel, tmp_path):
+    import ctypes
+
+    from packaging.tags import sys_tags
+
+    from dsh_jupyter.core.fs.mtimes import ABI
+
+    platform = next(t.platform for t in sys_tags() if "manylinux" not in t.platform and "musllinux" not in t.platform)
+    assert wheel.name.endswith(f"-py3-none-{platform}.whl"), wheel.name
+    with zipfile.ZipFile(wheel) as whl:
+        names = set(whl.namelist())
+        info = whl.read(next(n for n in names if n.endswith(".dist-info/WHEEL"))).decode("utf-8")
+        assert "dsh_jupyter/core/fs/mtimes.py" in names and "dsh_jupyter/core/fs/mtimes.c" in names
+        library = tmp_path / "libmtimes.so"
+        library.write_bytes(whl.read(f"dsh_jupyter/core/fs/libmtimes.so.{ABI}"))
+    assert "Root-Is-Purelib: false" in info.splitlines()
+    assert f"Tag: py3-none-{platform}" in info.splitlines()
+    assert ctypes.CDLL(str(library)).dsh_mtimes_abi() == ABI
+
+
+def test_the_build_step_says_why_it_built_no_dater_and_leaves_no_half_written_library(tmp_path):
+    sys.path.insert(0, str(REPO))
+    try:
+        import hatch_build
+    finally:
+        sys.path.remove(str(REPO))
+    folder = tmp_path / "dsh_jupyter" / "core" / "fs"
+    folder.mkdir(parents=True)
+    shutil.copy(REPO / hatch_build.SOURCE, folder / "mtimes.c")
+    assert hatch_build.compile_dater(str(tmp_path), cc="no-such-cc") == "no C compiler ('no-such-cc' was not found)"
+    from dsh_jupyter.core.fs.mtimes import ABI
+
+    library = folder / f"libmtimes.so.{ABI}"
+    assert hatch_build.library_path(str(tmp_path)) == str(library.relative_to(tmp_path))
+    library.write_bytes(b"the library of an earlier build")
+    why = hatch_build.compile_dater(str(tmp_path), cc="false")
+    assert why is not None and why.startswith("false failed")
+    assert sorted(p.name for p in folder.iterdir()) == [library.name, "mtimes.c"]  # no scratch file left
+    assert library.read_bytes() == b"the library of an earlier build"
+    assert hatch_build.compile_dater(str(tmp_path)) is None
+    assert sorted(p.name for p in folder.iterdir()) == [library.name, "mtimes.c"]
+    import ctypes
+
+    assert ctypes.CDLL(str(library)).dsh_mtimes_abi() == ABI
 
 
 def test_the_version_has_one_source():

@@ -92,7 +92,14 @@ class Rechecker:
             try:
                 fd = os.open(name, _DIR, dir_fd=pfd)
             except OSError as exc:
-                if exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EACCES, errno.EPERM):
+                if exc.errno not in (
+                    errno.ENOENT,
+                    errno.ENOTDIR,
+                    errno.ELOOP,
+                    errno.EACCES,
+                    errno.EPERM,
+                    errno.ENAMETOOLONG,
+                ):
                     raise
         self._dirs[rel] = fd
         return fd
