@@ -1,11 +1,13 @@
 """A second process that dates part of glob's paths, so dating runs on two cores.
 
-Why it exists: glob's dated walk (``globtimes``) stats every path rg lists, about 2 µs a path in
-this thread, and on a tree of 60,000 matches that dating, not rg's walk, is what the caller
-waits for. Threads of one process do not help (each stat gives the interpreter up and takes it
-back, and two threads fight over it), so half of each piece of rg's output is handed to a small
-Python process that dates it the same way, beneath the same root descriptor
-(``python -I -S core/rg/recheck.py FD``: the standard library only, started in about 10 ms).
+Why it exists: glob's dated walk (``globtimes``) stats every path rg lists. Where the compiled
+dater (``fs/mtimes``) is missing, that costs about 2 µs a path in this thread, and on a tree of
+60,000 matches dating, not rg's walk, is what the caller waits for. (With the compiled dater no
+helper is started: it keeps pace with the walk alone.) Threads of one process do not help (each
+stat gives the interpreter up and takes it back, and two threads fight over it), so half of
+each piece of rg's output is handed to a small Python process that dates it the same way,
+beneath the same root descriptor (``python -I -S core/rg/recheck.py FD``: the standard library
+only, started in about 10 ms).
 
 It is started only once a walk has listed ``START_AFTER`` paths, so a small glob never pays for
 it. A writer thread starts and feeds it, so this thread dates its own half meanwhile; the answer

@@ -83,7 +83,8 @@ def test_equal_times_are_ordered_by_path(tmp_path):
     assert r.value["paths"] == ws_for(root, tmp_path).run("glob", pattern="*.py").value["paths"]
 
 
-def test_dating_orders_by_time_then_each_run_of_equal_times_by_path(tmp_path):
+@pytest.mark.parametrize("native", [True, False], ids=["compiled", "python"])
+def test_dating_orders_by_time_then_each_run_of_equal_times_by_path(tmp_path, native):
     """The dated walk's own sort: runs of equal times at the start, middle and end, fed out of order."""
     root = tmp_path / "root"
     (root / "d").mkdir(parents=True)
@@ -103,7 +104,8 @@ def test_dating_orders_by_time_then_each_run_of_equal_times_by_path(tmp_path):
         os.utime(root / rel, ns=(BASE_NS + t, BASE_NS + t))
     fd = root_fd(root)
     try:
-        with Dating(fd) as dating:
+        with Dating(fd, native=native) as dating:
+            assert dating.native is native
             dating.feed(b"".join(b"./" + rel.encode() + b"\0" for rel in times))
             assert dating.finish() == ["d/a.py", "d/b.py", "y.py", "c.py", "a.py", "b.py", "d/e.py", "d/f.py", "d/z.py"]
     finally:
@@ -126,10 +128,14 @@ def big_tree(tmp_path_factory) -> Path:
     return root
 
 
-def dated(root: Path, pieces: list[bytes], helper: bool, kill_helper: bool = False) -> tuple[list[str], bool]:
+def dated(
+    root: Path, pieces: list[bytes], helper: bool, kill_helper: bool = False, native: bool = False
+) -> tuple[list[str], bool]:
+    """glob's dated answer for rg output fed in ``pieces``, and whether a helper dated part of it
+    (the helper tests date in Python, where the helper works; ``native``: the compiled dater)."""
     fd = root_fd(root)
     try:
-        with Dating(fd, helper=helper) as dating:
+        with Dating(fd, helper=helper, native=native) as dating:
             for piece in pieces:
                 dating.feed(piece)
             helped = dating.helper is not None and bool(dating.held)
@@ -152,6 +158,14 @@ def test_a_big_walk_is_dated_by_two_processes_with_the_answer_of_one(big_tree):
     assert together == alone and len(alone) == 5000
     stamps = [os.stat(big_tree / p).st_mtime_ns for p in together]
     assert stamps == sorted(stamps)
+
+
+def test_the_compiled_dater_gives_the_answer_of_python_and_starts_no_helper(big_tree):
+    out = rg_files(big_tree)
+    cuts = [0, out.index(b"\0", 1000) + 5, out.index(b"\0", len(out) // 2) + 1, len(out)]  # one cut inside a path
+    pieces = [out[a:b] for a, b in zip(cuts, cuts[1:])]
+    fast, helped = dated(big_tree, pieces, helper=True, native=True)
+    assert not helped and fast == dated(big_tree, pieces, helper=True)[0] and len(fast) == 5000
 
 
 def test_a_small_walk_starts_no_helper(tmp_path):
@@ -198,8 +212,10 @@ def test_a_helper_that_cannot_start_leaves_the_answer_unchanged(big_tree, caplog
     )
 
 
-@pytest.mark.parametrize("helper", [False, True], ids=["here", "helper"])
-def test_dating_keeps_only_regular_files_beneath_the_root(tmp_path, helper, monkeypatch):
+@pytest.mark.parametrize(
+    "helper, native", [(False, False), (True, False), (False, True)], ids=["here", "helper", "compiled"]
+)
+def test_dating_keeps_only_regular_files_beneath_the_root(tmp_path, helper, native, monkeypatch):
     """A folder that became a symlink to outside, a symlinked file and a file that left are not kept."""
     root, outside = tmp_path / "root", tmp_path / "outside"
     (root / "a").mkdir(parents=True)
@@ -214,7 +230,7 @@ def test_dating_keeps_only_regular_files_beneath_the_root(tmp_path, helper, monk
         monkeypatch.setattr(globtimes, "SPLIT_AT", 2)
     fd = root_fd(root)
     try:
-        with Dating(fd) as dating:
+        with Dating(fd, native=native) as dating:
             dating.feed(b"./a/kept.py\0./a/link.py\0./swap")
             dating.feed(b"ped/secret.py\0./a/gone.py\0./a/kep")
             dating.feed(b"t.py\0")
@@ -249,7 +265,7 @@ def test_a_walk_that_fails_ends_its_helper(big_tree):
     out = rg_files(big_tree)
     fd = root_fd(big_tree)
     try:
-        with pytest.raises(RuntimeError), Dating(fd) as dating:
+        with pytest.raises(RuntimeError), Dating(fd, native=False) as dating:
             dating.feed(out)
             helper = dating.helper
             assert helper is not None
@@ -260,7 +276,7 @@ def test_a_walk_that_fails_ends_its_helper(big_tree):
         os.close(fd)
 
 
-def test_the_helper_dates_names_that_are_not_utf8_or_hold_a_newline(tmp_path):
+def test_the_helper_and_the_compiled_dater_date_names_that_are_not_utf8_or_hold_a_newline(tmp_path):
     root = tmp_path / "root"
     rng = random.Random(4)
     build(root, [f"pkg{i:02d}" for i in range(41)], 100, lambda n: rng.sample(range(10 * n), n))
@@ -273,7 +289,7 @@ def test_the_helper_dates_names_that_are_not_utf8_or_hold_a_newline(tmp_path):
     rest = [p for p in rg_files(root).split(b"\0")[:-1] if p not in names]
     out = b"\0".join(names + rest) + b"\0"  # one piece: its first half, these two names included, goes to the helper
     together, helped = dated(root, [out], helper=True)
-    assert helped and together == dated(root, [out], helper=False)[0]
+    assert helped and together == dated(root, [out], helper=False)[0] == dated(root, [out], False, native=True)[0]
     assert together[:2] == ["pkg00/bad\udcffname.py", "pkg00/new\nline.py"] and len(together) == 4102
 
 
@@ -285,7 +301,7 @@ def test_pieces_the_helper_was_not_handed_by_the_end_are_taken_back_and_dated_he
     pieces = [out] * 41  # the same paths again and again: the helper's share outgrows its pipe
     fd = root_fd(big_tree)
     try:
-        with Dating(fd) as dating:
+        with Dating(fd, native=False) as dating:
             dating.feed(pieces[0])  # 5,000 paths: the helper starts
             helper = dating.helper
             assert helper is not None
