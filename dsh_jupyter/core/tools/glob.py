@@ -11,12 +11,13 @@ from itertools import repeat
 from operator import itemgetter
 
 from ..errors import Codes, ToolError
+from ..fs import mtimes as compiled
 from ..render.search import render_glob, render_glob_spill
 from ..rg.recheck import Rechecker
 from ..text.quoting import in_message
 from .context import CallContext
 from .globsplit import Background, Stamper, merge_by_mtime, plan_split
-from .globtimes import Dating, times_follow_folders
+from .globtimes import Dating, finish_together, times_follow_folders
 from .sampling import sample_across_groups
 from .searchroot import (
     VCS_EXCLUDES,
@@ -96,7 +97,7 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         elif split is not None:
             # one walk, each path dated beneath the root as it comes (globtimes.py): that dating
             # is the recheck; its paths are scanned as one newline-joined text
-            rels = dated = _dated_walk(ctx, root, argv)
+            rels = dated = _dated_walk(ctx, root, argv, split)
             joined = "\n".join(rels)
             vcs, hidden, recheck = lines_have_vcs(joined), lines_name_any(joined, excluded), False
         else:
@@ -144,15 +145,34 @@ def _not_for_part_b(excluded: list[str]):
     return skip
 
 
-def _dated_walk(ctx: CallContext, root, argv: list[str]) -> list[str]:
+def _dated_walk(ctx: CallContext, root, argv: list[str], split) -> list[str]:
     """rg's unsorted walk on one thread, each path dated beneath the root as it arrives: the paths
-    (without "./"), oldest first, equal times by path."""
-    unsorted = [flag for flag in argv if flag != "--sort=modified"]
-    with Dating(root.fd) as dating:
-        outcome = run_search(ctx, ["-j1", *unsorted, "--", "."], "glob", root, consume=dating.feed, keep_stdout=False)
+    (without "./"), oldest first, equal times by path. With the compiled dater, one such walk per
+    part of ``split`` at once (B's on a thread), each dating its own paths: the two walks and
+    their dating share both cores. Without it, one walk, with a dating process beside this one
+    (two walks dating in Python would share one interpreter)."""
+    unsorted = ["-j1", *(flag for flag in argv if flag != "--sort=modified")]
+
+    def walk(dating: Dating, flags: list[str]) -> None:
+        outcome = run_search(ctx, [*unsorted, *flags, "--", "."], "glob", root, consume=dating.feed, keep_stdout=False)
         if outcome.returncode == 2 and not dating.paths and not file_errors(outcome):
             raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
-        return dating.finish()
+
+    if not compiled.available():
+        with Dating(root.fd) as dating:
+            walk(dating, [])
+            return dating.finish()
+    with Dating(root.fd) as dating_a, Dating(root.fd) as dating_b:
+        part_b = Background(lambda: walk(dating_b, split.b_flags))
+        try:
+            walk(dating_a, split.a_flags)
+        except BaseException:
+            part_b.wait()  # before the root's descriptor can close: B's rg runs in that folder
+            raise
+        part_b.result()
+        if dating_a.fed + dating_b.fed > ctx.settings.raw_output_max_bytes:  # the cap holds for the two together
+            raise overflow_error(ctx, "glob")
+        return finish_together(dating_a, dating_b, split.b_heads)
 
 
 def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str], bytes]:

@@ -64,9 +64,14 @@ class Split:
     b_flags: list[str]
     b_dirs: list[str]
 
+    @property
+    def b_heads(self) -> tuple[str, ...]:
+        """What every path in part B starts with: each of its folders and "/"."""
+        return tuple(d + "/" for d in self.b_dirs)
+
     def only_b(self, rels: list[str]) -> list[str]:
         """The paths of ``rels`` that lie in part B's folders."""
-        heads = tuple(d + "/" for d in self.b_dirs)
+        heads = self.b_heads
         return [rel for rel in rels if rel.startswith(heads)]
 
 

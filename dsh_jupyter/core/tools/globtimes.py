@@ -1,4 +1,4 @@
-"""``glob``'s order on a tree whose times do not follow its folders: one walk, each path dated as it comes.
+"""``glob``'s order on a tree whose times do not follow its folders: rg's walk, each path dated as it comes.
 
 Why it exists: glob answers oldest first. ``rg --sort=modified`` walks on one thread and stats
 every file by its path; ``globsplit`` runs two such walks at once over two halves of the tree and
@@ -9,12 +9,13 @@ after both walks: about twice the one sorted walk. Here instead rg walks unsorte
 (``-j1``) and this thread dates each path while rg is still walking (rg writes into an in-memory
 file that ``rg.runner`` hands on every few milliseconds). Each block of whole paths is dated in
 one call by the compiled dater (``fs/mtimes``: the system calls alone, about 1.5 µs a path, with
-the interpreter let go), so the dating keeps pace with rg's walk on the other core. Where that
-library is missing, this thread dates in Python (2-4 µs a path): dating, not the walk, is then
-what the caller waits for, so once a walk has listed ``START_AFTER`` paths half of each piece goes
-to a helper process (``globhelper``) that dates it the same way. The answer is sorted by (time,
-path) at the end, with one numpy sort; equal times are ordered by path, so a page is the same
-from one call to the next.
+the interpreter let go), so the dating keeps pace with rg's walk; glob then runs one such walk
+per part of ``globsplit``'s cut at once, each with its own ``Dating``, and ``finish_together``
+sorts the two. Where that library is missing, one walk is dated in Python (2-4 µs a path):
+dating, not the walk, is then what the caller waits for, so once a walk has listed
+``START_AFTER`` paths half of each piece goes to a helper process (``globhelper``) that dates it
+the same way. The answer is sorted by (time, path) at the end, with one numpy sort; equal times
+are ordered by path, so a page is the same from one call to the next.
 
 ``times_follow_folders`` chooses between the two before any walk, from a few dozen files: the
 middle half of each sampled folder's times, and whether those spans keep apart.
@@ -39,7 +40,7 @@ from ..rg.recheck import Rechecker, take_paths
 from . import globhelper
 from .globhelper import START_AFTER, Helper
 
-__all__ = ["Dating", "times_follow_folders"]
+__all__ = ["Dating", "finish_together", "times_follow_folders"]
 
 SPLIT_AT = 64  # a piece of fewer paths is dated here whole
 HELPER_SHARE = 0.5  # of each piece, once the helper runs
@@ -71,6 +72,7 @@ class Dating:
         self.held: list[tuple[int, int]] = []  # (start, count) in ``paths`` of what the helper dates
         self.helper: Helper | None = None
         self._may_help = helper
+        self.fed = 0  # bytes of rg output fed
 
     def __enter__(self) -> Dating:
         return self
@@ -82,6 +84,7 @@ class Dating:
         self.check.close()
 
     def feed(self, data: bytes) -> None:
+        self.fed += len(data)
         if self.native:
             self._feed_whole(data)
             return
@@ -147,31 +150,24 @@ class Dating:
 
     def finish(self) -> list[str]:
         """Every dated path, oldest first, equal times by path."""
+        return _in_order(*self.collected())
+
+    def collected(self):
+        """``(paths, times)``: every dated path in the order rg listed it, and a numpy array of
+        their times (ns); the helper's answer is waited for."""
         import numpy as np  # a core dependency (through pandas); imported where it is needed
 
         if self.carry:
             self._date([self.carry.decode("utf-8", "surrogateescape").removeprefix("./")])
             self.carry = b""
         paths = self.paths
-        if not paths:
-            return []
         if self.native:
-            times = np.concatenate(self.blocks)
+            times = np.concatenate(self.blocks) if self.blocks else np.zeros(0, dtype=np.int64)
         else:
             times = np.array(self.times, dtype=np.int64)
         if self.held:
             paths, times = self._take_helpers_times(paths, times)
-        # One sort of the times in C (a Python sort with a key costs about 4x as much on 60,000
-        # paths); runs of equal times are then put in path order, so the sort need not be stable.
-        order = np.argsort(times)
-        ranked = times[order]
-        same = np.flatnonzero(ranked[1:] == ranked[:-1])
-        ordered = order.tolist()
-        if len(same):
-            ordered = _ties_by_path(ordered, same, paths)
-        if len(ordered) == 1:
-            return [paths[ordered[0]]]
-        return list(itemgetter(*ordered)(paths))  # the paths in that order, gathered in C
+        return paths, times
 
     def _take_helpers_times(self, paths: list[str], times):
         """``paths`` and ``times`` with the helper's times in their places, less the paths it
@@ -207,6 +203,39 @@ class Dating:
             return paths, times
         kept = np.flatnonzero(real)
         return [paths[i] for i in kept.tolist()], times[kept]
+
+
+def finish_together(first: Dating, second: Dating, second_heads: tuple[str, ...]) -> list[str]:
+    """The paths of two walks over two parts of the tree (``globsplit``'s cut), oldest first,
+    equal times by path; of ``second``'s, only those under its folders (``second_heads``, each
+    ending in "/"): a folder made after the cut was planned was walked by the first part too."""
+    import numpy as np
+
+    paths, times = first.collected()
+    more, more_times = second.collected()
+    keep = np.fromiter((p.startswith(second_heads) for p in more), dtype=bool, count=len(more))
+    if not keep.all():
+        more, more_times = [more[i] for i in np.flatnonzero(keep).tolist()], more_times[keep]
+    return _in_order(paths + more, np.concatenate((times, more_times)))
+
+
+def _in_order(paths: list[str], times) -> list[str]:
+    """``paths`` sorted by ``times`` (a numpy array), equal times by path."""
+    import numpy as np
+
+    if not paths:
+        return []
+    # One sort of the times in C (a Python sort with a key costs about 4x as much on 60,000
+    # paths); runs of equal times are then put in path order, so the sort need not be stable.
+    order = np.argsort(times)
+    ranked = times[order]
+    same = np.flatnonzero(ranked[1:] == ranked[:-1])
+    ordered = order.tolist()
+    if len(same):
+        ordered = _ties_by_path(ordered, same, paths)
+    if len(ordered) == 1:
+        return [paths[ordered[0]]]
+    return list(itemgetter(*ordered)(paths))  # the paths in that order, gathered in C
 
 
 def _ties_by_path(order: list[int], same, paths: list[str]) -> list[int]:

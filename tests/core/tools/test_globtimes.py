@@ -344,3 +344,67 @@ def test_runs_of_equal_times_of_every_length_end_in_path_order():
             same = np.flatnonzero(ranked[1:] == ranked[:-1])
             got = _ties_by_path(order.tolist(), same, paths) if len(same) else order.tolist()
             assert got == sorted(range(n), key=lambda i: (int(times[i]), paths[i])), (n, spread)
+
+
+def spy_on_dated_walks(monkeypatch) -> list[int]:
+    """How many times glob took two dated walks (its ``finish_together``)."""
+    from dsh_jupyter.core.tools import glob as glob_module
+
+    calls: list[int] = []
+    real = glob_module.finish_together
+    monkeypatch.setattr(glob_module, "finish_together", lambda *a: calls.append(1) or real(*a))
+    return calls
+
+
+@pytest.mark.parametrize("dater", ["compiled", "python"])
+def test_the_dated_walks_answer_what_one_sorted_walk_answers_with_either_dater(tmp_path, dater, monkeypatch):
+    """With the compiled dater, one dated walk per part of the cut at once; in Python, one walk."""
+    from dsh_jupyter.core.fs import mtimes as compiled
+
+    calls = spy_on_dated_walks(monkeypatch)
+    root = tmp_path / "root"
+    rng = random.Random(21)
+    build(root, [*FOLDERS, "odd {x,y}", "pkg03/deep/er"], 15, lambda n: rng.sample(range(3 * n), n))
+    (root / "top.py").write_text("x\n")
+    expected = rg_sorted(root, "*.py")
+    assert len(expected) == 18 * 15 + 1
+    if dater == "compiled":
+        r = ws_for(root, tmp_path).run("glob", pattern="*.py")
+    else:
+        with compiled.python_only():
+            r = ws_for(root, tmp_path).run("glob", pattern="*.py")
+    assert r.value["paths"] == expected
+    assert len(calls) == (1 if dater == "compiled" else 0)
+
+
+def test_two_dated_walks_keep_of_part_b_only_what_lies_in_its_folders(tmp_path):
+    """A folder made after the cut was planned is walked by part A too: B's copy is dropped."""
+    from dsh_jupyter.core.tools.globtimes import finish_together
+
+    root = tmp_path / "root"
+    for rel, t in {"a/1.py": 3, "b/2.py": 1, "new/3.py": 2, "b/4.py": 2}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x\n")
+        os.utime(root / rel, ns=(BASE_NS + t, BASE_NS + t))
+    fd = root_fd(root)
+    try:
+        with Dating(fd) as a, Dating(fd) as b:
+            a.feed(b"./a/1.py\0./new/3.py\0")
+            b.feed(b"./b/2.py\0./new/3.py\0./b/4.py\0")
+            assert finish_together(a, b, ("b/",)) == ["b/2.py", "b/4.py", "new/3.py", "a/1.py"]
+    finally:
+        os.close(fd)
+
+
+def test_the_raw_output_cap_holds_for_the_two_dated_walks_together(tmp_path, monkeypatch):
+    calls = spy_on_dated_walks(monkeypatch)
+    root = tmp_path / "root"
+    rng = random.Random(8)
+    build(root, [f"d{i}" for i in range(4)], 40, lambda n: rng.sample(range(3 * n), n))
+    total = sum(len(f"./{p}\0".encode()) for p in rg_sorted(root, "*.py"))
+    r = ws_for(root, tmp_path, raw_output_max_bytes=total * 3 // 4).run("glob", pattern="*.py")  # each part fits
+    assert r.text == (f"Error: glob produced more than {total * 3 // 4} bytes of raw output and was stopped; "
+                      "narrow the pattern, path or include")
+    assert r.value["code"] == "SEARCH_RAW_OUTPUT_OVERFLOW"
+    assert not ws_for(root, tmp_path, raw_output_max_bytes=total + 10).run("glob", pattern="*.py").is_error
+    assert len(calls) == 1  # the first call stopped before its merge
