@@ -1,8 +1,11 @@
 """``glob``: files by name under a folder, oldest first; an over-cap page sampled across top-level entries.
 
 Opening the search root, rg's flags and running rg under the fence live in ``searchroot``; this
-module decides what to ask rg (one sorted walk, or two at once over two halves of a big tree:
-``globsplit``) and how the complete, time-ordered list becomes a page, a value and a spill.
+module decides what to ask rg and how the complete, time-ordered list becomes a page, a value and
+a spill. With the compiled dater (``fs/mtimes``), always rg's unsorted walks, dated as they come
+(``globtimes``): one per part of ``globsplit``'s cut at once, or one where the tree is not cut.
+Without it: two sorted walks merged (``globsplit``) where times follow folders, a dated walk
+with a helper process where they do not, rg's one sorted walk where the tree is not cut.
 """
 
 from __future__ import annotations
@@ -91,12 +94,13 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         recheck = unfenced(ctx)
         dated: list[str] | None = None  # the dated walk's paths, and their join
         joined = ""
-        if split is not None and times_follow_folders(root.fd, split.b_dirs):
+        native = compiled.available()  # the compiled dater keeps pace with any walk: always dated walks
+        if not native and split is not None and times_follow_folders(root.fd, split.b_dirs):
             rels, stdout = _two_walks(ctx, root, argv, split)  # two sorted walks at once, merged (globsplit.py)
             vcs, hidden = output_has_vcs(stdout), output_names_any(stdout, excluded)
-        elif split is not None:
-            # one walk, each path dated beneath the root as it comes (globtimes.py): that dating
-            # is the recheck; its paths are scanned as one newline-joined text
+        elif native or split is not None:
+            # rg's unsorted walks, each path dated beneath the root as it comes (globtimes.py):
+            # that dating is the recheck; its paths are scanned as one newline-joined text
             rels = dated = _dated_walk(ctx, root, argv, split)
             joined = "\n".join(rels)
             vcs, hidden, recheck = lines_have_vcs(joined), lines_name_any(joined, excluded), False
@@ -147,10 +151,10 @@ def _not_for_part_b(excluded: list[str]):
 
 def _dated_walk(ctx: CallContext, root, argv: list[str], split) -> list[str]:
     """rg's unsorted walk on one thread, each path dated beneath the root as it arrives: the paths
-    (without "./"), oldest first, equal times by path. With the compiled dater, one such walk per
-    part of ``split`` at once (B's on a thread), each dating its own paths: the two walks and
-    their dating share both cores. Without it, one walk, with a dating process beside this one
-    (two walks dating in Python would share one interpreter)."""
+    (without "./"), oldest first, equal times by path. With the compiled dater and a ``split``,
+    one such walk per part at once (B's on a thread), each dating its own paths: the two walks
+    and their dating share both cores. Otherwise one walk; dating in Python, it gets a dating
+    process beside this one (two walks dating in Python would share one interpreter)."""
     unsorted = ["-j1", *(flag for flag in argv if flag != "--sort=modified")]
 
     def walk(dating: Dating, flags: list[str]) -> None:
@@ -158,7 +162,7 @@ def _dated_walk(ctx: CallContext, root, argv: list[str], split) -> list[str]:
         if outcome.returncode == 2 and not dating.paths and not file_errors(outcome):
             raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
 
-    if not compiled.available():
+    if split is None or not compiled.available():
         with Dating(root.fd) as dating:
             walk(dating, [])
             return dating.finish()

@@ -1,5 +1,8 @@
 """``glob`` on two cores: two sorted rg walks over two parts of the tree, merged by modification time.
 
+(Where the compiled dater is built, glob takes dated walks over the same two parts instead
+(``globtimes``): this merge is what an install without it uses; the cut serves both.)
+
 Why it exists: glob answers oldest first, and ``rg --sort=modified`` walks the tree on one thread
 (sorting forces it) and stats every file by path, several times slower than rg's unsorted,
 parallel walk. A walk of our own plus a stat per file is no faster (each Python stat is a system

@@ -3,7 +3,9 @@
 Real trees on disk with modification times set one by one, real rg. The order of the merged
 result is compared with rg's own single sorted walk over the same tree, for times that follow the
 folders (few stats) and times that alternate file by file (the worst case); the plan of the cut
-is checked on the shapes that must not be cut.
+is checked on the shapes that must not be cut. Each test runs twice: with the compiled dater
+(glob then always takes dated walks, one per part of the same cut) and with dating in Python
+(where the merge of two sorted walks and rg's one sorted walk are what glob takes).
 """
 
 from __future__ import annotations
@@ -20,6 +22,18 @@ from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.tools.globsplit import escape_glob, merge_by_mtime, plan_split
 
 BASE_NS = 1_700_000_000 * 10**9
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def dater(request):
+    from dsh_jupyter.core.fs import mtimes as compiled
+
+    if request.param == "compiled":
+        assert compiled.available()
+        yield request.param
+    else:
+        with compiled.python_only():
+            yield request.param
 
 
 def rg_sorted(root: Path, pattern: str) -> list[str]:
@@ -155,6 +169,25 @@ def test_random_merges_are_sorted_and_complete():
         assert sorted(merged) == sorted(pa + pb)
         assert [int(p.split(":")[1]) for p in merged] == sorted(a + b)
         assert [p for p in merged if p[0] == "a"] == pa and [p for p in merged if p[0] == "b"] == pb
+
+
+def test_with_the_compiled_dater_equal_times_are_in_path_order_on_every_shape(tmp_path, dater):
+    """A flat folder (never cut) and a cut tree alike: the dated walks order equal times by path."""
+    flat, tree = tmp_path / "flat", tmp_path / "tree"
+    names = [f"n{(i * 37) % 50:02d}.py" for i in range(50)]
+    for name in names:
+        (flat / name).parent.mkdir(parents=True, exist_ok=True)
+        (flat / name).write_text("x\n")
+        os.utime(flat / name, ns=(BASE_NS, BASE_NS))
+    build(tree, [f"pkg{i}" for i in range(4)], 10, lambda n: [(i % 3) * 10**9 for i in range(n)])
+    by_time_then_path = lambda root, paths: sorted(paths, key=lambda p: (os.stat(root / p).st_mtime_ns, p))  # noqa: E731
+    for root in (flat, tree):
+        paths = ws_for(root, tmp_path).run("glob", pattern="*.py").value["paths"]
+        assert len(paths) in (50, 40)
+        if dater == "compiled":
+            assert paths == by_time_then_path(root, paths)
+        else:  # the merge keeps part A first on equal times; one sorted walk keeps rg's order
+            assert [os.stat(root / p).st_mtime_ns for p in paths] == sorted(os.stat(root / p).st_mtime_ns for p in paths)
 
 
 def test_names_are_escaped_into_globs_literally():
