@@ -13,6 +13,7 @@ Per tree, in turns (floor, tool, floor, tool, ...: a change in the shared machin
 both), medians of ``--runs``, the floor's output read through a pipe as anyone running rg reads it:
 
 - ``glob("*.py")``                   vs ``rg --files --sort=modified --glob=*.py``   target <= 1.0
+  (and, for the record, the same with glob's dater in Python, as without a C compiler)
 - ``grep("perf_needle")``            vs ``rg --json --regexp=perf_needle``           target <= 1.2
   (and, for the record, rg's heading form with the same flags)
 - ``grep(..., output_mode="files_with_matches")`` vs ``rg --files-with-matches``     target <= 1.0
@@ -42,6 +43,7 @@ import time
 
 from bench_mcp_startup import INIT, INITIALIZED, reference_server  # benchmarks/bench_mcp_startup.py
 from dsh_jupyter import Workspace
+from dsh_jupyter.core.fs import mtimes as compiled
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
 from dsh_jupyter.core.tools.searchroot import DISCOVERY, VCS_EXCLUDES
 from trees import MIXES, SHAPES, build_listing, build_shaped  # benchmarks/trees.py
@@ -87,6 +89,11 @@ def tree_rows(tree: str, runs: int, rg: str) -> list[tuple[str, float, float, fl
     t, f = paired(lambda: ws.run("glob", pattern="*.py"),
                   rg_floor(rg, ["--files", "--null", "--sort=modified", "--glob=*.py"], tree), runs)
     rows.append(("glob *.py", t, f, 1.0))
+    # for the record: what an install without a C compiler gets (glob's dater in Python)
+    with compiled.python_only():
+        t, f = paired(lambda: ws.run("glob", pattern="*.py"),
+                      rg_floor(rg, ["--files", "--null", "--sort=modified", "--glob=*.py"], tree), runs)
+    rows.append(("  dated in Python", t, f, 0.0))
     heading = rg_floor(rg, ["--heading", "--line-number", "--no-column", f"--regexp={NEEDLE}"], tree)
     t, f = paired(lambda: ws.run("grep", pattern=NEEDLE), rg_floor(rg, ["--json", f"--regexp={NEEDLE}"], tree), runs)
     rows.append(("grep (rg --json)", t, f, 1.2))
