@@ -101,7 +101,7 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         elif native or split is not None:
             # rg's unsorted walks, each path dated beneath the root as it comes (globtimes.py):
             # that dating is the recheck; its paths are scanned as one newline-joined text
-            rels = dated = _dated_walk(ctx, root, argv, split)
+            rels = dated = _dated_walk(ctx, root, argv, split if native else None)
             joined = "\n".join(rels)
             vcs, hidden, recheck = lines_have_vcs(joined), lines_name_any(joined, excluded), False
         else:
@@ -151,10 +151,10 @@ def _not_for_part_b(excluded: list[str]):
 
 def _dated_walk(ctx: CallContext, root, argv: list[str], split) -> list[str]:
     """rg's unsorted walk on one thread, each path dated beneath the root as it arrives: the paths
-    (without "./"), oldest first, equal times by path. With the compiled dater and a ``split``,
-    one such walk per part at once (B's on a thread), each dating its own paths: the two walks
-    and their dating share both cores. Otherwise one walk; dating in Python, it gets a dating
-    process beside this one (two walks dating in Python would share one interpreter)."""
+    (without "./"), oldest first, equal times by path. Given a ``split`` (only with the compiled
+    dater: two walks dating in Python would share one interpreter), one such walk per part at
+    once (B's on a thread), each dating its own paths, so the walks and their dating share both
+    cores. Otherwise one walk; dating in Python, it gets a dating process beside this one."""
     unsorted = ["-j1", *(flag for flag in argv if flag != "--sort=modified")]
 
     def walk(dating: Dating, flags: list[str]) -> None:
@@ -162,7 +162,7 @@ def _dated_walk(ctx: CallContext, root, argv: list[str], split) -> list[str]:
         if outcome.returncode == 2 and not dating.paths and not file_errors(outcome):
             raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
 
-    if split is None or not compiled.available():
+    if split is None:
         with Dating(root.fd) as dating:
             walk(dating, [])
             return dating.finish()

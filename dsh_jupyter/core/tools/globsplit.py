@@ -35,7 +35,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..fs import mtimes as compiled
 from ..rg.recheck import Rechecker
 
 __all__ = [
@@ -252,13 +251,6 @@ class Stamper:
         return -1 if st is None else st.st_mtime_ns
 
     def many(self, rels: list[str]) -> list[int]:
-        if rels:
-            # each with the "./" rg gave it, which the dater drops: a path is dated as written
-            block = ("./" + "\0./".join(rels) + "\0").encode("utf-8", "surrogateescape")
-            times = compiled.mtimes(self.check.root_fd, block)
-            if times is not None:  # the compiled dater, in one call
-                times[times == compiled.NONE] = -1
-                return times.tolist()
         return [-1 if mtime is None else mtime for mtime in self.check.mtimes(rels)]
 
     def close(self) -> None:

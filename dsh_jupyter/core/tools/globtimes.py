@@ -17,8 +17,9 @@ dating, not the walk, is then what the caller waits for, so once a walk has list
 the same way. The answer is sorted by (time, path) at the end, with one numpy sort; equal times
 are ordered by path, so a page is the same from one call to the next.
 
-``times_follow_folders`` chooses between the two before any walk, from a few dozen files: the
-middle half of each sampled folder's times, and whether those spans keep apart.
+Without the compiled dater, ``times_follow_folders`` chooses between this and the merge before
+any walk, from a few dozen files: the middle half of each sampled folder's times, and whether
+those spans keep apart.
 
 Each date is taken through the folder's descriptor, opened beneath the search root one name at a
 time with no symlink followed (``rg.recheck.Rechecker``), and only a regular file is kept: a
