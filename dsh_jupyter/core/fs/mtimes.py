@@ -20,6 +20,7 @@ import contextlib
 import ctypes
 import logging
 import os
+import threading
 
 __all__ = ["LIBRARY", "NONE", "available", "mtimes", "python_only"]
 
@@ -31,13 +32,20 @@ LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"libmtimes.s
 
 _loaded = False
 _function = None  # the C function, once loaded; None when it could not be
+_loading = threading.Lock()  # two first globs at once (server threads) load it, and warn, once
 
 
 def _load():
+    if _loaded:
+        return _function
+    with _loading:
+        return _load_once()
+
+
+def _load_once():
     global _loaded, _function
     if _loaded:
         return _function
-    _loaded = True
     try:
         library = ctypes.CDLL(LIBRARY)
         function, abi = library.dsh_mtimes, library.dsh_mtimes_abi
@@ -51,10 +59,12 @@ def _load():
             "to build it.",
             exc,
         )
+        _loaded = True
         return None
     function.restype = ctypes.c_long
     function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_long]
     _function = function
+    _loaded = True  # after _function: a thread that sees it loaded sees the function too
     return function
 
 

@@ -136,33 +136,6 @@ def test_it_answers_what_the_python_dater_answers_for_every_kind_of_path(odd_tre
         os.close(fd)
 
 
-def test_the_merge_of_two_walks_dates_as_python_does(odd_tree, monkeypatch):
-    from dsh_jupyter.core.tools.globsplit import Stamper
-
-    root, asked = odd_tree
-    rels = [rel.decode("utf-8", "surrogateescape") for rel in asked]  # "./x" too: a path as written
-    fd = fd_of(root)
-    stamp = Stamper(fd)
-    try:
-        fast = stamp.many(rels)
-        monkeypatch.setattr(compiled, "_function", None)
-        slow = stamp.many(rels)
-    finally:
-        stamp.close()
-        os.close(fd)
-    assert fast == slow and fast.count(-1) == sum(t is None for t in both_python(root, rels))
-    assert fast[rels.index("d1/d2/b.py")] == BASE_NS + 2 * 1001 and fast[rels.index("./top.py")] == -1
-
-
-def both_python(root: Path, rels: list[str]) -> list[int | None]:
-    fd = fd_of(root)
-    try:
-        with Rechecker(fd) as check:
-            return check.mtimes(rels)
-    finally:
-        os.close(fd)
-
-
 def test_it_closes_every_folder_it_opened(odd_tree):
     root, asked = odd_tree
     fd = fd_of(root)
@@ -246,6 +219,32 @@ def test_a_missing_or_stale_library_is_logged_once_and_glob_dates_in_python(tmp_
             )
     finally:
         os.close(fd)
+
+
+@pytest.mark.parametrize("present", [True, False], ids=["built", "missing"])
+def test_threads_asking_first_at_once_load_it_once_and_agree(tmp_path, monkeypatch, caplog, present):
+    """Two globs starting together in a server's threads: one load, one warning, one answer."""
+    import threading
+
+    if not present:
+        monkeypatch.setattr(compiled, "LIBRARY", str(tmp_path / "absent.so"))
+    monkeypatch.setattr(compiled, "_loaded", False)
+    monkeypatch.setattr(compiled, "_function", None)
+    start = threading.Barrier(8)
+    answers: list[bool] = []
+
+    def ask() -> None:
+        start.wait()
+        answers.append(compiled.available())
+
+    with caplog.at_level(logging.WARNING, logger="dsh_jupyter.core.fs.mtimes"):
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert answers == [present] * 8
+    assert len(caplog.messages) == (0 if present else 1)
 
 
 def test_a_folder_swapped_for_a_symlink_to_outside_is_never_dated_through(tmp_path):
