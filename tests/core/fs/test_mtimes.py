@@ -221,6 +221,40 @@ def test_a_missing_or_stale_library_is_logged_once_and_glob_dates_in_python(tmp_
         os.close(fd)
 
 
+def test_folders_it_may_not_enter_or_read_answer_as_in_python(tmp_path):
+    """File modes enforced (root's override dropped with setpriv): below a folder it may not enter
+    (mode 000), or may enter but not read (mode 111: both daters open folders for reading), no
+    file is dated, and every other file is, as the Python dater answers."""
+    root = tmp_path / "root"
+    for rel in ("closed/a.py", "closed/deeper/b.py", "search_only/c.py", "open/d.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x\n")
+        os.utime(root / rel, ns=(BASE_NS, BASE_NS))
+    script = textwrap.dedent(
+        f"""
+        import os
+        from dsh_jupyter.core.fs import mtimes
+        from dsh_jupyter.core.rg.recheck import Rechecker
+        rels = ["closed/a.py", "closed/deeper/b.py", "search_only/c.py", "open/d.py", "closed/a.py"]
+        fd = os.open({str(root)!r}, os.O_RDONLY | os.O_DIRECTORY)
+        fast = [None if t == mtimes.NONE else t for t in mtimes.mtimes(fd, "\\0".join(rels).encode() + b"\\0").tolist()]
+        print(fast == Rechecker(fd).mtimes(rels), fast)
+        """
+    )
+    argv = [sys.executable, "-c", script]
+    if os.geteuid() == 0:  # root ignores file modes; this child may not
+        argv = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all", *argv]
+    (root / "closed").chmod(0)
+    (root / "search_only").chmod(0o111)
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    finally:
+        (root / "closed").chmod(0o755)
+        (root / "search_only").chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "[None,", "None,", "None,", f"{BASE_NS},", "None]"]
+
+
 @pytest.mark.parametrize("present", [True, False], ids=["built", "missing"])
 def test_threads_asking_first_at_once_load_it_once_and_agree(tmp_path, monkeypatch, caplog, present):
     """Two globs starting together in a server's threads: one load, one warning, one answer."""
