@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..errors import Codes, ToolError
 from ..text.quoting import in_message
+from .effects import CREATE, REPLACE, Change, refuse
 from .tree import Entry, OutsideRoot, Raced, SymlinkLoop, Tree
 from .visibility import Visibility
 
@@ -100,6 +101,11 @@ class Target:
 
     def close(self) -> None:
         self.entry.close()
+
+    def change(self) -> Change:
+        """What writing this target does (``fs.effects``): it makes the entry, or replaces it, where
+        the entry lies now."""
+        return Change(REPLACE if self.exists else CREATE, self.entry.where(), self.verb, self.display)
 
     def __enter__(self) -> Target:
         return self
@@ -296,8 +302,14 @@ class Resolver:
         # lead into a hidden or protected place).
         vis.check(rel, self.root + ("/" + rel if rel else ""), verb, display)
 
+        def before_make(real: str) -> None:
+            # A missing parent is a change of its own: it must not make room for a protected folder.
+            self.refuse([Change(CREATE, real, verb, display_path(real, cwd), made_for=display)])
+
         def again() -> Entry:
-            entry = self._locate(self.tree, rel, verb, display, outside, follow_last, make_parents)
+            entry = self._locate(
+                self.tree, rel, verb, display, outside, follow_last, make_parents, before_make if make_parents else None
+            )
             try:
                 vis.check(rel, entry.real, verb, display)
                 vis.check_identity(entry.st, verb, display)
@@ -319,14 +331,28 @@ class Resolver:
             raise not_found()
 
         def again() -> Entry:
-            return self._locate(tree, rel, verb, display, not_found, True, False)
+            return self._locate(tree, rel, verb, display, not_found, True, False, None)
 
         return Target(display, lexical, again(), True, verb, again)
 
+    def refuse(self, changes: list[Change]) -> None:
+        """``FS_PROTECTED`` when a change would create, replace or remove a protected path, a path
+        inside one, or a folder above one (``fs.effects``: the one rule for every change)."""
+        refuse(changes, self.visibility.protected_now())
+
     @staticmethod
-    def _locate(tree: Tree, rel: str, verb: str, display: str, outside, follow_last: bool, make_parents: bool) -> Entry:
+    def _locate(
+        tree: Tree,
+        rel: str,
+        verb: str,
+        display: str,
+        outside,
+        follow_last: bool,
+        make_parents: bool,
+        before_make: Callable[[str], None] | None,
+    ) -> Entry:
         try:
-            return tree.locate(rel, follow_last=follow_last, make_parents=make_parents)
+            return tree.locate(rel, follow_last=follow_last, make_parents=make_parents, before_make=before_make)
         except OutsideRoot:
             raise outside() from None
         except SymlinkLoop:

@@ -24,6 +24,7 @@ import os
 import stat as statmod
 import weakref
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import syscalls
@@ -93,6 +94,23 @@ class Entry:
     def is_dir(self) -> bool:
         return self.st is not None and statmod.S_ISDIR(self.st.st_mode)
 
+    def where(self) -> str:
+        """Where the entry lies now: its folder's current place (from the descriptor held) and its name.
+
+        A folder can be renamed while its descriptor is held; what a change does is decided on
+        where the folder is now, not where it was found. A folder that was removed keeps its
+        last known place.
+        """
+        try:
+            folder = os.readlink(f"{_PROC_FD}/{self.dir_fd}") if _HAS_PROC else ""
+        except OSError:
+            folder = ""
+        if not folder.startswith("/") or folder.endswith(" (deleted)"):
+            return self.real
+        if self.name == ".":
+            return folder
+        return folder.rstrip("/") + "/" + self.name if folder != "/" else "/" + self.name
+
     def open(self, flags: int, mode: int = 0o666) -> int:
         """Open this entry by its name in its folder, never following a symlink swapped in since.
 
@@ -158,18 +176,27 @@ class Tree:
         prefix = self.real if self.real.endswith("/") else self.real + "/"
         return path[len(prefix) :] if path.startswith(prefix) else None
 
-    def locate(self, rel: str, *, follow_last: bool = True, make_parents: bool = False, dir_mode: int = 0o777) -> Entry:
+    def locate(
+        self,
+        rel: str,
+        *,
+        follow_last: bool = True,
+        make_parents: bool = False,
+        dir_mode: int = 0o777,
+        before_make: Callable[[str], None] | None = None,
+    ) -> Entry:
         """Resolve ``rel`` (root-relative, ``/``-separated) to an ``Entry`` beneath the root.
 
         Raises ``OutsideRoot``, ``SymlinkLoop``, ``Raced`` or ``OSError`` (permission and the like).
         ``make_parents`` creates missing folders on the way (mode ``dir_mode``, less the umask;
-        recorded in ``Entry.created``).
+        recorded in ``Entry.created``); ``before_make`` is told where each would lie, just before it
+        is made, and may refuse it by raising (the folders made so far are removed again).
         """
         if self.openat2 and not make_parents:
             found = self._fast(rel, follow_last)
             if found is not None:
                 return found
-        return self._walk(rel, follow_last, make_parents, dir_mode)
+        return self._walk(rel, follow_last, make_parents, dir_mode, before_make)
 
     # -- openat2: the common case in one call -------------------------------------------------
 
@@ -213,8 +240,15 @@ class Tree:
             raise OutsideRoot()
         return rel
 
-    def _walk(self, rel: str, follow_last: bool, make_parents: bool, dir_mode: int = 0o777) -> Entry:
-        walk = _Walk(self, rel)
+    def _walk(
+        self,
+        rel: str,
+        follow_last: bool,
+        make_parents: bool,
+        dir_mode: int = 0o777,
+        before_make: Callable[[str], None] | None = None,
+    ) -> Entry:
+        walk = _Walk(self, rel, before_make)
         try:
             while walk.parts:
                 found = walk.step(follow_last, make_parents, dir_mode)
@@ -252,12 +286,14 @@ class _Walk:
     (``Raced`` past ``_MAX_RACES``).
     """
 
-    def __init__(self, tree: Tree, rel: str) -> None:
+    def __init__(self, tree: Tree, rel: str, before_make: Callable[[str], None] | None = None) -> None:
         self.tree = tree
         self.stack: list[tuple[int, str]] = []  # folders opened below the root: (fd, real path)
         self.created: list[tuple[int, str]] = []
         self.parts = deque(p for p in rel.split("/") if p and p != ".")
         self.hops = self.races = 0
+        self.before_make = before_make
+        self.just_made: str | None = None  # the folder made last, until the walk steps into it
 
     def here(self) -> tuple[int, str]:
         return self.stack[-1] if self.stack else (self.tree.fd, self.tree.real)
@@ -289,6 +325,7 @@ class _Walk:
             found = tree._entry(self.stack, fd, comp, real, None, self.created, missing_parent=True)
             found.parent_not_dir = True
             return found
+        self.just_made = None
         self._descend(fd, real, comp)
         return None
 
@@ -301,12 +338,21 @@ class _Walk:
         self._restart(self.tree._map_absolute(os.path.normpath(os.path.join(os.path.dirname(self.tree.real), rest))))
 
     def _make(self, fd: int, comp: str, dir_mode: int) -> None:
+        if self.just_made == comp:  # made a moment ago, and gone again: a neighbour removed it
+            self._count_race()
+        if self.before_make is not None:
+            real = self.here()[1]
+            self.before_make(real.rstrip("/") + "/" + comp if real != "/" else "/" + comp)
         try:
             os.mkdir(comp, dir_mode, dir_fd=fd)
             self.created.append((os.dup(fd), comp))
         except FileExistsError:
-            pass  # a neighbour made it first: use theirs
-        self._again(comp)
+            self._again(comp)  # a neighbour made it first: use theirs (a name that changed)
+            return
+        # Made here: look at it again, which is no race (so any number of missing folders can be
+        # made, as long as the path is); if a neighbour removes it before the look, that is one.
+        self.parts.appendleft(comp)
+        self.just_made = comp
 
     def _follow(self, fd: int, comp: str) -> None:
         self._hop()
@@ -341,6 +387,9 @@ class _Walk:
     def _again(self, comp: str) -> None:
         """The name changed between two looks: look at it again, a bounded number of times."""
         self.parts.appendleft(comp)
+        self._count_race()
+
+    def _count_race(self) -> None:
         self.races += 1
         if self.races > _MAX_RACES:
             raise Raced() from None

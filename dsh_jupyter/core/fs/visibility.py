@@ -101,6 +101,7 @@ class Visibility:
     protected: tuple[str, ...] = ()
     identity: tuple[str, ...] = ()  # folders whose files are protected under any name (hard links)
     _glob: re.Pattern | None = field(default=None, compare=False, repr=False)
+    named: tuple[str, ...] = ()  # the protected paths as given (absolute), taken again by ``protected_now``
 
     @classmethod
     def build(cls, root: str, allow_hidden: bool, hide_globs, protected, identity=()) -> Visibility:
@@ -114,7 +115,16 @@ class Visibility:
                 dirs.append(rp)
         globs = tuple(hide_globs)
         pattern = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)) if globs else None
-        return cls(real_root, allow_hidden, globs, tuple(sorted(set(dirs))), tuple(_real(p) for p in identity), pattern)
+        named = tuple(sorted({os.path.abspath(os.path.expanduser(p)) for p in protected}))
+        return cls(
+            real_root,
+            allow_hidden,
+            globs,
+            tuple(sorted(set(dirs))),
+            tuple(_real(p) for p in identity),
+            pattern,
+            named,
+        )
 
     # -- names in a folder (listings) ---------------------------------------------------------
 
@@ -202,6 +212,21 @@ class Visibility:
             return
         if (st.st_dev, st.st_ino) in self.linked_protected():
             raise ToolError(Codes.FS_PROTECTED, f"cannot {verb} {in_message(display)}: {PROTECTED_MESSAGE}")
+
+    def protected_now(self) -> frozenset[str]:
+        """The protected paths as they lie now: those found at start, and each one as given and
+        resolved again (a symlink made since can move where a missing protected folder would land).
+
+        Only a change to the tree asks (``fs.effects``); a protected path that holds the whole
+        root does not count, as at start.
+        """
+        out = set(self.protected)
+        root = self.root.rstrip("/") + "/"
+        for given in self.named:
+            for p in (given, os.path.realpath(given)):
+                if p != self.root and not root.startswith(p.rstrip("/") + "/"):
+                    out.add(p)
+        return frozenset(out)
 
     def is_protected(self, real: str) -> bool:
         return any(real == p or real.startswith(p.rstrip("/") + "/") for p in self.protected)

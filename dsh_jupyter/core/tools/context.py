@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import Codes, ToolError
+from ..fs.effects import Change
 from ..fs.resolver import Resolver, Target
 from ..images import Image
 from ..settings import Settings
+from ..state.gate import gated
 from ..state.spills import session_folder
 from ..text.quoting import in_message
 
@@ -68,6 +71,20 @@ class CallContext:
                 target.close()
                 raise ToolError(Codes.FS_HIDDEN, f"cannot {verb} {in_message(target.display)}: {withheld}")
         return target
+
+    @contextlib.contextmanager
+    def changing(self, verb: str, display: str, changes: Callable[[], list[Change]]) -> Iterator[object]:
+        """The cross-process write gate for a change to the tree, held only for a change that keeps
+        away from protected paths; the one way a tool takes the gate.
+
+        ``changes`` says what the operation does (the paths it creates, replaces or removes, see
+        ``fs.effects``); it is asked once the gate is held, so the paths are where they lie at the
+        moment of the change, and a change that would touch a protected path is refused there
+        (``FS_PROTECTED``), by the same rule for every tool.
+        """
+        with gated(self.store, verb, display) as gate:
+            self.resolver.refuse(changes())
+            yield gate
 
     def _spill_withheld(self, target: Target) -> str | None:
         """Why this saved result is not served here (made where more was shown), or None."""

@@ -17,7 +17,7 @@ from ..errors import Codes, ToolError
 from ..fs.files import can_write
 from ..notebooks.format import notebook_from_dict, notebook_problem, parse_notebook, with_sources
 from ..notebooks.live import DocumentChanged
-from ..state.gate import check_observed_version, gated, observation_key
+from ..state.gate import check_observed_version, observation_key
 from ..text.quoting import in_message
 from .cells import CellsEdit, edit_sources
 from .context import CallContext
@@ -60,7 +60,7 @@ def edit_live(
         return None
     shown = target.display
     _writable(target, "edit")
-    with gated(ctx.store, "edit", shown) as gate:
+    with ctx.changing("edit", shown, lambda: [target.change()]) as gate:
         snap = docs.snapshot(target.real)  # again, inside the gate: this is the version checked
         if snap is None:
             raise _changed("edit", shown)  # closed meanwhile: its last state may not be the file's
@@ -98,7 +98,7 @@ def write_live(ctx: CallContext, target, data: bytes) -> dict | None:
     shown = target.display
     _writable(target, "write")
     notebook = parse_notebook(data).data
-    with gated(ctx.store, "write", shown) as gate:
+    with ctx.changing("write", shown, lambda: [target.change()]) as gate:
         snap = docs.snapshot(target.real)
         if snap is None:
             raise _changed("write", shown)

@@ -13,8 +13,9 @@ The session's observations follow what moved: a moved file that this session rea
 current version may be edited at its new path without a new read, and a moved folder takes the
 observations of the files below it along; the old paths are no longer observed.
 
-What it must never do: replace a folder, replace a file this session has not read, move the root
-or a folder that holds one of the protected folders, or name anything outside the root.
+What it must never do: replace a folder, replace a file this session has not read, move the root,
+move anything to or from where a protected folder is or would be (``fs.effects`` decides, for the
+source's name that goes away and the destination's that is made), or name anything outside the root.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ import os
 import stat as statmod
 
 from ..errors import Codes, ToolError
+from ..fs.effects import REMOVE, Change
 from ..fs.files import can_write, file_version
 from ..fs.rename import Changed, Unsupported, move_over, move_to_free_name
 from ..fs.resolver import Target, is_within
 from ..render.writing import render_move
-from ..state.gate import check_observed, gated, observation_key
+from ..state.gate import check_observed, observation_key
 from ..text.quoting import in_message
 from .context import CallContext
 from .spec import BOOLEAN, PATH, STRING, ToolSpec, object_schema, value_schema
@@ -95,20 +97,23 @@ def _check_source(ctx: CallContext, src: Target, raw: str) -> None:
         raise ToolError(Codes.FS_NOT_DIRECTORY, f"cannot {_SOURCE} {in_message(raw)}: not a directory")
 
 
-def _check_folder(ctx: CallContext, src: Target, dst: Target) -> None:
-    """A folder moves neither into itself nor with one of the protected folders inside it."""
+def _check_folder(src: Target, dst: Target) -> None:
+    """A folder never moves into itself."""
     if dst.real != src.real and is_within(dst.real, src.real):
         raise ToolError(
             Codes.ARGUMENT_INVALID,
             f"cannot {_SOURCE} {in_message(src.display)} to {in_message(dst.display)}: a directory cannot move "
             "into itself",
         )
-    if ctx.resolver.visibility.protected_below(src.real):
-        raise ToolError(
-            Codes.FS_PROTECTED,
-            f"cannot {_SOURCE} {in_message(src.display)}: it holds a protected folder (Jupyter's runtime, data or "
-            "config folder, or this tool's state), and those never move",
-        )
+
+
+def _removal(src: Target) -> Change:
+    return Change(REMOVE, src.entry.where(), _SOURCE, src.display)
+
+
+def _changes(src: Target, dst: Target) -> list[Change]:
+    """What the move does: the source's name goes away, the destination's is made or replaced."""
+    return [_removal(src), dst.change()]
 
 
 def _resolve_destination(ctx: CallContext, raw: str, src: Target) -> tuple[Target, bool]:
@@ -118,8 +123,9 @@ def _resolve_destination(ctx: CallContext, raw: str, src: Target) -> tuple[Targe
         st = dst.entry.st
         if st is not None and statmod.S_ISLNK(st.st_mode):
             ctx.resolve(raw, _DESTINATION).close()  # a link that leads outside is refused as outside
+        ctx.resolver.refuse([_removal(src)])  # before any folder is made (the gate asks again)
         if src.is_dir:
-            _check_folder(ctx, src, dst)  # before any folder is made, perhaps inside the source
+            _check_folder(src, dst)  # before any folder is made, perhaps inside the source
         elif raw.endswith("/"):
             raise ToolError(
                 Codes.ARGUMENT_INVALID,
@@ -151,7 +157,7 @@ def execute_move(ctx: CallContext, args: dict) -> dict:
         dst, made = _resolve_destination(ctx, destination, src)
         with dst:
             try:
-                with gated(ctx.store, _SOURCE, src.display) as gate:
+                with ctx.changing(_SOURCE, src.display, lambda: _changes(src, dst)) as gate:
                     value = _move(ctx, gate, src, dst, overwrite)
             except BaseException:
                 dst.entry.remove_created()
@@ -177,7 +183,7 @@ def _move(ctx: CallContext, gate, src: Target, dst: Target, overwrite: bool) -> 
         )
     is_dir = statmod.S_ISDIR(src_st.st_mode)
     if is_dir:
-        _check_folder(ctx, src, dst)
+        _check_folder(src, dst)
     if _same_place(src, dst):
         raise ToolError(
             Codes.ARGUMENT_INVALID,

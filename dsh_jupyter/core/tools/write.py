@@ -25,7 +25,7 @@ from ..fs.rewrite import needs_in_place, rewrite_in_place
 from ..fs.textwindow import BINARY_SNIFF_BYTES
 from ..notebooks.format import is_notebook_name
 from ..render.writing import render_write
-from ..state.gate import check_observed, gated, observation_key
+from ..state.gate import check_observed, observation_key
 from ..text.quoting import in_message
 from .cells import check_written
 from .context import CallContext
@@ -191,7 +191,7 @@ def execute_write(ctx: CallContext, args: dict) -> dict:
             if live is not None:
                 return live
         try:
-            with gated(ctx.store, "write", target.display) as gate:
+            with ctx.changing("write", target.display, lambda: [target.change()]) as gate:
                 old = current_stat(target)
                 if old is None:
                     _create(ctx, gate, target, data)
