@@ -24,7 +24,7 @@ from .caches.notebooks import NotebookTree
 from .errors import Codes, ToolError
 from .fs.resolver import Resolver, is_within
 from .fs.rewrite import leftover_backups
-from .fs.visibility import Visibility, default_protected, identity_folders
+from .fs.visibility import Visibility, backups_folder, default_identities, default_protected
 from .locations import default_state_path
 from .notebooks.live import LiveDocuments
 from .policy import SESSION_REFUSED, WRITE_REFUSED, Admission, Caller, CallRefused
@@ -120,7 +120,7 @@ class Workspace:
             s.allow_hidden,
             s.hide_globs,
             default_protected(self.state_path, spill_root) + list(s.protected_paths),
-            identity_folders(self.state_path),
+            default_identities(self.state_path, spill_root),
         )
         self.resolver = Resolver(root, spill_root, use_openat2=s.openat2, visibility=visibility)
         self.root = self.resolver.root
@@ -146,7 +146,7 @@ class Workspace:
         limits = SpillLimits(s.spill_max_bytes_per_session, s.spill_max_bytes_total, s.spill_max_age_hours * 3600.0)
         self.spills = SpillStore(self.resolver.spill_root or spill_root, self.store, limits)
         if self.store is not None:
-            for copy, label in leftover_backups(os.path.join(os.path.dirname(self.state_path), "backups")):
+            for copy, label in leftover_backups(backups_folder(self.state_path)):
                 log.warning("an interrupted write left the old content of %s in %s", label, copy)
         if surface not in SURFACES:
             raise SettingsError(f"surface must be one of {', '.join(SURFACES)}")

@@ -34,42 +34,77 @@ from dataclasses import dataclass, field
 from ..errors import Codes, ToolError
 from ..text.quoting import in_message
 
-__all__ = ["Visibility", "default_protected", "identity_folders"]
+__all__ = ["Identities", "Visibility", "backups_folder", "default_identities", "default_protected", "state_files"]
 
 HIDDEN_MESSAGE = "hidden files are not shown here; the server's ContentsManager.allow_hidden setting allows them"
 PROTECTED_MESSAGE = "Jupyter's own folders (runtime, data, config) and this tool's state are never shown"
 
 
+# The state file's companions: SQLite's write-ahead log, its shared memory and its rollback journal.
+STATE_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+def state_files(state_path: str) -> list[str]:
+    """The state file and its journals: exact files, protected wherever the state file was put."""
+    path = os.path.abspath(os.path.expanduser(state_path))
+    return [path, *(path + suffix for suffix in STATE_COMPANIONS)]
+
+
+def backups_folder(state_path: str) -> str:
+    """Where an interrupted in-place rewrite keeps a file's old content (``fs.rewrite``)."""
+    return os.path.join(os.path.dirname(os.path.abspath(os.path.expanduser(state_path))), "backups")
+
+
 def default_protected(state_path: str, spill_root: str | None) -> list[str]:
-    """The folders no tool may show, whatever the settings: Jupyter's (from ``jupyter_core.paths``),
-    IPython's and our own."""
+    """The places no tool may show, whatever the settings: Jupyter's folders (from
+    ``jupyter_core.paths``), IPython's, and our own — the state folder, the state file and its
+    journals by name (the state folder does not count where it holds the whole root), the
+    copies of interrupted rewrites and the spill root."""
     from ..locations import jupyter_folders
 
-    out = [*jupyter_folders(), os.path.dirname(os.path.abspath(state_path))]
+    out = [*jupyter_folders(), os.path.dirname(os.path.abspath(state_path)), *state_files(state_path)]
+    out.append(backups_folder(state_path))
     if spill_root:
         out.append(spill_root)
     return out
 
 
-def identity_folders(state_path: str) -> list[str]:
-    """Folders whose files stay protected under any other name (a hard link): the runtime folder
-    (servers' tokens, kernels' keys) and the state folder (the state file, the copies an
-    interrupted in-place write keeps)."""
+@dataclass(frozen=True)
+class Identities:
+    """Files protected under any name (a hard link), as ``Visibility.linked_protected`` finds them.
+
+    ``files`` are exact files (the state file and its journals), protected by identity whatever
+    their link count; ``folders`` are ``(folder, depth)``: folders that hold only protected files
+    (Jupyter's runtime folder, the spill root, the rewrite copies), whose files with a second name
+    are protected, ``depth`` folders down. Never a folder that merely happens to hold the state file:
+    that may be the home, and every workspace file there would pass for a protected one.
+    """
+
+    files: tuple[str, ...] = ()
+    folders: tuple[tuple[str, int], ...] = ()
+
+
+def default_identities(state_path: str, spill_root: str | None) -> Identities:
+    """The runtime folder (servers' tokens, kernels' keys; one folder down), the spill root (a
+    folder per session), the copies of interrupted rewrites, and the state file with its journals."""
     from ..locations import jupyter_runtime_dir
 
-    return [jupyter_runtime_dir(), os.path.dirname(os.path.abspath(state_path))]
+    folders = [(jupyter_runtime_dir(), 1), (backups_folder(state_path), 0)]
+    if spill_root:
+        folders.append((spill_root, 1))
+    return Identities(tuple(state_files(state_path)), tuple(folders))
 
 
-# How far below an identity folder, and over how many entries, its files are looked at: the files
-# that matter lie in the folder itself or one folder down, and a grep asks on every call.
-_IDENTITY_DEPTH, _IDENTITY_MAX_ENTRIES = 1, 5_000
+# Over how many entries the identity folders are looked at: the files that matter lie in the
+# folder itself or one folder down, and a grep asks on every call.
+_IDENTITY_MAX_ENTRIES = 5_000
 
 
-def _linked_files(folders: tuple[str, ...]) -> frozenset[tuple[int, int]]:
+def _linked_files(folders: tuple[tuple[str, int], ...]) -> set[tuple[int, int]]:
     """``(device, inode)`` of the regular files below ``folders`` that have more than one name."""
     found: set[tuple[int, int]] = set()
     budget = _IDENTITY_MAX_ENTRIES
-    todo = [(folder, 0) for folder in folders]
+    todo = list(folders)
     while todo and budget > 0:
         folder, depth = todo.pop()
         try:
@@ -82,11 +117,23 @@ def _linked_files(folders: tuple[str, ...]) -> frozenset[tuple[int, int]]:
                         continue
                     if statmod.S_ISREG(st.st_mode) and st.st_nlink > 1:
                         found.add((st.st_dev, st.st_ino))
-                    elif statmod.S_ISDIR(st.st_mode) and depth < _IDENTITY_DEPTH:
-                        todo.append((entry.path, depth + 1))
+                    elif statmod.S_ISDIR(st.st_mode) and depth > 0:
+                        todo.append((entry.path, depth - 1))
         except OSError:
             continue
-    return frozenset(found)
+    return found
+
+
+def _exact_files(files: tuple[str, ...]) -> set[tuple[int, int]]:
+    found: set[tuple[int, int]] = set()
+    for path in files:
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            continue
+        if statmod.S_ISREG(st.st_mode):
+            found.add((st.st_dev, st.st_ino))
+    return found
 
 
 def _real(path: str) -> str:
@@ -99,12 +146,14 @@ class Visibility:
     allow_hidden: bool = True
     hide_globs: tuple[str, ...] = ()
     protected: tuple[str, ...] = ()
-    identity: tuple[str, ...] = ()  # folders whose files are protected under any name (hard links)
+    identity: Identities = Identities()  # files protected under any name (hard links)
     _glob: re.Pattern | None = field(default=None, compare=False, repr=False)
     named: tuple[str, ...] = ()  # the protected paths as given (absolute), taken again by ``protected_now``
 
     @classmethod
-    def build(cls, root: str, allow_hidden: bool, hide_globs, protected, identity=()) -> Visibility:
+    def build(
+        cls, root: str, allow_hidden: bool, hide_globs, protected, identity: Identities | None = None
+    ) -> Visibility:
         real_root = os.path.realpath(root)
         dirs = []
         for p in protected:
@@ -121,7 +170,9 @@ class Visibility:
             allow_hidden,
             globs,
             tuple(sorted(set(dirs))),
-            tuple(_real(p) for p in identity),
+            Identities(tuple(_real(p) for p in identity.files), tuple((_real(f), d) for f, d in identity.folders))
+            if identity is not None
+            else Identities(),
             pattern,
             named,
         )
@@ -199,18 +250,32 @@ class Visibility:
         return None
 
     def linked_protected(self) -> frozenset[tuple[int, int]]:
-        """``(device, inode)`` of the protected files that also have a name elsewhere, now.
+        """``(device, inode)`` of the protected files that may have a name elsewhere, now: the exact
+        files (the state file and its journals) and the identity folders' files with a second name.
 
-        Looked up when asked (a kernel's connection file appears at any time) and cheap: only
-        files with a second name count, and the folders are small.
+        Looked up when asked (a kernel's connection file appears at any time) and cheap: a few
+        stats, and of the folders' files only those with a second name count.
         """
-        return _linked_files(self.identity) if self.identity else frozenset()
+        found = _exact_files(self.identity.files)
+        if self.identity.folders:
+            found |= _linked_files(self.identity.folders)
+        return frozenset(found)
 
     def check_identity(self, st: os.stat_result | None, verb: str, display: str) -> None:
-        """Refuse a file that is a protected file under another name (a hard link to a token)."""
-        if st is None or st.st_nlink < 2 or not statmod.S_ISREG(st.st_mode):
+        """Refuse a file that is a protected file under another name (a hard link to a token, or to
+        the state file)."""
+        if st is None or not statmod.S_ISREG(st.st_mode):
             return
-        if (st.st_dev, st.st_ino) in self.linked_protected():
+        if st.st_nlink < 2 and not self.identity.files:
+            return
+        key = (st.st_dev, st.st_ino)
+        if st.st_nlink < 2:
+            # One name: only the exact files can be this one (the folders' files are protected by
+            # their place); a few stats, no folder scanned.
+            if key in _exact_files(self.identity.files):
+                raise ToolError(Codes.FS_PROTECTED, f"cannot {verb} {in_message(display)}: {PROTECTED_MESSAGE}")
+            return
+        if key in self.linked_protected():
             raise ToolError(Codes.FS_PROTECTED, f"cannot {verb} {in_message(display)}: {PROTECTED_MESSAGE}")
 
     def protected_now(self) -> frozenset[str]:

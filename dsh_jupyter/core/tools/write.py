@@ -23,6 +23,7 @@ from ..fs.files import Changed, can_write, create_file, file_version, replace_fi
 from ..fs.resolver import RETRIES, display_path
 from ..fs.rewrite import needs_in_place, rewrite_in_place
 from ..fs.textwindow import BINARY_SNIFF_BYTES
+from ..fs.visibility import backups_folder
 from ..notebooks.format import is_notebook_name
 from ..render.writing import render_write
 from ..state.gate import check_observed, observation_key
@@ -144,7 +145,7 @@ def replace_gated(ctx: CallContext, gate, target, data: bytes, old: os.stat_resu
     try:
         if needs_in_place(entry.dir_fd, old):
             assert ctx.store is not None  # the write gate is held, so the state store is there
-            backups = os.path.join(os.path.dirname(ctx.store.path), "backups")
+            backups = backups_folder(ctx.store.path)
             new = rewrite_in_place(entry.dir_fd, entry.name, data, old, backups, target.real)
         else:
             new = replace_file(entry.dir_fd, entry.name, data, old)

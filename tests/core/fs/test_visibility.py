@@ -195,3 +195,69 @@ def test_a_hard_link_to_a_protected_file_is_protected_wherever_it_is(make_ws, ro
     (root / "sub" / "innocent.json").unlink()
     (root / "sub" / "innocent.json").write_text("mine\n")
     assert not ws.run("read", file_path="sub/innocent.json").is_error
+
+
+def test_linked_workspace_files_beside_the_state_file_are_ordinary(tmp_path, monkeypatch):
+    """``--root ~/proj --state-path ~/dsh.sqlite``: the state file's folder holds the workspace, so
+    its files are not protected for lying there; files with two names at the top of the workspace
+    are read and searched like any other."""
+    home = tmp_path / "home"
+    proj = home / "proj"
+    proj.mkdir(parents=True)
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    (proj / "data.csv").write_text("a,b\n1,2\n")
+    os.link(proj / "data.csv", proj / "data-copy.csv")
+    from dsh_jupyter import Workspace
+
+    ws = Workspace(proj, state_path=home / "dsh.sqlite")
+    try:
+        ws.run("list")  # the state file exists now
+        assert ws.run("read", file_path="data-copy.csv").text.endswith("(End of file - total 2 lines)\n</content>")
+        assert ws.run("grep", pattern="1,2").text == (
+            "Found 2 matches\n\ndata-copy.csv\nLine 2: 1,2\n\ndata.csv\nLine 2: 1,2"
+        )
+        # the state file itself is still protected under any name
+        os.link(home / "dsh.sqlite", proj / "innocent.db")
+        assert_error(ws.run("read", file_path="innocent.db"), "FS_PROTECTED", f'cannot read "innocent.db": {PROTECTED}')
+        assert_error(ws.run("write", file_path="innocent.db", content="x"), "FS_PROTECTED")
+    finally:
+        ws.close()
+
+
+def test_a_state_file_inside_the_workspace_is_protected_by_name_and_identity(root, tmp_path, monkeypatch):
+    """The state file (and its journals) put at the top of the workspace: the folder holds the root,
+    so it is not protected as a folder, but the files are, by name and under any other name."""
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    from dsh_jupyter import Workspace
+
+    (root / "notes.txt").write_text("state of things\n")
+    ws = Workspace(root, state_path=root / "dsh.sqlite", state_journal="wal")
+    try:
+        ws.run("read", file_path="notes.txt")  # the state file and its write-ahead log exist now
+        assert (root / "dsh.sqlite").exists()
+        listing = ws.run("list").text
+        assert "dsh.sqlite" not in listing and "notes.txt" in listing
+        assert ws.run("glob", pattern="*").value["paths"] == ["notes.txt"]
+        assert ws.run("grep", pattern="state").value["files"] == 1
+        for name in ("dsh.sqlite", "dsh.sqlite-wal"):
+            assert_error(ws.run("read", file_path=name), "FS_PROTECTED", f'cannot read "{name}": {PROTECTED}')
+        os.link(root / "dsh.sqlite", root / "copy.bin")
+        assert_error(ws.run("read", file_path="copy.bin"), "FS_PROTECTED", f'cannot read "copy.bin": {PROTECTED}')
+        assert ws.run("move", source="dsh.sqlite", destination="x.sqlite").value["code"] == "FS_PROTECTED"
+        assert (root / "dsh.sqlite").exists()
+    finally:
+        ws.close()
+
+
+def test_a_hard_link_to_a_saved_result_is_protected(make_ws, root, tmp_path):
+    """A spill file (the complete result of a search, made under another session's rules) linked
+    into the workspace: not readable there."""
+    for i in range(150):
+        (root / f"f{i:03}.txt").write_text("x\n")
+    ws = make_ws(spill_root=str(tmp_path / "spills"))
+    r = ws.run("glob", pattern="*.txt")
+    spill = r.value["spill"]
+    assert spill
+    spill_file = next((tmp_path / "spills").rglob("*-glob-results.txt"))
+    os.link(spill_file, root / "results.txt")
+    assert_error(ws.run("read", file_path="results.txt"), "FS_PROTECTED", f'cannot read "results.txt": {PROTECTED}')
