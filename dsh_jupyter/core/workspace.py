@@ -341,7 +341,12 @@ class Workspace:
         spill_quota: int | None = None,
         spill_owner: str | None = None,
     ) -> CallContext:
-        """What one call runs with: this workspace's settings, confinement, stores and caches, and the session's cwd."""
+        """What one call runs with: this workspace's settings, confinement, stores and caches, and the session's cwd.
+
+        Raises ``ToolError`` (``FS_ROOT_UNAVAILABLE``) when the root was removed; a root made again
+        at the same path is opened anew first (``Resolver.check_root``).
+        """
+        self.resolver.check_root()
         return CallContext(
             settings=self.settings,
             resolver=self.resolver,

@@ -246,3 +246,31 @@ async def _eventually(predicate, timeout: float = 10.0) -> bool:
             return True
         await anyio.sleep(0.1)
     return bool(predicate())
+
+
+def test_a_root_made_again_is_served_as_the_new_folder(root, state_file, tmp_path):
+    """``rm -rf`` and ``mkdir`` of the root under a running stdio server: the next calls answer about
+    the new folder, without a restart; while it is gone they say so."""
+    import shutil
+
+    (root / "a.txt").write_text("a\n")
+    args = ["--root", str(root), "--state-path", str(state_file)]
+
+    async def main():
+        async with stdio(args, tmp_path / "err.log") as client:
+            before = text_of(await client.call_tool("list", {}))
+            shutil.rmtree(root)
+            gone = await client.call_tool("read", {"file_path": "a.txt"})
+            root.mkdir()
+            (root / "b.txt").write_text("b\n")
+            after = [text_of(await client.call_tool(t, a)) for t, a in
+                     [("list", {}), ("read", {"file_path": "b.txt"}), ("glob", {"pattern": "*"})]]
+            return before, gone, after
+
+    before, gone, after = anyio.run(main)
+    assert before.endswith("a.txt\n\n(1 entry: 0 directories, 1 file)\n</content>")
+    assert gone.is_error and value_of(gone)["code"] == "FS_ROOT_UNAVAILABLE"
+    assert after[0].endswith("<content>\nb.txt\n\n(1 entry: 0 directories, 1 file)\n</content>")
+    assert after[1].startswith("<path>b.txt</path>")
+    assert after[2] == "b.txt"
+    assert "serving the new folder" in (tmp_path / "err.log").read_text()

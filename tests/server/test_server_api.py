@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -302,3 +303,22 @@ async def test_unsupported_method_is_405_with_allow(jp_fetch):
     response = await jp_fetch("dsh", "api", "tools", method="PUT", body=b"{}", raise_error=False)
     assert response.code == 405
     assert response.headers["Allow"] == "GET"
+
+
+async def test_a_root_made_again_under_the_running_server_is_served_as_the_new_folder(tool, jp_fetch, jp_root_dir):
+    """``rm -rf`` and ``mkdir`` of the root while the server runs: the tools answer about the new
+    folder, as Jupyter's own contents API does, and a root that is gone says so."""
+    import shutil
+
+    assert "notes.txt" in (await tool("list"))["text"]
+    shutil.rmtree(jp_root_dir)
+    gone = await tool("list")
+    assert gone["isError"] and gone["value"]["code"] == "FS_ROOT_UNAVAILABLE"
+    assert str(jp_root_dir) not in gone["text"]
+    jp_root_dir.mkdir()
+    (jp_root_dir / "b.txt").write_text("b\n")
+    assert (await tool("list"))["text"].endswith("<content>\nb.txt\n\n(1 entry: 0 directories, 1 file)\n</content>")
+    assert (await tool("read", file_path="b.txt"))["text"].startswith("<path>b.txt</path>")
+    assert (await tool("glob", pattern="*"))["text"] == "b.txt"
+    contents = json.loads((await jp_fetch("api", "contents")).body)  # Jupyter's own view agrees
+    assert [c["name"] for c in contents["content"]] == ["b.txt"]

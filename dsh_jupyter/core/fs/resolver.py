@@ -18,9 +18,11 @@ turn a permission problem into anything but ``FS_PERMISSION_DENIED``.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import re
 import stat as statmod
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,6 +33,8 @@ from .tree import Entry, OutsideRoot, Raced, SymlinkLoop, Tree
 from .visibility import Visibility
 
 __all__ = ["RETRIES", "Resolver", "Target", "display_path", "fs_error", "is_within"]
+
+log = logging.getLogger(__name__)
 
 RETRIES = 8  # times a target is resolved again when a name changed between resolving and opening
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -199,6 +203,7 @@ class Resolver:
     ) -> None:
         self.tree = Tree(root, use_openat2=use_openat2)
         self.root = self.tree.real
+        self._reopen = threading.Lock()
         self.spill_root = os.path.realpath(spill_root) if spill_root else None
         self.visibility = visibility or Visibility.build(self.root, True, (), ())
         self._use_openat2 = use_openat2
@@ -208,6 +213,47 @@ class Resolver:
         self.tree.close()
         if self._spill_tree is not None:
             self._spill_tree.close()
+
+    def check_root(self) -> None:
+        """Make sure the root held open is the folder the root's path names now; re-open it if not.
+
+        Why: a root removed and made again under a running server (``rm -rf ws; mkdir ws``, a
+        fresh clone, a volume mounted again) leaves the descriptor on the deleted folder, and every
+        tool would answer about it ("(Empty directory)", "not found", rg without a working
+        directory) while Jupyter's own contents API shows the new files. So each call compares the
+        path's device and inode with the descriptor's (one ``stat``) and, when they differ, opens
+        the new folder (logged). Calls already running keep the old descriptor until they end.
+        A root that is gone, no folder, or now leads elsewhere (a symlink on its path changed)
+        is ``FS_ROOT_UNAVAILABLE``: the tools never answer about another folder than the one the
+        workspace was started on.
+        """
+        tree = self.tree
+        try:
+            now = os.stat(self.root)
+        except OSError:
+            now = None
+        held = os.fstat(tree.fd)
+        if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+            return
+        if now is None or not statmod.S_ISDIR(now.st_mode):
+            raise ToolError(
+                Codes.FS_ROOT_UNAVAILABLE,
+                "the workspace root was removed or replaced by something that is not a folder; make the folder "
+                "again, or start the tools on another root",
+            )
+        if os.path.realpath(self.root) != self.root:
+            raise ToolError(
+                Codes.FS_ROOT_UNAVAILABLE,
+                "the workspace root now leads to another folder (a symbolic link on its path changed); start the "
+                "tools again to serve that folder",
+            )
+        with self._reopen:
+            if self.tree is tree:  # not re-opened by another call meanwhile
+                try:
+                    self.tree = Tree(self.root, use_openat2=self._use_openat2)
+                except OSError as exc:
+                    raise fs_error(exc, "open", ".") from None
+                log.warning("the workspace root was replaced (removed and made again); serving the new folder")
 
     @property
     def mode(self) -> str:
