@@ -34,6 +34,7 @@ __all__ = [
     "replace_file",
     "same_file",
     "scan_directory",
+    "shown_link_target",
 ]
 
 log = logging.getLogger(__name__)
@@ -111,16 +112,39 @@ def scan_directory(fd: int) -> Listing:
     return Listing(directories, files, other)
 
 
-def entry_details(dir_fd: int, name: str) -> dict:
-    """Size, mtime and link target of one entry, for widgets (never for model text)."""
+OUTSIDE_TARGET = "(outside the workspace)"
+
+
+def shown_link_target(text: str, folder: str, root: str) -> str:
+    """A symlink's target as it may be shown: relative to the root when it lands inside it
+    (``"."`` for the root itself), else ``(outside the workspace)``.
+
+    Why: a link's text is the user's, and an absolute one names the root or the home folder
+    (``/home/alice/proj/data``), which no answer shows; one that leads out says only that.
+    ``folder`` is where the link lies (real), ``root`` the workspace root (real); the target is
+    placed lexically (it is never followed: the listing shows the link, not what it leads to).
+    """
+    where = os.path.normpath(text if text.startswith("/") else os.path.join(folder, text))
+    if where == root:
+        return "."
+    prefix = root.rstrip("/") + "/"
+    return where[len(prefix) :] if where.startswith(prefix) else OUTSIDE_TARGET
+
+
+def entry_details(dir_fd: int, name: str, place: tuple[str, str] | None = None) -> dict:
+    """Size, mtime and link target of one entry, for widgets (never for model text).
+
+    ``place`` is ``(folder, root)``, both real: a link's target is then shown as
+    ``shown_link_target`` shows it; without it (no root to compare with) it is left out.
+    """
     try:
         st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return {}
     out: dict[str, object] = {"size": st.st_size, "mtime": st.st_mtime}
-    if statmod.S_ISLNK(st.st_mode):
+    if statmod.S_ISLNK(st.st_mode) and place is not None:
         try:
-            out["target"] = os.readlink(name, dir_fd=dir_fd)
+            out["target"] = shown_link_target(os.readlink(name, dir_fd=dir_fd), *place)
         except OSError:
             pass
     return out

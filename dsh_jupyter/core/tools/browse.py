@@ -64,11 +64,12 @@ def browse_listing(
             rows = scan.view(("filter", real, needle), lambda: [r for r in everything if needle in r[0].casefold()])
         if offset < 1 or offset > max(len(rows), 1):
             raise ToolError(Codes.ARGUMENT_INVALID, f"offset {offset} is out of range ({len(rows)} entries)")
-        rows, details = _ordered(scan, fd, rows, real, sort, descending, name_filter)
+        place = (target.real, ctx.resolver.root)  # where a link's target is shown from
+        rows, details = _ordered(scan, fd, rows, real, sort, descending, name_filter, place)
         page = []
         for name, kind in rows[offset - 1 : offset - 1 + limit]:
             row = _row(name, kind)
-            row.update(details[name] if details is not None else entry_details(fd, name))
+            row.update(details[name] if details is not None else entry_details(fd, name, place))
             page.append(row)
         return {
             "path": target.display,
@@ -102,10 +103,12 @@ def _stamp_only(ctx: CallContext, path: str | None) -> dict:
         return {"path": display_path(lexical, ctx.cwd), "stamp": None}  # gone: no stamp, no scan
 
 
-def _ordered(scan, fd: int, rows: list, real: tuple, sort: str, descending: bool, name_filter: str | None):
+def _ordered(
+    scan, fd: int, rows: list, real: tuple, sort: str, descending: bool, name_filter: str | None, place: tuple
+):
     """``rows`` in the asked order, and the entries' details when the order needed them (else None)."""
     if sort in ("size", "modified"):
-        details = {name: entry_details(fd, name) for name, _ in rows}
+        details = {name: entry_details(fd, name, place) for name, _ in rows}
         field = "size" if sort == "size" else "mtime"
         ordered = sorted(
             rows,

@@ -79,7 +79,7 @@ def execute_list(ctx: CallContext, args: dict) -> dict:
         rows = []
         for name, kind in entries.page(offset - 1, ctx.settings.list_max_entries):
             row = _row(name, kind)
-            row.update(entry_details(fd, name))
+            row.update(entry_details(fd, name, (target.real, ctx.resolver.root)))
             rows.append(row)
         value = {
             "path": target.display,

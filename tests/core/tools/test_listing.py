@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 
@@ -286,9 +287,29 @@ def test_symlink_out_of_root_is_listed_never_followed(ws, root):
     os.symlink("/etc", root / "etc_link")
     r = ws.run("list")
     assert r.text == env(".", ["etc_link@"], "(1 entry: 0 directories, 0 files, 1 other)")
-    assert r.value["entries"][0]["target"] == "/etc"
+    assert r.value["entries"][0]["target"] == "(outside the workspace)"  # never where it leads out to
     assert_error(ws.run("list", path="etc_link"), "FS_OUTSIDE_ROOT",
                  'cannot list "etc_link": path is outside the workspace')
+
+
+def test_symlink_targets_are_shown_from_the_root_never_as_absolute_paths(ws, root):
+    """An absolute target that lands inside names the root's absolute path: it is shown relative to
+    the root, as a relative one is; one that leads out is only said to."""
+    (root / "data" / "raw").mkdir(parents=True)
+    (root / "sub").mkdir()
+    os.symlink(str(root / "data" / "raw"), root / "sub" / "abs_in")
+    os.symlink("../data", root / "sub" / "rel_in")
+    os.symlink(str(root), root / "sub" / "to_root")
+    os.symlink("../../outside", root / "sub" / "rel_out")
+    os.symlink(os.path.expanduser("~"), root / "sub" / "home")
+    r = ws.run("list", path="sub")
+    targets = {e["name"]: e["target"] for e in r.value["entries"]}
+    assert targets == {"abs_in": "data/raw", "rel_in": "data", "to_root": ".", "rel_out": "(outside the workspace)",
+                       "home": "(outside the workspace)"}
+    assert str(root) not in json.dumps(r.value)
+    page = ws.browse(path="sub", sort="modified")
+    assert {e["name"]: e["target"] for e in page["entries"]} == targets
+    assert {e["name"]: e["target"] for e in ws.browse(path="sub")["entries"]} == targets
 
 
 def test_symlink_loop(ws, root):
