@@ -161,7 +161,7 @@ class Settings:
         False,
         "bool",
         "Leave out of glob and grep what the workspace's .gitignore and .ignore files name (off: "
-        "everything in the workspace is searched). When on, every capped or empty answer says so.",
+        "everything in the workspace is searched). When on, every answer of a search over a folder says so.",
     )
     glob_sample_over_cap: bool = setting(
         True,

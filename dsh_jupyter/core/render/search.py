@@ -59,7 +59,9 @@ def _glob_footer(value: dict, shown: int, total: int) -> str:
     return f"({head}. Full sorted result stored at: {spill}. {_READ_HINT})"
 
 
-# Said by every capped or empty answer while ``respect_ignore_files`` is on: nothing is left out silently.
+# Said by every answer of a search over a folder while ``respect_ignore_files`` is on: a page that
+# holds every match found still left out what the ignore files name, so "Found 1 match" must not
+# pass for the whole workspace.
 IGNORED_NOTE = (
     "(Files named by .gitignore or .ignore rules were not searched (setting respect_ignore_files); "
     "grep such a file by its path to search it anyway.)"
@@ -73,10 +75,10 @@ def render_glob(value: dict) -> str:
         return "No files found" + ("\n\n" + IGNORED_NOTE if value.get("ignoreFiles") else "")
     paths = value["paths"]
     lines = quote_names(paths)
+    if value.get("ignoreFiles"):
+        lines += ["", IGNORED_NOTE]
     # A page that is shorter than the total is capped whatever the flag says.
     if value.get("capped") or total > len(paths):
-        if value.get("ignoreFiles"):
-            lines += ["", IGNORED_NOTE]
         lines.append("")
         lines.append(_glob_footer(value, len(paths), total))
     return "\n".join(lines)
@@ -260,7 +262,7 @@ def render_grep(value: dict) -> str:
             f"({_plural(binary, 'binary file', 'binary files')} "
             f"{'was' if binary == 1 else 'were'} skipped: grep searches text files only.)"
         )
-    if value.get("ignoreFiles") and (total == 0 or shown < total):
+    if value.get("ignoreFiles"):
         lines += ["", IGNORED_NOTE]
     offset = value.get("offset")
     if offset is not None and (shown < total or offset > 1):

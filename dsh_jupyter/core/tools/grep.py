@@ -107,7 +107,7 @@ def _grep(
             value["context"] = around
         if args.get("offset") is not None:
             value["offset"] = args["offset"]
-        if ctx.settings.respect_ignore_files:
+        if ctx.settings.respect_ignore_files and root.is_dir:  # a file named by its path is searched anyway
             value["ignoreFiles"] = True
         if inside_vcs(ctx, root):
             return value

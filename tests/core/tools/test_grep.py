@@ -845,8 +845,7 @@ def test_ignore_files_are_not_honoured_by_default(ignoring: Path, tmp_path: Path
     assert IGNORED not in ws.run("grep", pattern="zzz").text
 
 
-def test_respect_ignore_files_leaves_them_out_and_every_capped_or_empty_answer_says_so(ignoring: Path,
-                                                                                       tmp_path: Path) -> None:
+def test_respect_ignore_files_leaves_them_out_and_every_answer_says_so(ignoring: Path, tmp_path: Path) -> None:
     ws = make(ignoring, tmp_path, respect_ignore_files=True, glob_max_results=1, grep_max_matches=1)
     found = ws.run("grep", pattern="needle")
     assert sorted(m["path"] for m in found.value["matches"]) in (["a.txt"], ["sub/s.txt"])
@@ -856,10 +855,13 @@ def test_respect_ignore_files_leaves_them_out_and_every_capped_or_empty_answer_s
     assert ws.run("glob", pattern="*.md").text == f"No files found\n\n{IGNORED}"
     globbed = ws.run("glob", pattern="*.txt")
     assert globbed.value["totalPaths"] == 2 and globbed.text.split("\n\n")[1] == IGNORED
-    # a page that is the whole result needs no note; a file named by its path is searched
+    # a page that holds every match found says it too: "Found 2 matches" must not pass for the whole
+    # workspace; a file named by its path is searched, and nothing was left out of that answer
     whole = make(ignoring, tmp_path, respect_ignore_files=True)
     assert whole.run("grep", pattern="needle").text == ("Found 2 matches\n\na.txt\nLine 1: needle\n\n"
-                                                        "sub/s.txt\nLine 1: needle")
+                                                        f"sub/s.txt\nLine 1: needle\n\n{IGNORED}")
+    assert whole.run("grep", pattern="needle", output_mode="files_with_matches").text.endswith(f"\n\n{IGNORED}")
+    assert whole.run("glob", pattern="*.txt").text == f"a.txt\nsub/s.txt\n\n{IGNORED}"
     assert whole.run("grep", pattern="needle", path="x.log").text == "Found 1 match\n\nx.log\nLine 1: needle"
 
 
