@@ -304,15 +304,16 @@ def tool(api):
 
 # -- callers the server tells apart ---------------------------------------------------------------
 
-class TwoUsers(IdentityProvider):
-    """alice and bob by tokens of their own; the server's token as Jupyter has it."""
+USER_TOKENS = {"alice-token": "alice", "bob-token": "bob"}
 
-    NAMES = {"alice-token": "alice", "bob-token": "bob"}
+
+class TwoUsers(IdentityProvider):
+    """alice and bob by tokens of their own (``USER_TOKENS``); the server's token as Jupyter has it."""
 
     async def get_user(self, handler):
         match = self.auth_header_pat.match(handler.request.headers.get("Authorization", ""))
-        if match and match.group(2) in self.NAMES:
-            name = self.NAMES[match.group(2)]
+        if match and match.group(2) in USER_TOKENS:
+            name = USER_TOKENS[match.group(2)]
             return User(username=name, name=name)
         return await super().get_user(handler)
 

@@ -21,12 +21,12 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from servers import ALICE, BOB, TWO_USERS
 from tornado.routing import PathMatches
 
 from dsh_jupyter.core.policy import ANONYMOUS, Caller
 from dsh_jupyter.core.state.spills import session_folder
 from dsh_jupyter.core.state.store import session_key
-from servers import ALICE, BOB, TWO_USERS
 
 pytestmark = [pytest.mark.server_config(TWO_USERS),
               pytest.mark.dsh_settings(mcp_json_response=True, glob_max_results=2, grep_max_matches=2)]
@@ -73,7 +73,7 @@ def fills(pattern: str, matcher: PathMatches, session: str, tools: list[str]) ->
         combos = [{**c, name: v} for c in combos for v in options[name]]
     out = []
     for combo in combos:  # (tornado's own reverse trips over the "%40" of the tests' base_url)
-        path = re.sub(r"\(\?P<(\w+)>[^)]*\)", lambda m: urllib.parse.quote(combo[m.group(1)], safe=""),
+        path = re.sub(r"\(\?P<(\w+)>[^)]*\)", lambda m, c=combo: urllib.parse.quote(c[m.group(1)], safe=""),
                       pattern.removesuffix("$"))
         assert not re.search(r"[()\[\]*+?\\^$|]", path), f"route {pattern}: teach this test to fill it"
         out.append((path, combo.get("name")))
