@@ -400,7 +400,7 @@ class Workspace:
         use the session, ``CallRefused``.
         """
         view = self.admit_view(session, caller)
-        return browse_listing(self.view_context(view), path, offset, limit, sort, descending, name_filter)
+        return browse_listing(self._view_context(view), path, offset, limit, sort, descending, name_filter)
 
     def context(
         self,
@@ -436,7 +436,7 @@ class Workspace:
             documents=self.documents,
         )
 
-    def view_context(self, view: View, call_id: str = "") -> CallContext:
+    def _view_context(self, view: View, call_id: str = "") -> CallContext:
         """What a view reads with: the session's cwd, or the root for a session that does not exist
         (never created here); saved results only for this session's own, as ``read`` has them."""
         user = self.user if view.caller.user is None else view.caller.user
@@ -692,7 +692,7 @@ class Workspace:
             args["limit"] = limit
 
         def context(spec: ToolSpec, call_id: str) -> CallContext:
-            ctx = self.view_context(view, call_id)
+            ctx = self._view_context(view, call_id)
             ctx.saved_only = True
             return ctx
 
