@@ -271,3 +271,42 @@ def test_route_parameters_are_filled_or_named():
     matcher = PathMatches(r"/dsh/api/things/(?P<thing>[^/]+)$")
     with pytest.raises(AssertionError, match=re.escape("['thing'] this test cannot fill")):
         fills(matcher.regex.pattern, matcher, "s", ["list"])
+
+
+async def test_a_session_that_does_not_exist_gets_the_same_answer_on_every_route(api, http_server_client,
+                                                                                  jp_base_url, state_path):
+    """What a reader and a writer are told when they name a session nobody made; only a writer's
+    POST makes it, recorded as that writer."""
+    def sessions() -> set[str]:
+        db = sqlite3.connect(f"file:{state_path}?mode=ro", uri=True)
+        try:
+            return {r[0] for r in db.execute("SELECT name FROM sessions")}
+        finally:
+            db.close()
+
+    await api("POST", "tools", "list", body={"args": {}}, headers=ALICE)  # the state file exists
+    uses = [("GET", ("browse",), {"session": "ghost"}, None),
+            ("GET", ("spill",), {"session": "ghost", "locator": "~/x"}, None),
+            ("POST", ("tools", "list"), None, {"session": "ghost", "args": {}})]
+    records = [("sessions", "ghost"), ("sessions", "ghost", "calls"), ("sessions", "ghost", "spills")]
+    for method, parts, params, body in uses:
+        status, data = await api(method, *parts, params=params, body=body, headers=BOB)
+        assert (status, data["code"], data["message"]) == (403, "FORBIDDEN", SESSION_REFUSED), (parts, data)
+    reply = await http_server_client.fetch(f"{jp_base_url}dsh/mcp?session=ghost", method="POST", raise_error=False,
+                                           body=json.dumps(INIT), headers={**MCP_HEADERS, **BOB})
+    assert reply.code == 403 and json.loads(reply.body)["error"]["message"] == SESSION_REFUSED
+    for headers in (BOB, ALICE):
+        for parts in records:
+            status, data = await api("GET", *parts, headers=headers)
+            assert (status, data["code"], data["message"]) == (404, "SESSION_NOT_FOUND", 'no session "ghost"')
+    # a writer's GETs answer as for a session with nothing in it, and make none
+    status, listing = await api("GET", "browse", params={"session": "ghost"}, headers=ALICE)
+    assert status == 200 and "notes.txt" in [e["name"] for e in listing["entries"]]
+    status, page = await api("GET", "spill", params={"session": "ghost", "locator": "notes.txt"}, headers=ALICE)
+    assert status == 200 and page["value"]["code"] == "FS_NOT_FOUND"
+    assert page["text"] == 'Error: cannot read "notes.txt": not found'
+    assert sessions() == {"default"}
+    status, _ = await api("POST", "tools", "list", body={"session": "ghost", "args": {}}, headers=ALICE)
+    assert status == 200
+    status, info = await api("GET", "sessions", "ghost", headers=BOB)
+    assert status == 200 and info["user"] == "alice"
