@@ -29,6 +29,11 @@ conftest that wants this server imports pytest-jupyter's plugin and these fixtur
 in a conftest below the rootdir, and in the root conftest the plugin's autouse event-loop fixture
 would reach every core test.
 
+**Callers the server tells apart**: ``TWO_USERS`` (a ``server_config``) makes the in-process
+server name ``alice`` and ``bob`` by tokens of their own (``alice-token``, ``bob-token``: named
+across requests, as a hub user or a login cookie is) and lets only alice write; its own token
+stays Jupyter's token-only caller, named anew on each request, who may not write either.
+
 **Searches that never finish**, for the tests of what a hung search must not block:
 ``hanging_rg_settings()`` makes a module's ``dsh_settings`` point ``rg_path`` at a stand-in
 that sleeps for a duration unique to the test (the ``marker`` fixture), so ``processes_with(marker)``
@@ -51,6 +56,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from jupyter_server.auth.authorizer import Authorizer
+from jupyter_server.auth.identity import IdentityProvider, User
 from traitlets.config import Config
 
 from trees import TREE, Link, build_tree  # benchmarks/trees.py (tests/conftest.py puts it on sys.path)
@@ -293,6 +300,37 @@ def tool(api):
         return data
 
     return call
+
+
+# -- callers the server tells apart ---------------------------------------------------------------
+
+USER_TOKENS = {"alice-token": "alice", "bob-token": "bob"}
+
+
+class TwoUsers(IdentityProvider):
+    """alice and bob by tokens of their own (``USER_TOKENS``); the server's token as Jupyter has it."""
+
+    async def get_user(self, handler):
+        match = self.auth_header_pat.match(handler.request.headers.get("Authorization", ""))
+        if match and match.group(2) in USER_TOKENS:
+            name = USER_TOKENS[match.group(2)]
+            return User(username=name, name=name)
+        return await super().get_user(handler)
+
+
+class OnlyAliceWrites(Authorizer):
+    """Everyone reads; only alice may write contents."""
+
+    def is_authorized(self, handler, user, action, resource):
+        return not (resource == "contents" and action == "write" and getattr(user, "username", "") != "alice")
+
+
+# alice and bob carry no login cookie and are not token-authenticated as Jupyter counts it, so
+# their POSTs would meet the browser's XSRF check; these tests are not about XSRF.
+TWO_USERS = {"ServerApp": {"identity_provider_class": TwoUsers, "authorizer_class": OnlyAliceWrites,
+                           "disable_check_xsrf": True}}
+ALICE = {"Authorization": "token alice-token"}
+BOB = {"Authorization": "token bob-token"}
 
 
 # -- searches that never finish ------------------------------------------------------------------

@@ -123,8 +123,8 @@ def test_the_core_imports_no_jupyter():
 # the longest prefix that matches decides a module's layer.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("dsh_jupyter.core.errors", "dsh_jupyter.core.settings", "dsh_jupyter.core.result",
-              "dsh_jupyter.core.locations", "dsh_jupyter.core.policy", "dsh_jupyter.core.text",
-              "dsh_jupyter.core.images")),
+              "dsh_jupyter.core.locations", "dsh_jupyter.core.policy", "dsh_jupyter.core.progress",
+              "dsh_jupyter.core.text", "dsh_jupyter.core.images")),
     ("fs", ("dsh_jupyter.core.fs",)),
     ("notebooks", ("dsh_jupyter.core.notebooks",)),
     ("caches", ("dsh_jupyter.core.caches",)),

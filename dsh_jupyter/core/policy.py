@@ -16,7 +16,17 @@ the caller (``Caller``) and the core decides (``admit``), with the same rules ev
   longer than ``search_timeout_ms`` for a free search slot is not started; searches run on a
   pool of their own (``Admission.searches``), so hung searches never delay a list or a read;
 * a read-only caller's call records count against a bound of their own (``state.store``), so
-  they cannot push the owner's out of the call log.
+  they cannot push the owner's out of the call log;
+* a read that is not a tool call (a listing page for a person, a page of a saved result, a
+  session's records, a call's progress, the status) is a ``View`` (``Workspace.admit_view``): it
+  changes nothing, ever. It creates no session (a writer naming one that does not exist is
+  answered as for a new, empty session), records no observation and logs no call, so a server
+  may serve it on a GET, which Jupyter does not check for XSRF. A view that uses a session
+  (a listing page, a saved result) follows the session rule above as a tool call does; one that
+  asks about a session's records does not use it, and finds no such session the same way for
+  every caller;
+* a call's progress is seen only by the caller who started it (``Caller.identity``);
+* a caller who may not write learns how the tools are confined, not where the state file is.
 
 What it must never do: trust a surface's own list of writing or searching tools (the spec says),
 or let a refusal pass as a tool result (a refusal is ``CallRefused``, which a server answers with
@@ -28,7 +38,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["ANONYMOUS", "Admission", "CallRefused", "Caller"]
+from .progress import Reporter
+
+__all__ = ["ANONYMOUS", "Admission", "CallRefused", "Caller", "View"]
 
 # Who the callers a server cannot tell apart count as, for quotas and the call log's user filter.
 ANONYMOUS = "(token-only callers)"
@@ -53,13 +65,30 @@ class Caller:
     ``surface`` names it in the call log; ``user`` is who (None: the OS user); ``may_write`` is
     the server's ``contents:write`` (always true for a local process: whoever runs it has its
     rights); ``anonymous`` says that ``user`` is a name the server made up for this one request
-    (a token without a login cookie), so it identifies nobody across requests.
+    (a token without a login cookie), so it identifies nobody across requests; ``credential`` is
+    then a digest of the token the request carried (never the token), the only thing that
+    tells such a caller from another.
     """
 
     surface: str = "python"
     user: str | None = None
     may_write: bool = True
     anonymous: bool = False
+    credential: str | None = None
+
+    @property
+    def identity(self) -> str | None:
+        """Who this caller is across requests, for what only they may see (their calls' progress).
+
+        A named caller is their name (``user:NAME``; the OS user's calls share ``user:``). A
+        token-only caller is the token they hold (``token:DIGEST``): every request with that token
+        is the same caller to the server, which can tell them apart by nothing else, and a caller
+        with another token is another. None: nothing identifies this caller, so nothing is kept
+        for them.
+        """
+        if self.anonymous:
+            return f"token:{self.credential}" if self.credential else None
+        return f"user:{self.user or ''}"
 
     @property
     def quota_owner(self) -> str | None:
@@ -79,7 +108,26 @@ class Admission:
     searches: bool  # run it on the search pool
     queued_since: float  # time.monotonic() when it was admitted
     spill_quota: int | None  # bytes this caller's saved results may hold (None: the session's limits)
+    progress: Reporter | None = None  # how far it got, for its caller only (``Workspace.call_progress``)
 
     @property
     def waited_ms(self) -> float:
         return (time.monotonic() - self.queued_since) * 1000
+
+
+@dataclass(frozen=True)
+class View:
+    """A read that is not a tool call, let in by the policy: who, which session, where it stands.
+
+    ``cwd`` is the session's working directory (absolute, real) when the session exists, None
+    when it does not (nothing is created for a view: it is answered as for a session with nothing
+    in it yet).
+    """
+
+    session: str
+    caller: Caller
+    cwd: str | None
+
+    @property
+    def exists(self) -> bool:
+        return self.cwd is not None

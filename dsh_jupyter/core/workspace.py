@@ -17,6 +17,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from typing import overload
 
 from .caches.folders import FolderCache
 from .caches.lines import LineIndex
@@ -27,7 +28,8 @@ from .fs.rewrite import leftover_backups
 from .fs.visibility import Visibility, backups_folder, default_identities, default_protected
 from .locations import default_state_path
 from .notebooks.live import LiveDocuments
-from .policy import SESSION_REFUSED, WRITE_REFUSED, Admission, Caller, CallRefused
+from .policy import SESSION_REFUSED, WRITE_REFUSED, Admission, Caller, CallRefused, View
+from .progress import ProgressBoard
 from .registry import build_registry
 from .result import Result
 from .rg.fence import Fencing
@@ -156,6 +158,8 @@ class Workspace:
         # Notebooks open in Jupyter, when a server installs a source of them (core/notebooks/live.py); the
         # notebook tools then read and edit the open document instead of the file.
         self.documents: LiveDocuments | None = None
+        # How far the calls running now got, each for the caller who started it (``call_progress``).
+        self.progress = ProgressBoard()
 
     def close(self) -> None:
         """Let go of the descriptors this workspace holds (its root, the spill root)."""
@@ -168,12 +172,13 @@ class Workspace:
         """Each offered tool's name, description, JSON Schema and guidance."""
         return [spec.definition() for spec in self.registry.values()]
 
-    def status(self, reveal_paths: bool = True) -> dict:
+    def status(self, caller: Caller | None = None) -> dict:
         """How this workspace confines the tools (for ``GET /dsh/api/status`` and the docs).
 
-        ``reveal_paths`` False leaves out where the state file is (an absolute path under the
-        user's home): a caller without write permission learns the modes, not the layout.
+        A ``caller`` who may not write learns the modes, not the layout: where the state file is
+        (an absolute path under the user's home) is left out for them (``policy``).
         """
+        reveal_paths = caller is None or caller.may_write
         vis = self.resolver.visibility
         return {
             **self.fence.describe(),
@@ -197,13 +202,21 @@ class Workspace:
         """Run ``tool`` with keyword arguments in this workspace's session."""
         return self.call(tool, args)
 
-    def admit(self, tool: str, session: str | None = None, caller: Caller | None = None) -> Admission:
+    def admit(
+        self,
+        tool: str,
+        session: str | None = None,
+        caller: Caller | None = None,
+        progress_id: str | None = None,
+    ) -> Admission:
         """Decide whether ``caller`` may make this call, and how it runs (see ``policy``).
 
         Raises ``CallRefused`` for a writing tool and a caller who may not write. The admission's
         time is when the call's wait for a free slot starts. It touches no file and no state, so
         a server admits on its event loop as the request arrives; whether a read-only caller's
-        session exists is checked when the call runs (``call``), off the loop.
+        session exists is checked when the call runs (``call``), off the loop. With a
+        ``progress_id`` the call's progress is kept, from now until it answers, for this caller
+        alone (``call_progress``).
         """
         caller = caller or Caller(self.surface)
         session = session or self.session
@@ -211,14 +224,43 @@ class Workspace:
         if spec is not None and spec.writes and not caller.may_write:
             raise CallRefused(WRITE_REFUSED)
         quota = None if caller.may_write else self.settings.spill_max_bytes_read_only
-        return Admission(tool, session, caller, bool(spec and spec.searches), time.monotonic(), quota)
+        progress = self.progress.start(caller.identity, progress_id) if progress_id is not None else None
+        return Admission(tool, session, caller, bool(spec and spec.searches), time.monotonic(), quota, progress)
+
+    def admit_view(self, session: str | None = None, caller: Caller | None = None, *, uses: bool = True) -> View:
+        """Let in a read that is not a tool call (see ``policy``); it changes nothing, ever.
+
+        It reads the session's row (so a server runs it off the event loop) and creates nothing:
+        a session that does not exist is a view with ``cwd`` None, answered as a session with
+        nothing in it yet. ``uses``: the view works in the session (a listing page, a page of a
+        saved result), so a caller who may not write must name ``default`` or a session that
+        exists, as for a tool call (``CallRefused``). A view of the session's own records
+        (``uses=False``: its info, call log, saved results) does not use it; every caller finds
+        a session that does not exist missing alike. Raises ``ToolError`` for a bad name.
+        """
+        caller = caller or Caller(self.surface)
+        session = check_session_id(session or self.session)
+        if uses:
+            self.admit_session(session, caller)
+        try:
+            info = self.store.get_session(self.key(session)) if self.store is not None else None
+        except StateError as exc:
+            if not uses:
+                raise
+            log.warning("session state unavailable: %s", exc)  # a listing page works without it
+            info = None
+        if info is None:
+            return View(session, caller, None)
+        return View(
+            session, caller, info.cwd if is_within(info.cwd, self.root) and os.path.isdir(info.cwd) else self.root
+        )
 
     def admit_session(self, session: str | None, caller: Caller) -> None:
         """``CallRefused`` when ``caller`` may not write and ``session`` does not exist (``default`` always may)."""
         if caller.may_write or not session or session == "default":
             return
         try:
-            exists = self.session_info(session) is not None
+            exists = self._require_store().get_session(self.key(check_session_id(session))) is not None
         except ToolError:
             return  # a bad name or no state: the call itself says so
         if not exists:
@@ -250,14 +292,47 @@ class Workspace:
         """
         if admission is None:
             admission = self.admit(tool, session, caller or Caller(surface or self.surface, user))
-        caller = admission.caller
-        session = admission.session
-        self.admit_session(session, caller)
-        call_id = call_id or uuid.uuid4().hex
-        user = self.user if caller.user is None else caller.user
-        started = time.time()
+        try:
+            caller = admission.caller
+            session = admission.session
+            self.admit_session(session, caller)
+            user = self.user if caller.user is None else caller.user
+            started = time.time()
+            args = {} if args is None else args
+            if progress is None and admission.progress is not None:
+                progress = admission.progress.report
+            waited_ms = admission.waited_ms
+
+            def context(spec: ToolSpec, call_id: str) -> CallContext:
+                if spec.searches and waited_ms > self.settings.search_timeout_ms:
+                    raise ToolError(
+                        Codes.SEARCH_ABORTED,
+                        f"{tool} waited {waited_ms:.0f} ms for a free search slot and was not started; try again",
+                    )
+                ctx = self.context(
+                    session,
+                    user,
+                    call_id,
+                    cancel=cancel,
+                    spill_quota=admission.spill_quota,
+                    spill_owner=caller.quota_owner or user,
+                )
+                ctx.progress = progress
+                return ctx
+
+            result = self._run(tool, args, session, call_id or uuid.uuid4().hex, context)
+            self._log_call(result, args, caller.surface, started, user, read_only=not caller.may_write)
+            return result
+        finally:
+            if admission.progress is not None:
+                admission.progress.end()
+
+    def _run(
+        self, tool: str, args: dict, session: str, call_id: str, context: Callable[[ToolSpec, str], CallContext]
+    ) -> Result:
+        """Validate, execute and render one tool call in the context ``context`` makes; never raises
+        for the tool's own failure (nor for a bug: that is ``INTERNAL_ERROR``)."""
         t0 = time.perf_counter()
-        args = {} if args is None else args
         ctx: CallContext | None = None
         try:
             check_session_id(session)
@@ -268,20 +343,7 @@ class Workspace:
                     f"unknown tool {in_message(tool)}; available tools: {', '.join(self.registry)}",
                 )
             clean = validate_args(spec.input_schema, args)
-            if spec.searches and admission.waited_ms > self.settings.search_timeout_ms:
-                raise ToolError(
-                    Codes.SEARCH_ABORTED,
-                    f"{tool} waited {admission.waited_ms:.0f} ms for a free search slot and was not started; try again",
-                )
-            ctx = self.context(
-                session,
-                user,
-                call_id,
-                cancel=cancel,
-                spill_quota=admission.spill_quota,
-                spill_owner=caller.quota_owner or user,
-            )
-            ctx.progress = progress
+            ctx = context(spec, call_id)
             with self._running_lock:
                 self._running.add(ctx.cancel)
             try:
@@ -299,9 +361,14 @@ class Workspace:
             text, is_error = f"Error: {message}", True
         duration_ms = (time.perf_counter() - t0) * 1000
         images = tuple(ctx.images) if ctx is not None and not is_error else ()
-        result = Result(tool, text, value, is_error, session, call_id, duration_ms, images=images)
-        self._log_call(result, args, caller.surface, started, user, read_only=not caller.may_write)
-        return result
+        return Result(tool, text, value, is_error, session, call_id, duration_ms, images=images)
+
+    def call_progress(self, progress_id: str, caller: Caller | None = None) -> dict:
+        """``{running, progress}`` of ``caller``'s call admitted with ``progress_id`` (``admit``):
+        whether it has not answered yet, and how far it got (None before its first report).
+        Another caller's call under the same id is not running, as far as this caller can tell."""
+        running, text = self.progress.get((caller or Caller(self.surface)).identity, progress_id)
+        return {"running": running, "progress": text}
 
     def cancel_running(self) -> int:
         """Cancel every call running now (a search kills its rg, as a caller who left does); the
@@ -321,15 +388,19 @@ class Workspace:
         descending: bool = False,
         name_filter: str | None = None,
         session: str | None = None,
+        caller: Caller | None = None,
     ) -> dict:
         """A listing page for a person's view (widgets): sorted or filtered over the whole directory.
 
         Not a tool call: the model never sees it, so it is not in the registry and not in the call
-        log. The value is ``list``'s plus ``matchedEntries``, ``sort``, ``descending``, ``filter``
-        and ``stamp`` (see ``tools.browse.browse_listing``). A failure raises ``ToolError``.
+        log. A view (``admit_view``): it creates no session; a session that does not exist yet is
+        listed from the root, where its first call would start it. The value is ``list``'s plus
+        ``matchedEntries``, ``sort``, ``descending``, ``filter`` and ``stamp`` (see
+        ``tools.browse.browse_listing``). A failure raises ``ToolError``; a caller who may not
+        use the session, ``CallRefused``.
         """
-        session = check_session_id(session or self.session)
-        return browse_listing(self.context(session, self.user), path, offset, limit, sort, descending, name_filter)
+        view = self.admit_view(session, caller)
+        return browse_listing(self._view_context(view), path, offset, limit, sort, descending, name_filter)
 
     def context(
         self,
@@ -340,8 +411,10 @@ class Workspace:
         cancel: threading.Event | None = None,
         spill_quota: int | None = None,
         spill_owner: str | None = None,
+        cwd: str | None = None,
     ) -> CallContext:
-        """What one call runs with: this workspace's settings, confinement, stores and caches, and the session's cwd.
+        """What one call runs with: this workspace's settings, confinement, stores and caches, and
+        the session's cwd (``cwd``, or the session's own, which creates the session on first use).
 
         Raises ``ToolError`` (``FS_ROOT_UNAVAILABLE``) when the root was removed; a root made again
         at the same path is opened anew first (``Resolver.check_root``).
@@ -353,7 +426,7 @@ class Workspace:
             store=self.store,
             spills=self.spills,
             session=session,
-            cwd=self.session_cwd(session, user),
+            cwd=self.session_cwd(session, user) if cwd is None else cwd,
             call_id=call_id,
             rg=self.rg,
             cancel=cancel or threading.Event(),
@@ -367,6 +440,12 @@ class Workspace:
             notebooks=self.notebooks,
             documents=self.documents,
         )
+
+    def _view_context(self, view: View, call_id: str = "") -> CallContext:
+        """What a view reads with: the session's cwd, or the root for a session that does not exist
+        (never created here); saved results only for this session's own, as ``read`` has them."""
+        user = self.user if view.caller.user is None else view.caller.user
+        return self.context(view.session, user, call_id, cwd=view.cwd or self.root)
 
     def _log_call(
         self, result: Result, args: dict, surface: str, started: float, user: str, read_only: bool = False
@@ -416,8 +495,11 @@ class Workspace:
         """Switch this workspace's default session (``%dsh session NAME``)."""
         self.session = check_session_id(session)
 
-    def delete_session(self, session: str) -> bool:
-        """Delete a session with its observations, call log and spill files."""
+    def delete_session(self, session: str, caller: Caller | None = None) -> bool:
+        """Delete a session with its observations, call log and spill files. A caller who may not
+        write deletes nothing (``CallRefused``)."""
+        if caller is not None and not caller.may_write:
+            raise CallRefused(WRITE_REFUSED)
         if self.store is None:
             raise StateError("the session state is unavailable")
         key = self.key(check_session_id(session))
@@ -431,9 +513,14 @@ class Workspace:
             raise ToolError(Codes.STATE_UNAVAILABLE, "the session state is unavailable")
         return self.store
 
-    def session_info(self, session: str | None = None) -> dict | None:
-        """``{id, cwd, observations, spills, calls, created, user}`` with cwd as a display path, or None."""
-        info = self._require_store().get_session(self.key(check_session_id(session or self.session)))
+    def session_info(self, session: str | None = None, caller: Caller | None = None) -> dict | None:
+        """``{id, cwd, observations, spills, calls, created, user}`` with cwd as a display path, or None.
+
+        A view of the session's records (``admit_view``): None for every caller alike when there
+        is no such session."""
+        store = self._require_store()
+        view = self.admit_view(session, caller, uses=False)
+        info = store.get_session(self.key(view.session)) if view.exists else None
         return None if info is None else self._session_dict(info)
 
     def sessions(self, user: str | None = None) -> list[dict]:
@@ -448,11 +535,19 @@ class Workspace:
                 )
             return target.real
 
-    def create_session(self, session: str, cwd: str | None = None, user: str | None = None) -> tuple[dict, bool]:
+    def create_session(
+        self, session: str, cwd: str | None = None, user: str | None = None, caller: Caller | None = None
+    ) -> tuple[dict, bool]:
         """Create a session (at ``cwd``, resolved against the root); never moves an existing one.
 
-        Returns ``(info, created)``. Moving a session is ``move_session``, a separate right.
+        Returns ``(info, created)``; the session is recorded as ``caller``'s (default: ``user``,
+        or the OS user). A caller who may not write creates none (``CallRefused``). Moving a
+        session is ``move_session``, a separate right.
         """
+        caller = caller or Caller(self.surface, user)
+        if not caller.may_write:
+            raise CallRefused(SESSION_REFUSED)
+        user = caller.user
         store = self._require_store()
         check_session_id(session)
         key = self.key(session)
@@ -463,8 +558,11 @@ class Workspace:
         info = store.ensure_session(key, self.root, session, real, self.user if user is None else user)
         return self._session_dict(info), True
 
-    def move_session(self, session: str, cwd: str) -> dict | None:
-        """Move an existing session's working directory; None when there is no such session."""
+    def move_session(self, session: str, cwd: str, caller: Caller | None = None) -> dict | None:
+        """Move an existing session's working directory; None when there is no such session.
+        A caller who may not write moves nothing (``CallRefused``)."""
+        if caller is not None and not caller.may_write:
+            raise CallRefused(WRITE_REFUSED)
         store = self._require_store()
         key = self.key(check_session_id(session))
         if store.get_session(key) is None:
@@ -485,8 +583,23 @@ class Workspace:
             "calls": info.calls,
         }
 
-    def calls(self, session: str | None = None, offset: int = 0, limit: int = 100, user: str | None = None) -> dict:
+    @overload
+    def calls(self, session: str | None = None, offset: int = 0, limit: int = 100, user: str | None = None) -> dict: ...
+    @overload
+    def calls(self, session: str | None, offset: int, limit: int, user: str | None, caller: Caller) -> dict | None: ...
+    def calls(
+        self,
+        session: str | None = None,
+        offset: int = 0,
+        limit: int = 100,
+        user: str | None = None,
+        caller: Caller | None = None,
+    ) -> dict | None:
         """One page of the session's call log, newest last (optionally one user's calls only).
+
+        With a ``caller`` (a surface asking for someone: a view of the session's records, see
+        ``admit_view``), a session that does not exist is None; without one (the Python API and
+        the kernel), its page is empty.
 
         A call made where more was shown than here (hidden files, fewer hide globs or protected
         folders: another surface on the same state) is listed as withheld: its tool, surface,
@@ -494,7 +607,10 @@ class Workspace:
         the log's bounds removed from this session, oldest first.
         """
         store = self._require_store()
-        session = check_session_id(session or self.session)
+        view = self.admit_view(session, caller, uses=False)
+        if caller is not None and not view.exists:
+            return None
+        session = view.session
         key = self.key(session)
         records = store.list_calls(key, offset, limit, user)
         info = store.get_session(key)
@@ -524,12 +640,21 @@ class Workspace:
             "calls": calls,
         }
 
-    def spill_list(self, session: str | None = None, user: str | None = None) -> list[dict]:
+    @overload
+    def spill_list(self, session: str | None = None, user: str | None = None) -> list[dict]: ...
+    @overload
+    def spill_list(self, session: str | None, user: str | None, caller: Caller) -> list[dict] | None: ...
+    def spill_list(
+        self, session: str | None = None, user: str | None = None, caller: Caller | None = None
+    ) -> list[dict] | None:
         """The session's saved results; one made where more was shown than here is listed as
-        withheld (no label: it names the pattern) and cannot be read here."""
+        withheld (no label: it names the pattern) and cannot be read here. With a ``caller``, a
+        session that does not exist is None (as for ``calls``)."""
         store = self._require_store()
-        session = check_session_id(session or self.session)
-        key = self.key(session)
+        view = self.admit_view(session, caller, uses=False)
+        if caller is not None and not view.exists:
+            return None
+        key = self.key(view.session)
         visibility = self.resolver.visibility
         info = store.get_session(key)
         cwd = info.cwd if info is not None and is_within(info.cwd, self.root) else self.root
@@ -557,12 +682,23 @@ class Workspace:
         limit: int | None = None,
         surface: str | None = None,
         user: str | None = None,
+        caller: Caller | None = None,
     ) -> Result:
         """One page of a saved full result, rendered exactly as ``read`` renders it.
 
-        ``read`` itself lets a session open only its own saved results.
+        A view (``admit_view``), not a tool call: it is not logged and creates no session, and
+        ``locator`` must name one of this session's own saved results (anything else, a file
+        in the workspace too, is ``FS_NOT_FOUND``), so no file is read unlogged. ``caller``
+        (default: ``user`` on ``surface``) must be one who may use the session.
         """
+        view = self.admit_view(session, caller or Caller(surface or self.surface, user))
         args: dict = {"file_path": locator, "offset": offset}
         if limit is not None:
             args["limit"] = limit
-        return self.call("read", args, session=session, surface=surface, user=user)
+
+        def context(spec: ToolSpec, call_id: str) -> CallContext:
+            ctx = self._view_context(view, call_id)
+            ctx.saved_only = True
+            return ctx
+
+        return self._run("read", args, view.session, uuid.uuid4().hex, context)

@@ -2,20 +2,26 @@
 
 Why it exists: HTTP is a surface over the core, nothing more. Each method is decorated with
 ``@web.authenticated`` and ``@authorized`` (resource ``contents``; reads need ``read``, the tools
-that write need ``write`` too), parses its input (400/413 on protocol problems), runs the one core
-call on the extension's thread pool, and finishes. A tool's own failure is a normal result
-(HTTP 200, ``isError: true``); HTTP errors are for protocol problems only.
+that write need ``write`` too), parses its input (400/413 on protocol problems), describes the
+caller (``caller``), runs the one core call on the extension's thread pool, and finishes. The
+core's call policy (``core/policy.py``) admits every route before it touches state: which
+sessions a caller may use, that no GET changes anything, whose progress a caller sees. A tool's
+own failure is a normal result (HTTP 200, ``isError: true``); HTTP errors are for protocol
+problems only.
 
-What it must never do: run a tool or a state query on the event loop (a long grep would stall
-every other request), reach the Workspace through a module global (it comes from
-``self.settings``), or answer with a traceback, the token or the absolute root. A client that
-disconnects sets its call's cancel event, so the core kills ripgrep's process group.
+What it must never do: decide a rule of the call policy itself (a handler passes the caller to
+the core, which refuses), change state on a GET (Jupyter does not check GETs for XSRF), run a
+tool or a state query on the event loop (a long grep would stall every other request), reach the
+Workspace through a module global (it comes from ``self.settings``), or answer with a traceback,
+the token or the absolute root. A client that disconnects sets its call's cancel event, so the
+core kills ripgrep's process group.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import json
 import re
 import threading
@@ -167,8 +173,18 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
         return not name or self.get_cookie(name) is None
 
     async def caller(self, surface: str) -> Caller:
-        """Who calls and what they may do, for the core's call policy (``core/policy.py``)."""
-        return Caller(surface, self.user_name, await self.allowed("write"), self.anonymous())
+        """Who calls and what they may do, for the core's call policy (``core/policy.py``).
+
+        A token-only caller is told apart from others by a digest of the token it sent (never
+        the token): the one thing that identifies it across requests (``Caller.identity``).
+        """
+        anonymous = self.anonymous()
+        credential = None
+        if anonymous:
+            provider = self.identity_provider
+            token = provider.get_token(self) if hasattr(provider, "get_token") else None
+            credential = hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest() if token else None
+        return Caller(surface, self.user_name, await self.allowed("write"), anonymous, credential)
 
     async def allowed(self, action: str) -> bool:
         """Whether the current user may ``action`` on ``contents``, as the server's Authorizer says."""
@@ -261,17 +277,11 @@ class ToolCallHandler(DshHandler):
                 f'unknown tool "{name}"; available tools: ' + ", ".join(self.workspace.registry),
             )
         session, args, include_images, progress_id = parse_tool_body(self.json_body())
-        try:
-            admission = self.workspace.admit(name, session, await self.caller("rest"))  # no I/O: the wait starts
+        caller = await self.caller("rest")
+        try:  # no I/O: the wait starts; the progress id is kept for this caller from now on
+            admission = self.workspace.admit(name, session, caller, progress_id)
         except CallRefused as exc:
             raise ApiError(403, exc.code, exc.message) from None
-        progress = None
-        if progress_id is not None:  # how far it got, for GET progress/{id} while it runs
-            RUNNING[progress_id] = ""
-
-            def progress(text: str) -> None:
-                RUNNING[progress_id] = text
-
         try:
             result = await self.run(
                 self.workspace.call,
@@ -280,26 +290,24 @@ class ToolCallHandler(DshHandler):
                 cancel=self.cancel,
                 admission=admission,
                 pool="dsh_jupyter_search_executor" if admission.searches else "dsh_jupyter_executor",
-                progress=progress,
             )
         finally:
-            if progress_id is not None:
-                RUNNING.pop(progress_id, None)
+            if admission.progress is not None:
+                admission.progress.end()  # the call ends it too; this covers a call that never ran
         self.send(result_json(result, include_images))
 
 
-# The calls running now that a client gave a progress id, and how far each got: the sidebar asks
-# while its search runs. Bounded by the calls running at once; an id is the client's own name.
-RUNNING: dict[str, str] = {}
+# A progress id is the client's own name for its call; it is kept under the caller who gave it.
 _PROGRESS_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class ProgressHandler(DshHandler):
+    """How far this caller's call posted with ``progress_id`` got (in memory: on the loop)."""
+
     @web.authenticated
     @authorized("read")
     async def get(self, progress_id: str) -> None:
-        text = RUNNING.get(progress_id)
-        self.send({"running": text is not None, "progress": text or None})
+        self.send(self.workspace.call_progress(progress_id, await self.caller("rest")))
 
 
 def parse_tool_body(body: dict) -> tuple[str | None, dict, bool, str | None]:
@@ -337,7 +345,7 @@ class SessionsHandler(DshHandler):
         session, cwd = body.get("id") or uuid.uuid4().hex[:12], body.get("cwd")
         if not isinstance(session, str) or (cwd is not None and not isinstance(cwd, str)):
             raise ApiError(400, "BODY_INVALID", "id and cwd must be strings")
-        info, created = await self.run(self.workspace.create_session, session, cwd, self.user_name)
+        info, created = await self.run(self.workspace.create_session, session, cwd, caller=await self.caller("rest"))
         if not created and cwd is not None and not _same_cwd(info["cwd"], cwd):
             # Creating is a read-level right; moving an existing session is not (PATCH, write).
             raise ApiError(
@@ -346,13 +354,6 @@ class SessionsHandler(DshHandler):
                 f'session "{session}" exists with another cwd; move it with PATCH {PREFIX}/sessions/{{id}}',
             )
         self.send(info, 201 if created else 200)
-
-
-def _session_exists(ws, session: str) -> bool:
-    try:
-        return ws.session_info(session) is not None
-    except ToolError:
-        return False
 
 
 def _same_cwd(current: str, asked: str) -> bool:
@@ -365,7 +366,7 @@ class SessionHandler(DshHandler):
     @web.authenticated
     @authorized("read")
     async def get(self, session: str) -> None:
-        self.send(_found(await self.run(self.workspace.session_info, session), session))
+        self.send(_found(await self.run(self.workspace.session_info, session, await self.caller("rest")), session))
 
     @web.authenticated
     @authorized("write")  # moves where every later relative path of the session lands
@@ -377,12 +378,13 @@ class SessionHandler(DshHandler):
         cwd = body.get("cwd")
         if not isinstance(cwd, str) or not cwd.strip():
             raise ApiError(400, "BODY_INVALID", "cwd must be a non-empty string")
-        self.send(_found(await self.run(self.workspace.move_session, session, cwd), session))
+        caller = await self.caller("rest")
+        self.send(_found(await self.run(self.workspace.move_session, session, cwd, caller), session))
 
     @web.authenticated
     @authorized("write")  # deletes shared state (observations, call log) and the spill files
     async def delete(self, session: str) -> None:
-        _found(await self.run(self.workspace.delete_session, session), session)
+        _found(await self.run(self.workspace.delete_session, session, await self.caller("rest")), session)
         self.set_status(204)
         self.finish()
 
@@ -393,31 +395,23 @@ def _found(value, session: str):
     return value
 
 
-def _if_session(ws, session: str, fn, *args):
-    """``fn(*args)`` when the session exists, else None (one executor hop for both)."""
-    return None if ws.session_info(session) is None else fn(*args)
-
-
 class CallsHandler(DshHandler):
     @web.authenticated
     @authorized("read")
     async def get(self, session: str) -> None:
         offset = self.query_int("offset", 0, 0, 2**53)  # beyond 2**53: sqlite's integer range
         limit = self.query_int("limit", 100, 1, CALLS_MAX_LIMIT)
-        ws = self.workspace
-        self.send(
-            _found(
-                await self.run(_if_session, ws, session, ws.calls, session, offset, limit, self.user_filter()), session
-            )
-        )
+        caller = await self.caller("rest")
+        page = await self.run(self.workspace.calls, session, offset, limit, self.user_filter(), caller)
+        self.send(_found(page, session))
 
 
 class SpillsHandler(DshHandler):
     @web.authenticated
     @authorized("read")
     async def get(self, session: str) -> None:
-        ws = self.workspace
-        self.send(_found(await self.run(_if_session, ws, session, ws.spill_list, session, self.user_filter()), session))
+        caller = await self.caller("rest")
+        self.send(_found(await self.run(self.workspace.spill_list, session, self.user_filter(), caller), session))
 
 
 class SpillPageHandler(DshHandler):
@@ -430,9 +424,8 @@ class SpillPageHandler(DshHandler):
         session = self.get_query_argument("session", "") or "default"
         offset = self.query_int("offset", 1)  # out of range: read's own ARGUMENT_INVALID result
         limit = self.query_int("limit", None)
-        result = await self.run(
-            self.workspace.spill_page, locator, session, offset, limit, surface="rest", user=self.user_name
-        )
+        caller = await self.caller("rest")
+        result = await self.run(self.workspace.spill_page, locator, session, offset, limit, caller=caller)
         self.send(result_json(result))
 
 
@@ -457,6 +450,7 @@ class BrowseHandler(DshHandler):
             descending,
             self.get_query_argument("filter", "") or None,
             self.get_query_argument("session", "") or None,
+            await self.caller("rest"),
         )
         self.send(value)
 
@@ -467,7 +461,7 @@ class StatusHandler(DshHandler):
     @web.authenticated
     @authorized("read")
     async def get(self) -> None:
-        self.send(await self.run(self.workspace.status, await self.allowed("write")))
+        self.send(await self.run(self.workspace.status, await self.caller("rest")))
 
 
 class OpenAPIHandler(DshHandler):

@@ -224,7 +224,9 @@ def _json(schema: dict, description: str) -> dict:
 def _errors(*statuses: int) -> dict:
     text = {
         400: "Malformed request: invalid JSON, a body or field of the wrong type, a bad query parameter.",
-        403: "Not authenticated (no or wrong token), refused by the authorizer, or a failed XSRF check.",
+        403: "Not authenticated (no or wrong token), refused by the authorizer, a failed XSRF check, or "
+        "refused by the call policy: a write without contents:write, or a session that does not exist named "
+        "by a caller without contents:write where the route would use it.",
         404: "Unknown tool or session.",
         409: "The session exists with another cwd; moving it is PATCH (contents:write).",
         413: "Request body larger than the server's max_body_bytes (default 10 MiB).",
@@ -270,7 +272,7 @@ def _tool_operation(op_id: str, summary: str, args_schema: dict, description: st
                 **_STR,
                 "pattern": "^[A-Za-z0-9_-]{1,64}$",
                 "description": "A name the client picks for this call: while it runs, GET /progress/{id} says "
-                "how far a search got.",
+                "how far a search got, to this caller only.",
             },
         },
         closed=True,
@@ -283,7 +285,7 @@ def _tool_operation(op_id: str, summary: str, args_schema: dict, description: st
         "requestBody": {"required": False, "content": {"application/json": {"schema": body}}},
         "responses": {
             "200": _json(_ref("ToolResult"), "The call's result (tool failures too)."),
-            **_errors(400, 403, 404, 413),
+            **_errors(400, 403, 404, 413, 503),
         },
     }
 
@@ -403,7 +405,7 @@ def _record_paths() -> dict:
     }
     paths["/spill"] = {
         "get": {
-            "summary": "One page of a saved result, rendered as read renders it",
+            "summary": "One page of a saved result, rendered as read renders it (not a tool call: not logged)",
             "operationId": "spill_page",
             "tags": ["sessions"],
             "parameters": [
@@ -413,14 +415,17 @@ def _record_paths() -> dict:
                 _query("limit", "Lines (read's rules apply).", _INT),
             ],
             "responses": {
-                "200": _json(_ref("ToolResult"), "A read result (an unknown locator is isError)."),
-                **_errors(400, 403),
+                "200": _json(
+                    _ref("ToolResult"),
+                    "A read result (a locator that names no saved result of this session is isError FS_NOT_FOUND).",
+                ),
+                **_errors(400, 403, 503),
             },
         },
     }
     paths["/progress/{progress_id}"] = {
         "get": {
-            "summary": "How far a running call that was given this progress_id got",
+            "summary": "How far a running call this caller gave this progress_id got (another's is not running)",
             "operationId": "progress",
             "tags": ["tools"],
             "parameters": [
@@ -428,7 +433,7 @@ def _record_paths() -> dict:
                     "name": "progress_id",
                     "in": "path",
                     "required": True,
-                    "description": "The id the call was posted with.",
+                    "description": "The id the call was posted with, by this caller.",
                     "schema": {**_STR, "pattern": "^[A-Za-z0-9_-]{1,64}$"},
                 }
             ],
@@ -454,7 +459,12 @@ def _record_paths() -> dict:
                 _query("sort", "model (list's order), name, size or modified.", _STR),
                 _query("descending", "true for the reverse order.", _STR),
                 _query("filter", "Keep names holding this text (any case).", _STR),
-                _query("session", "Whose directory a relative path starts from (default 'default').", _SESSION_ID),
+                _query(
+                    "session",
+                    "Whose directory a relative path starts from (default 'default'; one that does not exist yet: "
+                    "the root, and nothing is created).",
+                    _SESSION_ID,
+                ),
             ],
             "responses": {
                 "200": _json(
@@ -462,7 +472,7 @@ def _record_paths() -> dict:
                     "list's value plus matchedEntries, sort, descending, filter and stamp (inode, mtime_ns, "
                     "ctime_ns); with limit 0 only path and stamp.",
                 ),
-                **_errors(400, 403, 404),
+                **_errors(400, 403, 404, 503),
             },
         },
     }

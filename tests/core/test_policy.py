@@ -7,6 +7,7 @@ server, its MCP endpoint and the stdio server; here each rule is checked where i
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -68,6 +69,124 @@ def test_every_rule_of_the_policy(shared, root, caller, tool, args, session, ref
         return
     assert refused is None, f"{tool} by {caller} ran: {result.text}"
     assert not result.is_error, result.text
+
+
+SESSION_REFUSED = "a caller without contents:write cannot create sessions; use an existing session or default"
+
+
+def rows(state) -> dict[str, list]:
+    """Every row of every table of the state file (how the tests compare it before and after)."""
+    import sqlite3
+
+    db = sqlite3.connect(state)
+    try:
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                                          "'sqlite_%'")]
+        return {n: sorted(map(repr, db.execute(f"SELECT * FROM {n}"))) for n in names}
+    finally:
+        db.close()
+
+
+# (view, what a reader naming a session that does not exist gets, what a writer gets)
+VIEWS = [
+    ("browse", "refused", "the root's listing"),
+    ("spill_page", "refused", "FS_NOT_FOUND"),
+    ("session_info", None, None),
+    ("calls", None, None),
+    ("spill_list", None, None),
+]
+
+
+def view(ws, name: str, session: str, caller: Caller, locator: str = "~/nothing"):
+    if name == "browse":
+        return ws.browse(session=session, caller=caller)
+    if name == "spill_page":
+        return ws.spill_page(locator, session, caller=caller)
+    if name == "calls":
+        return ws.calls(session, 0, 100, None, caller)
+    if name == "spill_list":
+        return ws.spill_list(session, None, caller)
+    return ws.session_info(session, caller)
+
+
+@pytest.mark.parametrize("name, reader_gets, writer_gets", VIEWS, ids=[v[0] for v in VIEWS])
+def test_a_view_of_a_session_that_does_not_exist_creates_nothing(shared, name, reader_gets, writer_gets):
+    server, _ = shared
+    server.run("list")  # the state holds something to compare
+    before = rows(server.state_path)
+    if reader_gets == "refused":  # it would use the session: the rule of tool calls
+        with pytest.raises(CallRefused) as refused:
+            view(server, name, "brand-new", READER)
+        assert refused.value.message == SESSION_REFUSED
+        with pytest.raises(CallRefused):
+            view(server, name, "brand-new", TOKEN)
+    else:  # it asks about the session's records: no such session, for every caller alike
+        assert view(server, name, "brand-new", READER) is None
+    got = view(server, name, "brand-new", OWNER)
+    if writer_gets == "the root's listing":
+        assert [e["name"] for e in got["entries"]] == ["many", "src"]
+    elif writer_gets == "FS_NOT_FOUND":
+        assert got.is_error and got.value["code"] == "FS_NOT_FOUND"
+    else:
+        assert got is None
+    assert rows(server.state_path) == before  # no session, no call, no observation
+    assert server.session_info("brand-new") is None
+
+
+def test_a_view_of_an_existing_session_changes_nothing(shared):
+    server, _ = shared
+    server.call("grep", {"pattern": "hello"}, session="existing", caller=OWNER)
+    locator = server.spill_list("existing")[0]["locator"]
+    server.call("read", {"file_path": "src/app.py"}, session="existing", caller=OWNER)
+    before = rows(server.state_path)
+    for caller in (READER, TOKEN, OWNER):
+        assert [e["name"] for e in server.browse(session="existing", caller=caller)["entries"]] == ["many", "src"]
+        page = server.spill_page(locator, "existing", 1, 3, caller=caller)
+        assert not page.is_error and page.text.startswith("<path>"), page.text
+        assert server.session_info("existing", caller)["calls"] == 2
+        assert server.calls("existing", 0, 100, None, caller)["total"] == 2
+        assert [s["locator"] for s in server.spill_list("existing", None, caller)] == [locator]
+        assert server.status(caller)["tools"] == list(server.registry)
+    assert rows(server.state_path) == before  # a spill page is not a call: not logged, not observed
+
+
+def test_a_spill_page_reads_saved_results_only(shared, root):
+    server, _ = shared
+    server.create_session("existing")
+    before = rows(server.state_path)
+    for locator in ("src/app.py", str(root / "src" / "app.py"), "../outside.txt"):
+        page = server.spill_page(locator, "existing", caller=READER)
+        assert page.is_error and page.value["code"] == "FS_NOT_FOUND"
+        assert page.text == f"Error: cannot read {json.dumps(locator)}: not found"
+    assert rows(server.state_path) == before  # the file was neither read into the log nor observed
+
+
+def test_only_a_caller_who_may_write_creates_moves_or_deletes_sessions(shared, root):
+    server, _ = shared
+    server.create_session("existing", caller=OWNER)
+    assert server.session_info("existing")["user"] == "owner"  # recorded as the caller
+    before = rows(server.state_path)
+    with pytest.raises(CallRefused) as refused:
+        server.create_session("made-by-reader", caller=READER)
+    assert refused.value.message == SESSION_REFUSED
+    for act in (lambda: server.move_session("existing", "src", caller=READER),
+                lambda: server.delete_session("existing", caller=READER)):
+        with pytest.raises(CallRefused) as refused:
+            act()
+        assert refused.value.message == "User is not authorized to write on resource: contents."
+    assert rows(server.state_path) == before
+
+
+def test_a_writers_call_records_its_new_session_as_the_caller(shared):
+    server, _ = shared
+    assert not server.call("list", {}, session="new-one", caller=Caller("rest", "alice")).is_error
+    assert server.session_info("new-one")["user"] == "alice"
+
+
+def test_a_reader_learns_the_modes_not_where_the_state_is(shared):
+    server, _ = shared
+    assert "path" not in server.status(READER)["state"] and "path" not in server.status(TOKEN)["state"]
+    assert server.status(OWNER)["state"]["path"] == server.state_path == server.status()["state"]["path"]
 
 
 def test_each_spec_says_whether_it_writes_or_searches(shared):

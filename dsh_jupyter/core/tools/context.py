@@ -53,12 +53,19 @@ class CallContext:
     # Told how far a long search got ("1,204 matches in 310 files so far"), every PROGRESS_EVERY_S
     # at most, for a caller that can show it while the call runs (the widgets); None: nobody asks.
     progress: Callable[[str], None] | None = None
+    # A view of saved results (a spill page, ``Workspace.spill_page``): a path that names none of
+    # this session's saved results is not found, so no workspace file is read (or observed) there.
+    saved_only: bool = False
 
     def resolve(
         self, path: str | None, verb: str, *, spills: bool = False, follow_last: bool = True, make_parents: bool = False
     ) -> Target:
         """Resolve a tool path for this call; ``spills``: this session's saved results may be named."""
         folder = session_folder(self.session_key) if spills else None
+        if spills and self.saved_only:
+            raw, lexical = self.resolver.lexical(self.cwd, path)
+            if not self.resolver.in_spill(lexical):  # named as given: it may lie anywhere
+                raise ToolError(Codes.FS_NOT_FOUND, f"cannot {verb} {in_message(raw)}: not found")
         target = self.resolver.resolve(
             self.cwd, path, verb=verb, spill_folder=folder, follow_last=follow_last, make_parents=make_parents
         )
