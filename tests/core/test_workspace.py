@@ -36,7 +36,7 @@ def test_list_value_shape(ws, populated):
     ]
     a = v["entries"][1]
     assert a["size"] == 9 and isinstance(a["mtime"], float)
-    assert v["entries"][3]["target"] == "a.py"
+    assert v["entries"][3]["target"] == "src/a.py"  # where it leads, from the root
     assert "target" not in a
     json.dumps(v)
     # the text never carries the widget detail
@@ -49,7 +49,7 @@ def test_list_frame(ws, populated):
     assert list(frame.columns) == ["name", "type", "size", "mtime", "target"]
     assert frame["name"].tolist() == ["sub", "a.py", "b.txt", "link"]
     assert frame["type"].tolist() == ["directory", "file", "file", "other"]
-    assert frame.loc[3, "target"] == "a.py"
+    assert frame.loc[3, "target"] == "src/a.py"
     assert frame.loc[1, "size"] == 9
 
 
