@@ -605,6 +605,31 @@ def test_a_real_failure_beside_file_errors_still_fails(root: Path, tmp_path: Pat
     assert file_errors(outcome("rg: ./a: Permission denied (os error 13)\n", code=1)) == 0
 
 
+def test_file_errors_longer_than_the_stderr_kept_are_still_counted() -> None:
+    """A folder deeper than a path can name makes one line of rg's stderr longer than both the
+    head and the tail kept of it: judged by the ends seen, it counts as one, never as two."""
+    from dsh_jupyter.core.rg.runner import STDERR_HEAD, STDERR_TAIL, RgOutcome
+    from dsh_jupyter.core.tools.searchroot import file_errors
+
+    def outcome(stderr: str) -> RgOutcome:  # what the runner keeps: the first and the last bytes
+        data = stderr.encode()
+        return RgOutcome(returncode=2, stdout=b"", stderr_tail=data[-STDERR_TAIL:].decode(),
+                         stderr_head=data[:STDERR_HEAD].decode(), overflow=False, duration_s=0.1)
+
+    deep = "rg: ./" + "dir/" * 2100 + "dir: File name too long (os error 36)\n"
+    short = "rg: ./a: Permission denied (os error 13)\n"
+    longer = "rg: ./" + "dir/" * 4000 + "dir: File name too long (os error 36)\n"
+    assert STDERR_TAIL < len(deep) < STDERR_HEAD + STDERR_TAIL < len(longer)
+    assert file_errors(outcome(deep)) == 1
+    assert file_errors(outcome(longer)) == 1
+    assert file_errors(outcome(short + deep)) == 2
+    assert file_errors(outcome(deep + short)) == 2
+    many = "".join(f"rg: ./f{i:03d}: Permission denied (os error 13)\n" for i in range(230))  # 9,660 bytes
+    assert STDERR_TAIL < len(many) < STDERR_HEAD + STDERR_TAIL  # head and tail overlap: no line counted twice
+    assert file_errors(outcome(many)) == 230
+    assert file_errors(outcome("rg: regex parse error: " + "(" * 9000 + "\n")) == 0  # not a file error
+
+
 # --------------------------------------------------------------------------- rg availability
 
 
