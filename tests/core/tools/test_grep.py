@@ -560,7 +560,8 @@ def _as_unprivileged(code: str) -> subprocess.CompletedProcess:
 
 
 def test_unreadable_file_and_no_match_anywhere_is_no_matches_with_the_note(root: Path, tmp_path: Path) -> None:
-    """rg exits 2 when it met a file it could not read, also when nothing matched: not a failure."""
+    """rg exits 2 when it met a file it could not read, also when nothing matched: not a failure
+    (glob, which reads no file, says the folder it could not read)."""
     write(root, "ok.txt", "hay\n")
     write(root, "noread.txt", "needle\n").chmod(0)
     (root / "closed").mkdir()
@@ -579,7 +580,7 @@ def test_unreadable_file_and_no_match_anywhere_is_no_matches_with_the_note(root:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         repr((False, "No matches found\n\n(2 files could not be read and were skipped.)")),
-        repr((False, "No files found")),
+        repr((False, "No files found\n\n(1 folder could not be read and was left out.)")),
     ]
 
 
