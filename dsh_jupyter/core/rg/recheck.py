@@ -74,7 +74,7 @@ def read_lines(fd: int, wanted: set[int], keep: int | None = None) -> dict[int, 
 class Rechecker:
     """Looks paths up beneath an open search root, caching the folders it opened (close it).
 
-    At most ``HELD`` folders are held open at once, the ones used last; a folder is reached from
+    At most ``HELD`` folders are held open at once, the ones opened last; a folder is reached from
     its deepest held ancestor one name at a time (the root when none is held), so a tree deeper
     than the descriptor limit is looked up like any other, with no recursion. A path below a
     folder that could not be opened for a reason other than its absence (no permission, no
@@ -83,7 +83,8 @@ class Rechecker:
 
     def __init__(self, root_fd: int) -> None:
         self.root_fd = root_fd
-        # rel -> its descriptor, or _ABSENT / _UNOPENED; in the order used (last used last)
+        # rel -> its descriptor, or _ABSENT / _UNOPENED, in the order opened (a lookup that finds
+        # one does not move it: one dict lookup, the whole cost of the common case)
         self._dirs: dict[str, int] = {}
         self.undated = 0  # paths that could not be looked at (a folder on the way, or the path itself)
 
@@ -105,9 +106,8 @@ class Rechecker:
         if not rel:
             return self.root_fd
         dirs = self._dirs
-        fd = dirs.pop(rel, None)
+        fd = dirs.get(rel)
         if fd is not None:
-            dirs[rel] = fd  # used last
             return fd
         # the names below the deepest ancestor known (rel's own rpartition chain: "/x" is x
         # below the root, any other empty name names no folder)
@@ -151,11 +151,13 @@ class Rechecker:
         return _UNOPENED  # not reached
 
     def _room(self, parent: int) -> None:
-        """Let the folders used longest ago go until one more may be held (never ``parent``, the
+        """Let the folders opened first go until one more may be held (never ``parent``, the
         folder about to be opened from)."""
         dirs = self._dirs
         while len(dirs) >= HELD:
-            old = next(rel for rel, fd in dirs.items() if fd != parent)
+            old = next(iter(dirs))
+            if dirs[old] == parent:
+                old = next(rel for rel, fd in dirs.items() if fd != parent)
             gone = dirs.pop(old)
             if gone >= 0:
                 os.close(gone)
@@ -172,26 +174,21 @@ class Rechecker:
         parent, _, name = rel.rpartition("/")
         return self._folder(parent), name
 
-    def _stat(self, rel: str) -> os.stat_result | None:
-        """The stat of what ``rel`` names beneath the root, no symlink followed on the way or at
-        the end; None where it is not there or could not be looked at (counted in ``undated``)."""
+    def regular_stat(self, rel: str) -> os.stat_result | None:
+        """The stat of the regular file ``rel`` beneath the root, no symlink on the way; None where
+        there is none, or it could not be looked at (counted in ``undated``)."""
         fd, name = self._split(rel)
-        if fd == _UNOPENED:
-            self.undated += 1
-            return None
         if fd < 0 or name in ("", ".", ".."):
+            if fd == _UNOPENED:
+                self.undated += 1
             return None
         try:
-            return os.stat(name, dir_fd=fd, follow_symlinks=False)
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
         except OSError as exc:
             if exc.errno not in _NOT_THERE:
                 self.undated += 1
             return None
-
-    def regular_stat(self, rel: str) -> os.stat_result | None:
-        """The stat of the regular file ``rel`` beneath the root, no symlink on the way; None if none."""
-        st = self._stat(rel)
-        return st if st is not None and statmod.S_ISREG(st.st_mode) else None
+        return st if st.st_mode & _KIND == _REGULAR else None
 
     def is_file(self, rel: str) -> bool:
         """Whether ``rel`` names a regular file beneath the root, no symlink on the way."""
