@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from deeptrees import make_chain, remove_tree  # tests/deeptrees.py
 
+from dsh_jupyter.core.result import Result
+
 from .test_globsplit import BASE_NS, build, rg_sorted
 
 DATERS = pytest.mark.parametrize("dater", ["compiled", "python"])
@@ -181,3 +183,7 @@ def test_files_in_folders_it_may_not_enter_are_counted_undated(guarded, tmp_path
     )
     assert value["paths"] == ["c.py", "open/a.py", "late.py"] and value["totalPaths"] == 3
     assert value["undated"] == 1 and value["unreadable"] == 1
+    # surfaces that show the page as a table repeat the notes with it (the model's footer)
+    assert Result("glob", text, value, is_error=False).footer() == (
+        "(1 folder could not be read and was left out.)\n\n(1 file could not be dated and was left out.)"
+    )
