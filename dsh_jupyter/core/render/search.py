@@ -4,8 +4,8 @@ Why this exists: glob and grep results are often too big to show whole, and a bo
 reads like the complete answer leads an agent to wrong conclusions about a workspace. These
 functions are the one place that decides how a page, its counts and its footer read, so every
 capped page says how much it shows, of how many, how it was chosen, and where the full result is
-(or that it could not be saved). The spill functions format the full result that footer points
-to.
+(or that it could not be saved), and every page says what was left out (files that could not be
+read or dated). The spill functions format the full result that footer points to.
 
 What they must never do: touch the filesystem or a process, print a path except through
 ``quote_name``, omit the footer from a page that is not the whole result, or build text by

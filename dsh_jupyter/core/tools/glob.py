@@ -6,6 +6,8 @@ a spill. With the compiled dater (``fs/mtimes``), always rg's unsorted walks, da
 (``globtimes``): one per part of ``globsplit``'s cut at once, or one where the tree is not cut.
 Without it: two sorted walks merged (``globsplit``) where times follow folders, a dated walk
 with a helper process where they do not, rg's one sorted walk where the tree is not cut.
+Whichever way, folders rg could not read and paths that could not be dated are counted
+(``LeftOut``) and said in the answer: a page that left something out never reads as the whole.
 """
 
 from __future__ import annotations
