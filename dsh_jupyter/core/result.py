@@ -76,7 +76,7 @@ class Result:
         """The model's footer, verbatim: what says how much of the whole this page is ("" if none).
 
         ``list`` and ``read``: the paragraph before ``</content>``. ``glob``: the parenthesised
-        paragraph after the paths (only an over-cap page has one). ``grep``: the trailing
+        paragraphs after the paths (what was left out, and an over-cap page's). ``grep``: the trailing
         parenthesised notes (unreadable files; how much of the result a sampled page covers and
         where the full result is). Surfaces that show a
         page in another form (an HTML table, a widget) repeat this so a page never reads as the whole.

@@ -3,15 +3,22 @@
 Why it exists: glob answers oldest first, so it dates every path it lists, tens of thousands on a
 big tree. ``os.stat`` costs 2-4 µs a path in Python (it builds a whole ``stat_result``); the
 system call is about 1 µs. ``mtimes.c`` is that loop in C, loaded through ctypes, which lets the
-interpreter go while it runs. It is built into ``libmtimes.so.1`` beside this file when the
+interpreter go while it runs. It is built into ``libmtimes.so.2`` beside this file when the
 package is built (``hatch_build.py``, with the machine's C compiler).
+
+However deep the tree, it holds at most 64 folders open at once (``HELD_MAX``, as
+``Rechecker``'s ``HELD``; deeper ones are reached hand over hand beneath the deepest held one),
+so a chain of folders deeper than the descriptor limit is dated like any other; a path it could
+not look at (a folder that may not be entered, no descriptor left even after letting the others
+go) is ``UNDATED``, for glob to count.
 
 Where the library is missing (no compiler when the package was built, another platform) or
 cannot be loaded, ``mtimes`` returns None and glob dates in Python with ``Rechecker.mtimes``: the
 same answer, slower on big trees. That is logged once per process, as a warning.
 
 What it must never do: answer differently from ``Rechecker.mtimes`` (a path dated only if it
-is a regular file beneath the root with no symlink on the way), or write past its output.
+is a regular file beneath the root with no symlink on the way; undated where ``Rechecker``
+counts it undated), or write past its output.
 """
 
 from __future__ import annotations
@@ -22,12 +29,13 @@ import logging
 import os
 import threading
 
-__all__ = ["LIBRARY", "NONE", "available", "mtimes", "python_only"]
+__all__ = ["LIBRARY", "NONE", "UNDATED", "available", "mtimes", "python_only"]
 
 log = logging.getLogger(__name__)
 
 NONE = -(2**63)  # the time given to a path that is not a regular file beneath the root
-ABI = 1  # what ``dsh_mtimes_abi()`` of a library built from this version's mtimes.c answers
+UNDATED = NONE + 1  # the time given to a path that could not be looked at (no permission, no descriptor)
+ABI = 2  # what ``dsh_mtimes_abi()`` of a library built from this version's mtimes.c answers
 LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"libmtimes.so.{ABI}")
 
 _loaded = False
@@ -88,10 +96,9 @@ def available() -> bool:
 
 def mtimes(root_fd: int, block: bytes):
     """The time (ns) of each NUL-ended path of ``block`` (relative to ``root_fd``, with or without
-    rg's "./"), as a numpy int64 array, ``NONE`` where the path is not a regular file beneath the
-    root. None when the compiled dater is not there, or when a folder could not be opened for a
-    reason other than its absence (out of descriptors): the caller then dates in Python, which
-    answers or raises as it always has."""
+    rg's "./"), as a numpy int64 array: ``NONE`` where the path is not a regular file beneath the
+    root, ``UNDATED`` where it could not be looked at. None when the compiled dater is not there:
+    the caller then dates in Python."""
     function = _load()
     if function is None:
         return None

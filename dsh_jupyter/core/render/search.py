@@ -4,8 +4,8 @@ Why this exists: glob and grep results are often too big to show whole, and a bo
 reads like the complete answer leads an agent to wrong conclusions about a workspace. These
 functions are the one place that decides how a page, its counts and its footer read, so every
 capped page says how much it shows, of how many, how it was chosen, and where the full result is
-(or that it could not be saved). The spill functions format the full result that footer points
-to.
+(or that it could not be saved), and every page says what was left out (files that could not be
+read or dated). The spill functions format the full result that footer points to.
 
 What they must never do: touch the filesystem or a process, print a path except through
 ``quote_name``, omit the footer from a page that is not the whole result, or build text by
@@ -56,7 +56,23 @@ def _glob_footer(value: dict, shown: int, total: int) -> str:
     spill = value.get("spill")
     if spill is None:
         return f"({head}. {_NOT_SAVED})"
-    return f"({head}. Full sorted result stored at: {spill}. {_READ_HINT})"
+    # with paths left out (said in the notes above), the saved result is not called full
+    whole = "Sorted result" if _glob_left_out(value) else "Full sorted result"
+    return f"({head}. {whole} stored at: {spill}. {_READ_HINT})"
+
+
+def _glob_left_out(value: dict) -> list[str]:
+    """The notes on what a glob left out: folders rg could not read, paths that could not be dated."""
+    notes = []
+    unreadable = value.get("unreadable", 0)
+    if unreadable > 0:
+        verb = "was" if unreadable == 1 else "were"
+        notes.append(f"({_plural(unreadable, 'folder', 'folders')} could not be read and {verb} left out.)")
+    undated = value.get("undated", 0)
+    if undated > 0:
+        verb = "was" if undated == 1 else "were"
+        notes.append(f"({_plural(undated, 'file', 'files')} could not be dated and {verb} left out.)")
+    return notes
 
 
 # Said by every answer of a search over a folder while ``respect_ignore_files`` is on: a page that
@@ -71,10 +87,18 @@ IGNORED_NOTE = (
 def render_glob(value: dict) -> str:
     """Render a glob page: the shown paths, and a footer whenever the page is not the whole result."""
     total = value["totalPaths"]
+    left_out = _glob_left_out(value)
     if total == 0:
-        return "No files found" + ("\n\n" + IGNORED_NOTE if value.get("ignoreFiles") else "")
+        lines = ["No files found"]
+        for note in left_out:
+            lines += ["", note]
+        if value.get("ignoreFiles"):
+            lines += ["", IGNORED_NOTE]
+        return "\n".join(lines)
     paths = value["paths"]
     lines = quote_names(paths)
+    for note in left_out:  # said on every page, capped or not: the page is not the whole tree
+        lines += ["", note]
     if value.get("ignoreFiles"):
         lines += ["", IGNORED_NOTE]
     # A page that is shorter than the total is capped whatever the flag says.

@@ -10,8 +10,9 @@ file beneath the root, or a line the file there does not hold, is dropped: whate
 outside is never shown. Under Landlock this is not needed (rg cannot open anything outside) and
 is skipped.
 
-What it must never do: follow a symlink, keep a result it could not confirm, or read more of a
-file than the highest line it must confirm.
+What it must never do: follow a symlink, keep a result it could not confirm, read more of a
+file than the highest line it must confirm, or hold more than ``HELD`` folders open (a tree
+deeper than the descriptor limit is looked up like any other, not refused).
 """
 
 from __future__ import annotations
@@ -20,8 +21,15 @@ import errno
 import os
 import stat as statmod
 
-__all__ = ["Rechecker", "read_lines", "take_paths"]
+__all__ = ["HELD", "Rechecker", "read_lines", "take_paths"]
 
+# Folders held open at once (mtimes.c's HELD_MAX says the same): deeper than any ordinary tree
+# (a checkout's deepest path has about 20), and a few lookups at once (two dating walks, a grep)
+# stay far inside the common limit of 1,024 descriptors.
+HELD = 64
+_ABSENT, _UNOPENED = -1, -2  # no such folder beneath the root; one that could not be opened
+# what a failed lookup means when the path is simply not there (no symlink is followed: ELOOP)
+_NOT_THERE = frozenset((errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG))
 _DIR = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _KIND, _REGULAR = 0o170000, statmod.S_IFREG  # the file-type bits of st_mode (S_IFMT's mask)
 _FILE = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -64,17 +72,27 @@ def read_lines(fd: int, wanted: set[int], keep: int | None = None) -> dict[int, 
 
 
 class Rechecker:
-    """Looks paths up beneath an open search root, caching the folders it opened (close it)."""
+    """Looks paths up beneath an open search root, caching the folders it opened (close it).
+
+    At most ``HELD`` folders are held open at once, the ones opened last; a folder is reached from
+    its deepest held ancestor one name at a time (the root when none is held), so a tree deeper
+    than the descriptor limit is looked up like any other, with no recursion. A path below a
+    folder that could not be opened for a reason other than its absence (no permission, no
+    descriptor left even after letting the other held folders go) is counted in ``undated``.
+    """
 
     def __init__(self, root_fd: int) -> None:
         self.root_fd = root_fd
-        self._dirs: dict[str, int | None] = {"": root_fd}
+        # rel -> its descriptor, or _ABSENT / _UNOPENED, in the order opened (a lookup that finds
+        # one does not move it: one dict lookup, the whole cost of the common case)
+        self._dirs: dict[str, int] = {}
+        self.undated = 0  # paths that could not be looked at (a folder on the way, or the path itself)
 
     def close(self) -> None:
-        for rel, fd in self._dirs.items():
-            if rel and fd is not None:
+        for fd in self._dirs.values():
+            if fd >= 0:
                 os.close(fd)
-        self._dirs = {"": self.root_fd}
+        self._dirs = {}
 
     def __enter__(self) -> Rechecker:
         return self
@@ -82,42 +100,95 @@ class Rechecker:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def folder(self, rel: str) -> int | None:
-        if rel in self._dirs:
-            return self._dirs[rel]
-        parent, _, name = rel.rpartition("/")
-        pfd = self.folder(parent)
-        fd = None
-        if pfd is not None and name not in ("", ".", ".."):
-            try:
-                fd = os.open(name, _DIR, dir_fd=pfd)
-            except OSError as exc:
-                if exc.errno not in (
-                    errno.ENOENT,
-                    errno.ENOTDIR,
-                    errno.ELOOP,
-                    errno.EACCES,
-                    errno.EPERM,
-                    errno.ENAMETOOLONG,
-                ):
-                    raise
-        self._dirs[rel] = fd
+    def _folder(self, rel: str) -> int:
+        """The descriptor of the folder ``rel`` beneath the root (``""`` is the root), or
+        ``_ABSENT`` (no such folder beneath it, no symlink followed) or ``_UNOPENED``."""
+        if not rel:
+            return self.root_fd
+        dirs = self._dirs
+        fd = dirs.get(rel)
+        if fd is not None:
+            return fd
+        # the names below the deepest ancestor known (rel's own rpartition chain: "/x" is x
+        # below the root, any other empty name names no folder)
+        cuts = []
+        cut = len(rel)
+        fd = self.root_fd
+        while cut > 0:
+            cuts.append(cut)
+            cut = rel.rfind("/", 0, cut)
+            if cut <= 0:
+                break
+            known = dirs.get(rel[:cut])
+            if known is not None:
+                fd = known
+                break
+        start = max(cut, 0)
+        for stop in reversed(cuts):
+            name = rel[start + 1 if start or rel[0] == "/" else 0 : stop]
+            start = stop
+            if fd < 0:
+                break  # below a folder that is absent or could not be opened: the same answer
+            self._room(fd)
+            fd = self._open(fd, name)
+            dirs[rel[:stop]] = fd
         return fd
 
-    def _split(self, rel: str) -> tuple[int | None, str]:
+    def _open(self, parent: int, name: str, flags: int = _DIR) -> int:
+        """``name`` opened beneath ``parent`` with ``flags``: a descriptor, or ``_ABSENT`` or
+        ``_UNOPENED``. Out of descriptors, it lets the held folders go and tries once more."""
+        if name in ("", ".", ".."):
+            return _ABSENT
+        for attempt in (1, 2):
+            try:
+                return os.open(name, flags, dir_fd=parent)
+            except OSError as exc:
+                if exc.errno in _NOT_THERE:
+                    return _ABSENT
+                if attempt == 2 or exc.errno not in (errno.EMFILE, errno.ENFILE):
+                    return _UNOPENED
+            self._let_go(parent)
+        return _UNOPENED  # not reached
+
+    def _room(self, parent: int) -> None:
+        """Let the folders opened first go until one more may be held (never ``parent``, the
+        folder about to be opened from)."""
+        dirs = self._dirs
+        while len(dirs) >= HELD:
+            old = next(iter(dirs))
+            if dirs[old] == parent:
+                old = next(rel for rel, fd in dirs.items() if fd != parent)
+            gone = dirs.pop(old)
+            if gone >= 0:
+                os.close(gone)
+
+    def _let_go(self, keep: int) -> None:
+        """Close every held folder but ``keep``."""
+        for rel, fd in list(self._dirs.items()):
+            if fd >= 0 and fd != keep:
+                os.close(fd)
+                del self._dirs[rel]
+
+    def _split(self, rel: str) -> tuple[int, str]:
+        """The folder of ``rel`` (a descriptor, ``_ABSENT`` or ``_UNOPENED``) and its last name."""
         parent, _, name = rel.rpartition("/")
-        return self.folder(parent), name
+        return self._folder(parent), name
 
     def regular_stat(self, rel: str) -> os.stat_result | None:
-        """The stat of the regular file ``rel`` beneath the root, no symlink on the way; None if none."""
+        """The stat of the regular file ``rel`` beneath the root, no symlink on the way; None where
+        there is none, or it could not be looked at (counted in ``undated``)."""
         fd, name = self._split(rel)
-        if fd is None or name in ("", ".", ".."):
+        if fd < 0 or name in ("", ".", ".."):
+            if fd == _UNOPENED:
+                self.undated += 1
             return None
         try:
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-        except OSError:
+        except OSError as exc:
+            if exc.errno not in _NOT_THERE:
+                self.undated += 1
             return None
-        return st if statmod.S_ISREG(st.st_mode) else None
+        return st if st.st_mode & _KIND == _REGULAR else None
 
     def is_file(self, rel: str) -> bool:
         """Whether ``rel`` names a regular file beneath the root, no symlink on the way."""
@@ -125,40 +196,51 @@ class Rechecker:
 
     def mtimes(self, rels: list[str]) -> list[int | None]:
         """The modification time (ns) of each regular file ``rels`` names beneath the root, no
-        symlink on the way; None for one that is not (gone, swapped, not a regular file).
+        symlink on the way; None for one that is not (gone, swapped, not a regular file) or could
+        not be looked at (counted in ``undated``).
 
         The one loop glob dates its paths with (``globtimes``, ``globsplit``): tens of thousands
         of paths, so a run of paths in one folder looks its descriptor up once.
         """
         # The loop is the whole cost of dating (about 2 µs a path, most of it the stat), so it
         # does nothing per path it could do per folder: rg lists a folder's files in runs.
-        folder, stat = self.folder, os.stat
+        folder, stat = self._folder, os.stat
         out: list[int | None] = []
         append = out.append
-        last, fd = None, None
+        last, fd = None, _ABSENT
         for rel in rels:
             parent, _, leaf = rel.rpartition("/")
             if parent != last:
                 last, fd = parent, folder(parent)
-            if fd is None or not leaf:
+            if fd < 0 or not leaf:
+                if fd == _UNOPENED:
+                    self.undated += 1
                 append(None)
                 continue
             try:
                 st = stat(leaf, dir_fd=fd, follow_symlinks=False)
-            except OSError:
+            except OSError as exc:
+                if exc.errno not in _NOT_THERE:
+                    self.undated += 1
                 append(None)
                 continue
             append(st.st_mtime_ns if st.st_mode & _KIND == _REGULAR else None)
         return out
 
     def open_regular(self, rel: str) -> int | None:
-        """A read descriptor of the regular file ``rel`` beneath the root (no symlink on the way), or None."""
+        """A read descriptor of the regular file ``rel`` beneath the root (no symlink on the way),
+        or None; one that could not be opened for a reason other than its absence is counted in
+        ``undated``."""
         fd, name = self._split(rel)
-        if fd is None or name in ("", ".", ".."):
+        if fd == _UNOPENED:
+            self.undated += 1
             return None
-        try:
-            f = os.open(name, _FILE, dir_fd=fd)
-        except OSError:
+        if fd < 0:
+            return None
+        f = self._open(fd, name, _FILE)
+        if f == _UNOPENED:
+            self.undated += 1
+        if f < 0:
             return None
         if not statmod.S_ISREG(os.fstat(f).st_mode):
             os.close(f)
@@ -210,9 +292,9 @@ def take_paths(carry: bytes, data: bytes) -> tuple[list[str], bytes]:
 def _date_stdin(root_fd: int) -> None:
     """The second dater of glob (``tools/globhelper.py``): read NUL-ended paths (relative to the
     root, with or without rg's "./") from stdin until it closes, date each beneath ``root_fd``
-    with ``Rechecker.mtimes``, then write every time as a signed 64-bit integer (native order)
-    followed by one byte per path, 1 where the time is real (a regular file beneath the root)
-    and 0 where it is not."""
+    with ``Rechecker.mtimes``, then write every time as a signed 64-bit integer (native order),
+    one byte per path, 1 where the time is real (a regular file beneath the root) and 0 where it
+    is not, and last how many paths could not be dated (``Rechecker.undated``), one more integer."""
     from array import array
 
     times, real = array("q"), bytearray()
@@ -226,7 +308,8 @@ def _date_stdin(root_fd: int) -> None:
             for mtime in check.mtimes(names):
                 times.append(0 if mtime is None else mtime)
                 real.append(mtime is not None)
-    out = memoryview(times.tobytes() + bytes(real))
+        undated = array("q", [check.undated])
+    out = memoryview(times.tobytes() + bytes(real) + undated.tobytes())
     while out:
         out = out[os.write(1, out) :]
 

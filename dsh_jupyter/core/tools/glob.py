@@ -6,6 +6,8 @@ a spill. With the compiled dater (``fs/mtimes``), always rg's unsorted walks, da
 (``globtimes``): one per part of ``globsplit``'s cut at once, or one where the tree is not cut.
 Without it: two sorted walks merged (``globsplit``) where times follow folders, a dated walk
 with a helper process where they do not, rg's one sorted walk where the tree is not cut.
+Whichever way, folders rg could not read and paths that could not be dated are counted
+(``LeftOut``) and said in the answer: a page that left something out never reads as the whole.
 """
 
 from __future__ import annotations
@@ -92,22 +94,24 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         ]
         split = plan_split(root.fd, _not_for_part_b(excluded))
         recheck = unfenced(ctx)
+        left = LeftOut()  # what could not be read or dated: said, never passed off as the whole
         dated: list[str] | None = None  # the dated walk's paths, and their join
         joined = ""
         native = compiled.available()  # the compiled dater keeps pace with any walk: always dated walks
         if not native and split is not None and times_follow_folders(root.fd, split.b_dirs):
-            rels, stdout = _two_walks(ctx, root, argv, split)  # two sorted walks at once, merged (globsplit.py)
+            rels, stdout = _two_walks(ctx, root, argv, split, left)  # two sorted walks at once, merged (globsplit.py)
             vcs, hidden = output_has_vcs(stdout), output_names_any(stdout, excluded)
         elif native or split is not None:
             # rg's unsorted walks, each path dated beneath the root as it comes (globtimes.py):
             # that dating is the recheck; its paths are scanned as one newline-joined text
-            rels = dated = _dated_walk(ctx, root, argv, split if native else None)
+            rels = dated = _dated_walk(ctx, root, argv, split if native else None, left)
             joined = "\n".join(rels)
             vcs, hidden, recheck = lines_have_vcs(joined), lines_name_any(joined, excluded), False
         else:
             outcome = run_search(ctx, [*argv, "--", "."], "glob", root)
             if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
                 raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
+            left.unreadable += file_errors(outcome)
             stdout, rels = outcome.stdout, None
             vcs, hidden = output_has_vcs(stdout), output_names_any(stdout, excluded)
         # rg was told to leave VCS and protected folders out; what it printed is checked again,
@@ -124,6 +128,8 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
             if recheck:
                 with Rechecker(root.fd) as check:
                     rels = [p for p in rels if check.is_file(p)]
+                    left.undated += check.undated
+        left.say(value)
     blob = None  # the paths joined by newlines, when that string is already made
     if rels is not None:  # filtered above
         paths = [root.prefix + p for p in rels] if root.prefix else rels
@@ -149,7 +155,24 @@ def _not_for_part_b(excluded: list[str]):
     return skip
 
 
-def _dated_walk(ctx: CallContext, root, argv: list[str], split) -> list[str]:
+class LeftOut:
+    """What a glob left out and says so (``render_glob``'s notes): folders rg could not read
+    (``unreadable``), and paths rg listed that could not be dated beneath the root (``undated``:
+    a folder on the way that may not be entered, no descriptor left)."""
+
+    def __init__(self) -> None:
+        self.unreadable = 0
+        self.undated = 0
+
+    def say(self, value: dict) -> None:
+        """Put the counts in the value, each only when it is not zero."""
+        if self.unreadable:
+            value["unreadable"] = self.unreadable
+        if self.undated:
+            value["undated"] = self.undated
+
+
+def _dated_walk(ctx: CallContext, root, argv: list[str], split, left: LeftOut) -> list[str]:
     """rg's unsorted walk on one thread, each path dated beneath the root as it arrives: the paths
     (without "./"), oldest first, equal times by path. Given a ``split`` (only with the compiled
     dater: two walks dating in Python would share one interpreter), one such walk per part at
@@ -157,44 +180,53 @@ def _dated_walk(ctx: CallContext, root, argv: list[str], split) -> list[str]:
     cores. Otherwise one walk; dating in Python, it gets a dating process beside this one."""
     unsorted = ["-j1", *(flag for flag in argv if flag != "--sort=modified")]
 
-    def walk(dating: Dating, flags: list[str]) -> None:
+    def walk(dating: Dating, flags: list[str]) -> int:
+        """One walk, dated; how many folders rg could not read."""
         outcome = run_search(ctx, [*unsorted, *flags, "--", "."], "glob", root, consume=dating.feed, keep_stdout=False)
-        if outcome.returncode == 2 and not dating.paths and not file_errors(outcome):
+        unreadable = file_errors(outcome)
+        if outcome.returncode == 2 and not dating.fed and not unreadable:
             raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
+        return unreadable
 
     if split is None:
         with Dating(root.fd) as dating:
-            walk(dating, [])
-            return dating.finish()
+            left.unreadable += walk(dating, [])
+            paths = dating.finish()
+            left.undated += dating.undated
+            return paths
     with Dating(root.fd) as dating_a, Dating(root.fd) as dating_b:
         part_b = Background(lambda: walk(dating_b, split.b_flags))
         try:
-            walk(dating_a, split.a_flags)
+            left.unreadable += walk(dating_a, split.a_flags)
         except BaseException:
             part_b.wait()  # before the root's descriptor can close: B's rg runs in that folder
             raise
-        part_b.result()
+        left.unreadable += part_b.result()
         if dating_a.fed + dating_b.fed > ctx.settings.raw_output_max_bytes:  # the cap holds for the two together
             raise overflow_error(ctx, "glob")
-        return finish_together(dating_a, dating_b, split.b_heads)
+        paths = finish_together(dating_a, dating_b, split.b_heads)
+        left.undated += dating_a.undated + dating_b.undated
+        return paths
 
 
-def _two_walks(ctx: CallContext, root, argv: list[str], split) -> tuple[list[str], bytes]:
+def _two_walks(ctx: CallContext, root, argv: list[str], split, left: LeftOut) -> tuple[list[str], bytes]:
     """Both parts' sorted walks at once (B on a thread), merged: ``(paths without "./", raw output)``."""
 
-    def walk(flags: list[str]) -> bytes:
+    def walk(flags: list[str]) -> tuple[bytes, int]:
         outcome = run_search(ctx, [*argv, *flags, "--", "."], "glob", root)
-        if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
+        unreadable = file_errors(outcome)
+        if outcome.returncode == 2 and not outcome.stdout and not unreadable:
             raise ToolError(Codes.SEARCH_FAILED, f"glob failed: {diagnostic(outcome)}")
-        return outcome.stdout
+        return outcome.stdout, unreadable
 
     part_b = Background(lambda: walk(split.b_flags))
     try:
-        out_a = walk(split.a_flags)
+        out_a, unreadable_a = walk(split.a_flags)
     except BaseException:
         part_b.wait()  # before the root's descriptor can close: B's rg runs in that folder
         raise
-    out_b = part_b.result()
+    out_b, unreadable_b = part_b.result()
+    left.unreadable += unreadable_a + unreadable_b
     if len(out_a) + len(out_b) > ctx.settings.raw_output_max_bytes:  # the cap holds for the two together
         raise overflow_error(ctx, "glob")
     a = [p[2:] for p in out_a.decode("utf-8", "surrogateescape").split("\0") if p]
@@ -253,6 +285,8 @@ GLOB_OUTPUT = value_schema(
         "capped": BOOLEAN,
         "exclude": {"type": "array", "items": STRING},
         "ignoreFiles": BOOLEAN,
+        "unreadable": INTEGER,
+        "undated": INTEGER,
     },
     ("pattern", "root", "paths", "totalPaths", "sampled", "spill"),
 )

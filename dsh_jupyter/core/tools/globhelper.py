@@ -20,7 +20,8 @@ the paths it held are dated here instead (the result is the same, only slower), 
 is started again in this process: the reason is logged once.
 
 What it must never do: change what glob answers. The helper applies ``Rechecker.mtimes``, the
-same lookup as this thread, and a path it could not date is dropped as it would be here.
+same lookup as this thread, and a path it could not date is dropped (and counted) as it would
+be here.
 """
 
 from __future__ import annotations
@@ -124,9 +125,10 @@ class Helper:
         return back
 
     def answer(self):
-        """``(times, real)``: numpy arrays of the time (ns) of every path handed over, in order,
-        and whether it is real (a regular file beneath the root); None if the helper did not
-        answer them all (the caller dates them itself). Call ``take_back`` first."""
+        """``(times, real, undated)``: numpy arrays of the time (ns) of every path handed over,
+        in order, and of whether it is real (a regular file beneath the root), then the number of
+        those paths that could not be looked at; None if the helper did not answer them all (the
+        caller dates them itself). Call ``take_back`` first."""
         import numpy as np  # a core dependency (through pandas); imported where it is needed
 
         self.take_back()
@@ -139,12 +141,13 @@ class Helper:
         out = proc.stdout.read()
         proc.stdout.close()
         code = proc.wait()
-        if code != 0 or len(out) != self.sent * 9:
-            _give_up(f"answered {len(out)} of {self.sent * 9} bytes (exit {code})")
+        if code != 0 or len(out) != self.sent * 9 + 8:
+            _give_up(f"answered {len(out)} of {self.sent * 9 + 8} bytes (exit {code})")
             return None
         times = np.frombuffer(out, dtype=np.int64, count=self.sent)
-        real = np.frombuffer(out, dtype=np.uint8, offset=self.sent * 8).astype(bool)
-        return times, real
+        real = np.frombuffer(out, dtype=np.uint8, offset=self.sent * 8, count=self.sent).astype(bool)
+        undated = int(np.frombuffer(out, dtype=np.int64, offset=self.sent * 9, count=1)[0])
+        return times, real, undated
 
     def stop(self) -> None:
         """End the helper now (a walk that failed or was cancelled): killed first, so that a

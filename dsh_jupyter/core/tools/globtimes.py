@@ -24,7 +24,9 @@ those spans keep apart.
 Each date is taken through the folder's descriptor, opened beneath the search root one name at a
 time with no symlink followed (``rg.recheck.Rechecker``), and only a regular file is kept: a
 folder swapped for a symlink after rg listed it, or a file that left, is not reported. That is
-the recheck an unfenced rg needs; under Landlock it costs nothing beyond the date itself.
+the recheck an unfenced rg needs; under Landlock it costs nothing beyond the date itself. A path
+that could not be looked at (a folder on the way that may not be entered, no descriptor left)
+is not kept either, and ``Dating.undated`` counts it, so glob says how many it left out.
 
 What it must never do: follow a symlink, keep a path it could not date beneath the root, or let
 the order depend on rg's timing.
@@ -74,6 +76,7 @@ class Dating:
         self.helper: Helper | None = None
         self._may_help = helper
         self.fed = 0  # bytes of rg output fed
+        self._undated = 0  # paths the compiled dater or the helper could not look at
 
     def __enter__(self) -> Dating:
         return self
@@ -124,13 +127,14 @@ class Dating:
         block, self.carry = data[: cut + 1], data[cut + 1 :]
         times = compiled.mtimes(self.root_fd, block)
         names = take_paths(b"", block)[0]
-        if times is None:  # a folder it could not open for want of descriptors: Python answers or raises
+        if times is None:  # not loaded after all: Python dates them
             self._date(names)
             return
-        kept = times != compiled.NONE
-        if not kept.all():  # gone since rg listed it, or not a regular file beneath the root
+        kept = times > compiled.UNDATED
+        if not kept.all():  # gone since rg listed it, not a regular file beneath the root, or undated
             import numpy as np
 
+            self._undated += int(np.count_nonzero(times == compiled.UNDATED))
             names = [names[i] for i in np.flatnonzero(kept).tolist()]
             times = times[kept]
         self.paths += names
@@ -148,6 +152,12 @@ class Dating:
             self.blocks.append(np.array(times, dtype=np.int64))
         else:
             self.times += times  # type: ignore[arg-type]  # no None is left in it
+
+    @property
+    def undated(self) -> int:
+        """How many of the paths fed could not be dated (a folder on the way that may not be
+        entered, no descriptor left): left out, and counted for the answer to say so."""
+        return self._undated + self.check.undated
 
     def finish(self) -> list[str]:
         """Every dated path, oldest first, equal times by path."""
@@ -199,6 +209,7 @@ class Dating:
                 times[start : start + count] = answer[0][k : k + count]
                 real[start : start + count] = answer[1][k : k + count]
                 k += count
+            self._undated += answer[2]
         self.held = []
         if real.all():
             return paths, times

@@ -306,6 +306,7 @@ PATTERN_ERRORS = (
 )
 # One file or folder rg could not read: "rg: ./PATH: Permission denied (os error 13)".
 _FILE_ERROR = re.compile(r"rg: .+: .+ \(os error \d+\)")
+_FILE_ERROR_END = re.compile(r".*: .+ \(os error \d+\)")  # the end of one, cut at its start
 
 
 def file_errors(outcome: RgOutcome) -> int:
@@ -313,21 +314,30 @@ def file_errors(outcome: RgOutcome) -> int:
 
     rg exits with 2 both when it could not search at all and when it searched everything it
     could read but met files it could not; only the second is a result (with a note), never a
-    failure. The count comes from the lines rg kept of stderr (its head and tail).
+    failure. The count comes from the lines rg kept of stderr (its head and tail): at least
+    that many were met.
     """
     if outcome.returncode != 2:
         return 0
     head = outcome.stderr_head.split("\n")
     tail = outcome.stderr_tail.split("\n")
-    # A line cut by the head's or the tail's bound is not judged.
+    # A line cut by the head's or the tail's bound is judged by the end of it that is seen, and
+    # the two cut ends count as one line at most: a folder deeper than a path can name makes
+    # one line of rg's longer than both (rg: ./d/d/…/d: File name too long (os error 36)).
+    head_cut = tail_cut = ""
     if len(outcome.stderr_head.encode("utf-8", "replace")) >= STDERR_HEAD:
-        head = head[:-1]
+        head_cut = head.pop()
     if len(outcome.stderr_tail.encode("utf-8", "replace")) >= STDERR_TAIL:
-        tail = tail[1:]
+        tail_cut = tail.pop(0)
     lines = {line for line in (*head, *tail) if line}
-    if not lines or not all(_FILE_ERROR.fullmatch(line) for line in lines):
+    if not all(_FILE_ERROR.fullmatch(line) for line in lines):
         return 0
-    return len(lines)
+    cut = (
+        head_cut.startswith("rg: ")
+        and not head_cut.startswith(PATTERN_ERRORS)
+        and not any(line.startswith(head_cut) for line in lines)
+    ) or (_FILE_ERROR_END.fullmatch(tail_cut) is not None and not any(line.endswith(tail_cut) for line in lines))
+    return len(lines) + cut
 
 
 _GLOB_META = re.compile(r"[*?\[\]{}!\\]")

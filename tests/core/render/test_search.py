@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dsh_jupyter.core.render.search import (
+    IGNORED_NOTE,
     render_glob,
     render_glob_spill,
     render_grep,
@@ -103,6 +104,47 @@ def test_glob_sampled_without_spill():
 def test_glob_short_page_gets_a_footer_even_if_capped_flag_is_wrong():
     text = render_glob(glob_value(["a"], 3, capped=False))
     assert text == f"a\n\n(Showing 1 of 3 paths. Full sorted result stored at: {SPILL}. {HINT})"
+
+
+def test_glob_says_what_it_left_out_on_a_whole_page():
+    def left(undated=0, unreadable=0, paths=("a.py",)):
+        value = glob_value(list(paths), len(paths))
+        value.update({"undated": undated, "unreadable": unreadable})
+        return render_glob(value)
+
+    assert left() == "a.py"  # nothing left out: as before, no note
+    assert left(undated=1) == "a.py\n\n(1 file could not be dated and was left out.)"
+    assert left(undated=3) == "a.py\n\n(3 files could not be dated and were left out.)"
+    assert left(unreadable=1) == "a.py\n\n(1 folder could not be read and was left out.)"
+    assert left(undated=1, unreadable=2) == (
+        "a.py\n\n(2 folders could not be read and were left out.)\n\n(1 file could not be dated and was left out.)"
+    )
+    assert left(undated=2, paths=()) == "No files found\n\n(2 files could not be dated and were left out.)"
+
+
+def test_glob_with_paths_left_out_never_calls_its_saved_result_full():
+    value = glob_value(["a", "b"], 10)
+    value["undated"] = 4
+    assert render_glob(value) == (
+        "a\nb\n\n(4 files could not be dated and were left out.)\n\n"
+        f"(Showing 2 of 10 paths. Sorted result stored at: {SPILL}. {HINT})"
+    )
+    value = glob_value(["a/1", "b/1"], 500, sampled=True, shown=2, groups=150)
+    value.update({"unreadable": 1, "ignoreFiles": True})
+    assert render_glob(value) == (
+        "a/1\nb/1\n\n(1 folder could not be read and was left out.)\n\n"
+        f"{IGNORED_NOTE}\n\n"
+        "(Showing 2 of 500 paths, sampled across 2 of the 150 top-level entries this pattern matched"
+        " instead of taken in modification-time order; narrow path to see the others."
+        f" Sorted result stored at: {SPILL}. {HINT})"
+    )
+    value["spill"] = None
+    assert render_glob(value).endswith(
+        "narrow path to see the others. The full result could not be saved.)"
+    )
+    empty = glob_value([], 0)
+    empty.update({"unreadable": 1, "ignoreFiles": True})
+    assert render_glob(empty) == f"No files found\n\n(1 folder could not be read and was left out.)\n\n{IGNORED_NOTE}"
 
 
 def test_glob_spill_lists_every_path_quoted():

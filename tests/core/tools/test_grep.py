@@ -560,7 +560,8 @@ def _as_unprivileged(code: str) -> subprocess.CompletedProcess:
 
 
 def test_unreadable_file_and_no_match_anywhere_is_no_matches_with_the_note(root: Path, tmp_path: Path) -> None:
-    """rg exits 2 when it met a file it could not read, also when nothing matched: not a failure."""
+    """rg exits 2 when it met a file it could not read, also when nothing matched: not a failure
+    (glob, which reads no file, says the folder it could not read)."""
     write(root, "ok.txt", "hay\n")
     write(root, "noread.txt", "needle\n").chmod(0)
     (root / "closed").mkdir()
@@ -579,7 +580,7 @@ def test_unreadable_file_and_no_match_anywhere_is_no_matches_with_the_note(root:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         repr((False, "No matches found\n\n(2 files could not be read and were skipped.)")),
-        repr((False, "No files found")),
+        repr((False, "No files found\n\n(1 folder could not be read and was left out.)")),
     ]
 
 
@@ -603,6 +604,31 @@ def test_a_real_failure_beside_file_errors_still_fails(root: Path, tmp_path: Pat
     assert file_errors(outcome("rg: ./a: Permission denied (os error 13)\nrg: something else broke\n")) == 0
     assert file_errors(outcome("rg: regex parse error:\n    (\n    ^\nerror: unclosed group\n")) == 0
     assert file_errors(outcome("rg: ./a: Permission denied (os error 13)\n", code=1)) == 0
+
+
+def test_file_errors_longer_than_the_stderr_kept_are_still_counted() -> None:
+    """A folder deeper than a path can name makes one line of rg's stderr longer than both the
+    head and the tail kept of it: judged by the ends seen, it counts as one, never as two."""
+    from dsh_jupyter.core.rg.runner import STDERR_HEAD, STDERR_TAIL, RgOutcome
+    from dsh_jupyter.core.tools.searchroot import file_errors
+
+    def outcome(stderr: str) -> RgOutcome:  # what the runner keeps: the first and the last bytes
+        data = stderr.encode()
+        return RgOutcome(returncode=2, stdout=b"", stderr_tail=data[-STDERR_TAIL:].decode(),
+                         stderr_head=data[:STDERR_HEAD].decode(), overflow=False, duration_s=0.1)
+
+    deep = "rg: ./" + "dir/" * 2100 + "dir: File name too long (os error 36)\n"
+    short = "rg: ./a: Permission denied (os error 13)\n"
+    longer = "rg: ./" + "dir/" * 4000 + "dir: File name too long (os error 36)\n"
+    assert STDERR_TAIL < len(deep) < STDERR_HEAD + STDERR_TAIL < len(longer)
+    assert file_errors(outcome(deep)) == 1
+    assert file_errors(outcome(longer)) == 1
+    assert file_errors(outcome(short + deep)) == 2
+    assert file_errors(outcome(deep + short)) == 2
+    many = "".join(f"rg: ./f{i:03d}: Permission denied (os error 13)\n" for i in range(230))  # 9,660 bytes
+    assert STDERR_TAIL < len(many) < STDERR_HEAD + STDERR_TAIL  # head and tail overlap: no line counted twice
+    assert file_errors(outcome(many)) == 230
+    assert file_errors(outcome("rg: regex parse error: " + "(" * 9000 + "\n")) == 0  # not a file error
 
 
 # --------------------------------------------------------------------------- rg availability
