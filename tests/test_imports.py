@@ -124,6 +124,7 @@ def test_the_core_imports_no_jupyter():
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("dsh_jupyter.core.errors", "dsh_jupyter.core.settings", "dsh_jupyter.core.result",
               "dsh_jupyter.core.locations", "dsh_jupyter.core.policy", "dsh_jupyter.core.progress",
+              "dsh_jupyter.core.documents",
               "dsh_jupyter.core.text", "dsh_jupyter.core.images")),
     ("fs", ("dsh_jupyter.core.fs",)),
     ("notebooks", ("dsh_jupyter.core.notebooks",)),

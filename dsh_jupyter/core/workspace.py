@@ -22,12 +22,12 @@ from typing import overload
 from .caches.folders import FolderCache
 from .caches.lines import LineIndex
 from .caches.notebooks import NotebookTree
+from .documents import LiveDocuments
 from .errors import Codes, ToolError
 from .fs.resolver import Resolver, is_within
 from .fs.rewrite import leftover_backups
 from .fs.visibility import Visibility, backups_folder, default_identities, default_protected
 from .locations import default_state_path
-from .notebooks.live import LiveDocuments
 from .policy import SESSION_REFUSED, WRITE_REFUSED, Admission, Caller, CallRefused, View
 from .progress import ProgressBoard
 from .registry import build_registry
@@ -155,7 +155,7 @@ class Workspace:
         self.surface = surface
         self.session = check_session_id(session)
         self.user = os_user()
-        # Notebooks open in Jupyter, when a server installs a source of them (core/notebooks/live.py); the
+        # Notebooks open in Jupyter, when a server installs a source of them (core/documents.py); the
         # notebook tools then read and edit the open document instead of the file.
         self.documents: LiveDocuments | None = None
         # How far the calls running now got, each for the caller who started it (``call_progress``).

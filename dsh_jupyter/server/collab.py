@@ -4,7 +4,7 @@ Why it exists: with real-time collaboration (the ``jupyter_server_ydoc`` extensi
 ``jupyter-collaboration``, the ``dsh-jupyter[collab]`` extra) a notebook someone has open is a
 shared document (a ``YNotebook``) in this server, and the file on disk lags behind it: the
 person's unsaved typing is only in the document, and the room saves the document over the file.
-``CollabDocuments`` is the core's ``LiveDocuments`` (``core/notebooks/live.py``) for such a server: the
+``CollabDocuments`` is the core's ``LiveDocuments`` (``core/documents.py``) for such a server: the
 notebook tools read the open document, and ``edit``/``write`` change it, so JupyterLab shows the
 change at once and saves it itself, and nobody's typing is overwritten.
 
@@ -32,7 +32,7 @@ from collections.abc import Callable
 
 import nbformat
 
-from ..core.notebooks.live import DocumentChanged
+from ..core.documents import DocumentChanged
 
 __all__ = ["YDOC_EXTENSION", "CollabDocuments"]
 

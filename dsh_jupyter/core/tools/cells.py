@@ -3,7 +3,7 @@
 Why it exists: ``read`` of a ``.ipynb`` shows cells (numbered source, outputs summarised: no
 base64, long text cut with a count of what was cut), pages by cells and keeps the byte cap;
 ``edit`` changes text inside cell sources only and ``write`` saves only valid notebooks. When
-the server has put a live-document source into the workspace (``notebooks.live``) and the notebook is
+the server has put a live-document source into the workspace (``core.documents``) and the notebook is
 open in Jupyter, reads and edits go through that shared document instead of the file, so the
 person's unsaved typing is neither missed nor overwritten.
 

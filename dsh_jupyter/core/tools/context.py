@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..caches.folders import FolderCache
     from ..caches.lines import LineIndex
     from ..caches.notebooks import NotebookTree
-    from ..notebooks.live import LiveDocuments
+    from ..documents import LiveDocuments
     from ..rg.fence import Fencing
     from ..state.spills import SpillStore
     from ..state.store import StateStore

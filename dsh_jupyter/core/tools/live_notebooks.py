@@ -1,6 +1,6 @@
 """``edit`` and ``write`` of a notebook that is open in Jupyter: through its shared document.
 
-Why it exists: when the server has a live-document source (``notebooks.live``) and the notebook is
+Why it exists: when the server has a live-document source (``core.documents``) and the notebook is
 open, the document, not the file, is what the person sees and what Jupyter will save. Changing
 the document keeps the person's unsaved typing and shows the change at once; changing the file
 would be overwritten or reload the document. The read-before-write gate holds as for files, with
@@ -13,10 +13,10 @@ notebook nbformat does not validate, or touch the file (Jupyter saves the docume
 
 from __future__ import annotations
 
+from ..documents import DocumentChanged
 from ..errors import Codes, ToolError
 from ..fs.files import can_write
 from ..notebooks.format import notebook_from_dict, notebook_problem, parse_notebook, with_sources
-from ..notebooks.live import DocumentChanged
 from ..state.gate import check_observed_version, observation_key
 from ..text.quoting import in_message
 from .cells import CellsEdit, edit_sources

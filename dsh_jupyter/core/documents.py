@@ -1,0 +1,110 @@
+"""The seam through which a server tells the tools about files a person has open in JupyterLab.
+
+Why it exists: a person in JupyterLab and an agent over REST or MCP work on the same files. While a
+person has a file open, the document they see — in the server as a shared document with real-time
+collaboration, in their browser tab without it — is what will be saved; a tool that writes the
+file under it loses one side's work (JupyterLab's "File Changed" dialog: *Overwrite* undoes the
+agent's change, *Revert* drops the person's typing). So a server that knows what is open puts a
+``LiveDocuments`` into its ``Workspace`` (``workspace.documents``), and the tools:
+
+* read a shared document, unsaved typing included, and record its version for the write gate;
+* change a shared document in place (a notebook's cell sources, a text file's text, a whole
+  notebook or text merged with what the person typed since the agent read it), never the file
+  under it; the server's collaboration saves it;
+* without collaboration, hand a change to the tab that has the file open: a tab with no unsaved
+  changes takes it and saves it itself (no dialog, as for the person's own save); a tab with
+  unsaved changes refuses (``OpenUnsaved``, which the tools answer ``FS_OPEN_UNSAVED``);
+* after a move, tell the server, so a tab open on the file follows it to its new path;
+* say in every answer when a person has the file open (``Presence``).
+
+The core stays free of Jupyter and of the browser: it only calls this interface. Paths are real
+(absolute, symlinks resolved), as the tools' targets have them.
+
+What an implementation must never do: change a document whose version is not the one the caller
+checked (``DocumentChanged``), report a tab without unsaved changes as one that took a change it did
+not save, block the server's event loop for long, or raise for a file that is simply not open
+(``presence`` is None, and the tools use the file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["DocumentChanged", "LiveDocuments", "OpenUnsaved", "PageSilent", "Presence"]
+
+
+@dataclass(frozen=True)
+class Presence:
+    """A file a person has open in JupyterLab.
+
+    ``shared``: it is a shared document (real-time collaboration): the tools read and change that
+    document, and the server's collaboration saves it. Otherwise it is open in one or more browser
+    tabs, each with its own copy. ``unsaved``: whether an open copy holds changes not saved to the
+    file (None: not known). ``tabs``: how many tabs have it open (0 when not known).
+    """
+
+    shared: bool
+    unsaved: bool | None = None
+    tabs: int = 0
+
+
+class DocumentChanged(Exception):
+    """The document moved on (someone typed, ran a cell, closed it) since the caller looked."""
+
+
+class OpenUnsaved(Exception):
+    """A tab that has the file open holds unsaved changes, so it did not take the change."""
+
+
+class PageSilent(Exception):
+    """A tab that has the file open did not answer in time, so the change was not made."""
+
+
+class LiveDocuments(Protocol):
+    """What a server knows of files open in JupyterLab, and how the tools change them there."""
+
+    def presence(self, real: str) -> Presence | None:
+        """Whether a person has the file at ``real`` open, and how; None when nobody has."""
+
+    # -- shared documents (real-time collaboration) ------------------------------------------------
+
+    def snapshot(self, real: str) -> tuple[dict, str] | None:
+        """``(notebook dict, version)`` of the shared document of the notebook at ``real``; None if none.
+
+        The version is a string that changes whenever the document changes (it is what ``read``
+        records and ``edit`` checks, in place of the file's version).
+        """
+
+    def text_snapshot(self, real: str) -> tuple[str, str] | None:
+        """``(text, version)`` of the shared document of the text file at ``real``; None if none."""
+
+    def replace_sources(self, real: str, version: str, sources: dict[int, tuple[str, str]]) -> str:
+        """Give cells new sources (1-based index -> ``(old, new)``) if the document is still at
+        ``version``; return its new version. ``DocumentChanged`` otherwise."""
+
+    def replace_notebook(self, real: str, version: str, data: dict) -> str:
+        """Make the notebook document hold ``data`` if it is still at ``version``, changing only
+        what differs (cells kept by id); return its new version. ``DocumentChanged`` otherwise."""
+
+    def replace_text(self, real: str, version: str, text: str) -> str:
+        """Make the text document hold ``text`` if it is still at ``version``, by the smallest
+        deletes and inserts (a person's cursor elsewhere stays put); return its new version.
+        ``DocumentChanged`` otherwise."""
+
+    # -- tabs without collaboration --------------------------------------------------------------
+
+    def save_in_tabs(self, real: str, content: str, notebook: bool) -> bool:
+        """Have every tab that has the file open take ``content`` (a text file's text, or a
+        notebook's JSON) and one of them save it, as the person's own save does; True once the
+        file is saved.
+
+        Raises ``OpenUnsaved`` when a tab holds unsaved changes (then no tab changed anything),
+        ``PageSilent`` when a tab did not answer in time, ``DocumentChanged`` when the file on
+        disk is no longer what the tabs show (someone else saved it meanwhile). False, having
+        changed nothing, when no tab has the file open any more: the tool writes the file itself.
+        """
+
+    def moved(self, old_real: str, new_real: str) -> None:
+        """The file (or folder) at ``old_real`` was moved to ``new_real`` by a tool: tell Jupyter, so
+        an open document follows it (file ids, shared documents, tabs). Best effort: never raises."""
