@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["DocumentChanged", "LiveDocuments", "OpenUnsaved", "PageSilent", "Presence"]
+__all__ = ["DocumentChanged", "LiveDocuments", "MergeConflict", "OpenUnsaved", "PageSilent", "Presence"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,15 @@ class Presence:
 
 class DocumentChanged(Exception):
     """The document moved on (someone typed, ran a cell, closed it) since the caller looked."""
+
+
+class MergeConflict(Exception):
+    """The agent's new content and the person's changes since the agent read it touch the same
+    lines (or cells); ``where`` names them as a person would (``lines 4-6``, ``cell 3 (id "a1")``)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where
 
 
 class OpenUnsaved(Exception):
@@ -91,6 +100,21 @@ class LiveDocuments(Protocol):
         """Make the text document hold ``text`` if it is still at ``version``, by the smallest
         deletes and inserts (a person's cursor elsewhere stays put); return its new version.
         ``DocumentChanged`` otherwise."""
+
+    def remembered(self, real: str, version: str) -> str | dict | None:
+        """What the shared document of ``real`` held at ``version``, if it reported that version
+        lately (a read's snapshot, a change's result) and still remembers it; else None.
+
+        A ``write`` of an open document merges from there: it is what the agent read."""
+
+    def merge_text(self, real: str, base: str, text: str) -> str:
+        """Make the text document hold the three-way merge of ``base`` (what the agent read),
+        ``text`` (the agent's new content) and the document now (the person's changes since),
+        applied as changes to the document; return its new version. ``MergeConflict`` when both
+        changed the same lines (nothing is changed); ``DocumentChanged`` when it is no longer open."""
+
+    def merge_notebook(self, real: str, base: dict, data: dict) -> str:
+        """``merge_text`` for a notebook: cells merged by id, sources line by line."""
 
     # -- tabs without collaboration --------------------------------------------------------------
 

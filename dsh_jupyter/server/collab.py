@@ -1,43 +1,55 @@
-"""Notebooks open in JupyterLab, through jupyter-collaboration's shared documents.
+"""Files open in JupyterLab with real-time collaboration, through jupyter-collaboration's shared documents.
 
 Why it exists: with real-time collaboration (the ``jupyter_server_ydoc`` extension of
-``jupyter-collaboration``, the ``dsh-jupyter[collab]`` extra) a notebook someone has open is a
-shared document (a ``YNotebook``) in this server, and the file on disk lags behind it: the
-person's unsaved typing is only in the document, and the room saves the document over the file.
-``CollabDocuments`` is the core's ``LiveDocuments`` (``core/documents.py``) for such a server: the
-notebook tools read the open document, and ``edit``/``write`` change it, so JupyterLab shows the
-change at once and saves it itself, and nobody's typing is overwritten.
+``jupyter-collaboration``, in the ``lab`` and ``collab`` extras) every notebook and text file a
+person has open is a shared document in this server (a ``YNotebook`` or a ``YUnicode``), and the
+file on disk lags behind it: the person's unsaved typing is only in the document, and the room
+saves the document over the file. ``CollabDocuments`` is the shared-document half of the core's
+``LiveDocuments`` (``core/documents.py``): the tools read the open document, ``edit`` changes it in
+place, ``write`` merges into it (``server/merging.py``), so JupyterLab shows the change at once and
+saves it itself, and nobody's typing is overwritten; after a ``move`` the file's id follows it, so
+the room, and the tab on it, follow the file to its new path.
 
-A document is "open" when its room exists (JupyterLab opened it and the room has not been cleaned
-up); it is found as jupyter_server_ydoc finds it, by the file's id (``file_id_manager``) and the
-room id ``json:notebook:<id>``. Its version is a digest of its content: it changes whenever the
-content does (typing, running a cell), which is what the read-before-write gate needs.
+A document is open when its room has a client (a browser tab is connected); it is found as
+jupyter_server_ydoc finds it, by the file's id (``file_id_manager``) and the room id
+``json:notebook:<id>`` or ``text:file:<id>``. Its version is a digest of its content: it changes
+whenever the content does (typing, running a cell), which is what the read-before-write gate
+needs; the content of the versions reported lately is remembered, for the merge of a ``write``.
 
 Tool calls run on worker threads; the document lives on the event loop. Every look at or change to
 a document therefore runs on the loop (``run_coroutine_threadsafe``), each as one coroutine with
 no await between checking the version and changing the document, so nothing can slip between.
 
 What it must never do: run on the event loop's own thread (it would wait for itself), create a
-room (a notebook nobody has open is edited as a file), change a document whose version is not the
+room (a file nobody has open is changed as a file), change a document whose version is not the
 one checked, or import jupyter_server_ydoc when it is not installed (it is looked up at run time).
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import difflib
 import hashlib
 import json
+import logging
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 import nbformat
 
-from ..core.documents import DocumentChanged
+from ..core.documents import DocumentChanged, Presence
+from .merging import merge_notebooks, merge_texts
 
 __all__ = ["YDOC_EXTENSION", "CollabDocuments"]
 
 YDOC_EXTENSION = "jupyter_server_ydoc"  # the server extension of jupyter-collaboration
 _WAIT_S = 30.0  # how long a tool call waits for the event loop to answer about a document
+_MERGE_TRIES = 5  # merges made again when the person typed between the merge and its change
+
+log = logging.getLogger(__name__)
 
 
 def document_version(data: dict) -> str:
@@ -54,33 +66,80 @@ def _units(text: str, length: int) -> Callable[[str], int]:
     return lambda s: len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
+def text_version(text: str) -> str:
+    return "ydoc:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _edits(old: str, new: str) -> list[tuple[int, int, str]]:
+    """``(start, end, text)`` replacements (code points of ``old``) that make ``old`` into ``new``,
+    one per changed run of lines, each cut to the characters that differ; last first."""
+    a, b = old.splitlines(True), new.splitlines(True)
+    starts = [0]
+    for line in a:
+        starts.append(starts[-1] + len(line))
+    out = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        was, now = "".join(a[i1:i2]), "".join(b[j1:j2])
+        head = 0
+        limit = min(len(was), len(now))
+        while head < limit and was[head] == now[head]:
+            head += 1
+        tail = 0
+        while tail < limit - head and was[len(was) - 1 - tail] == now[len(now) - 1 - tail]:
+            tail += 1
+        out.append((starts[i1] + head, starts[i1] + len(was) - tail, now[head : len(now) - tail]))
+    return out[::-1]
+
+
 def _replace_text(ytext, old: str, new: str) -> None:
-    """Change the shared text ``ytext`` (holding ``old``) to ``new`` by one delete and one insert
-    around the common prefix and suffix, so collaborators' cursors elsewhere stay where they are."""
-    start = 0
-    limit = min(len(old), len(new))
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < limit - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
-        end += 1
+    """Change the shared text ``ytext`` (holding ``old``) to ``new`` by the smallest deletes and
+    inserts, a run of changed lines at a time, so collaborators' cursors elsewhere stay put."""
     size = _units(old, len(ytext))
-    at = size(old[:start])
-    removed = size(old[start : len(old) - end])
-    if removed:
-        del ytext[at : at + removed]
-    inserted = new[start : len(new) - end]
-    if inserted:
-        ytext.insert(at, inserted)
+    for start, end, text in _edits(old, new):  # last first: earlier positions stay valid
+        at = size(old[:start])
+        removed = size(old[start:end])
+        if removed:
+            del ytext[at : at + removed]
+        if text:
+            ytext.insert(at, text)
+
+
+class _Remembered:
+    """The content of the versions reported lately, by version (a few, bounded in size)."""
+
+    def __init__(self, entries: int = 64, max_chars: int = 64 * 1024 * 1024) -> None:
+        self._items: OrderedDict[str, str | dict] = OrderedDict()
+        self._sizes: dict[str, int] = {}
+        self._entries, self._max = entries, max_chars
+        self._lock = threading.Lock()
+
+    def put(self, version: str, content: str | dict, size: int) -> None:
+        if size > self._max // 4:
+            return
+        with self._lock:
+            self._items[version] = content
+            self._items.move_to_end(version)
+            self._sizes[version] = size
+            while len(self._items) > self._entries or sum(self._sizes.values()) > self._max:
+                gone, _ = self._items.popitem(last=False)
+                self._sizes.pop(gone, None)
+
+    def get(self, version: str) -> str | dict | None:
+        with self._lock:
+            return copy.deepcopy(self._items.get(version))
 
 
 class CollabDocuments:
-    """``LiveDocuments`` over jupyter_server_ydoc's rooms (see the module docstring)."""
+    """Shared documents over jupyter_server_ydoc's rooms (see the module docstring)."""
 
     def __init__(self, serverapp, loop: asyncio.AbstractEventLoop) -> None:
         self.serverapp = serverapp
         self.loop = loop
         self.root = os.path.realpath(serverapp.root_dir)
+        self._seen = _Remembered()
 
     # -- finding the document --------------------------------------------------------------------
 
@@ -93,15 +152,29 @@ class CollabDocuments:
             return None
         return rel.replace(os.sep, "/")
 
-    async def _document(self, rel: str):
-        ext = self._extension()
+    def _room_id(self, rel: str, notebook: bool) -> str | None:
         ids = self.serverapp.web_app.settings.get("file_id_manager")
-        if ext is None or ids is None:
+        if ids is None:
             return None
         file_id = ids.get_id(rel)  # an unindexed file was never opened: no room can exist
         if file_id is None:
             return None
-        return await ext.get_document(room_id=f"json:notebook:{file_id}", copy=False)
+        return f"json:notebook:{file_id}" if notebook else f"text:file:{file_id}"
+
+    async def _document(self, rel: str, notebook: bool = True):
+        ext = self._extension()
+        room_id = self._room_id(rel, notebook)
+        if ext is None or room_id is None:
+            return None
+        return await ext.get_document(room_id=room_id, copy=False)
+
+    def _open(self, rel: str, notebook: bool) -> bool:
+        """Whether a tab is connected to the file's room now (a room outlives its last tab a while)."""
+        ext = self._extension()
+        room_id = self._room_id(rel, notebook)
+        server = getattr(ext, "ywebsocket_server", None)
+        room = getattr(server, "rooms", {}).get(room_id) if room_id is not None else None
+        return bool(room is not None and getattr(room, "clients", None))
 
     def _run(self, make):
         """Run the coroutine ``make(rel)``-style callable on the event loop and wait for its answer."""
@@ -113,7 +186,19 @@ class CollabDocuments:
             raise RuntimeError("live documents are reached from tool threads, never from the event loop")
         return asyncio.run_coroutine_threadsafe(make(), self.loop).result(_WAIT_S)
 
-    # -- LiveDocuments ---------------------------------------------------------------------------
+    # -- LiveDocuments: presence -------------------------------------------------------------------
+
+    def presence(self, real: str) -> Presence | None:
+        rel = self._rel(real)
+        if rel is None or self._extension() is None:
+            return None
+
+        async def look():
+            return self._open(rel, True) or self._open(rel, False)
+
+        return Presence(shared=True) if self._run(look) else None
+
+    # -- LiveDocuments: notebooks --------------------------------------------------------------------
 
     def snapshot(self, real: str) -> tuple[dict, str] | None:
         rel = self._rel(real)
@@ -127,7 +212,10 @@ class CollabDocuments:
             data = doc.get()
             return data, document_version(data)
 
-        return self._run(look)
+        found = self._run(look)
+        if found is not None:
+            self._seen.put(found[1], found[0], len(json.dumps(found[0])))
+        return found
 
     def replace_sources(self, real: str, version: str, sources: dict[int, tuple[str, str]]) -> str:
         rel = self._rel(real)
@@ -150,9 +238,10 @@ class CollabDocuments:
             with doc.ydoc.transaction():
                 for index, (old, new) in sources.items():
                     _replace_text(texts[index], old, new)
-            return document_version(doc.get())
+            data = doc.get()
+            return data, document_version(data)
 
-        return self._run(change)
+        return self._remember(self._run(change))
 
     def replace_notebook(self, real: str, version: str, data: dict) -> str:
         rel = self._rel(real)
@@ -165,7 +254,101 @@ class CollabDocuments:
             doc = await self._document(rel)
             if doc is None or document_version(doc.get()) != version:
                 raise DocumentChanged()
-            doc.set(value)
-            return document_version(doc.get())
+            doc.set(value)  # cell by cell, kept by id (jupyter_ydoc)
+            now = doc.get()
+            return now, document_version(now)
 
-        return self._run(change)
+        return self._remember(self._run(change))
+
+    def merge_notebook(self, real: str, base: dict, data: dict) -> str:
+        for _ in range(_MERGE_TRIES):
+            found = self.snapshot(real)
+            if found is None:
+                raise DocumentChanged()
+            live, version = found
+            merged = merge_notebooks(base, dict(data), live)
+            try:
+                return self.replace_notebook(real, version, merged)
+            except DocumentChanged:
+                continue  # the person typed meanwhile: merge again with what they typed
+        raise DocumentChanged()
+
+    # -- LiveDocuments: text files -------------------------------------------------------------------
+
+    def text_snapshot(self, real: str) -> tuple[str, str] | None:
+        rel = self._rel(real)
+        if rel is None or self._extension() is None:
+            return None
+
+        async def look():
+            doc = await self._document(rel, notebook=False)
+            if doc is None:
+                return None
+            text = doc.get()
+            return text, text_version(text)
+
+        found = self._run(look)
+        if found is not None:
+            self._seen.put(found[1], found[0], len(found[0]))
+        return found
+
+    def replace_text(self, real: str, version: str, text: str) -> str:
+        rel = self._rel(real)
+        if rel is None:
+            raise DocumentChanged()
+
+        async def change():
+            doc = await self._document(rel, notebook=False)
+            if doc is None:
+                raise DocumentChanged()
+            old = doc.get()
+            if text_version(old) != version:
+                raise DocumentChanged()
+            with doc.ydoc.transaction():
+                _replace_text(doc._ysource, old, text)
+            now = doc.get()
+            return now, text_version(now)
+
+        return self._remember(self._run(change))
+
+    def merge_text(self, real: str, base: str, text: str) -> str:
+        for _ in range(_MERGE_TRIES):
+            found = self.text_snapshot(real)
+            if found is None:
+                raise DocumentChanged()
+            live, version = found
+            merged = merge_texts(base, text, live)
+            try:
+                return self.replace_text(real, version, merged)
+            except DocumentChanged:
+                continue  # the person typed meanwhile: merge again with what they typed
+        raise DocumentChanged()
+
+    # -- LiveDocuments: what was read, moves, tabs ----------------------------------------------------
+
+    def remembered(self, real: str, version: str) -> str | dict | None:
+        return self._seen.get(version)
+
+    def _remember(self, found: tuple) -> str:
+        content, version = found
+        self._seen.put(version, content, len(content) if isinstance(content, str) else len(json.dumps(content)))
+        return version
+
+    def moved(self, old_real: str, new_real: str) -> None:
+        """Tell the file-id service, so the file keeps its id: its room (and with it the document's
+        ``path``, which JupyterLab's tab follows) goes with it. Best effort."""
+        old, new = self._rel(old_real), self._rel(new_real)
+        ids = self.serverapp.web_app.settings.get("file_id_manager")
+        if old is None or new is None or ids is None:
+            return
+
+        async def tell():
+            ids.move(old, new)
+
+        try:
+            self._run(tell)
+        except Exception as exc:  # the move is done; an open tab may stay on the old path
+            log.warning("could not tell Jupyter's file ids that %s moved to %s: %s", old, new, exc)
+
+    def save_in_tabs(self, real: str, content: str, notebook: bool) -> bool:
+        return False  # shared documents have no tabs of their own: see presence (shared=True)
