@@ -1,16 +1,15 @@
-"""An edit's steps applied to a file's text: one pass per step, its size known before it is built.
+"""An edit's steps applied to a file's text: linear in the text, its size known before it is built.
 
 Why it exists: ``edit`` runs on files up to ``edit_max_bytes`` whose shape an attacker chooses
 (one 4 MiB line, two million matches, a batch that doubles the text at every step). Each step
-finds its matches, chooses their line endings and builds the new text in one pass over the text
--- ``str.count`` and ``str.replace`` wherever the line endings cannot matter -- and the bytes
-the new text would have are counted from the matches before it is built, so a step whose result
-would pass ``edit_max_bytes`` is refused without being made.
+counts its matches and the bytes its result would have in one pass over the text, then builds
+the result in a second -- with ``str.count`` and ``str.replace`` wherever it can: always where
+line endings cannot matter, and run by run of lines that end alike where they can -- so a step
+whose result would pass ``edit_max_bytes`` is refused before it is made.
 
 The rules are ``edit``'s: a line break in ``old_string`` matches ``\\n`` or ``\\r\\n``; each
-replacement's line breaks are written as the matched text had them (CRLF if it held one),
-else as the line the match ends on ends, else (on a last line without one) as most of the file's
-lines end.
+replacement's line breaks are written CRLF if the matched text held one, else as the line the
+match ends on ends, else (on a last line without a line break) as most of the file's lines end.
 
 What it must never do: scan the text again for each match, build a text larger than an edit may
 write, or expand anything in ``new_string`` (``$&``, ``\\1``, ``\\g<0>``): it goes in literally.
@@ -18,7 +17,9 @@ write, or expand anything in ``new_string`` (``$&``, ``\\1``, ``\\g<0>``): it go
 
 from __future__ import annotations
 
+import io
 import re
+from collections.abc import Iterator
 
 from ..errors import Codes, ToolError
 from ..text.quoting import in_message
@@ -88,44 +89,74 @@ def _apply(text: str, size: int, limit: int, step: Step, shown: str) -> tuple[st
         if size > limit:
             raise _TooLarge(size)
         return text.replace(old, new), count, size
-    return _apply_with_endings(text, size, limit, old, new, step, shown)
+    if "\n" not in old:
+        return _apply_by_lines(text, size, limit, old, new, step, shown)
+    return _apply_across_lines(text, size, limit, old, new, step, shown)
 
 
-def _apply_with_endings(
+_LONE_LF = re.compile(r"(?<!\r)\n")
+
+
+def _runs(text: str) -> Iterator[tuple[int, int, bool]]:
+    """``text`` cut after line breaks into runs of lines that end alike: ``(start, end, crlf)``,
+    in order, covering it; the last line, without a line break, ends as most lines do."""
+    pos = 0
+    for m in _LONE_LF.finditer(text):
+        lf = m.start()
+        before = text.rfind("\n", pos, lf)  # scans the LF line only: the lines before it end CRLF
+        if before >= 0:
+            yield pos, before + 1, True
+            pos = before + 1
+        yield pos, lf + 1, False
+        pos = lf + 1
+    last = text.rfind("\n", pos)
+    if last >= 0:
+        yield pos, last + 1, True
+        pos = last + 1
+    if pos < len(text):
+        yield pos, len(text), text.count("\r\n") * 2 > text.count("\n")
+
+
+def _apply_by_lines(
     text: str, size: int, limit: int, old: str, new: str, step: Step, shown: str
 ) -> tuple[str, int, int]:
-    """A step whose replacements' line endings depend on where they land: one pass chooses each
-    one's ending and counts the size, a second builds the text."""
+    """``old`` without a line break, ``new`` with one, in a text with CRLF: a match lies within
+    one line and its new text takes that line's ending. Runs of lines that end alike are counted,
+    then replaced, each with ``str.count``/``str.replace``."""
+    as_crlf = new.replace("\n", "\r\n")
+    counts = [0, 0]  # matches on lines ending LF, CRLF
+    for start, end, crlf in _runs(text):
+        counts[crlf] += text.count(old, start, end)
+    found = counts[0] + counts[1]
+    _counted(found, step, shown)
+    size += counts[0] * (byte_size(new) - byte_size(old)) + counts[1] * (byte_size(as_crlf) - byte_size(old))
+    if size > limit:
+        raise _TooLarge(size)
+    out = io.StringIO()
+    for start, end, crlf in _runs(text):
+        out.write(text[start:end].replace(old, as_crlf if crlf else new))
+    return out.getvalue(), found, size
+
+
+def _apply_across_lines(
+    text: str, size: int, limit: int, old: str, new: str, step: Step, shown: str
+) -> tuple[str, int, int]:
+    """``old`` with a line break, in a text with CRLF: each match's new text takes CRLF if the
+    matched text held one. One pass counts the matches, their endings and the size; a second
+    builds the text (there are at most as many matches as line breaks)."""
     pattern = _matcher(old)
-    old_bytes, new_bytes, new_breaks = byte_size(old), byte_size(new), new.count("\n")
+    as_crlf = new.replace("\n", "\r\n")
+    grow = (byte_size(new) - byte_size(old), byte_size(as_crlf) - byte_size(old))
     crlf = bytearray()  # one flag per match: its new text takes CRLF
-    multiline = "\n" in old
-    last_crlf: bool | None = None  # how a last line without a line break ends: as most lines do
-    nl = -1  # the first "\n" at or after the previous match's end; len(text) when there is none
     for m in pattern.finditer(text):
-        start, end = m.span()
-        if multiline:
-            ending = "\r\n" in m.group()
-        else:
-            if nl < end:
-                nl = text.find("\n", end)
-                if nl < 0:
-                    nl = len(text)
-            if nl < len(text):
-                ending = nl > 0 and text[nl - 1] == "\r"
-            else:
-                if last_crlf is None:
-                    last_crlf = text.count("\r\n") * 2 > text.count("\n")
-                ending = last_crlf
-        # Out goes the matched text (old_string with each line break as matched: one byte more
-        # for each CR), in comes new_string with its line breaks as chosen.
-        size += new_bytes + (new_breaks if ending else 0) - old_bytes - (end - start - len(old))
+        matched = m.group()
+        ending = "\r\n" in matched
+        # Out goes the matched text: old_string with one more byte for each CR a line break matched.
+        size += grow[ending] - (len(matched) - len(old))
         crlf.append(ending)
     _counted(len(crlf), step, shown)
     if size > limit:
         raise _TooLarge(size)
     choices = iter(crlf)
-    as_crlf = new.replace("\n", "\r\n")
     # A function, not a template: the new text goes in literally.
-    result = pattern.sub(lambda _m: as_crlf if next(choices) else new, text)
-    return result, len(crlf), size
+    return pattern.sub(lambda _m: as_crlf if next(choices) else new, text), len(crlf), size
