@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+from collections import Counter
 
 __all__ = ["SMALL", "opcodes"]
 
@@ -56,6 +57,9 @@ def _middle(a: list[str], alo: int, ahi: int, b: list[str], blo: int, bhi: int, 
         if alo < ahi or blo < bhi:
             out.append(("delete" if blo == bhi else "insert", alo, ahi, blo, bhi))
         return
+    if ahi - alo == 1 and bhi - blo == 1:  # one line for another (most changes between anchors)
+        out.append(("replace", alo, ahi, blo, bhi))
+        return
     if (ahi - alo) + (bhi - blo) <= SMALL:
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi]).get_opcodes():
             out.append((tag, alo + i1, alo + i2, blo + j1, blo + j2))
@@ -78,15 +82,12 @@ def _middle(a: list[str], alo: int, ahi: int, b: list[str], blo: int, bhi: int, 
 def _anchors(a: list[str], alo: int, ahi: int, b: list[str], blo: int, bhi: int) -> list[tuple[int, int]]:
     """Pairs ``(i, j)`` of lines that occur once in each stretch, the longest run of them in the
     same order on both sides (patience sorting)."""
-    seen: dict[str, int] = {}  # line -> its index in a, or -1 when it occurs more than once
-    for i in range(alo, ahi):
-        seen[a[i]] = -1 if a[i] in seen else i
-    in_b: dict[str, int] = {}
-    for j in range(blo, bhi):
-        line = b[j]
-        if seen.get(line, -1) >= 0:
-            in_b[line] = -1 if line in in_b else j
-    pairs = sorted((seen[line], j) for line, j in in_b.items() if j >= 0)
+    in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])  # counted in C
+    once = {line for line, n in in_a.items() if n == 1 and in_b.get(line) == 1}
+    if not once:
+        return []
+    where_b = {b[j]: j for j in range(blo, bhi) if b[j] in once}
+    pairs = [(i, where_b[a[i]]) for i in range(alo, ahi) if a[i] in once]
     # The longest increasing run of j: tails[k] is the smallest j that ends a run of k + 1 pairs.
     tails: list[int] = []
     ends: list[int] = []  # the pair index ending each run length
