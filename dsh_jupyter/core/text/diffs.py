@@ -9,9 +9,9 @@ alternate). The page keeps the first ``MAX_LINES`` lines of at most ``MAX_LINE_C
 characters and counts the rest without making them, so a page never passes for the whole diff
 and a diff of millions of lines costs no more memory than its page.
 
-What it must never do: hold more than both texts' lines and one page, compare a long middle
-with ``difflib``, or print a line without its ``+``, ``-`` or space mark (a cut line keeps its
-mark).
+What it must never do: hold more than both texts' lines, the opcodes between them and one page,
+compare a long middle with ``difflib``, or print a line without its ``+``, ``-`` or space mark (a
+cut line keeps its mark).
 """
 
 from __future__ import annotations
