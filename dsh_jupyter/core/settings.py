@@ -88,7 +88,8 @@ class Settings:
     edit_max_bytes: int = setting(
         10 * 1024 * 1024,
         "int",
-        "Largest file `edit` loads to change it (`read` streams files of any size; `write` replaces them whole).",
+        "Largest file `edit` loads to change it, and largest result it writes (`read` streams files of any size; "
+        "`write` replaces them whole).",
         minimum=1,
     )
     list_dir_max_entries: int = setting(

@@ -30,7 +30,6 @@ __all__ = [
     "create_file",
     "entry_details",
     "file_version",
-    "read_all",
     "replace_file",
     "same_file",
     "scan_directory",
@@ -150,14 +149,18 @@ def entry_details(dir_fd: int, name: str, place: tuple[str, str] | None = None) 
     return out
 
 
-def read_all(fd: int, chunk: int = 1 << 22) -> bytes:
-    """Everything from the current offset of ``fd`` to its end."""
+def pread_upto(fd: int, size: int) -> bytes:
+    """At most ``size`` bytes of ``fd`` from byte 0, without moving its offset: fewer only where
+    the file ends before (a file that grows meanwhile is never read past ``size``)."""
     parts: list[bytes] = []
-    while True:
-        data = os.read(fd, chunk)
-        if not data:
-            return b"".join(parts)
-        parts.append(data)
+    pos = 0
+    while pos < size:
+        chunk = os.pread(fd, min(1 << 22, size - pos), pos)
+        if not chunk:
+            break
+        parts.append(chunk)
+        pos += len(chunk)
+    return b"".join(parts)
 
 
 def pread_all(fd: int, size: int = 0) -> bytes:

@@ -2,8 +2,10 @@
 
 Reads record what they saw; ``write`` over an existing file and ``edit`` check it. The check and
 the rename happen inside the state store's write gate, a lock that holds across processes, so of
-two sessions racing on one observed version exactly one wins. A listing records nothing: seeing
-a name is not reading a file.
+two sessions racing on one observed version exactly one wins. Nothing else may happen inside it:
+an ``edit`` is computed before the gate is taken (after a first, read-only check), and inside it
+only compares versions and renames. A listing records nothing: seeing a name is not reading a
+file.
 
 The store failing never makes a read fail (its observation is simply not recorded), but a write
 that cannot check or record fails closed with ``STATE_UNAVAILABLE``.
@@ -21,7 +23,15 @@ from ..errors import Codes, ToolError
 from ..fs.files import file_version
 from ..text.quoting import in_message
 
-__all__ = ["check_observed", "check_observed_version", "gated", "observation_key", "record_read"]
+__all__ = [
+    "changed_since_read",
+    "check_observed",
+    "check_observed_version",
+    "gated",
+    "observation_key",
+    "record_read",
+    "state_unavailable",
+]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +62,19 @@ def record_read(store, session: str, real: str, version: str) -> bool:
         return False
 
 
+def state_unavailable(verb: str, display: str) -> ToolError:
+    """``STATE_UNAVAILABLE``: there is no state to check a write against, or its gate cannot be had."""
+    return ToolError(Codes.STATE_UNAVAILABLE, f"cannot {verb} {in_message(display)}: the session state is unavailable")
+
+
+def changed_since_read(verb: str, display: str) -> ToolError:
+    """``FS_NOT_OBSERVED``: the file is no longer the version the session read (or the call computed from)."""
+    return ToolError(
+        Codes.FS_NOT_OBSERVED,
+        f"cannot {verb} {in_message(display)}: it changed since this session last read it; read it again",
+    )
+
+
 @contextlib.contextmanager
 def gated(store, verb: str, display: str) -> Iterator[object]:
     """Hold the cross-process write gate, or fail closed with STATE_UNAVAILABLE.
@@ -60,9 +83,7 @@ def gated(store, verb: str, display: str) -> Iterator[object]:
     write that failed but put the file back as this session read it records that version and
     still fails.
     """
-    unavailable = ToolError(
-        Codes.STATE_UNAVAILABLE, f"cannot {verb} {in_message(display)}: the session state is unavailable"
-    )
+    unavailable = state_unavailable(verb, display)
     if store is None:
         raise unavailable
     try:
@@ -95,7 +116,11 @@ def gated(store, verb: str, display: str) -> Iterator[object]:
 
 
 def check_observed(gate, session: str, real: str, st: os.stat_result, verb: str, display: str) -> None:
-    """Raise FS_NOT_OBSERVED unless ``session`` observed exactly this version of ``real``."""
+    """Raise FS_NOT_OBSERVED unless ``session`` observed exactly this version of ``real``.
+
+    ``gate`` is the held write gate, or the store itself for a first check made without it (an
+    edit computed before the gate is taken; the check inside the gate is what decides).
+    """
     check_observed_version(gate, session, real, file_version(st), verb, display)
 
 
@@ -104,13 +129,8 @@ def check_observed_version(gate, session: str, real: str, version: str, verb: st
     try:
         seen = gate.observed_version(session, observation_key(real))
     except Exception:
-        raise ToolError(
-            Codes.STATE_UNAVAILABLE, f"cannot {verb} {in_message(display)}: the session state is unavailable"
-        ) from None
+        raise state_unavailable(verb, display) from None
     if seen is None:
         raise ToolError(Codes.FS_NOT_OBSERVED, f"cannot {verb} {in_message(display)}: read it first in this session")
     if seen != version:
-        raise ToolError(
-            Codes.FS_NOT_OBSERVED,
-            f"cannot {verb} {in_message(display)}: it changed since this session last read it; read it again",
-        )
+        raise changed_since_read(verb, display)

@@ -36,10 +36,10 @@ from ..notebooks.images import ATTACHABLE, PageImages
 from ..render.notebook import render_cell
 from ..settings import Settings
 from ..state.gate import record_read
-from ..text.diffs import unified
+from ..text.diffs import Diff, diff_page
 from ..text.quoting import in_message, quote_name
 from .context import CallContext
-from .editsteps import Step, step_error
+from .editsteps import Step, step_error, too_large
 
 __all__ = [
     "cell_value",
@@ -285,10 +285,22 @@ def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) 
 
 
 def plan_edit(
-    cells: list, sources: dict[int, str], old: str, new: str, replace_all: bool, cell_id: str | None, shown: str
-) -> int:
+    cells: list,
+    sources: dict[int, str],
+    old: str,
+    new: str,
+    replace_all: bool,
+    cell_id: str | None,
+    shown: str,
+    room: int | None = None,
+) -> tuple[int, int]:
     """Replace ``old`` with ``new`` in the cell sources ``sources`` (1-based index -> text, changed
-    in place) of ``cells``; the number of replacements, or the edit's error."""
+    in place) of ``cells``; the number of replacements and the bytes the sources grew by, or the
+    edit's error.
+
+    With ``room``, the bytes the sources may grow by: a step that would grow them more raises
+    ``SourcesTooLarge`` (with that growth) before anything is replaced.
+    """
     old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
     where = f"the cell sources of {in_message(shown)}"
     if cell_id is not None:
@@ -306,10 +318,25 @@ def plan_edit(
             "add context or set replace_all" if cell_id is not None else "add context, give cell_id or set replace_all"
         )
         raise ToolError(Codes.EDIT_AMBIGUOUS, f"old_string appears {total} times in {where} (cells {numbers}); {hint}")
+    growth = total * (_source_bytes(new) - _source_bytes(old))
+    if room is not None and growth > room:
+        raise SourcesTooLarge(growth)
     for c, n in hits:
         if n:
             sources[c.index] = sources[c.index].replace(old, new)
-    return total
+    return total, growth
+
+
+class SourcesTooLarge(Exception):
+    """A step would grow the cell sources by ``growth`` bytes, more than the edit may."""
+
+    def __init__(self, growth: int) -> None:
+        self.growth = growth
+
+
+def _source_bytes(text: str) -> int:
+    """Bytes of cell source text in UTF-8 (a lone surrogate counted as its three)."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _invalid(verb: str, shown: str, reason: str) -> ToolError:
@@ -339,38 +366,55 @@ class CellsEdit:
 
     sources: dict[int, str]  # the new source of each changed cell (1-based index -> text)
     replacements: int
-    diff: list[str]  # the unified diff of each changed cell's source, in cell order
+    diff: Diff  # the unified diff of each changed cell's source, in cell order, as one page
 
 
-def edit_sources(nb: Notebook, steps: list[Step], cell_id: str | None, shown: str, batch: bool) -> CellsEdit:
+def edit_sources(
+    nb: Notebook, steps: list[Step], cell_id: str | None, shown: str, batch: bool, limit: int | None = None
+) -> CellsEdit:
     """``steps`` applied one after another to the cell sources: each sees what the ones before it
-    left; the first that fails raises, named as that step of a ``batch``."""
+    left; the first that fails raises, named as that step of a ``batch``.
+
+    With ``limit`` (``edit_max_bytes``), a step after which the cell sources alone would pass it
+    is refused before it is made (``FS_TOO_LARGE``): the notebook would be larger still.
+    """
     sources = {c.index: c.source for c in nb.cells}
+    size = sum(_source_bytes(text) for text in sources.values())
     found = 0
     for k, step in enumerate(steps, 1):
+        room = None if limit is None else limit - size
         try:
-            found += plan_edit(nb.cells, sources, step.old, step.new, step.replace_all, cell_id, shown)
+            n, growth = plan_edit(nb.cells, sources, step.old, step.new, step.replace_all, cell_id, shown, room)
+        except SourcesTooLarge as exc:
+            assert limit is not None  # only a step with room can be too large
+            raise too_large(size + exc.growth, limit, "the cell sources", shown, k, steps, batch) from None
         except ToolError as exc:
             raise step_error(exc, k, steps, batch) from None
+        found += n
+        size += growth
     changed = {c.index: sources[c.index] for c in nb.cells if sources[c.index] != c.source}
-    diff: list[str] = []
-    for c in nb.cells:
-        if c.index in changed:
-            label = f"{quote_name(shown)} cell {c.index}" + (f" (id={json.dumps(c.id)})" if c.id else "")
-            diff.extend(unified(c.source, changed[c.index], label))
+    diff = diff_page((c.source, changed[c.index], _cell_label(shown, c)) for c in nb.cells if c.index in changed)
     return CellsEdit(changed, found, diff)
 
 
+def _cell_label(shown: str, cell: Cell) -> str:
+    return f"{quote_name(shown)} cell {cell.index}" + (f" (id={json.dumps(cell.id)})" if cell.id else "")
+
+
 def notebook_edit(
-    raw: bytes, steps: list[Step], cell_id: str | None, shown: str, batch: bool
+    raw: bytes, steps: list[Step], cell_id: str | None, shown: str, batch: bool, limit: int
 ) -> tuple[bytes, CellsEdit] | None:
     """``edit`` of a notebook file's bytes: the new bytes and what changed; None when the file is
-    not a valid notebook (it is then edited as text, and the result checked)."""
+    not a valid notebook (it is then edited as text, and the result checked). The new bytes are at
+    most ``limit`` (``edit_max_bytes``), or the edit is refused."""
     try:
         nb = parse_notebook(raw)
     except NotNotebook as exc:
         if cell_id is not None:
             raise ToolError(Codes.NOTEBOOK_INVALID, f"cannot edit {in_message(shown)} by cell: {exc.reason}") from None
         return None
-    done = edit_sources(nb, steps, cell_id, shown, batch)
-    return edited_bytes(nb, raw, done.sources, shown), done
+    done = edit_sources(nb, steps, cell_id, shown, batch, limit)
+    data = edited_bytes(nb, raw, done.sources, shown)
+    if len(data) > limit:  # the sources fit, the notebook around them does not: the whole edit's result
+        raise too_large(len(data), limit, "the result", shown, len(steps), steps, False)
+    return data, done

@@ -2,25 +2,35 @@
 
 ``old_string`` must occur once unless ``replace_all``; the new text goes in literally. Line
 endings are kept: an ``old_string`` built from what ``read`` showed (``\\n`` between lines)
-matches CRLF lines too, and only the edited region changes.
+matches CRLF lines too, and only the edited region changes (``edittext``).
+
+Why it is shaped so: the cross-process write gate is shared by every writer of every process, so
+an edit is opened, checked (binary, permission, this session's observation, ``edit_max_bytes``),
+loaded and computed -- new text and diff -- before the gate is taken. Inside the gate the file is
+looked at again and only its version is compared (with the one the edit was computed from and
+with the session's observation) before the rename.
+
+What it must never do: compute inside the gate, take the gate for a dry run, or write over a
+version other than the one it computed from.
 """
 
 from __future__ import annotations
 
 import os
-import re
+from dataclasses import dataclass
 
 from ..errors import Codes, ToolError
-from ..fs.files import read_all
+from ..fs.files import file_version, pread_upto
 from ..fs.textwindow import BINARY_SNIFF_BYTES
 from ..notebooks.format import is_notebook_name
 from ..render.writing import render_edit
-from ..state.gate import check_observed, gated
-from ..text.diffs import bounded, unified
+from ..state.gate import changed_since_read, check_observed, state_unavailable
+from ..text.diffs import Diff, diff_page
 from ..text.quoting import in_message, quote_name
 from .cells import check_written, notebook_edit
 from .context import CallContext
-from .editsteps import MAX_EDITS, Step, edit_steps, step_error
+from .editsteps import MAX_EDITS, Step, edit_steps
+from .edittext import apply_steps
 from .live_notebooks import edit_live
 from .spec import BOOLEAN, INTEGER, NAME, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
 from .write import BOM, check_writable, current_stat, encode_text, open_existing, refuse_path, replace_gated
@@ -28,41 +38,15 @@ from .write import BOM, check_writable, current_stat, encode_text, open_existing
 __all__ = ["EDIT", "execute_edit"]
 
 
-def _matcher(old: str) -> re.Pattern:
-    """``old`` as a literal pattern in which each line break matches ``\\n`` or ``\\r\\n``."""
-    return re.compile(r"\r?\n".join(re.escape(part) for part in old.replace("\r\n", "\n").split("\n")))
+@dataclass(frozen=True)
+class _Planned:
+    """An edit computed before the write gate: what to write over which version of the file."""
 
-
-def _line_ending(text: str, start: int, end: int) -> str:
-    """The line ending to write for new text replacing ``text[start:end]``."""
-    region = text[start:end]
-    if "\n" in region:
-        return "\r\n" if "\r\n" in region else "\n"
-    nl = text.find("\n", end)
-    if nl >= 0:
-        return "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
-    return "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
-
-
-def _apply(text: str, old: str, new: str, replace_all: bool, shown: str) -> tuple[str, int]:
-    spans = [m.span() for m in _matcher(old).finditer(text)]
-    if not spans:
-        raise ToolError(Codes.EDIT_NOT_FOUND, f"old_string not found in {in_message(shown)}")
-    if len(spans) > 1 and not replace_all:
-        raise ToolError(
-            Codes.EDIT_AMBIGUOUS,
-            f"old_string appears {len(spans)} times in {in_message(shown)}; add context or set replace_all",
-        )
-    new = new.replace("\r\n", "\n")
-    out, pos = [], 0
-    for start, end in spans:
-        ending = _line_ending(text, start, end)
-        out.append(text[pos:start])
-        # Sliced in literally: no $&, \\1 or \\g<0> expansion can happen.
-        out.append(new.replace("\n", ending) if ending != "\n" else new)
-        pos = end
-    out.append(text[pos:])
-    return "".join(out), len(spans)
+    data: bytes
+    version: os.stat_result  # the file the edit was computed from
+    found: int
+    diff: Diff
+    cells: list[int] | None
 
 
 def execute_edit(ctx: CallContext, args: dict) -> dict:
@@ -78,64 +62,70 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
         live = edit_live(ctx, target, steps, args.get("cell_id"), batch, dry_run) if notebook else None
         if live is not None:
             return _value(shown, steps, batch, dry_run, live.replacements, live.diff, sorted(live.sources), True)
-        with gated(ctx.store, "edit", shown) as gate:
-            st = current_stat(target)
-            if st is None:
-                raise ToolError(Codes.FS_NOT_FOUND, f"cannot edit {in_message(shown)}: not found")
-            fd, fst = open_existing(target, st, "edit")
-            try:
-                # Everything that can refuse the edit is checked before the file is loaded: a
-                # session that never read a huge file must not make this process hold it.
-                try:
-                    head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
-                except OSError as exc:
-                    raise target.error(exc) from None
-                # Before the gate check: "read it first" would send the model to a read that must fail.
-                if b"\0" in head:
-                    raise ToolError(Codes.FS_NOT_TEXT, f"cannot edit {in_message(shown)}: binary file")
-                check_writable(target, fst, "edit")
+        if ctx.store is None:
+            raise state_unavailable("edit", shown)
+        # The whole edit is computed before the write gate is taken: the gate, which every writer
+        # in every process waits for, only sees the version compared and the file replaced.
+        plan = _plan(ctx, target, steps, args.get("cell_id"), batch, notebook)
+        if not dry_run:  # a dry run changes nothing and records nothing: it never takes the gate
+            with ctx.changing("edit", shown, lambda: [target.change()]) as gate:
+                st = current_stat(target)
+                if st is None:
+                    raise ToolError(Codes.FS_NOT_FOUND, f"cannot edit {in_message(shown)}: not found")
                 # The gate speaks of writing for both tools: an edit is a write of the whole file.
-                check_observed(gate, ctx.session_key, target.real, fst, "write", shown)
-                limit = ctx.settings.edit_max_bytes
-                if fst.st_size > limit:
-                    raise ToolError(
-                        Codes.FS_TOO_LARGE,
-                        f"cannot edit {in_message(shown)}: it is {fst.st_size} bytes, more than the {limit} "
-                        "an edit loads (setting edit_max_bytes)",
-                    )
-                try:
-                    raw = read_all(fd)
-                except OSError as exc:
-                    raise target.error(exc) from None
-            finally:
-                os.close(fd)
-            cells = notebook_edit(raw, steps, args.get("cell_id"), shown, batch) if notebook else None
-            if cells is not None:  # a notebook: the change is made in cell sources, then validated
-                data, done = cells
-                found, diff, changed = done.replacements, done.diff, sorted(done.sources)
-            else:
-                bom = raw.startswith(BOM)
-                text = raw[len(BOM) if bom else 0 :].decode("utf-8", "surrogateescape")
-                result, found = _apply_steps(text, steps, batch, shown)
-                data = (BOM if bom else b"") + encode_text(result)
-                if notebook:
-                    check_written(data, shown, "edit")
-                diff, changed = unified(text, result, quote_name(shown)), None
-            if not dry_run:  # a dry run changes nothing and records nothing: the gate stays as it was
-                replace_gated(ctx, gate, target, data, fst, "edit")
-    return _value(shown, steps, batch, dry_run, found, diff, changed, False)
+                check_observed(gate, ctx.session_key, target.real, st, "write", shown)
+                if file_version(st) != file_version(plan.version):  # changed since the edit was computed
+                    raise changed_since_read("write", shown)
+                replace_gated(ctx, gate, target, plan.data, plan.version, "edit")
+    return _value(shown, steps, batch, dry_run, plan.found, plan.diff, plan.cells, False)
 
 
-def _apply_steps(text: str, steps: list[Step], batch: bool, shown: str) -> tuple[str, int]:
-    """The steps applied in order, each to what the ones before it left; all or nothing."""
-    found = 0
-    for k, step in enumerate(steps, 1):
+def _plan(ctx: CallContext, target, steps: list[Step], cell_id: str | None, batch: bool, notebook: bool) -> _Planned:
+    """Open, check and load the file, and compute the edit: everything but the write, without the gate."""
+    shown = target.display
+    st = current_stat(target)
+    if st is None:
+        raise ToolError(Codes.FS_NOT_FOUND, f"cannot edit {in_message(shown)}: not found")
+    fd, fst = open_existing(target, st, "edit")
+    try:
+        # Everything that can refuse the edit is checked before the file is loaded: a session
+        # that never read a huge file must not make this process hold it.
         try:
-            text, n = _apply(text, step.old, step.new, step.replace_all, shown)
-        except ToolError as exc:
-            raise step_error(exc, k, steps, batch) from None
-        found += n
-    return text, found
+            head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
+        except OSError as exc:
+            raise target.error(exc) from None
+        # Before the observation check: "read it first" would send the model to a read that must fail.
+        if b"\0" in head:
+            raise ToolError(Codes.FS_NOT_TEXT, f"cannot edit {in_message(shown)}: binary file")
+        check_writable(target, fst, "edit")
+        # A first check, read-only; inside the gate it is made again on the version then current.
+        check_observed(ctx.store, ctx.session_key, target.real, fst, "write", shown)
+        limit = ctx.settings.edit_max_bytes
+        if fst.st_size > limit:
+            raise ToolError(
+                Codes.FS_TOO_LARGE,
+                f"cannot edit {in_message(shown)}: it is {fst.st_size} bytes, more than the {limit} "
+                "an edit loads (setting edit_max_bytes)",
+            )
+        try:
+            raw = pread_upto(fd, fst.st_size)
+        except OSError as exc:
+            raise target.error(exc) from None
+    finally:
+        os.close(fd)
+    if len(raw) != fst.st_size:  # cut short while it was read: the gate would refuse its version
+        raise changed_since_read("write", shown)
+    cells = notebook_edit(raw, steps, cell_id, shown, batch, limit) if notebook else None
+    if cells is not None:  # a notebook: the change is made in cell sources, then validated
+        data, done = cells
+        return _Planned(data, fst, done.replacements, done.diff, sorted(done.sources))
+    bom = len(BOM) if raw.startswith(BOM) else 0
+    text = raw[bom:].decode("utf-8", "surrogateescape")
+    result, found, _size = apply_steps(text, len(raw) - bom, bom, limit, steps, batch, shown)
+    data = raw[:bom] + encode_text(result)
+    if notebook:
+        check_written(data, shown, "edit")
+    return _Planned(data, fst, found, diff_page([(text, result, quote_name(shown))]), None)
 
 
 def _value(
@@ -144,11 +134,10 @@ def _value(
     batch: bool,
     dry_run: bool,
     found: int,
-    diff: list[str],
+    cut: Diff,
     cells: list[int] | None,
     live: bool,
 ) -> dict:
-    cut = bounded(diff)
     value: dict = {
         "path": shown,
         "replaceAll": not batch and steps[0].replace_all,

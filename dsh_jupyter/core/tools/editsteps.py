@@ -2,7 +2,8 @@
 
 Why it exists: the text file path (``edit``), the notebook file path (``cells``) and the open
 notebook path (``live_notebooks``) all apply the same steps with the same rules, and must name a
-failing step the same way: ``edit 2 of 3: old_string not found in "f.txt"; nothing was changed``.
+failing step the same way: ``edit 2 of 3: old_string not found in "f.txt"; nothing was changed``,
+also a step whose result would pass ``edit_max_bytes``.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import Codes, ToolError
+from ..text.quoting import in_message
 
-__all__ = ["Step", "edit_steps", "step_error"]
+__all__ = ["Step", "edit_steps", "step_error", "too_large"]
 
 MAX_EDITS = 100  # steps in one call (the schema's maxItems)
 
@@ -53,3 +55,12 @@ def step_error(exc: ToolError, k: int, steps: list[Step], batch: bool = True) ->
     if not batch:
         return exc
     return ToolError(exc.code, f"edit {k} of {len(steps)}: {exc.message}; nothing was changed", exc.name)
+
+
+def too_large(size: int, limit: int, what: str, shown: str, k: int, steps: list[Step], batch: bool) -> ToolError:
+    """``FS_TOO_LARGE``: after step ``k``, ``what`` ("the result") would be ``size`` bytes, more than
+    ``edit_max_bytes``; named as that step of a ``batch``, else as the edit of ``shown``."""
+    message = f"{what} would be {size} bytes, more than the {limit} an edit may write (setting edit_max_bytes)"
+    if batch:
+        return step_error(ToolError(Codes.FS_TOO_LARGE, message), k, steps)
+    return ToolError(Codes.FS_TOO_LARGE, f"cannot edit {in_message(shown)}: {message}")

@@ -4,8 +4,9 @@ Why it exists: when the server has a live-document source (``core.documents``) a
 open, the document, not the file, is what the person sees and what Jupyter will save. Changing
 the document keeps the person's unsaved typing and shows the change at once; changing the file
 would be overwritten or reload the document. The read-before-write gate holds as for files, with
-the document's version in place of the file's: the check, the change and the recording of the
-new version happen inside the cross-process write gate.
+the document's version in place of the file's: an edit is computed from a snapshot before the
+cross-process write gate is taken; the check of that version, the change and the recording of
+the new version happen inside it.
 
 What it must never do: change a document whose version this session did not read, save a
 notebook nbformat does not validate, or touch the file (Jupyter saves the document).
@@ -17,20 +18,13 @@ from ..documents import DocumentChanged
 from ..errors import Codes, ToolError
 from ..fs.files import can_write
 from ..notebooks.format import notebook_from_dict, notebook_problem, parse_notebook, with_sources
-from ..state.gate import check_observed_version, observation_key
+from ..state.gate import changed_since_read, check_observed_version, observation_key, state_unavailable
 from ..text.quoting import in_message
 from .cells import CellsEdit, edit_sources
 from .context import CallContext
 from .editsteps import Step
 
 __all__ = ["edit_live", "write_live"]
-
-
-def _changed(verb: str, shown: str) -> ToolError:
-    return ToolError(
-        Codes.FS_NOT_OBSERVED,
-        f"cannot {verb} {in_message(shown)}: it changed since this session last read it; read it again",
-    )
 
 
 def _writable(target, verb: str) -> None:
@@ -54,35 +48,43 @@ def edit_live(
     ctx: CallContext, target, steps: list[Step], cell_id: str | None, batch: bool, dry_run: bool
 ) -> CellsEdit | None:
     """The edit made in the open document (in a dry run, only planned); None when the notebook is
-    not open (edit the file)."""
+    not open (edit the file).
+
+    The edit is computed from a snapshot before the write gate is taken (a dry run never takes
+    it); inside the gate the session's observation is checked against the snapshot's version,
+    and the document takes the new sources only if it is still at that version.
+    """
     docs = ctx.documents
     if docs is None or target.in_spill or docs.snapshot(target.real) is None:
         return None
     shown = target.display
     _writable(target, "edit")
+    if ctx.store is None:
+        raise state_unavailable("edit", shown)
+    snap = docs.snapshot(target.real)  # again: this is the version the edit is computed from
+    if snap is None:
+        raise changed_since_read("edit", shown)  # closed meanwhile: its last state may not be the file's
+    data, version = snap
+    check_observed_version(ctx.store, ctx.session_key, target.real, version, "write", shown)  # a first check
+    nb = notebook_from_dict(data)
+    done = edit_sources(nb, steps, cell_id, shown, batch, ctx.settings.edit_max_bytes)
+    problem = notebook_problem(with_sources(data, done.sources))
+    if problem is not None:
+        raise ToolError(
+            Codes.NOTEBOOK_INVALID,
+            f"cannot edit {in_message(shown)}: the result would not be a "
+            f"valid notebook: {problem}; nothing was written",
+        )
+    if dry_run:
+        return done
     with ctx.changing("edit", shown, lambda: [target.change()]) as gate:
-        snap = docs.snapshot(target.real)  # again, inside the gate: this is the version checked
-        if snap is None:
-            raise _changed("edit", shown)  # closed meanwhile: its last state may not be the file's
-        data, version = snap
         check_observed_version(gate, ctx.session_key, target.real, version, "write", shown)
-        nb = notebook_from_dict(data)
-        done = edit_sources(nb, steps, cell_id, shown, batch)
-        problem = notebook_problem(with_sources(data, done.sources))
-        if problem is not None:
-            raise ToolError(
-                Codes.NOTEBOOK_INVALID,
-                f"cannot edit {in_message(shown)}: the result would not be a "
-                f"valid notebook: {problem}; nothing was written",
-            )
-        if dry_run:
-            return done
         try:
             new_version = docs.replace_sources(
                 target.real, version, {i: (nb.cells[i - 1].source, text) for i, text in done.sources.items()}
             )
         except DocumentChanged:
-            raise _changed("edit", shown) from None
+            raise changed_since_read("edit", shown) from None
         _record(ctx, gate, target, new_version, "edit")
     return done
 
@@ -101,11 +103,11 @@ def write_live(ctx: CallContext, target, data: bytes) -> dict | None:
     with ctx.changing("write", shown, lambda: [target.change()]) as gate:
         snap = docs.snapshot(target.real)
         if snap is None:
-            raise _changed("write", shown)
+            raise changed_since_read("write", shown)
         check_observed_version(gate, ctx.session_key, target.real, snap[1], "write", shown)
         try:
             new_version = docs.replace_notebook(target.real, snap[1], notebook)
         except DocumentChanged:
-            raise _changed("write", shown) from None
+            raise changed_since_read("write", shown) from None
         _record(ctx, gate, target, new_version, "write")
     return {"path": shown, "operation": "update", "bytes": len(data), "live": True}

@@ -3,9 +3,10 @@
 Both run their check-and-write inside the state store's write gate: look at the file through
 its folder's descriptor, check this session's observation of exactly that version, write a
 temporary file beside it and move it into place (``fs.files.create_file`` / ``replace_file``), then
-record the new version. A file that appeared meanwhile is never replaced, a replaced file that
-someone else replaced first is put back, and a write that fails removes its temporary file and
-the folders it created.
+record the new version (``edit`` computes its new content before it takes the gate, and inside
+it only looks again and compares versions before ``replace_gated``). A file that appeared
+meanwhile is never replaced, a replaced file that someone else replaced first is put back, and a
+write that fails removes its temporary file and the folders it created.
 
 Line endings are kept: a CRLF file stays CRLF when the model sends ``\\n`` (models almost always
 do), and ``edit`` matches an ``old_string`` built from what ``read`` showed (``\\n`` between
