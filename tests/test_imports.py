@@ -184,3 +184,22 @@ def test_the_layer_check_catches_an_upward_import():
     assert layer_of("dsh_jupyter.core.text.quoting") == 0
     assert layer_of("dsh_jupyter.core.workspace") > layer_of("dsh_jupyter.core.tools.grep")
     assert layer_of("dsh_jupyter.server.mcp_bridge") > layer_of("dsh_jupyter.mcp.server")
+
+
+def test_tools_take_the_write_gate_only_through_the_effect_rule():
+    """A tool that changes the tree takes the cross-process write gate through
+    ``CallContext.changing``, which asks ``fs.effects`` first: a tool that imported ``gated``
+    itself could change a protected place without the rule being asked."""
+    takers = []
+    for name in all_modules():
+        path = module_file(name)
+        if path is None or not name.startswith("dsh_jupyter.core.") or name == "dsh_jupyter.core.tools.context":
+            continue
+        if name.startswith("dsh_jupyter.core.state."):
+            continue  # where the gate is made
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and any(a.name in ("gated", "write_gate") for a in node.names):
+                takers.append(name)
+            if isinstance(node, ast.Attribute) and node.attr == "write_gate":
+                takers.append(name)
+    assert takers == [], f"the write gate is taken outside CallContext.changing in {sorted(set(takers))}"
