@@ -14,7 +14,8 @@ agent's change, *Revert* drops the person's typing). So a server that knows what
 * without collaboration, hand a change to the tab that has the file open: a tab with no unsaved
   changes takes it and saves it itself (no dialog, as for the person's own save); a tab with
   unsaved changes refuses (``OpenUnsaved``, which the tools answer ``FS_OPEN_UNSAVED``);
-* after a move, tell the server, so a tab open on the file follows it to its new path;
+* around a move, let the server hold the document's saves and then tell it, so a tab open on the
+  file follows it to its new path and nothing makes the file again at its old one;
 * say in every answer when a person has the file open (``Presence``).
 
 The core stays free of Jupyter and of the browser: it only calls this interface. Paths are real
@@ -28,6 +29,7 @@ not save, block the server's event loop for long, or raise for a file that is si
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -129,6 +131,11 @@ class LiveDocuments(Protocol):
         changed nothing, when no tab has the file open any more: the tool writes the file itself.
         """
 
-    def moved(self, old_real: str, new_real: str) -> None:
-        """The file (or folder) at ``old_real`` was moved to ``new_real`` by a tool: tell Jupyter, so
-        an open document follows it (file ids, shared documents, tabs). Best effort: never raises."""
+    def moving(self, old_real: str, new_real: str) -> AbstractContextManager[None]:
+        """Around a tool's rename of the file (or folder) at ``old_real`` to ``new_real``.
+
+        On entry, what could save an open document at the old path meanwhile is held (a shared
+        document's autosave: a save in flight would make the file again at its old path); on a
+        clean exit Jupyter is told (file ids, shared documents, tabs), so an open document follows
+        the file to its new path; on an exception nothing is told. Best effort: never raises of
+        its own."""

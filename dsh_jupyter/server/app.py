@@ -28,6 +28,7 @@ from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
 from . import mcp_bridge as mcp
 from .collab import CollabDocuments
+from .documents import Documents
 from .handlers import route_table
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DshJupyter", "DshJupyterApp"]
@@ -70,9 +71,10 @@ class DshJupyter(SettingTraits, ExtensionApp):
     ).tag(config=True)
     live_documents = Bool(
         True,
-        help="With jupyter-collaboration running, read and change a notebook that is open in JupyterLab "
-        "through its shared document (so the change shows at once and unsaved typing is kept); False: "
-        "always the file.",
+        help="Read and change a file that is open in JupyterLab through its open document: with "
+        "jupyter-collaboration its shared document (the change shows at once, unsaved typing is kept, a "
+        "write is merged), without it the tab that has it open (which saves the change, or refuses it "
+        "while it holds unsaved changes); False: always the file.",
     ).tag(config=True)
 
     @property
@@ -117,8 +119,9 @@ class DshJupyter(SettingTraits, ExtensionApp):
             self.log.error("dsh_jupyter is not started: %s", exc)
             raise
         if self.live_documents:
-            # notebooks open in JupyterLab are edited in their shared documents (server/collab.py)
-            workspace.documents = CollabDocuments(self.server, self.server.io_loop.asyncio_loop)  # type: ignore[attr-defined]
+            # files open in JupyterLab are read and changed in their shared documents (server/collab.py)
+            collab = CollabDocuments(self.server, self.server.io_loop.asyncio_loop)  # type: ignore[attr-defined]
+            workspace.documents = Documents(collab)
         self.workspace = workspace
         self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
         self.search_executor = ThreadPoolExecutor(max_workers=self.search_threads, thread_name_prefix="dsh-search")

@@ -28,6 +28,7 @@ one checked, or import jupyter_server_ydoc when it is not installed (it is looke
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import difflib
 import hashlib
@@ -36,7 +37,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import nbformat
 
@@ -334,21 +335,70 @@ class CollabDocuments:
         self._seen.put(version, content, len(content) if isinstance(content, str) else len(json.dumps(content)))
         return version
 
-    def moved(self, old_real: str, new_real: str) -> None:
-        """Tell the file-id service, so the file keeps its id: its room (and with it the document's
-        ``path``, which JupyterLab's tab follows) goes with it. Best effort."""
+    def _loaders(self, old: str) -> list:
+        """The file loaders (whose lock every save of a room takes) of the open files at or below ``old``."""
+        ext = self._extension()
+        ids = self.serverapp.web_app.settings.get("file_id_manager")
+        if ext is None or ids is None:
+            return []
+        found = []
+        file_id = ids.get_id(old)
+        if file_id is not None and file_id in ext.file_loaders:
+            found.append(ext.file_loaders[file_id])
+        prefix = old.rstrip("/") + "/"
+        for room in list(getattr(ext.ywebsocket_server, "rooms", {}).values()):
+            loader = getattr(room, "_file", None)  # a folder moved: the rooms of the files below it
+            try:
+                below = loader is not None and loader.path.startswith(prefix)
+            except Exception:
+                below = False
+            if below and loader not in found:
+                found.append(loader)
+        return found
+
+    @contextlib.contextmanager
+    def moving(self, old_real: str, new_real: str) -> Iterator[None]:
+        """Hold the saves of the rooms of the files being moved (each room saves under its file
+        loader's lock: a save in flight would make the file again at its old path), and once the
+        rename is done tell the file-id service, so the files keep their ids: their rooms (and with
+        them each document's ``path``, which JupyterLab's tab follows) go with them."""
         old, new = self._rel(old_real), self._rel(new_real)
         ids = self.serverapp.web_app.settings.get("file_id_manager")
-        if old is None or new is None or ids is None:
+        if old is None or new is None or ids is None or self._extension() is None:
+            yield
             return
+        held = threading.Event()
+        box: dict = {}
 
-        async def tell():
-            ids.move(old, new)
+        async def hold():
+            box["release"] = release = asyncio.Event()
+            loaders = self._loaders(old)
+            for loader in loaders:
+                await loader._lock.acquire()
+            try:
+                held.set()
+                await release.wait()
+                if box.get("done"):
+                    ids.move(old, new)
+            finally:
+                for loader in reversed(loaders):
+                    loader._lock.release()
 
+        future = asyncio.run_coroutine_threadsafe(hold(), self.loop)
+        if not held.wait(_WAIT_S):
+            future.cancel()
+            log.warning("could not hold the saves of %s for a move; moving without", old)
+            yield
+            return
         try:
-            self._run(tell)
-        except Exception as exc:  # the move is done; an open tab may stay on the old path
-            log.warning("could not tell Jupyter's file ids that %s moved to %s: %s", old, new, exc)
+            yield
+            box["done"] = True
+        finally:
+            self.loop.call_soon_threadsafe(box["release"].set)
+            try:
+                future.result(_WAIT_S)
+            except Exception as exc:  # the move is done; an open tab may stay on the old path
+                log.warning("could not tell Jupyter's file ids that %s moved to %s: %s", old, new, exc)
 
     def save_in_tabs(self, real: str, content: str, notebook: bool) -> bool:
         return False  # shared documents have no tabs of their own: see presence (shared=True)

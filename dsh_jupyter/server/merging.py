@@ -15,7 +15,8 @@ either side: a conflict is ``MergeConflict``, and the caller changes nothing.
 
 from __future__ import annotations
 
-import copy
+import argparse
+import json
 
 import nbformat
 
@@ -74,8 +75,15 @@ def merge_notebooks(base: dict, mine: dict, theirs: dict) -> dict:
         return theirs
     if theirs == base or mine == theirs:
         return mine
-    nodes = [nbformat.from_dict(copy.deepcopy(nb)) for nb in (base, mine, theirs)]
-    merged, decisions = nbdime_merge(nodes[0], nodes[1], nodes[2])
+    # one form for all three: sources and output text joined (a file may hold them as lists of lines)
+    nodes = [nbformat.reads(json.dumps(nb), as_version=nbformat.NO_CONVERT) for nb in (base, mine, theirs)]
+    if nodes[1] == nodes[0]:
+        return theirs
+    # conflicts are recorded, never resolved inline; execution counts are content, not transients
+    args = argparse.Namespace(
+        merge_strategy=None, input_strategy=None, output_strategy=None, ignore_transients=False, log_level="INFO"
+    )
+    merged, decisions = nbdime_merge(nodes[0], nodes[1], nodes[2], args)
     conflicts = [d for d in decisions if d.conflict]
     if conflicts:
         names = []
@@ -84,7 +92,7 @@ def merge_notebooks(base: dict, mine: dict, theirs: dict) -> dict:
             if len(path) >= 2 and path[0] == "cells" and isinstance(path[1], int):
                 name = _cell_name(theirs.get("cells", []), path[1])
             elif path and path[0] == "cells":
-                name = "the cells' order"
+                name = "cells added, removed or moved beside a cell the person changed"
             else:
                 name = "the notebook's " + ("/".join(str(p) for p in path) or "structure")
             if name not in names:

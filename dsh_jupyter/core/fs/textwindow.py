@@ -181,6 +181,17 @@ def _window_whole(fd: int, offset: int, count: int, raw_lines: list[bytes] | Non
     return Window([_decode(b) for b in selected], total, end >= total)
 
 
+def window_of_text(text: str, offset: int, count: int) -> Window:
+    """A window of a text held in memory (a shared document's), lines as a file's would be."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    total = len(lines)
+    selected = lines[offset - 1 : offset - 1 + count]
+    end = offset - 1 + len(selected)
+    return Window([line[:-1] if line.endswith("\r") else line for line in selected], total, end >= total)
+
+
 def _marks_in(newlines, lines_before: int, base: int, n: int) -> list[tuple[int, int]]:
     """The every-65,536th line starts among the ``n`` newlines of a chunk read at byte ``base``.
 

@@ -7,7 +7,16 @@ from collections.abc import Iterable
 
 from ..text.quoting import quote_name
 
-__all__ = ["count", "envelope", "human_size", "utc_time"]
+__all__ = ["READ_OPEN_NOTES", "count", "envelope", "human_size", "utc_time"]
+
+# What a read says when a person has the file open in JupyterLab (value["open"], tools.opened), one
+# sentence before the footer; a shared notebook keeps its own (render.notebook.LIVE_NOTE).
+READ_OPEN_NOTES = {
+    "shared": "(This file is open in JupyterLab: shown as its live document, unsaved changes included.)",
+    "tab": "(This file is open in JupyterLab, with no unsaved changes.)",
+    "unsaved": "(This file is open in JupyterLab with unsaved changes, which this read does not show; a change to "
+    "it is refused until they are saved.)",
+}
 
 
 def count(n: int, singular: str, plural: str | None = None) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from ..text.quoting import in_message, quote_name
-from .common import count, envelope
+from .common import READ_OPEN_NOTES, count, envelope
 
 __all__ = ["OUTPUT_TRUNCATED", "cell_text", "notebook_footer", "render_cell", "render_notebook"]
 
@@ -141,4 +141,6 @@ def render_notebook(value: dict) -> str:
     footer = notebook_footer(first, last, value["totalCells"], value["capped"])
     if value.get("live"):
         footer = f"{LIVE_NOTE}\n{footer}"
+    elif value.get("open"):  # open in a tab, without collaboration
+        footer = f"{READ_OPEN_NOTES[value['open']]}\n{footer}"
     return envelope(value["path"], "notebook", lines, footer)

@@ -7,7 +7,7 @@ format, pixel size and bytes (the image itself is not text: surfaces that can, s
 
 from __future__ import annotations
 
-from .common import count, envelope
+from .common import READ_OPEN_NOTES, count, envelope
 from .notebook import render_notebook
 
 __all__ = ["image_summary", "read_footer", "render_read"]
@@ -59,4 +59,6 @@ def render_read(value: dict) -> str:
     footer = read_footer(first, last, value["totalLines"], value["capped"])
     if value.get("note"):  # a .ipynb shown as text says why it is not shown as cells
         footer = f"{value['note']}\n{footer}"
+    if value.get("open"):  # a person has it open in JupyterLab
+        footer = f"{READ_OPEN_NOTES[value['open']]}\n{footer}"
     return envelope(value["path"], "file", lines, footer)

@@ -9,19 +9,36 @@ __all__ = ["render_edit", "render_move", "render_write"]
 
 
 _LIVE = " The change went to the notebook open in Jupyter, which saves it."
+# A person has the file open in JupyterLab (value["open"], tools.opened): where the change went.
+_OPEN = {
+    "shared": " The change went to the file open in JupyterLab, which saves it.",
+    "tab": " The change went to the file open in JupyterLab, which saved it.",
+}
+_MERGED = " The person's changes since this session read it were kept."
+_MOVED_OPEN = " It was open in JupyterLab, and its tab follows it."
+
+
+def _where(value: dict) -> str:
+    """The sentence on where a change went: an open notebook's document, an open file, or nothing."""
+    if value.get("live"):
+        said = _LIVE
+    else:
+        said = _OPEN.get(value.get("open", ""), "")
+    return said + (_MERGED if value.get("merged") else "")
 
 
 def render_write(value: dict) -> str:
     status = "Created file" if value["operation"] == "create" else "Updated file"
-    if value.get("live"):
-        status += "." + _LIVE
+    where = _where(value)
+    if where:
+        status += "." + where
     return f"<path>{quote_name(value['path'])}</path>\n<type>file</type>\n<content>\n{status}\n</content>"
 
 
 def render_edit(value: dict) -> str:
     """What the edit changed (or, in a dry run, would change), then its unified diff."""
     path = quote_name(value["path"])
-    live = _LIVE if value.get("live") else ""
+    live = _where(value)
     n = value["replacements"]
     if value.get("dryRun"):
         what = f"The {value['edits']} edits" if "edits" in value else "The edit"
@@ -40,16 +57,15 @@ def render_edit(value: dict) -> str:
     shown = value["diff"].count("\n") + 1
     footer = f"\n(Showing {shown} of {value['diffLines']} diff lines.)" if shown < value["diffLines"] else ""
     return f"{head}\n{value['diff']}{footer}"
-    if value.get("replaceAll"):
-        return f"The file {path} has been updated. All occurrences were successfully replaced.{live}"
-    return f"The file {path} has been updated successfully.{live}"
 
 
 def render_move(value: dict) -> str:
     kind = {"file": "file ", "directory": "directory "}.get(value["type"], "")
     text = f"Moved {kind}{quote_name(value['source'])} to {quote_name(value['destination'])}"
     if value.get("replaced"):
-        return text + ", replacing the file that was there."
-    if value.get("createdParents"):
-        return text + ", creating the missing parent directories."
-    return text + "."
+        text += ", replacing the file that was there."
+    elif value.get("createdParents"):
+        text += ", creating the missing parent directories."
+    else:
+        text += "."
+    return text + (_MOVED_OPEN if value.get("open") else "")

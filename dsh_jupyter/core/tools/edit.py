@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ..documents import DocumentChanged
 from ..errors import Codes, ToolError
 from ..fs.files import file_version, pread_upto
 from ..fs.textwindow import BINARY_SNIFF_BYTES
@@ -30,9 +31,21 @@ from ..text.quoting import in_message, quote_name
 from .cells import check_written, notebook_edit
 from .context import CallContext
 from .editsteps import MAX_EDITS, Step, edit_steps
-from .edittext import apply_steps
+from .edittext import apply_steps, byte_size
 from .live_notebooks import edit_live
-from .spec import BOOLEAN, INTEGER, NAME, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
+from .opened import (
+    SHARED,
+    TAB,
+    UNSAVED,
+    check_shared_observed,
+    presence,
+    record_if_saved,
+    record_version,
+    save_in_tabs,
+    shared_text,
+    unsaved,
+)
+from .spec import BOOLEAN, INTEGER, NAME, OPEN, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
 from .write import BOM, check_writable, current_stat, encode_text, open_existing, refuse_path, replace_gated
 
 __all__ = ["EDIT", "execute_edit"]
@@ -59,15 +72,25 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
         notebook = is_notebook_name(target.lexical)
         if args.get("cell_id") is not None and not notebook:
             raise ToolError(Codes.ARGUMENT_INVALID, "cell_id applies to notebooks (.ipynb files) only")
+        pres = presence(ctx, target)  # a person has it open in JupyterLab (tools.opened)
         live = edit_live(ctx, target, steps, args.get("cell_id"), batch, dry_run) if notebook else None
         if live is not None:
-            return _value(shown, steps, batch, dry_run, live.replacements, live.diff, sorted(live.sources), True)
+            value = _value(shown, steps, batch, dry_run, live.replacements, live.diff, sorted(live.sources), True)
+            return {**value, "open": SHARED}
+        shared = None if notebook else shared_text(ctx, target, pres)
+        if shared is not None:  # its shared document, not the file under it
+            return _edit_shared(ctx, target, shared, steps, batch, dry_run)
         if ctx.store is None:
             raise state_unavailable("edit", shown)
+        tabs = pres if pres is not None and not pres.shared else None  # open in a tab, no collaboration
+        if tabs is not None and tabs.unsaved and not dry_run:
+            raise unsaved("edit", shown)
         # The whole edit is computed before the write gate is taken: the gate, which every writer
         # in every process waits for, only sees the version compared and the file replaced.
         plan = _plan(ctx, target, steps, args.get("cell_id"), batch, notebook)
-        if not dry_run:  # a dry run changes nothing and records nothing: it never takes the gate
+        if not dry_run and tabs is not None and save_in_tabs(ctx, target, tabs, plan.data, notebook, "edit"):
+            record_if_saved(ctx, target, plan.data, "edit")  # the tab that has it open saved it
+        elif not dry_run:  # a dry run changes nothing and records nothing: it never takes the gate
             with ctx.changing("edit", shown, lambda: [target.change()]) as gate:
                 st = current_stat(target)
                 if st is None:
@@ -77,7 +100,40 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
                 if file_version(st) != file_version(plan.version):  # changed since the edit was computed
                     raise changed_since_read("write", shown)
                 replace_gated(ctx, gate, target, plan.data, plan.version, "edit")
-    return _value(shown, steps, batch, dry_run, plan.found, plan.diff, plan.cells, False)
+    value = _value(shown, steps, batch, dry_run, plan.found, plan.diff, plan.cells, False)
+    if pres is not None:
+        value["open"] = UNSAVED if pres.unsaved else TAB
+    return value
+
+
+def _edit_shared(ctx: CallContext, target, shared: tuple[str, str], steps: list[Step], batch: bool, dry_run: bool):
+    """The edit made in the shared document of a text file open with collaboration.
+
+    Computed from a snapshot before the gate, as on a file; inside the gate the session's
+    observation is checked again, and the document takes the new text only if it is still at the
+    snapshot's version (a person typing meanwhile: ``changed since this session last read it``).
+    """
+    shown = target.display
+    docs = ctx.documents
+    assert docs is not None
+    if ctx.store is None:
+        raise state_unavailable("edit", shown)
+    st = target.entry.st
+    if st is not None:
+        check_writable(target, st, "edit")
+    text, version = shared
+    check_shared_observed(ctx.store, ctx, target, version, text, "write")  # a first check
+    result, found, _size = apply_steps(text, byte_size(text), 0, ctx.settings.edit_max_bytes, steps, batch, shown)
+    diff = diff_page([(text, result, quote_name(shown))])
+    if not dry_run:
+        with ctx.changing("edit", shown, lambda: [target.change()]) as gate:
+            check_shared_observed(gate, ctx, target, version, text, "write")
+            try:
+                new_version = docs.replace_text(target.real, version, result)
+            except DocumentChanged:
+                raise changed_since_read("edit", shown) from None
+            record_version(ctx, gate, target, new_version, "edit")
+    return {**_value(shown, steps, batch, dry_run, found, diff, None, False), "open": SHARED}
 
 
 def _plan(ctx: CallContext, target, steps: list[Step], cell_id: str | None, batch: bool, notebook: bool) -> _Planned:
@@ -167,6 +223,7 @@ EDIT_OUTPUT = value_schema(
         "dryRun": BOOLEAN,
         "cells": {"type": "array", "items": INTEGER},
         "live": BOOLEAN,
+        "open": OPEN,
     },
     ("path", "replacements", "diff", "diffLines"),
 )

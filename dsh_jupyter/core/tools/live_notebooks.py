@@ -1,4 +1,4 @@
-"""``edit`` and ``write`` of a notebook that is open in Jupyter: through its shared document.
+"""``edit`` of a notebook that is open in Jupyter: through its shared document, cell by cell.
 
 Why it exists: when the server has a live-document source (``core.documents``) and the notebook is
 open, the document, not the file, is what the person sees and what Jupyter will save. Changing
@@ -6,7 +6,8 @@ the document keeps the person's unsaved typing and shows the change at once; cha
 would be overwritten or reload the document. The read-before-write gate holds as for files, with
 the document's version in place of the file's: an edit is computed from a snapshot before the
 cross-process write gate is taken; the check of that version, the change and the recording of
-the new version happen inside it.
+the new version happen inside it. (A ``write`` of an open notebook merges into the document:
+``write.py`` with ``opened.py``.)
 
 What it must never do: change a document whose version this session did not read, save a
 notebook nbformat does not validate, or touch the file (Jupyter saves the document).
@@ -17,14 +18,14 @@ from __future__ import annotations
 from ..documents import DocumentChanged
 from ..errors import Codes, ToolError
 from ..fs.files import can_write
-from ..notebooks.format import notebook_from_dict, notebook_problem, parse_notebook, with_sources
+from ..notebooks.format import notebook_from_dict, notebook_problem, with_sources
 from ..state.gate import changed_since_read, check_observed_version, observation_key, state_unavailable
 from ..text.quoting import in_message
 from .cells import CellsEdit, edit_sources
 from .context import CallContext
 from .editsteps import Step
 
-__all__ = ["edit_live", "write_live"]
+__all__ = ["edit_live"]
 
 
 def _writable(target, verb: str) -> None:
@@ -87,27 +88,3 @@ def edit_live(
             raise changed_since_read("edit", shown) from None
         _record(ctx, gate, target, new_version, "edit")
     return done
-
-
-def write_live(ctx: CallContext, target, data: bytes) -> dict | None:
-    """The write made as the open document's new content; None when the notebook is not open.
-
-    ``data`` was validated by the caller.
-    """
-    docs = ctx.documents
-    if docs is None or target.in_spill or not target.exists or docs.snapshot(target.real) is None:
-        return None
-    shown = target.display
-    _writable(target, "write")
-    notebook = parse_notebook(data).data
-    with ctx.changing("write", shown, lambda: [target.change()]) as gate:
-        snap = docs.snapshot(target.real)
-        if snap is None:
-            raise changed_since_read("write", shown)
-        check_observed_version(gate, ctx.session_key, target.real, snap[1], "write", shown)
-        try:
-            new_version = docs.replace_notebook(target.real, snap[1], notebook)
-        except DocumentChanged:
-            raise changed_since_read("write", shown) from None
-        _record(ctx, gate, target, new_version, "write")
-    return {"path": shown, "operation": "update", "bytes": len(data), "live": True}

@@ -32,7 +32,8 @@ from ..render.writing import render_move
 from ..state.gate import check_observed, observation_key
 from ..text.quoting import in_message
 from .context import CallContext
-from .spec import BOOLEAN, PATH, STRING, ToolSpec, object_schema, value_schema
+from .opened import SHARED, TAB, moving, presence, unsaved
+from .spec import BOOLEAN, OPEN, PATH, STRING, ToolSpec, object_schema, value_schema
 from .write import check_writable, refuse_outside
 
 __all__ = ["MOVE", "execute_move"]
@@ -154,15 +155,24 @@ def execute_move(ctx: CallContext, args: dict) -> dict:
     refuse_outside(ctx, destination, _DESTINATION)
     with ctx.resolve(source, _SOURCE, follow_last=False) as src:
         _check_source(ctx, src, source)
+        pres = presence(ctx, src)  # a person has it open in JupyterLab (tools.opened)
+        if pres is not None and not pres.shared and pres.unsaved:
+            raise unsaved(_SOURCE, src.display)  # its tab would save the unsaved copy at the old path
         dst, made = _resolve_destination(ctx, destination, src)
         with dst:
             try:
-                with ctx.changing(_SOURCE, src.display, lambda: _changes(src, dst)) as gate:
+                # the open document's saves are held while it moves, and told where it went after
+                with (
+                    ctx.changing(_SOURCE, src.display, lambda: _changes(src, dst)) as gate,
+                    moving(ctx, src.real, dst.real),
+                ):
                     value = _move(ctx, gate, src, dst, overwrite)
             except BaseException:
                 dst.entry.remove_created()
                 raise
     value["createdParents"] = made
+    if pres is not None:
+        value["open"] = SHARED if pres.shared else TAB
     return value
 
 
@@ -272,6 +282,7 @@ MOVE_OUTPUT = value_schema(
         "type": {"enum": ["file", "directory", "other"]},
         "replaced": BOOLEAN,
         "createdParents": BOOLEAN,
+        "open": OPEN,
     }
 )
 

@@ -8,7 +8,7 @@ from itertools import accumulate
 from ..caches.lines import NO_MARKS
 from ..errors import Codes, ToolError
 from ..fs.files import file_version
-from ..fs.textwindow import NotText, read_tail, read_window
+from ..fs.textwindow import NotText, read_tail, read_window, window_of_text
 from ..notebooks.format import is_notebook_name
 from ..render.reading import render_read
 from ..state.gate import record_read
@@ -16,7 +16,8 @@ from ..text.quoting import in_message
 from .cells import read_cells
 from .context import CallContext
 from .image_read import read_image
-from .spec import BOOLEAN, INTEGER, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
+from .opened import SHARED, TAB, UNSAVED, presence, shared_text
+from .spec import BOOLEAN, INTEGER, OPEN, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
 
 __all__ = ["BOM", "READ", "execute_read"]
 
@@ -43,10 +44,14 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
                 image = read_image(ctx, target, fd, fst)
                 if image is not None:
                     return image
+            pres = presence(ctx, target)  # a person has it open in JupyterLab: the answer says so
             if is_notebook_name(target.lexical) and not target.in_spill:  # a notebook reads as cells
                 cells, note = read_cells(ctx, target, fd, fst, offset, limit)
                 if cells is not None:
-                    return cells
+                    return _opened(cells, pres)
+            shared = shared_text(ctx, target, pres)
+            if shared is not None:  # its shared document, unsaved typing included
+                return _opened(_read_shared(ctx, target, shared, offset, limit), pres)
             # A streamed file's known line starts (lineindex): a continuation seeks, never recounts.
             marks = (
                 NO_MARKS
@@ -95,7 +100,36 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         }
         if note is not None:
             value["note"] = note
-        return value
+        return _opened(value, pres)
+
+
+def _opened(value: dict, pres) -> dict:
+    """Say in the value that a person has the file open, and how (``tools.opened``)."""
+    if pres is not None:
+        value["open"] = SHARED if pres.shared else (UNSAVED if pres.unsaved else TAB)
+    return value
+
+
+def _read_shared(ctx: CallContext, target, shared: tuple[str, str], offset: int, limit: int) -> dict:
+    """A window of an open file's shared document, recording the document's version as read."""
+    s = ctx.settings
+    text, version = shared
+    window = window_of_text(text, 1, 0)
+    total = window.total or 0
+    if offset < 0:
+        offset = max(1, total + offset + 1)
+    window = window_of_text(text, offset, limit)
+    if not window.lines and offset > 1:
+        raise ToolError(
+            Codes.ARGUMENT_INVALID,
+            f"offset {offset} is out of range for {in_message(target.display)} ({_line_count(total)})",
+        )
+    raw = window.lines
+    if offset == 1 and raw and raw[0].startswith(BOM):
+        raw = [raw[0][1:], *raw[1:]]
+    lines, capped = _fit(raw, offset, s.read_max_line_length, s.read_max_bytes)
+    record_read(ctx.store, ctx.session_key, target.real, version)
+    return {"path": target.display, "offset": offset, "lines": lines, "totalLines": total, "capped": capped}
 
 
 def _fit(raw: list[str], offset: int, max_chars: int, max_bytes: int) -> tuple[list[dict], bool]:
@@ -159,6 +193,7 @@ _TEXT_READ = value_schema(
         "totalLines": nullable(INTEGER),  # null: a streamed window that ended before the end of the file
         "capped": BOOLEAN,
         "note": STRING,
+        "open": OPEN,
     },
     ("path", "offset", "lines", "totalLines"),
 )
@@ -210,6 +245,7 @@ _NOTEBOOK_READ = value_schema(
         "totalCells": INTEGER,
         "capped": BOOLEAN,
         "live": BOOLEAN,
+        "open": OPEN,
     },
     ("path", "type", "offset", "cells", "totalCells"),
 )

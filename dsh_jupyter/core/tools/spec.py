@@ -91,6 +91,11 @@ def nullable(schema: dict) -> dict:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+# How a person has the file open in JupyterLab (``tools.opened``): its shared document (collaboration),
+# a tab without unsaved changes, or a tab with unsaved changes (read only: a change is refused).
+OPEN = {"enum": ["shared", "tab", "unsaved"]}
+
+
 def value_schema(props: dict, required: tuple[str, ...] | None = None) -> dict:
     """An output value: these properties (all required unless ``required`` says which); more allowed.
 

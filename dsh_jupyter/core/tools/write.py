@@ -19,20 +19,31 @@ import os
 import re
 import stat as statmod
 
+from ..documents import Presence
 from ..errors import Codes, ToolError
 from ..fs.files import Changed, can_write, create_file, file_version, replace_file
 from ..fs.resolver import RETRIES, display_path
 from ..fs.rewrite import needs_in_place, rewrite_in_place
 from ..fs.textwindow import BINARY_SNIFF_BYTES
 from ..fs.visibility import backups_folder
-from ..notebooks.format import is_notebook_name
+from ..notebooks.format import NotNotebook, is_notebook_name, parse_notebook
 from ..render.writing import render_write
-from ..state.gate import check_observed, observation_key
+from ..state.gate import changed_since_read, check_observed, observation_key, state_unavailable
 from ..text.quoting import in_message
 from .cells import check_written
 from .context import CallContext
-from .live_notebooks import write_live
-from .spec import BOOLEAN, INTEGER, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
+from .opened import (
+    SHARED,
+    TAB,
+    base_for_merge,
+    merged,
+    presence,
+    record_if_saved,
+    record_version,
+    save_in_tabs,
+    unsaved,
+)
+from .spec import BOOLEAN, INTEGER, OPEN, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
 
 __all__ = [
     "BOM",
@@ -188,11 +199,17 @@ def execute_write(ctx: CallContext, args: dict) -> dict:
     if notebook:  # a notebook is saved only when nbformat validates it; before any folder is made
         check_written(data, display_path(ctx.resolver.lexical(ctx.cwd, path)[1], ctx.cwd))
     with ctx.resolve(path, "write", make_parents=True) as target:
-        if notebook:
-            live = write_live(ctx, target, data)
-            if live is not None:
-                return live
+        pres = presence(ctx, target) if target.exists else None  # a person has it open (tools.opened)
+        if pres is not None and pres.shared:
+            return _write_shared(ctx, target, data, notebook)
+        tabs = pres  # open in a tab, without collaboration: the tab saves it, or refuses
+        if tabs is not None and tabs.unsaved:
+            raise unsaved("write", target.display)
         try:
+            if tabs is not None:
+                kept = _in_tabs(ctx, target, tabs, data, notebook)
+                if kept is not None:
+                    return {"path": target.display, "operation": "update", "bytes": len(kept), "open": TAB}
             with ctx.changing("write", target.display, lambda: [target.change()]) as gate:
                 old = current_stat(target)
                 if old is None:
@@ -217,6 +234,74 @@ def execute_write(ctx: CallContext, args: dict) -> dict:
             target.entry.remove_created()
             raise
         return {"path": target.display, "operation": "create" if old is None else "update", "bytes": len(data)}
+
+
+def _checked(ctx: CallContext, gate, target, data: bytes) -> tuple[bytes, os.stat_result]:
+    """Everything that can refuse replacing the existing file (binary, permission, this session's
+    read of its current version); ``data`` in the file's style (line endings, BOM, final newline)."""
+    old = current_stat(target)
+    if old is None:
+        raise changed_since_read("write", target.display)
+    fd, fst = open_existing(target, old, "write")
+    try:
+        head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
+        if b"\0" in head:
+            raise ToolError(
+                Codes.FS_NOT_TEXT,
+                f"cannot write {in_message(target.display)}: binary file; write replaces text files only",
+            )
+        check_writable(target, fst, "write")
+        check_observed(gate, ctx.session_key, target.real, fst, "write", target.display)
+        return _keep_style(fd, fst, head, data), fst
+    finally:
+        os.close(fd)
+
+
+def _in_tabs(ctx: CallContext, target, tabs: Presence, data: bytes, notebook: bool) -> bytes | None:
+    """The write handed to the tabs that have the file open, which save it; the bytes saved, or
+    None when no tab has it open any more (then it is written as a file)."""
+    if ctx.store is None:
+        raise state_unavailable("write", target.display)
+    kept, _version = _checked(ctx, ctx.store, target, data)  # a first check, without the gate
+    if not save_in_tabs(ctx, target, tabs, kept, notebook, "write"):
+        return None
+    record_if_saved(ctx, target, kept, "write")
+    return kept
+
+
+def _write_shared(ctx: CallContext, target, data: bytes, notebook: bool) -> dict:
+    """A write of a file open with collaboration: merged into its shared document (``tools.opened``).
+
+    The base is what this session read; the person's changes since are kept, and where they and
+    the write change the same lines or cells nothing is changed (``FS_OPEN_CONFLICT``).
+    """
+    shown = target.display
+    st = target.entry.st
+    if st is not None:
+        check_writable(target, st, "write")
+    base = base_for_merge(ctx, target, "write")
+    if notebook:
+        content: str | dict = parse_notebook(data).data
+        if isinstance(base, str):  # the session read the file: its text is the notebook it read
+            try:
+                base = parse_notebook(base.encode("utf-8", "surrogateescape")).data
+            except NotNotebook:
+                raise changed_since_read("write", shown) from None
+    else:
+        content = data.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
+        if not isinstance(base, str):
+            raise changed_since_read("write", shown)
+    with ctx.changing("write", shown, lambda: [target.change()]) as gate:
+        version = merged(ctx, target, base, content, notebook, "write")
+        record_version(ctx, gate, target, version, "write")
+    assert ctx.documents is not None
+    result = ctx.documents.remembered(target.real, version)
+    value: dict = {"path": shown, "operation": "update", "bytes": len(data), "open": SHARED}
+    if notebook:
+        value["live"] = True
+    if result is not None and result != content:
+        value["merged"] = True  # the person's changes since the read were kept beside the write's
+    return value
 
 
 def _create(ctx: CallContext, gate, target, data: bytes) -> None:
@@ -254,7 +339,14 @@ def _keep_style(fd: int, old: os.stat_result, sample: bytes, data: bytes) -> byt
 
 
 WRITE_OUTPUT = value_schema(
-    {"path": STRING, "operation": {"enum": ["create", "update"]}, "bytes": INTEGER, "live": BOOLEAN},
+    {
+        "path": STRING,
+        "operation": {"enum": ["create", "update"]},
+        "bytes": INTEGER,
+        "live": BOOLEAN,
+        "open": OPEN,
+        "merged": BOOLEAN,  # a shared document's changes since this session read it were kept
+    },
     ("path", "operation", "bytes"),
 )
 

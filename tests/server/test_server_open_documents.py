@@ -1,0 +1,214 @@
+"""Files a person has open, on a real ``jupyter server`` with jupyter-collaboration: the tools go
+through the shared document, never the file under it.
+
+The person is a Y.js client of the server's collaboration (``tests/collab_person.py``), typing into
+the shared document as their tab would; the agent calls the tools over REST. After every scenario
+the person's document and the file the room saves hold every character the person typed and
+every change the agent was told it made, or the agent was refused and nothing changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import nbformat
+import pytest
+from nbformat import v4
+
+from collab_person import person, type_at, until
+from servers import JupyterProcess
+
+pytestmark = pytest.mark.slow
+
+TOKEN = "open-docs-token"
+SOURCE = "".join(f"line {i}\n" for i in range(1, 11))
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("open-docs")
+    root = tmp / "tree"
+    root.mkdir()
+    root = type(root)(os.path.realpath(root))
+    srv = JupyterProcess.start(tmp, root, token=TOKEN, timeout=90,
+                               extra_args=["--YDocExtension.document_save_delay=0.5"])
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def fresh(server, name: str, text: str = SOURCE):
+    (server.root / name).write_text(text)
+    return name
+
+
+async def agent(server, tool: str, session: str, **args) -> dict:
+    return await asyncio.to_thread(server.tool, tool, session, **args)
+
+
+def on_disk(server, name: str, predicate, timeout: float = 20.0) -> str:
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        text = (server.root / name).read_text()
+        if predicate(text):
+            return text
+        time.sleep(0.1)
+    raise AssertionError(f"{name} on disk never matched: {text!r}")
+
+
+def test_read_shows_the_open_document_with_the_persons_unsaved_typing(server):
+    name = fresh(server, "r.py")
+
+    async def scenario():
+        async with person(server, name) as doc:
+            type_at(doc, 0, "# typed\n")
+            await until(lambda: "# typed" in doc.get())
+            await asyncio.sleep(0.2)
+            return await agent(server, "read", "r", file_path=name, limit=2)
+
+    read = asyncio.run(scenario())
+    assert read["text"] == (
+        "<path>r.py</path>\n<type>file</type>\n<content>\n1: # typed\n2: line 1\n\n"
+        "(This file is open in JupyterLab: shown as its live document, unsaved changes included.)\n"
+        "(Showing lines 1-2 of 11. Use offset=3 to continue.)\n</content>"
+    )
+    assert read["value"]["open"] == "shared"
+
+
+def test_an_edit_goes_into_the_open_document_and_keeps_the_persons_typing(server):
+    name = fresh(server, "e.py")
+
+    async def scenario():
+        async with person(server, name) as doc:
+            type_at(doc, len(doc.get()), "# person at the end\n")
+            await until(lambda: "person at the end" in doc.get())
+            await asyncio.sleep(0.2)
+            await agent(server, "read", "e", file_path=name)
+            edit = await agent(server, "edit", "e", file_path=name, old_string="line 3", new_string="LINE THREE")
+            await until(lambda: "LINE THREE" in doc.get(), what="the edit reaching the person's tab")
+            type_at(doc, 0, "# typed after\n")  # the person keeps typing
+            await until(lambda: doc.get().startswith("# typed after"))
+            return edit, doc.get()
+
+    edit, seen = asyncio.run(scenario())
+    assert edit["text"].split("\n")[0] == (
+        "The file e.py has been updated successfully. The change went to the file open in JupyterLab, which saves it."
+    )
+    assert edit["value"]["open"] == "shared"
+    assert seen == "# typed after\n" + SOURCE.replace("line 3", "LINE THREE") + "# person at the end\n"
+    on_disk(server, name, lambda t: t == seen)  # the room saved what the person sees: nothing lost
+
+
+def test_an_edit_after_the_person_typed_since_the_read_is_refused(server):
+    name = fresh(server, "g.py")
+
+    async def scenario():
+        async with person(server, name) as doc:
+            await agent(server, "read", "g", file_path=name)
+            type_at(doc, 0, "x")
+            await until(lambda: doc.get().startswith("x"))
+            await asyncio.sleep(0.2)
+            edit = await agent(server, "edit", "g", file_path=name, old_string="line 2", new_string="LINE 2")
+            await asyncio.sleep(0.3)
+            return edit, doc.get()
+
+    edit, seen = asyncio.run(scenario())
+    assert edit["isError"] and edit["value"]["code"] == "FS_NOT_OBSERVED"
+    # the gate speaks of writing for both tools, as on files
+    assert edit["text"] == 'Error: cannot write "g.py": it changed since this session last read it; read it again'
+    assert seen == "x" + SOURCE
+
+
+def test_a_write_is_merged_with_what_the_person_typed_since_the_read(server):
+    name = fresh(server, "w.py")
+
+    async def scenario():
+        async with person(server, name) as doc:
+            await agent(server, "read", "w", file_path=name)
+            type_at(doc, len(doc.get()), "# person\n")  # the person adds a line at the end ...
+            await until(lambda: "# person" in doc.get())
+            await asyncio.sleep(0.2)
+            new = SOURCE.replace("line 1\n", "first line\n")  # ... while the agent rewrites line 1
+            write = await agent(server, "write", "w", file_path=name, content=new)
+            await until(lambda: doc.get().startswith("first line"), what="the write reaching the tab")
+            return write, doc.get()
+
+    write, seen = asyncio.run(scenario())
+    assert write["text"] == (
+        "<path>w.py</path>\n<type>file</type>\n<content>\nUpdated file. The change went to the file open in "
+        "JupyterLab, which saves it. The person's changes since this session read it were kept.\n</content>"
+    )
+    assert write["value"]["merged"] is True and write["value"]["open"] == "shared"
+    assert seen == SOURCE.replace("line 1\n", "first line\n") + "# person\n"
+    on_disk(server, name, lambda t: t == seen)
+
+
+def test_a_write_that_changes_the_lines_the_person_changed_is_refused(server):
+    name = fresh(server, "c.py")
+
+    async def scenario():
+        async with person(server, name) as doc:
+            await agent(server, "read", "c", file_path=name)
+            type_at(doc, len("line 1\nline 2"), " (person)")
+            await until(lambda: "(person)" in doc.get())
+            await asyncio.sleep(0.2)
+            write = await agent(server, "write", "c", file_path=name, content=SOURCE.replace("line 2", "LINE 2"))
+            await asyncio.sleep(0.3)
+            return write, doc.get()
+
+    write, seen = asyncio.run(scenario())
+    assert write["isError"] and write["value"]["code"] == "FS_OPEN_CONFLICT"
+    assert write["text"] == (
+        'Error: cannot write "c.py": it is open in JupyterLab, and the person changed line 2 since this session '
+        "read it, which this change changes too; nothing was changed. Read it again"
+    )
+    assert seen == SOURCE.replace("line 2", "line 2 (person)")
+
+
+def test_a_moved_open_file_takes_its_document_along_and_never_comes_back(server):
+    name = fresh(server, "m.py")
+
+    async def scenario():
+        async with person(server, name) as doc:
+            await agent(server, "read", "m", file_path=name)
+            moved = await agent(server, "move", "m", source=name, destination="sub/moved.py")
+            await until(lambda: doc.path == "sub/moved.py", what="the document's path following the file")
+            type_at(doc, 0, "# typed after the move\n")  # the room saves this ... at the new path
+            await until(lambda: (server.root / "sub" / "moved.py").read_text().startswith("# typed after"),
+                        what="the room saving at the new path")
+            return moved
+
+    moved = asyncio.run(scenario())
+    assert moved["text"] == (
+        "Moved file m.py to sub/moved.py, creating the missing parent directories. It was open in JupyterLab, and its "
+        "tab follows it."
+    )
+    assert moved["value"]["open"] == "shared"
+    time.sleep(1.0)  # one more save delay: nothing makes the old path again
+    assert not (server.root / name).exists()
+
+
+def test_a_write_of_an_open_notebook_keeps_the_persons_cell(server):
+    nb = v4.new_notebook(cells=[v4.new_code_cell("a = 1", id="one"), v4.new_code_cell("b = 2", id="two")])
+    nbformat.write(nb, str(server.root / "n.ipynb"))
+
+    async def scenario():
+        async with person(server, "n.ipynb", notebook=True) as doc:
+            await agent(server, "read", "n", file_path="n.ipynb")
+            cell = doc.ycells[1]["source"]
+            cell.insert(len(str(cell)), "\nprint(b)")  # the person types in cell 2
+            await until(lambda: "print(b)" in doc.get()["cells"][1]["source"])
+            await asyncio.sleep(0.2)
+            mine = v4.new_notebook(cells=[v4.new_code_cell("a = 10", id="one"), v4.new_code_cell("b = 2", id="two")])
+            write = await agent(server, "write", "n", file_path="n.ipynb", content=nbformat.writes(mine))
+            assert not write["isError"], write["text"]
+            await until(lambda: doc.get()["cells"][0]["source"] == "a = 10", what="the write reaching the tab")
+            return write, [c["source"] for c in doc.get()["cells"]]
+
+    write, sources = asyncio.run(scenario())
+    assert write["value"]["merged"] is True and write["value"]["live"] is True, write
+    assert sources == ["a = 10", "b = 2\nprint(b)"]
