@@ -283,7 +283,8 @@ MOVE_OUTPUT = value_schema(
         "replaced": BOOLEAN,
         "createdParents": BOOLEAN,
         "open": OPEN,
-    }
+    },
+    ("source", "destination", "type", "replaced", "createdParents"),
 )
 
 MOVE = ToolSpec(
