@@ -7,7 +7,8 @@ exports ``DSH_STATE_PATH``/``DSH_ROOT``/``DSH_SPILL_ROOT`` so kernels started by
 to the same state, and ``DSH_SETTINGS`` (every setting, as JSON) so their ``%dsh`` pages as REST
 does, and registers the ``/dsh/api`` routes and the ``/dsh/mcp`` MCP endpoint. It also keeps
 JupyterLab from changing files a person only looks at: saves that change nothing write nothing
-(``contents_guard.py``).
+(``contents_guard.py``), and jupyter-collaboration's own state goes to Jupyter's data folder
+(``collab_state.py``).
 
 What it must never do: start with a setting the core refuses (a ``SettingsError`` stops the
 extension with the message naming the setting), keep a module-level Workspace (handlers reach it
@@ -30,6 +31,7 @@ from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
 from . import mcp_bridge as mcp
 from .collab import CollabDocuments
+from .collab_state import place_collaboration_state
 from .contents_guard import guard_contents
 from .handlers import route_table
 
@@ -135,6 +137,7 @@ class DshJupyter(SettingTraits, ExtensionApp):
                 "dsh_jupyter: saves are not checked for changes: the contents manager %s keeps no files on this disk",
                 type(self.server.contents_manager).__name__,
             )
+        place_collaboration_state(self.server, jupyter_data_dir(), self.log)
         self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
         self.search_executor = ThreadPoolExecutor(max_workers=self.search_threads, thread_name_prefix="dsh-search")
         # Kernels this server starts inherit these and attach to the same state.
