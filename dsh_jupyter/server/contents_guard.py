@@ -6,7 +6,7 @@ connects, the kernel's ``language_info`` lands in a notebook's metadata), so mer
 file rewrote it: a new modification time (``glob`` orders by it, so the file looked at became the
 newest), a ``.ipynb_checkpoints/`` folder for a notebook, and a CRLF file turned into LF (the room
 loads text with ``\\r\\n`` made ``\\n`` and saves the document back). Without collaboration the
-same ``save`` serves JupyterLab's saves and autosaves. ``guard_saves`` wraps the server's contents
+same ``save`` serves JupyterLab's saves and autosaves. ``guard_contents`` wraps the server's contents
 manager's ``save`` on that one instance: a save whose content is what the file already holds
 (line endings aside; for a notebook, the same notebook once Jupyter's transient values and the
 kernel's ``metadata.language_info`` are set aside) writes nothing and answers the file's current
@@ -93,11 +93,14 @@ def plan_save(model: dict, on_disk: bytes) -> dict | None:
 
 def _look(cm, model: dict, path: str) -> dict | None:
     """``plan_save`` against the file at ``path``, or ``model`` itself when there is nothing to
-    compare: no content, a chunk of an upload, no regular file there yet."""
+    compare: no content, a chunk of an upload, no regular file there (a missing one raises)."""
     if not isinstance(model, dict) or "chunk" in model or model.get("type") not in ("file", "notebook"):
         return model
     os_path = cm._get_os_path(path.strip("/"))
-    with open(os_path, "rb") as f:
+    if not stat.S_ISREG(os.stat(os_path).st_mode):
+        return model
+    fd = os.open(os_path, os.O_RDONLY | os.O_NONBLOCK)  # never waits on a FIFO put there meanwhile
+    with open(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             return model
         on_disk = f.read()
