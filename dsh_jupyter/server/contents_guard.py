@@ -41,6 +41,7 @@ import stat
 from typing import Any
 
 import nbformat
+from nbformat.notebooknode import NotebookNode
 from nbformat.v4.rwbase import rejoin_lines, strip_transient
 
 __all__ = ["UNCHANGED", "guard_contents", "plan_save"]
@@ -57,10 +58,21 @@ def _crlf_throughout(data: bytes) -> bool:
 
 def _notebook_key(nb: Any) -> Any:
     """A notebook as its saved content is compared: lines joined, transient values and the kernel's
-    ``language_info`` (which the front end copies from every kernel it connects) set aside."""
-    node = nbformat.from_dict(nb)  # a deep copy
-    if node.get("nbformat") != 4:
+    ``language_info`` (which the front end copies from every kernel it connects) set aside.
+
+    ``nb`` is a fresh copy (it is changed in place). nbformat's own ``rejoin_lines`` and
+    ``strip_transient`` do the work; they reach the notebook, its cells and their outputs by
+    attribute, so only those become ``NotebookNode`` (``from_dict`` would wrap every line of a
+    big notebook, several times slower)."""
+    if not isinstance(nb, dict) or nb.get("nbformat") != 4:
         return None
+    node = NotebookNode(nb)
+    node["cells"] = [
+        NotebookNode(cell, outputs=[NotebookNode(o) for o in cell["outputs"]])
+        if "outputs" in cell
+        else NotebookNode(cell)
+        for cell in node["cells"]
+    ]
     rejoin_lines(node)
     strip_transient(node)
     node.metadata.pop("language_info", None)
@@ -68,7 +80,7 @@ def _notebook_key(nb: Any) -> Any:
 
 
 def _same_notebook(content: Any, on_disk: bytes) -> bool:
-    new = _notebook_key(content)
+    new = _notebook_key(json.loads(json.dumps(content)))  # a deep copy, at C speed
     return new is not None and new == _notebook_key(json.loads(on_disk))
 
 
@@ -78,10 +90,16 @@ def plan_save(model: dict, on_disk: bytes) -> dict | None:
     ends every line with CRLF. Pure; raises on content the save itself would refuse."""
     kind, fmt, content = model.get("type"), model.get("format"), model.get("content")
     if kind == "file" and fmt == "text" and isinstance(content, str):
-        if _crlf_throughout(on_disk):
-            content = _BARE_LF.sub("\r\n", content)
+        crlf = _crlf_throughout(on_disk)
+        if crlf:
+            content = content.replace("\n", "\r\n") if "\r" not in content else _BARE_LF.sub("\r\n", content)
         new = content.encode("utf-8")
-        if new.replace(b"\r\n", b"\n") == on_disk.replace(b"\r\n", b"\n"):
+        # with CRLF throughout both, equal line ends aside is equal (reading \r\n as \n is one-to-one)
+        if new == on_disk or (
+            not crlf
+            and (b"\r" in new or b"\r" in on_disk)
+            and new.replace(b"\r\n", b"\n") == on_disk.replace(b"\r\n", b"\n")
+        ):
             return UNCHANGED
         return model if content is model["content"] else {**model, "content": content}
     if kind == "file" and fmt == "base64" and isinstance(content, str):

@@ -76,6 +76,9 @@ def test_plan_save_on_bytes():
     assert plan_save(text_model("a = 1\nb = 2\n"), crlf) is UNCHANGED
     assert plan_save(text_model("a = 1\r\nb = 2\r\n"), crlf) is UNCHANGED
     assert plan_save(text_model("a = 1\nb = 3\n"), crlf) == text_model("a = 1\r\nb = 3\r\n")
+    lone_cr = b"x\ry\r\nz\r\n"  # a carriage return inside a line stays one
+    assert plan_save(text_model("x\ry\nz\n"), lone_cr) is UNCHANGED
+    assert plan_save(text_model("x\ry\nw\n"), lone_cr) == text_model("x\ry\r\nw\r\n")
     lf = text_model("x\ny\n")
     assert plan_save(lf, b"x\n") is lf  # an LF file stays LF: the model is saved as it came
     mixed = b"one\r\ntwo\nthree\r\n"
