@@ -5,7 +5,10 @@ Why it exists: Jupyter loads exactly one ``ExtensionApp`` per extension. This on
 core ``Workspace`` rooted at the server's ``root_dir``, owns the thread pool tool calls run on,
 exports ``DSH_STATE_PATH``/``DSH_ROOT``/``DSH_SPILL_ROOT`` so kernels started by this server attach
 to the same state, and ``DSH_SETTINGS`` (every setting, as JSON) so their ``%dsh`` pages as REST
-does, and registers the ``/dsh/api`` routes and the ``/dsh/mcp`` MCP endpoint.
+does, and registers the ``/dsh/api`` routes and the ``/dsh/mcp`` MCP endpoint. It also keeps
+JupyterLab from changing files a person only looks at: saves that change nothing write nothing
+(``contents_guard.py``), and jupyter-collaboration's own state goes to Jupyter's data folder
+(``collab_state.py``).
 
 What it must never do: start with a setting the core refuses (a ``SettingsError`` stops the
 extension with the message naming the setting), keep a module-level Workspace (handlers reach it
@@ -28,6 +31,8 @@ from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
 from . import mcp_bridge as mcp
 from .collab import CollabDocuments
+from .collab_state import place_collaboration_state
+from .contents_guard import guard_contents
 from .documents import Documents
 from .handlers import route_table
 
@@ -76,6 +81,13 @@ class DshJupyter(SettingTraits, ExtensionApp):
         "write is merged), without it the tab that has it open (which saves the change, or refuses it "
         "while it holds unsaved changes); False: always the file.",
     ).tag(config=True)
+    skip_unchanged_saves = Bool(
+        True,
+        help="A save through Jupyter's contents API whose content is what the file already holds (line "
+        "endings aside) writes nothing, so opening a file in JupyterLab leaves its bytes and modification "
+        "time as they were; a changed file that ends every line with CRLF is saved with CRLF; listing a "
+        "file's checkpoints makes no checkpoint folder. False: every save writes, as in plain Jupyter.",
+    ).tag(config=True)
 
     @property
     def server(self) -> ServerApp:
@@ -123,6 +135,12 @@ class DshJupyter(SettingTraits, ExtensionApp):
             collab = CollabDocuments(self.server, self.server.io_loop.asyncio_loop)  # type: ignore[attr-defined]
             workspace.documents = Documents(collab)
         self.workspace = workspace
+        if self.skip_unchanged_saves and not guard_contents(self.server.contents_manager, self.log):
+            self.log.info(
+                "dsh_jupyter: saves are not checked for changes: the contents manager %s keeps no files on this disk",
+                type(self.server.contents_manager).__name__,
+            )
+        place_collaboration_state(self.server, jupyter_data_dir(), self.log)
         self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
         self.search_executor = ThreadPoolExecutor(max_workers=self.search_threads, thread_name_prefix="dsh-search")
         # Kernels this server starts inherit these and attach to the same state.

@@ -39,6 +39,16 @@ def saved_when(path, predicate, timeout: float = 60.0):
     return nb
 
 
+def document_has(lab, path: str, text: str, timeout: float = 30.0) -> bool:
+    """The open notebook's shared document on the server holds ``text`` (read in a session of its own)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in lab.tool("read", session="live-sync", file_path=path)["text"]:
+            return True
+        time.sleep(0.2)
+    return False
+
+
 def test_a_rest_edit_shows_in_the_open_notebook_and_keeps_unsaved_typing(page, collab_lab):
     lab = collab_lab
     path = lab.root / "live.ipynb"
@@ -57,6 +67,8 @@ def test_a_rest_edit_shows_in_the_open_notebook_and_keeps_unsaved_typing(page, c
     page.keyboard.type(TYPED)
     expect()(cells.nth(1).locator(".cm-content")).to_have_text(TYPED)
 
+    # the page shows the typing before its update has reached the server's document: wait for it there
+    assert document_has(lab, "live.ipynb", TYPED)
     read = lab.tool("read", session="live", file_path="live.ipynb")
     assert read["value"]["live"] is True, read
     # the person's typing is in the document the agent reads
@@ -103,6 +115,7 @@ def test_a_rest_edit_shows_in_the_open_notebook_and_keeps_unsaved_typing(page, c
     page.keyboard.press("End")
     page.keyboard.type("!")
     expect()(cells.nth(1).locator(".cm-content")).to_have_text(TYPED + "!")
+    assert document_has(lab, "live.ipynb", TYPED + "!")
     again = lab.request("POST", "dsh/api/tools/edit", {"session": "live", "args": {
         "file_path": "live.ipynb", "old_string": "threshold = 42", "new_string": "threshold = 7"}})[1]
     assert again["value"]["code"] == "FS_NOT_OBSERVED", again
