@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from jupyter_core.paths import jupyter_config_dir, jupyter_data_dir, jupyter_runtime_dir
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.serverapp import ServerApp
-from traitlets import Bool, Int
+from traitlets import Bool, Float, Int
 
 from ..core.locations import default_state_path
 from ..core.settings import SETTINGS_ENV, SettingsError, settings_to_env
@@ -29,6 +29,7 @@ from ..settings_traits import SettingTraits
 from . import mcp_bridge as mcp
 from .collab import CollabDocuments
 from .handlers import route_table
+from .tab_documents import TabDocuments
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DshJupyter", "DshJupyterApp"]
 
@@ -75,6 +76,13 @@ class DshJupyter(SettingTraits, ExtensionApp):
         "always the file.",
     ).tag(config=True)
 
+    tabs_poll_s = Float(
+        20.0,
+        help="Seconds a JupyterLab page's long poll for the server's requests (changes to take into an open "
+        "tab, moves to follow) is held when none is waiting; a page not heard from for three times this long "
+        "is forgotten.",
+    ).tag(config=True)
+
     @property
     def server(self) -> ServerApp:
         """The Jupyter server this extension runs in (there before any method below is called)."""
@@ -109,6 +117,8 @@ class DshJupyter(SettingTraits, ExtensionApp):
                 value = getattr(self, name)
                 if value < 1:
                     raise SettingsError(f"setting {name} must be at least 1, got {value}")
+            if not 0.05 <= self.tabs_poll_s <= 300:
+                raise SettingsError(f"setting tabs_poll_s must be between 0.05 and 300, got {self.tabs_poll_s}")
             workspace = Workspace(root=self.server.root_dir, surface="rest", **self.core_settings())
             if self.rg_path is not None and workspace.rg is None:
                 # The core would quietly offer no glob/grep; on a server that is a typo to report.
@@ -120,6 +130,9 @@ class DshJupyter(SettingTraits, ExtensionApp):
             # notebooks open in JupyterLab are edited in their shared documents (server/collab.py)
             workspace.documents = CollabDocuments(self.server, self.server.io_loop.asyncio_loop)  # type: ignore[attr-defined]
         self.workspace = workspace
+        # files open in JupyterLab tabs without collaboration (server/tab_documents.py)
+        loop = self.server.io_loop.asyncio_loop  # type: ignore[attr-defined]
+        self.settings["dsh_jupyter_tabs"] = TabDocuments(self.server, loop, self.tabs_poll_s)
         self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
         self.search_executor = ThreadPoolExecutor(max_workers=self.search_threads, thread_name_prefix="dsh-search")
         # Kernels this server starts inherit these and attach to the same state.
