@@ -24,6 +24,7 @@ poll past ``tabs_poll_s`` or past its connection.
 from __future__ import annotations
 
 import asyncio
+import re
 
 from jupyter_server.auth.decorator import authorized
 from tornado import web
@@ -34,11 +35,16 @@ from .tabs import PageTaken, PageUnknown, parse_answer, parse_report
 
 __all__ = ["PAGE_ID", "tab_routes"]
 
-PAGE_ID = r"(?P<client>[A-Za-z0-9_-]{8,64})"  # what a page makes at load: 32 random hex digits
+PAGE_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")  # what a page makes at load: 32 random hex digits
 
 
 class TabsHandler(DshHandler):
     """The registry of open tabs (``self.settings["dsh_jupyter_tabs"]``) and the page's owner."""
+
+    async def prepare(self) -> None:  # type: ignore[override]
+        await super().prepare()  # authentication first: a stranger learns nothing, not even this
+        if not PAGE_ID.match(self.path_kwargs.get("client", "")):
+            raise ApiError(400, "ARGUMENT_INVALID", "a page id is 8 to 64 letters, digits, - or _")
 
     @property
     def tabs(self):
@@ -121,8 +127,9 @@ class PageAnswersHandler(TabsHandler):
 
 def tab_routes() -> list[tuple]:
     """The tab routes, relative to the server's base_url."""
+    page = r"(?P<client>[^/]+)"
     return [
-        (rf"{PREFIX}/tabs/{PAGE_ID}", PageReportHandler),
-        (rf"{PREFIX}/tabs/{PAGE_ID}/requests", PageRequestsHandler),
-        (rf"{PREFIX}/tabs/{PAGE_ID}/answers", PageAnswersHandler),
+        (rf"{PREFIX}/tabs/{page}", PageReportHandler),
+        (rf"{PREFIX}/tabs/{page}/requests", PageRequestsHandler),
+        (rf"{PREFIX}/tabs/{page}/answers", PageAnswersHandler),
     ]

@@ -342,3 +342,31 @@ def test_a_moved_file_and_a_moved_folder_take_their_tabs_along(page, lab):
     expect()(page.locator(DIALOG)).to_have_count(0)
     assert (lab.root / "archive" / "n1.txt").read_text() == NOTES + "after the folder moved"
     assert not (lab.root / "notes").exists()  # not even the folder
+
+
+def test_when_one_page_has_unsaved_typing_the_other_gives_the_change_back(page, browser, lab):
+    path = lab.root / "split.txt"
+    path.write_text(NOTES)
+    real = str(path)
+    open_file(page, lab, "split.txt", NOTES)
+    other = browser.new_page()
+    try:
+        open_file(other, lab, "split.txt", NOTES)
+        other.locator(EDITOR).click()
+        other.keyboard.press("Control+End")
+        other.keyboard.type("typed, not saved")
+        wait_until(lambda: lab.tabs.presence(real) == Presence(shared=False, unsaved=True, tabs=2),
+                   what="the unsaved report")
+        text, at = version(path)
+        with pytest.raises(OpenUnsaved):
+            lab.tabs.save_in_tabs(real, "agent line\n" + text, False, at)
+        assert path.read_text() == NOTES
+        # the clean page took the change in its turn and gave it back: as it was, and clean
+        wait_until(lambda: page.evaluate(TEXT, "split.txt") == NOTES, timeout=5, what="the change given back")
+        assert page.evaluate(DIRTY, "split.txt") is False
+        assert other.evaluate(TEXT, "split.txt") == NOTES + "typed, not saved"
+        save(other, "split.txt")
+        expect()(other.locator(DIALOG)).to_have_count(0)
+        assert path.read_text() == NOTES + "typed, not saved"
+    finally:
+        other.close()

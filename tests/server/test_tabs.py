@@ -134,9 +134,14 @@ async def test_a_bad_report_is_refused_whole(api, tabs, jp_root_dir, body, messa
     assert tabs.registry.pages() == 0
 
 
-async def test_a_page_id_must_look_like_one(api):
-    status, _ = await api("POST", "tabs", "short", body={"documents": []})
-    assert status == 404  # no route: 8 to 64 letters, digits, - or _
+@pytest.mark.parametrize("client", ["short", "x" * 65, "with space", "caf\u00e9-caf\u00e9"])
+async def test_a_page_id_must_look_like_one(api, tabs, client):
+    for method, parts, body in [("POST", (), {"documents": []}), ("GET", ("requests",), None),
+                                ("POST", ("answers",), {"request": "x", "status": "done"})]:
+        status, data = await api(method, "tabs", client, *parts, body=body)
+        assert (status, data["code"], data["message"]) == (
+            400, "ARGUMENT_INVALID", "a page id is 8 to 64 letters, digits, - or _")
+    assert tabs.registry.pages() == 0
 
 
 @pytest.mark.dsh_settings(tabs_poll_s=0.2)
