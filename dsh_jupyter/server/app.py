@@ -5,7 +5,9 @@ Why it exists: Jupyter loads exactly one ``ExtensionApp`` per extension. This on
 core ``Workspace`` rooted at the server's ``root_dir``, owns the thread pool tool calls run on,
 exports ``DSH_STATE_PATH``/``DSH_ROOT``/``DSH_SPILL_ROOT`` so kernels started by this server attach
 to the same state, and ``DSH_SETTINGS`` (every setting, as JSON) so their ``%dsh`` pages as REST
-does, and registers the ``/dsh/api`` routes and the ``/dsh/mcp`` MCP endpoint.
+does, keeps what JupyterLab pages have open in their tabs (``TabDocuments``, in
+``settings["dsh_jupyter_tabs"]``), and registers the ``/dsh/api`` routes and the ``/dsh/mcp`` MCP
+endpoint.
 
 What it must never do: start with a setting the core refuses (a ``SettingsError`` stops the
 extension with the message naming the setting), keep a module-level Workspace (handlers reach it
@@ -80,7 +82,7 @@ class DshJupyter(SettingTraits, ExtensionApp):
         20.0,
         help="Seconds a JupyterLab page's long poll for the server's requests (changes to take into an open "
         "tab, moves to follow) is held when none is waiting; a page not heard from for three times this long "
-        "is forgotten.",
+        "is forgotten. From 0.05 to 300.",
     ).tag(config=True)
 
     @property
