@@ -152,12 +152,18 @@ class TabDocuments:
         if running is self.loop:
             coro.close()
             raise RuntimeError("open tabs are reached from tool threads, never from the event loop")
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        except RuntimeError:  # the loop is closed: the server is stopping
+            coro.close()
+            raise PageSilent("the server is stopping") from None
         try:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise
+        except concurrent.futures.CancelledError:  # the loop stopped while it waited
+            raise PageSilent("the server is stopping") from None
 
     async def _save(self, real: str, content: str, notebook: bool, version: str | None) -> bool:
         entry = self._locks.setdefault(real, (asyncio.Lock(), [0]))
@@ -301,9 +307,12 @@ def _status(answer: dict | None) -> str | None:
 
 
 def _said(answer: dict | None) -> str | None:
-    """What a page said of a save that failed, as the reason of the refusal."""
-    message = (answer or {}).get("message")
-    return f"the tab could not save the file: {message}" if message else None
+    """The refusal for a page that said its save failed. What the page said goes to the log, not
+    into the refusal: a caller shows the refusal, and a page's words are not the server's."""
+    if _status(answer) != "failed":
+        return None
+    log.warning("dsh_jupyter: a tab could not save a file: %s", (answer or {}).get("message") or "(no reason given)")
+    return "the tab could not save the file"
 
 
 def _refusal(answers: list[dict | None]) -> Exception | None:

@@ -258,7 +258,12 @@ export class OpenTabs {
           this.giveBackTake(request.id); // the server stopped waiting: nobody saves this change
         }
       })
-      .catch(error => console.warn(LOG_PREFIX, `could not answer ${request.type}:`, error));
+      .catch(error => {
+        console.warn(LOG_PREFIX, `could not answer ${request.type}:`, error);
+        if (request.type === 'take') {
+          this.giveBackTake(request.id); // the answer never arrived: the server saves nothing of it
+        }
+      });
   }
 
   private answerFor(request: IPageRequest): IAnswer | Promise<IAnswer> {
