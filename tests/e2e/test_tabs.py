@@ -141,6 +141,18 @@ def test_an_open_text_file_takes_the_change_at_once_and_the_persons_save_meets_n
     assert path.read_text() == "agent line\nfirst line\nsecond line (typed)\n"
 
 
+def test_an_emoji_and_crlf_line_endings_come_through_as_the_agent_wrote_them(page, lab):
+    path = lab.root / "crlf.txt"
+    path.write_bytes("caf\u00e9 \U0001F600 end\r\nsecond\r\n".encode())
+    open_file(page, lab, "crlf.txt", "caf\u00e9 \U0001F600 end\nsecond\n")  # JupyterLab shows it with \n
+    text, at = version(path)
+    wanted = "caf\u00e9 \U0001F603 end\r\nsecond\r\nthird\r\n"  # one emoji for another: same first half
+    assert lab.tabs.save_in_tabs(str(path), wanted, False, at) is True
+    assert path.read_bytes() == wanted.encode()  # saved with the file's own CRLF
+    assert page.evaluate(TEXT, "crlf.txt") == wanted.replace("\r\n", "\n")
+    assert page.evaluate(DIRTY, "crlf.txt") is False
+
+
 def test_unsaved_typing_refuses_the_change_and_stays(page, lab):
     path = lab.root / "unsaved.txt"
     path.write_text(NOTES)
@@ -176,8 +188,12 @@ def test_an_open_notebook_takes_changed_cells_and_new_cells(page, lab):
     text, at = version(path)
     nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
     nb.cells[0].source = "threshold = 42\nprint(threshold)"
+    page.evaluate(context_js("(window.__dshCells = [...c.model.sharedModel.cells], true)"), "cells.ipynb")
     assert lab.tabs.save_in_tabs(str(path), nbformat.writes(nb), True, at) is True
     expect()(cells.nth(0).locator(".cm-content")).to_contain_text("threshold = 42")
+    # the changed cell's source was set in place: the same cell objects, not a notebook loaded anew
+    assert page.evaluate(context_js("c.model.sharedModel.cells.every((cell, i) => cell === window.__dshCells[i])"),
+                         "cells.ipynb") is True
     saved = nbformat.read(str(path), as_version=nbformat.NO_CONVERT)
     assert [c.source for c in saved.cells] == ["threshold = 42\nprint(threshold)", ""]
     assert [c.id for c in saved.cells] == ["first", "second"]
