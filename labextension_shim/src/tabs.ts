@@ -5,10 +5,10 @@
  * writes the file under it leaves a stale tab whose next save meets JupyterLab's "File Changed"
  * dialog (where either answer loses one side's work). So this page:
  *
- *  - reports to the server (tablink.ts) the documents its tabs have open — path, notebook or
- *    file, unsaved or not, how many tabs — at once whenever that changes (a tab opened or
- *    closed, a document becoming unsaved or saved, a rename in this page), and when it goes away
- *    (`pagehide`, by beacon);
+ *  - reports to the server (tablink.ts) the documents its tabs have open (tabwatch.ts) — path,
+ *    notebook or file, unsaved or not, how many tabs — at once whenever that changes (a tab
+ *    opened or closed, a document becoming unsaved or saved, a rename in this page), and when it
+ *    goes away (`pagehide`, by beacon);
  *  - keeps one long poll open for the server's requests and answers each:
  *    `take` — in ONE synchronous turn, so no keystroke can come between the check and the change:
  *    `unsaved` if a document of that path has unsaved changes, `changed` if its idea of the file
@@ -27,12 +27,13 @@
 
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { IDocumentManager } from '@jupyterlab/docmanager';
-import type { DocumentRegistry, IDocumentWidget } from '@jupyterlab/docregistry';
+import type { DocumentRegistry } from '@jupyterlab/docregistry';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 
-import { IChange, applyContent, giveBack, isNotebookModel, snapshot } from './tabchange';
-import { IAnswer, IOpenDocument, IPageRequest, NoTabRoutes, PageLink } from './tablink';
+import { IChange, applyContent, giveBack, snapshot } from './tabchange';
+import { IAnswer, IPageRequest, NoTabRoutes, PageLink } from './tablink';
 import { FileChanges } from './tabrename';
+import { OpenDocuments } from './tabwatch';
 
 type Context = DocumentRegistry.Context;
 
@@ -66,31 +67,15 @@ export const tabsPlugin: JupyterFrontEndPlugin<void> = {
 export class OpenTabs {
   constructor(
     private app: JupyterFrontEnd,
-    private docManager: IDocumentManager,
+    docManager: IDocumentManager,
     private browser: IDefaultFileBrowser | null = null
   ) {
     this.files = new FileChanges(app.serviceManager.contents);
+    this.open = new OpenDocuments(app, docManager, () => this.schedule());
   }
 
   start(): void {
-    const registry = this.app.docRegistry;
-    for (const factory of registry.widgetFactories()) {
-      this.watchFactory(factory);
-    }
-    registry.changed.connect((_, args) => {
-      if (args.type === 'widgetFactory' && args.change === 'added' && args.name) {
-        const factory = registry.getWidgetFactory(args.name);
-        if (factory) {
-          this.watchFactory(factory);
-        }
-      }
-    });
-    for (const widget of this.app.shell.widgets('main')) {
-      const context = this.docManager.contextForWidget(widget);
-      if (context) {
-        this.watch(widget as IDocumentWidget, context);
-      }
-    }
+    this.open.start();
     window.addEventListener('pagehide', () => {
       this.link.beacon();
       this.lastReport = ''; // if the page comes back from the cache, it reports again
@@ -102,80 +87,6 @@ export class OpenTabs {
     });
     void this.app.restored.then(() => this.schedule());
     void this.run();
-  }
-
-  // -- what this page has open -----------------------------------------------------------------
-
-  private watchFactory(factory: DocumentRegistry.WidgetFactory): void {
-    factory.widgetCreated.connect((_, widget) => {
-      const context = (widget as IDocumentWidget).context;
-      if (context) {
-        this.watch(widget as IDocumentWidget, context);
-      }
-    });
-  }
-
-  private watch(widget: IDocumentWidget, context: Context): void {
-    if (this.widgets.has(widget)) {
-      return;
-    }
-    this.widgets.add(widget);
-    widget.disposed.connect(() => {
-      this.widgets.delete(widget);
-      this.schedule();
-    });
-    if (!this.contexts.has(context)) {
-      this.contexts.add(context);
-      context.model.stateChanged.connect((_, change) => {
-        if (change.name === 'dirty') {
-          this.schedule();
-        }
-      });
-      context.pathChanged.connect(() => this.schedule());
-      void context.ready.then(() => this.schedule());
-    }
-    this.schedule();
-  }
-
-  /** Whether this page holds its own copy of the context's file (not a shared document). */
-  private own(context: Context): boolean {
-    return (
-      !context.isDisposed &&
-      !(context.model as any).collaborative &&
-      this.app.serviceManager.contents.driveName(context.path) === ''
-    );
-  }
-
-  /** Every live document context of `path` in this page. */
-  private contextsFor(path: string): Context[] {
-    const found = new Set<Context>();
-    for (const widget of this.widgets) {
-      const context = widget.context;
-      if (!widget.isDisposed && context.path === path && this.own(context)) {
-        found.add(context);
-      }
-    }
-    return [...found];
-  }
-
-  private documents(): IOpenDocument[] {
-    const byPath = new Map<string, IOpenDocument>();
-    for (const widget of this.widgets) {
-      const context = widget.context;
-      if (widget.isDisposed || !this.own(context)) {
-        continue;
-      }
-      const kind = isNotebookModel(context.model) ? 'notebook' : 'file';
-      const seen = byPath.get(context.path);
-      if (seen) {
-        seen.tabs += 1;
-        seen.dirty = seen.dirty || context.model.dirty;
-        seen.kind = seen.kind === 'notebook' ? 'notebook' : kind;
-      } else {
-        byPath.set(context.path, { path: context.path, kind, dirty: context.model.dirty, tabs: 1 });
-      }
-    }
-    return [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   /** Report soon (once for a burst of changes), in order, and only what changed. */
@@ -191,7 +102,7 @@ export class OpenTabs {
   }
 
   private async report(force: boolean): Promise<void> {
-    const documents = this.documents();
+    const documents = this.open.documents();
     const body = JSON.stringify(documents);
     if (!force && body === this.lastReport) {
       return;
@@ -292,7 +203,7 @@ export class OpenTabs {
   }
 
   private take(request: IPageRequest): IAnswer | Promise<IAnswer> {
-    const contexts = this.contextsFor(request.path ?? '');
+    const contexts = this.open.contextsFor(request.path ?? '');
     if (contexts.length === 0) {
       return { status: 'gone' };
     }
@@ -391,7 +302,7 @@ export class OpenTabs {
 
   /** A tool moved the file at `from` to `to`: this page's documents of it follow. */
   private follow(from: string, to: string): void {
-    const context = this.contextsFor(from)[0];
+    const context = this.open.contextsFor(from)[0];
     if (context) {
       const model = context.contentsModel;
       this.files.renamed(from, to, model ? { created: model.created } : {});
@@ -415,8 +326,7 @@ export class OpenTabs {
 
   private readonly link = new PageLink();
   private readonly files: FileChanges;
-  private readonly widgets = new Set<IDocumentWidget>();
-  private readonly contexts = new WeakSet<Context>();
+  private readonly open: OpenDocuments;
   private readonly takes = new Map<string, ITake>();
   private reporting: Promise<void> = Promise.resolve();
   private lastReport = '';
