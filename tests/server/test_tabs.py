@@ -134,6 +134,29 @@ async def test_a_bad_report_is_refused_whole(api, tabs, jp_root_dir, body, messa
     assert tabs.registry.pages() == 0
 
 
+@pytest.mark.parametrize("body,message", [
+    ({"request": "x", "status": "done", "cursor": 1},
+     'unknown field "cursor" (expected request, status, canSave, exact, model, message)'),
+    ({"request": "", "status": "done"}, "request must be the id of a request this page was sent"),
+    ({"request": "x", "status": "ok"},
+     "status must be one of taken, saved, unsaved, changed, busy, gone, failed, done"),
+    ({"request": "x", "status": "taken", "canSave": "yes"}, "canSave must be true or false"),
+    ({"request": "x", "status": "saved", "exact": 1}, "exact must be true or false"),
+    ({"request": "x", "status": "failed", "message": 3}, "message must be a string"),
+    ({"request": "x", "status": "saved", "model": {"hash": 5}}, "model must be a contents model (strings and booleans)"),
+])
+async def test_a_bad_answer_is_refused_and_the_request_still_waits(api, tabs, jp_root_dir, quick, body, message):
+    client = new_page()
+    await report(api, client, doc("notes.txt"))
+    saving = in_thread(tabs.save_in_tabs, str(jp_root_dir / "notes.txt"), "agent\n", False)
+    (take,) = await poll(api, client)
+    status, data = await api("POST", "tabs", client, "answers", body={**body, "request": body["request"] and take["id"]})
+    assert (status, data["code"], data["message"]) == (400, "BODY_INVALID", message)
+    with pytest.raises(PageSilent):  # nothing was answered
+        await saving
+    assert (jp_root_dir / "notes.txt").read_text() == NOTES
+
+
 @pytest.mark.parametrize("client", ["short", "x" * 65, "with space", "caf\u00e9-caf\u00e9"])
 async def test_a_page_id_must_look_like_one(api, tabs, client):
     for method, parts, body in [("POST", (), {"documents": []}), ("GET", ("requests",), None),
