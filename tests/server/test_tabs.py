@@ -167,7 +167,7 @@ async def test_a_page_id_must_look_like_one(api, tabs, client):
     assert tabs.registry.pages() == 0
 
 
-@pytest.mark.dsh_settings(tabs_poll_s=0.2)
+@pytest.mark.dsh_settings(tabs_poll_s=0.5)
 async def test_a_page_that_stops_polling_is_forgotten(api, tabs, jp_root_dir):
     real = str(jp_root_dir / "notes.txt")
     quiet, polling = new_page(), new_page()
@@ -175,11 +175,11 @@ async def test_a_page_that_stops_polling_is_forgotten(api, tabs, jp_root_dir):
     await report(api, polling, doc("notes.txt"))
     deadline = time.monotonic() + 10
     while tabs.presence(real) != Presence(shared=False, unsaved=False, tabs=1) and time.monotonic() < deadline:
-        assert await poll(api, polling) == []  # each poll is held 0.2 s and keeps this page alive
+        assert await poll(api, polling) == []  # each poll is held 0.5 s and keeps this page alive
     assert tabs.presence(real) == Presence(shared=False, unsaved=False, tabs=1)
     status, data = await api("GET", "tabs", quiet, "requests")
     assert (status, data["code"]) == (404, "PAGE_UNKNOWN")
-    for _ in range(8):  # 1.6 s: well past three poll periods, the polling page is still there
+    for _ in range(6):  # 3 s: twice the 1.5 s after which a quiet page goes, the polling page is still there
         assert await poll(api, polling) == []
     assert tabs.presence(real) == Presence(shared=False, unsaved=False, tabs=1)
 
