@@ -80,6 +80,8 @@ def test_built_package_json_names_the_command(installed: Path) -> None:
     bundles = "".join(p.read_text(errors="replace") for p in (installed / "static").glob("*.js"))
     assert COMMAND_ID in bundles
     assert "dsh/api/tools" in bundles
+    # the open-tabs plugin and the route it reports to
+    assert data["dsh-jupyter"]["tabsPlugin"] in bundles and data["dsh-jupyter"]["tabsRoute"] in bundles
 
 
 def test_install_json(installed: Path) -> None:
@@ -102,6 +104,10 @@ def test_source_declares_the_same_command_id() -> None:
     front = (REPO / "dsh_jupyter" / "kernel" / "widgets" / "front" / "window.js").read_text()
     assert '"dsh-jupyter:probe"' in front and '"dsh-jupyter:open-in-editor"' in front
     assert f"'{data['dsh-jupyter']['explorerSessionName']}'" in source
+    # the open-tabs plugin: registered from index.ts, its id and route as package.json says
+    assert "tabsPlugin" in source and "export default [plugin, sidebarPlugin, tabsPlugin]" in source
+    assert f"id: '{data['dsh-jupyter']['tabsPlugin']}'" in (SHIM / "src" / "tabs.ts").read_text()
+    assert f"const ROUTE = '{data['dsh-jupyter']['tabsRoute']}'" in (SHIM / "src" / "tablink.ts").read_text()
 
 
 def test_python_package_points_develop_at_the_build_folder() -> None:

@@ -120,15 +120,18 @@ class LiveDocuments(Protocol):
 
     # -- tabs without collaboration --------------------------------------------------------------
 
-    def save_in_tabs(self, real: str, content: str, notebook: bool) -> bool:
+    def save_in_tabs(self, real: str, content: str, notebook: bool, version: str | None = None) -> bool:
         """Have every tab that has the file open take ``content`` (a text file's text, or a
         notebook's JSON) and one of them save it, as the person's own save does; True once the
         file is saved.
 
         Raises ``OpenUnsaved`` when a tab holds unsaved changes (then no tab changed anything),
         ``PageSilent`` when a tab did not answer in time, ``DocumentChanged`` when the file on
-        disk is no longer what the tabs show (someone else saved it meanwhile). False, having
-        changed nothing, when no tab has the file open any more: the tool writes the file itself.
+        disk is no longer what the tabs show (someone else saved it meanwhile), or no longer at
+        ``version`` (``fs.files.file_version`` of the file the caller's content is based on: a
+        person's save between the caller's check and this call would otherwise be undone). False,
+        having changed nothing, when no tab has the file open any more: the tool writes the file
+        itself.
         """
 
     def moving(self, old_real: str, new_real: str) -> AbstractContextManager[None]:

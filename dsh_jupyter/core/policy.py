@@ -26,7 +26,11 @@ the caller (``Caller``) and the core decides (``admit``), with the same rules ev
   asks about a session's records does not use it, and finds no such session the same way for
   every caller;
 * a call's progress is seen only by the caller who started it (``Caller.identity``);
-* a caller who may not write learns how the tools are confined, not where the state file is.
+* a caller who may not write learns how the tools are confined, not where the state file is;
+* a JupyterLab page that reports its open tabs and waits for the server's requests
+  (``admit_page``) is bound to the one caller who reported it, who alone sees its requests; its
+  answers to them lead to writes (the page saves the file), so answering needs a caller who may
+  write, and a caller whom nothing identifies across requests cannot hold a page at all.
 
 What it must never do: trust a surface's own list of writing or searching tools (the spec says),
 or let a refusal pass as a tool result (a refusal is ``CallRefused``, which a server answers with
@@ -40,13 +44,14 @@ from dataclasses import dataclass
 
 from .progress import Reporter
 
-__all__ = ["ANONYMOUS", "Admission", "CallRefused", "Caller", "View"]
+__all__ = ["ANONYMOUS", "Admission", "CallRefused", "Caller", "View", "admit_page"]
 
 # Who the callers a server cannot tell apart count as, for quotas and the call log's user filter.
 ANONYMOUS = "(token-only callers)"
 
 WRITE_REFUSED = "User is not authorized to write on resource: contents."
 SESSION_REFUSED = "a caller without contents:write cannot create sessions; use an existing session or default"
+PAGE_REFUSED = "a caller that nothing identifies across requests cannot report a page's tabs"
 
 
 class CallRefused(Exception):
@@ -131,3 +136,20 @@ class View:
     @property
     def exists(self) -> bool:
         return self.cwd is not None
+
+
+def admit_page(caller: Caller, answers: bool = False) -> str:
+    """The identity a JupyterLab page of ``caller`` is bound to (``Caller.identity``).
+
+    A page tells the server what its tabs have open and waits for its requests: reads, which
+    change nothing but what the server knows of that page. Its answers to a request lead to a
+    write (the page takes a change and saves the file), so ``answers`` needs a caller who may
+    write. ``CallRefused`` otherwise, or when nothing identifies the caller across requests (no
+    one could be told apart as the page's owner).
+    """
+    if answers and not caller.may_write:
+        raise CallRefused(WRITE_REFUSED)
+    identity = caller.identity
+    if identity is None:
+        raise CallRefused(PAGE_REFUSED)
+    return identity

@@ -5,10 +5,12 @@ Why it exists: Jupyter loads exactly one ``ExtensionApp`` per extension. This on
 core ``Workspace`` rooted at the server's ``root_dir``, owns the thread pool tool calls run on,
 exports ``DSH_STATE_PATH``/``DSH_ROOT``/``DSH_SPILL_ROOT`` so kernels started by this server attach
 to the same state, and ``DSH_SETTINGS`` (every setting, as JSON) so their ``%dsh`` pages as REST
-does, and registers the ``/dsh/api`` routes and the ``/dsh/mcp`` MCP endpoint. It also keeps
-JupyterLab from changing files a person only looks at: saves that change nothing write nothing
-(``contents_guard.py``), and jupyter-collaboration's own state goes to Jupyter's data folder
-(``collab_state.py``).
+does, keeps what JupyterLab pages have open in their tabs (``TabDocuments``, in
+``settings["dsh_jupyter_tabs"]``), gives the core one ``LiveDocuments`` over them and the shared
+documents of collaboration (``documents.py``), and registers the ``/dsh/api`` routes and the
+``/dsh/mcp`` MCP endpoint. It also keeps JupyterLab from changing files a person only looks at:
+saves that change nothing write nothing (``contents_guard.py``), and jupyter-collaboration's own
+state goes to Jupyter's data folder (``collab_state.py``).
 
 What it must never do: start with a setting the core refuses (a ``SettingsError`` stops the
 extension with the message naming the setting), keep a module-level Workspace (handlers reach it
@@ -23,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from jupyter_core.paths import jupyter_config_dir, jupyter_data_dir, jupyter_runtime_dir
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.serverapp import ServerApp
-from traitlets import Bool, Int
+from traitlets import Bool, Float, Int
 
 from ..core.locations import default_state_path
 from ..core.settings import SETTINGS_ENV, SettingsError, settings_to_env
@@ -35,6 +37,7 @@ from .collab_state import place_collaboration_state
 from .contents_guard import guard_contents
 from .documents import Documents
 from .handlers import route_table
+from .tab_documents import TabDocuments
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DshJupyter", "DshJupyterApp"]
 
@@ -89,6 +92,13 @@ class DshJupyter(SettingTraits, ExtensionApp):
         "file's checkpoints makes no checkpoint folder. False: every save writes, as in plain Jupyter.",
     ).tag(config=True)
 
+    tabs_poll_s = Float(
+        20.0,
+        help="Seconds a JupyterLab page's long poll for the server's requests (changes to take into an open "
+        "tab, moves to follow) is held when none is waiting; a page not heard from for three times this long "
+        "is forgotten. From 0.05 to 300.",
+    ).tag(config=True)
+
     @property
     def server(self) -> ServerApp:
         """The Jupyter server this extension runs in (there before any method below is called)."""
@@ -123,6 +133,8 @@ class DshJupyter(SettingTraits, ExtensionApp):
                 value = getattr(self, name)
                 if value < 1:
                     raise SettingsError(f"setting {name} must be at least 1, got {value}")
+            if not 0.05 <= self.tabs_poll_s <= 300:
+                raise SettingsError(f"setting tabs_poll_s must be between 0.05 and 300, got {self.tabs_poll_s}")
             workspace = Workspace(root=self.server.root_dir, surface="rest", **self.core_settings())
             if self.rg_path is not None and workspace.rg is None:
                 # The core would quietly offer no glob/grep; on a server that is a typo to report.
@@ -130,10 +142,14 @@ class DshJupyter(SettingTraits, ExtensionApp):
         except SettingsError as exc:
             self.log.error("dsh_jupyter is not started: %s", exc)
             raise
+        # files open in JupyterLab tabs without collaboration (server/tab_documents.py)
+        loop = self.server.io_loop.asyncio_loop  # type: ignore[attr-defined]
+        tabs = TabDocuments(self.server, loop, self.tabs_poll_s)
+        self.settings["dsh_jupyter_tabs"] = tabs
         if self.live_documents:
-            # files open in JupyterLab are read and changed in their shared documents (server/collab.py)
-            collab = CollabDocuments(self.server, self.server.io_loop.asyncio_loop)  # type: ignore[attr-defined]
-            workspace.documents = Documents(collab)
+            # files open in JupyterLab are read and changed through their open documents: a shared
+            # document (server/collab.py) or the tabs that have them open
+            workspace.documents = Documents(CollabDocuments(self.server, loop), tabs)
         self.workspace = workspace
         if self.skip_unchanged_saves and not guard_contents(self.server.contents_manager, self.log):
             self.log.info(

@@ -400,5 +400,5 @@ class CollabDocuments:
             except Exception as exc:  # the move is done; an open tab may stay on the old path
                 log.warning("could not tell Jupyter's file ids that %s moved to %s: %s", old, new, exc)
 
-    def save_in_tabs(self, real: str, content: str, notebook: bool) -> bool:
+    def save_in_tabs(self, real: str, content: str, notebook: bool, version: str | None = None) -> bool:
         return False  # shared documents have no tabs of their own: see presence (shared=True)

@@ -67,8 +67,8 @@ class Documents:
 
     # -- tabs -------------------------------------------------------------------------------------------
 
-    def save_in_tabs(self, real: str, content: str, notebook: bool) -> bool:
-        return self.tabs.save_in_tabs(real, content, notebook) if self.tabs is not None else False
+    def save_in_tabs(self, real: str, content: str, notebook: bool, version: str | None = None) -> bool:
+        return self.tabs.save_in_tabs(real, content, notebook, version) if self.tabs is not None else False
 
     @contextlib.contextmanager
     def moving(self, old_real: str, new_real: str) -> Iterator[None]:

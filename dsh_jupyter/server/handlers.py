@@ -473,6 +473,8 @@ class OpenAPIHandler(DshHandler):
 
 def route_table() -> list[tuple]:
     """The routes, relative to the server's base_url (the framework prefixes it)."""
+    from .tab_handlers import tab_routes  # they build on DshHandler, defined here
+
     sid = r"(?P<session>[^/]+)"
     return [
         (rf"{PREFIX}/tools", ToolsHandler),
@@ -486,4 +488,5 @@ def route_table() -> list[tuple]:
         (rf"{PREFIX}/progress/(?P<progress_id>[^/]+)", ProgressHandler),
         (rf"{PREFIX}/openapi.json", OpenAPIHandler),
         (rf"{PREFIX}/status", StatusHandler),
+        *tab_routes(),
     ]

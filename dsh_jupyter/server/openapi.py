@@ -501,16 +501,149 @@ def _meta_paths() -> dict:
     return paths
 
 
+_PAGE_PARAM = {
+    "name": "client",
+    "in": "path",
+    "required": True,
+    "description": "The page's id, made at each page load (32 hex digits from the extension).",
+    "schema": {**_STR, "pattern": "^[A-Za-z0-9_-]{8,64}$"},
+}
+_PAGE_UNKNOWN = _json(
+    _ref("Error"),
+    "PAGE_UNKNOWN: no page with this id for this caller (never reported, forgotten, gone, or another "
+    "caller's); the page reports its tabs again.",
+)
+_TAB_SCHEMAS = {
+    "TabDocument": _obj(
+        {
+            "path": {**_STR, "minLength": 1, "description": "The contents API's path, relative to the root."},
+            "kind": {"type": "string", "enum": ["file", "notebook"]},
+            "dirty": {**_BOOL, "description": "The document has changes not saved to the file."},
+            "tabs": {**_INT, "minimum": 1, "maximum": 1000, "default": 1, "description": "Tabs showing it."},
+        },
+        ("path", "kind", "dirty"),
+        closed=True,
+    ),
+    "TabReport": {
+        "oneOf": [
+            _obj({"documents": {**_arr(_ref("TabDocument")), "maxItems": 1000}}, ("documents",), closed=True),
+            _obj({"gone": {"type": "boolean", "enum": [True]}}, ("gone",), closed=True),
+        ],
+        "description": "What the page has open now (it replaces the last report), or that it is going away.",
+    },
+    "TabRequest": _obj(
+        {
+            "id": _STR,
+            "seq": {**_INT, "description": "Numbered from 1 for each page; poll with after= the highest seen."},
+            "type": {"type": "string", "enum": ["take", "save", "saved", "undo", "moved"]},
+            "path": _STR,
+            "notebook": _BOOL,
+            "content": {**_STR, "description": "take: the file's new text, or the notebook's JSON."},
+            "save": {**_BOOL, "description": "take: save at once, in the same turn (the only page asked)."},
+            "expect": _obj(
+                {"hash": _NULLABLE_STR, "hash_algorithm": _NULLABLE_STR, "last_modified": _NULLABLE_STR},
+                description="take: the file on disk now, as a contents model names it.",
+            ),
+            "take": {**_STR, "description": "save, saved, undo: the id of the take it follows."},
+            "model": {"type": "object", "description": "saved: the saved file's contents model (no content)."},
+            "from": {**_STR, "description": "moved: the moved file or folder's old path."},
+            "to": {**_STR, "description": "moved: its new path."},
+            "moves": _arr(_obj({"from": _STR, "to": _STR}, ("from", "to"))),
+        },
+        ("id", "seq", "type"),
+    ),
+    "TabAnswer": _obj(
+        {
+            "request": {**_STR, "minLength": 1, "maxLength": 64},
+            "status": {
+                "type": "string",
+                "enum": ["taken", "saved", "unsaved", "changed", "busy", "gone", "failed", "done"],
+            },
+            "canSave": _BOOL,
+            "exact": {**_BOOL, "description": "saved: the saved document held exactly the change."},
+            "model": {"type": "object", "description": "saved: the saved file's contents model."},
+            "message": {**_STR, "description": "failed: why (at most 500 characters are kept)."},
+        },
+        ("request", "status"),
+        closed=True,
+    ),
+}
+
+
+def _tab_paths() -> dict:
+    """How a JupyterLab page reports its open tabs and answers the server's requests."""
+    return {
+        "/tabs/{client}": {
+            "post": {
+                "summary": "A page's report of the documents its tabs have open, or that it is going away",
+                "description": "Sent at once whenever what is open changes; the page is bound to the caller "
+                "who first reported it. A beacon may carry Jupyter's _xsrf as a query argument.\n\n"
+                "Requires contents:read.",
+                "operationId": "tabs_report",
+                "tags": ["tabs"],
+                "parameters": [_PAGE_PARAM],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("TabReport")}}},
+                "responses": {
+                    "200": _json(
+                        _obj({"client": _STR, "documents": _INT, "gone": _BOOL}, ("client", "documents", "gone")),
+                        "Recorded (in memory).",
+                    ),
+                    "404": _PAGE_UNKNOWN,
+                    **_errors(400, 403, 413),
+                },
+            }
+        },
+        "/tabs/{client}/requests": {
+            "get": {
+                "summary": "The page's long poll: the server's requests numbered above after",
+                "description": "Answered at once when requests wait, else after at most tabs_poll_s (20 s) with "
+                "none. Reads only: a request leaves the queue when the page answers it.\n\n"
+                "Requires contents:read.",
+                "operationId": "tabs_requests",
+                "tags": ["tabs"],
+                "parameters": [
+                    _PAGE_PARAM,
+                    _query("after", "The highest seq seen (default 0).", {**_INT, "minimum": 0, "maximum": 2**53}),
+                ],
+                "responses": {
+                    "200": _json(_obj({"requests": _arr(_ref("TabRequest"))}, ("requests",)), "Waiting requests."),
+                    "404": _PAGE_UNKNOWN,
+                    **_errors(400, 403),
+                },
+            }
+        },
+        "/tabs/{client}/answers": {
+            "post": {
+                "summary": "The page's answer to one request",
+                "description": "An answer leads to a write (the page saves the file).\n\n"
+                "Requires contents:read and contents:write.",
+                "operationId": "tabs_answer",
+                "tags": ["tabs"],
+                "parameters": [_PAGE_PARAM],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("TabAnswer")}}},
+                "responses": {
+                    "200": _json(
+                        _obj({"accepted": _BOOL}, ("accepted",)),
+                        "accepted false: nobody waits for this answer any more (a take is then given back).",
+                    ),
+                    "404": _PAGE_UNKNOWN,
+                    **_errors(400, 403, 413),
+                },
+            }
+        },
+    }
+
+
 def build_document(registry: dict, base_url: str = "/") -> dict:
     """The OpenAPI document for the tools in ``registry`` served under ``base_url``."""
     tools = list(registry)
-    schemas = {**copy.deepcopy(_SCHEMAS), "ToolResult": _result_schema(tools)}
+    schemas = {**copy.deepcopy(_SCHEMAS), **copy.deepcopy(_TAB_SCHEMAS), "ToolResult": _result_schema(tools)}
     for t, spec in registry.items():
         value = _openapi(copy.deepcopy(spec.output_schema))
         # with include_images a success's value also lists the images its text describes
         value.setdefault("properties", {})["images"] = _arr(_ref("ResultImage"))
         schemas[f"Value_{t}"] = value
-    paths = {**_tool_paths(registry), **_session_paths(), **_record_paths(), **_meta_paths()}
+    paths = {**_tool_paths(registry), **_session_paths(), **_record_paths(), **_meta_paths(), **_tab_paths()}
     server = base_url.rstrip("/") + "/dsh/api"
     return {
         "openapi": OPENAPI_VERSION,
@@ -522,7 +655,7 @@ def build_document(registry: dict, base_url: str = "/") -> dict:
         },
         "servers": [{"url": server}],
         "security": [{"token_header": []}, {"token_query": []}],
-        "tags": [{"name": "tools"}, {"name": "sessions"}, {"name": "meta"}],
+        "tags": [{"name": "tools"}, {"name": "sessions"}, {"name": "meta"}, {"name": "tabs"}],
         "paths": paths,
         "components": {
             "schemas": schemas,

@@ -14,6 +14,10 @@
  *    selected and scrolled to the middle);
  *  - asks the server extension for `GET <base_url>/dsh/api/tools` when the page starts, and
  *    warns with a notification when it does not answer.
+ *
+ * Its default export also lists the Workspace panel (sidebar.ts) and the open-tabs plugin
+ * (tabs.ts), which tells the server what this page has open and takes an agent's change into a
+ * tab without real-time collaboration.
  */
 
 import {
@@ -31,6 +35,7 @@ import { Kernel, ServerConnection } from '@jupyterlab/services';
 import { treeViewIcon } from '@jupyterlab/ui-components';
 
 import { sidebarPlugin } from './sidebar';
+import { tabsPlugin } from './tabs';
 
 /** Stable ids: browser tests and users' shortcuts refer to them. */
 export namespace CommandIDs {
@@ -407,4 +412,4 @@ async function checkServerExtension(): Promise<void> {
   console.log(LOG_PREFIX, `server extension OK, ${count} tools at ${url}`);
 }
 
-export default [plugin, sidebarPlugin];
+export default [plugin, sidebarPlugin, tabsPlugin];

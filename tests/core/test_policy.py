@@ -13,7 +13,7 @@ import time
 import pytest
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.policy import ANONYMOUS, Admission, Caller, CallRefused
+from dsh_jupyter.core.policy import ANONYMOUS, Admission, Caller, CallRefused, admit_page
 
 READER = Caller("rest", "reader", may_write=False)
 TOKEN = Caller("rest", "Anonymous Io", may_write=False, anonymous=True)
@@ -181,6 +181,18 @@ def test_a_writers_call_records_its_new_session_as_the_caller(shared):
     server, _ = shared
     assert not server.call("list", {}, session="new-one", caller=Caller("rest", "alice")).is_error
     assert server.session_info("new-one")["user"] == "alice"
+
+
+def test_a_page_is_bound_to_who_reported_it_and_only_a_writer_answers_for_it():
+    assert admit_page(OWNER) == admit_page(OWNER, answers=True) == "user:owner"
+    assert admit_page(READER) == "user:reader"
+    with pytest.raises(CallRefused, match="^User is not authorized to write on resource: contents.$"):
+        admit_page(READER, answers=True)
+    token = Caller("rest", "Anonymous Io", anonymous=True, credential="d1")
+    assert admit_page(token) == "token:d1"
+    with pytest.raises(CallRefused) as refused:
+        admit_page(Caller("rest", "Anonymous Io", anonymous=True))  # nothing tells this caller apart
+    assert refused.value.message == "a caller that nothing identifies across requests cannot report a page's tabs"
 
 
 def test_a_reader_learns_the_modes_not_where_the_state_is(shared):

@@ -8,7 +8,9 @@ routes take, by a named reader (bob) and by a token-only one, in a session that 
 and in one that does. Around every request the real state file (every table), the spill files and
 the workspace are compared: nothing may change, except what an admitted tool call of the reader
 in the existing session records (its own call rows, observations and saved results, in that
-session). Another caller's progress is running all along, under the id every request names.
+session). Another caller's progress is running all along, under the id every request names, and
+alice's JupyterLab page (the one the tab routes name) keeps what it reported: a reader can neither
+replace it, poll it nor answer for it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pytest
 from servers import ALICE, BOB, TWO_USERS
 from tornado.routing import PathMatches
 
+from dsh_jupyter.core.documents import Presence
 from dsh_jupyter.core.policy import ANONYMOUS, Caller
 from dsh_jupyter.core.state.spills import session_folder
 from dsh_jupyter.core.state.store import session_key
@@ -34,6 +37,7 @@ pytestmark = [pytest.mark.server_config(TWO_USERS),
 SESSION_REFUSED = "a caller without contents:write cannot create sessions; use an existing session or default"
 FRESH, EXISTING = "made-by-a-reader", "shared"
 PROGRESS_ID, PROGRESS_TEXT = "p1", "alice's search: 1,204 matches in 310 files so far"
+ALICES_PAGE = "a11ce5a11ce5a11ce5a11ce5a11ce5aa"  # a JupyterLab page of alice's with notes.txt open
 METHODS = ("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE")
 ARGS = {
     "list": {}, "glob": {"pattern": "*"}, "grep": {"pattern": "e"}, "read": {"file_path": "notes.txt"},
@@ -65,7 +69,7 @@ def dsh_routes(app) -> list[tuple[str, PathMatches]]:
 def fills(pattern: str, matcher: PathMatches, session: str, tools: list[str]) -> list[tuple[str, str | None]]:
     """``(path, tool)`` for every way this test fills the route's parameters."""
     names = sorted(matcher.regex.groupindex, key=matcher.regex.groupindex.get)
-    options = {"session": [session], "progress_id": [PROGRESS_ID], "name": [*tools, "nope"]}
+    options = {"session": [session], "progress_id": [PROGRESS_ID], "name": [*tools, "nope"], "client": [ALICES_PAGE]}
     unknown = [n for n in names if n not in options]
     assert not unknown, f"route {pattern} has a parameter {unknown} this test cannot fill: teach it"
     combos: list[dict[str, str]] = [{}]
@@ -161,6 +165,9 @@ async def prepare(jp_serverapp, api):
     status, _ = await api("POST", "tools", "read", body={"session": EXISTING, "args": {"file_path": "notes.txt"}},
                           headers=ALICE)
     assert status == 200
+    status, _ = await api("POST", "tabs", ALICES_PAGE, headers=ALICE,
+                          body={"documents": [{"path": "notes.txt", "kind": "file", "dirty": True, "tabs": 1}]})
+    assert status == 200
     ws = jp_serverapp.web_app.settings["dsh_jupyter_workspace"]
     alice = Caller("rest", "alice")
     reporter = ws.progress.start(alice.identity, PROGRESS_ID)
@@ -244,6 +251,8 @@ async def test_no_route_changes_state_for_a_reader(jp_serverapp, api, http_serve
         assert admitted == 0 and snapshot(*paths) == start
     # alice's progress went on untouched: nobody else's request saw, replaced or ended it
     assert ws.call_progress(PROGRESS_ID, Caller("rest", "alice")) == {"running": True, "progress": PROGRESS_TEXT}
+    tabs = jp_serverapp.web_app.settings["dsh_jupyter_tabs"]
+    assert tabs.presence(str(jp_root_dir / "notes.txt")) == Presence(shared=False, unsaved=True, tabs=1)
     assert not (jp_root_dir / "planted.txt").exists() and (jp_root_dir / "notes.txt").exists()
     assert os.path.exists(locator)  # alice's saved result was never pushed out
     alices.end()

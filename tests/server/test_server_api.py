@@ -234,7 +234,8 @@ async def test_openapi_document_validates_and_covers_every_route(api):
     validate(doc)
     paths = doc["paths"]
     for p in ["/tools", "/tools/{name}", "/sessions", "/sessions/{session}", "/sessions/{session}/calls",
-              "/sessions/{session}/spills", "/spill", "/openapi.json"]:
+              "/sessions/{session}/spills", "/spill", "/openapi.json", "/tabs/{client}", "/tabs/{client}/requests",
+              "/tabs/{client}/answers"]:
         assert p in paths
     status, tools = await api("GET", "tools")
     for t in tools:

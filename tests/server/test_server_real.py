@@ -22,8 +22,10 @@ TOKEN = "real-server-token"
 
 @pytest.fixture(scope="module")
 def real_server(tmp_path_factory):
+    # a page's long poll is held tabs_poll_s when nothing waits: 2 s here, within schemathesis's
+    # 10 s request timeout, when it polls a page id it reported itself
     server = start_server(tmp_path_factory.mktemp("real"), token=TOKEN, timeout=60,
-                          extra_args=["--DshJupyter.search_timeout_ms=3000"])
+                          extra_args=["--DshJupyter.search_timeout_ms=3000", "--DshJupyter.tabs_poll_s=2"])
     try:
         yield server
     finally:

@@ -88,7 +88,11 @@ def execute_edit(ctx: CallContext, args: dict) -> dict:
         # The whole edit is computed before the write gate is taken: the gate, which every writer
         # in every process waits for, only sees the version compared and the file replaced.
         plan = _plan(ctx, target, steps, args.get("cell_id"), batch, notebook)
-        if not dry_run and tabs is not None and save_in_tabs(ctx, target, tabs, plan.data, notebook, "edit"):
+        if (
+            not dry_run
+            and tabs is not None
+            and save_in_tabs(ctx, target, tabs, plan.data, notebook, "edit", file_version(plan.version))
+        ):
             record_if_saved(ctx, target, plan.data, "edit")  # the tab that has it open saved it
         elif not dry_run:  # a dry run changes nothing and records nothing: it never takes the gate
             with ctx.changing("edit", shown, lambda: [target.change()]) as gate:

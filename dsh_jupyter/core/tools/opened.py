@@ -192,17 +192,21 @@ def record_version(ctx: CallContext, gate, target, version: str, verb: str) -> N
 # -- tabs without collaboration -----------------------------------------------------------------------
 
 
-def save_in_tabs(ctx: CallContext, target, pres: Presence, data: bytes, notebook: bool, verb: str) -> bool:
+def save_in_tabs(
+    ctx: CallContext, target, pres: Presence, data: bytes, notebook: bool, verb: str, version: str
+) -> bool:
     """Hand ``data`` to the tabs that have the file open, which take it and save it; True once saved,
-    False when no tab has it open any more (the tool writes the file). Refusals: ``FS_OPEN_UNSAVED``
-    for a tab with unsaved changes, ``FS_OPEN_UNANSWERED`` for a page that did not answer."""
+    False when no tab has it open any more (the tool writes the file). ``version`` is the file's
+    version the content was made from: a person's save since then refuses it (``FS_NOT_OBSERVED``).
+    Refusals: ``FS_OPEN_UNSAVED`` for a tab with unsaved changes, ``FS_OPEN_UNANSWERED`` for a page
+    that did not answer."""
     shown = target.display
     if pres.unsaved:
         raise unsaved(verb, shown)
     docs = ctx.documents
     assert docs is not None
     try:
-        return docs.save_in_tabs(target.real, data.decode("utf-8", "surrogateescape"), notebook)
+        return docs.save_in_tabs(target.real, data.decode("utf-8", "surrogateescape"), notebook, version)
     except OpenUnsaved:
         raise unsaved(verb, shown) from None
     except PageSilent:

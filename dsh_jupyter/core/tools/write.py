@@ -262,8 +262,8 @@ def _in_tabs(ctx: CallContext, target, tabs: Presence, data: bytes, notebook: bo
     None when no tab has it open any more (then it is written as a file)."""
     if ctx.store is None:
         raise state_unavailable("write", target.display)
-    kept, _version = _checked(ctx, ctx.store, target, data)  # a first check, without the gate
-    if not save_in_tabs(ctx, target, tabs, kept, notebook, "write"):
+    kept, checked = _checked(ctx, ctx.store, target, data)  # a first check, without the gate
+    if not save_in_tabs(ctx, target, tabs, kept, notebook, "write", file_version(checked)):
         return None
     record_if_saved(ctx, target, kept, "write")
     return kept
