@@ -72,7 +72,10 @@ def test_the_wheel_ships_the_lab_extra_and_the_extensions(wheel):
     # JupyterLab comes with real-time collaboration (docs/server.md, "Collaboration is on")
     lab = sorted(line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra == 'lab'" in line)
     assert lab == ["Requires-Dist: jupyter-collaboration<6,>=5; extra == 'lab'",
-                   "Requires-Dist: jupyterlab<5,>=4.2; extra == 'lab'"], lab
+                   "Requires-Dist: jupyterlab<5,>=4.2; extra == 'lab'",
+                   # a write of a file open with collaboration is merged (server/merging.py)
+                   "Requires-Dist: merge3>=0.0.15; extra == 'lab'",
+                   "Requires-Dist: nbdime<5,>=4; extra == 'lab'"], lab
     assert any(n.endswith("etc/jupyter/jupyter_server_config.d/dsh_jupyter.json") for n in names)
     assert any(n.endswith("share/jupyter/labextensions/dsh-jupyter-shim/package.json") for n in names)
 
