@@ -109,13 +109,14 @@ class LiveDocuments(Protocol):
 
         A ``write`` of an open document merges from there: it is what the agent read."""
 
-    def merge_text(self, real: str, base: str, text: str) -> str:
+    def merge_text(self, real: str, base: str, text: str) -> tuple[str, bool]:
         """Make the text document hold the three-way merge of ``base`` (what the agent read),
         ``text`` (the agent's new content) and the document now (the person's changes since),
-        applied as changes to the document; return its new version. ``MergeConflict`` when both
+        applied as changes to the document; return its new version, and whether the person had
+        changed it since ``base`` (those changes were kept). ``MergeConflict`` when both
         changed the same lines (nothing is changed); ``DocumentChanged`` when it is no longer open."""
 
-    def merge_notebook(self, real: str, base: dict, data: dict) -> str:
+    def merge_notebook(self, real: str, base: dict, data: dict) -> tuple[str, bool]:
         """``merge_text`` for a notebook: cells merged by id, sources line by line."""
 
     # -- tabs without collaboration --------------------------------------------------------------

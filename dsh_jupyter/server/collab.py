@@ -261,15 +261,15 @@ class CollabDocuments:
 
         return self._remember(self._run(change))
 
-    def merge_notebook(self, real: str, base: dict, data: dict) -> str:
+    def merge_notebook(self, real: str, base: dict, data: dict) -> tuple[str, bool]:
         for _ in range(_MERGE_TRIES):
             found = self.snapshot(real)
             if found is None:
                 raise DocumentChanged()
             live, version = found
-            merged = merge_notebooks(base, dict(data), live)
+            merged, kept = merge_notebooks(base, dict(data), live)
             try:
-                return self.replace_notebook(real, version, merged)
+                return self.replace_notebook(real, version, merged), kept
             except DocumentChanged:
                 continue  # the person typed meanwhile: merge again with what they typed
         raise DocumentChanged()
@@ -312,15 +312,15 @@ class CollabDocuments:
 
         return self._remember(self._run(change))
 
-    def merge_text(self, real: str, base: str, text: str) -> str:
+    def merge_text(self, real: str, base: str, text: str) -> tuple[str, bool]:
         for _ in range(_MERGE_TRIES):
             found = self.text_snapshot(real)
             if found is None:
                 raise DocumentChanged()
             live, version = found
-            merged = merge_texts(base, text, live)
+            merged, kept = merge_texts(base, text, live)
             try:
-                return self.replace_text(real, version, merged)
+                return self.replace_text(real, version, merged), kept
             except DocumentChanged:
                 continue  # the person typed meanwhile: merge again with what they typed
         raise DocumentChanged()

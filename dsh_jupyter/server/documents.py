@@ -59,10 +59,10 @@ class Documents:
     def remembered(self, real: str, version: str):
         return self.collab.remembered(real, version) if self.collab is not None else None
 
-    def merge_text(self, real: str, base: str, text: str) -> str:
+    def merge_text(self, real: str, base: str, text: str) -> tuple[str, bool]:
         return self._shared().merge_text(real, base, text)
 
-    def merge_notebook(self, real: str, base: dict, data: dict) -> str:
+    def merge_notebook(self, real: str, base: dict, data: dict) -> tuple[str, bool]:
         return self._shared().merge_notebook(real, base, data)
 
     # -- tabs -------------------------------------------------------------------------------------------

@@ -30,17 +30,18 @@ def _lines(where: list[tuple[int, int]]) -> str:
     return ", ".join(spans[:5]) + (f" and {len(spans) - 5} more" if len(spans) > 5 else "")
 
 
-def merge_texts(base: str, mine: str, theirs: str) -> str:
-    """``mine`` (the agent's) and ``theirs`` (the document now) merged from ``base``, line by line.
+def merge_texts(base: str, mine: str, theirs: str) -> tuple[str, bool]:
+    """``mine`` (the agent's) and ``theirs`` (the document now) merged from ``base``, line by line,
+    and whether ``theirs`` held changes of its own that the merge kept.
 
     ``MergeConflict`` names the conflicting lines as they are numbered in the document now.
     """
     from merge3 import Merge3
 
-    if mine == base:
-        return theirs
     if theirs == base or mine == theirs:
-        return mine
+        return mine, False
+    if mine == base:
+        return theirs, True
     merge = Merge3(base.splitlines(True), theirs.splitlines(True), mine.splitlines(True))
     out: list[str] = []
     conflicts: list[tuple[int, int]] = []
@@ -57,7 +58,7 @@ def merge_texts(base: str, mine: str, theirs: str) -> str:
             conflicts.append((astart, max(aend, astart + 1)))
     if conflicts:
         raise MergeConflict(_lines(conflicts))
-    return "".join(out)
+    return "".join(out), True
 
 
 def _cell_name(cells: list, index: int) -> str:
@@ -67,18 +68,17 @@ def _cell_name(cells: list, index: int) -> str:
     return f"cell {index + 1}"
 
 
-def merge_notebooks(base: dict, mine: dict, theirs: dict) -> dict:
-    """``mine`` and ``theirs`` merged from ``base`` by nbdime; ``MergeConflict`` names the cells."""
+def merge_notebooks(base: dict, mine: dict, theirs: dict) -> tuple[dict, bool]:
+    """``mine`` and ``theirs`` merged from ``base`` by nbdime, and whether ``theirs`` held changes of
+    its own that the merge kept; ``MergeConflict`` names the cells."""
     from nbdime.merging import merge_notebooks as nbdime_merge
 
-    if mine == base:
-        return theirs
-    if theirs == base or mine == theirs:
-        return mine
     # one form for all three: sources and output text joined (a file may hold them as lists of lines)
     nodes = [nbformat.reads(json.dumps(nb), as_version=nbformat.NO_CONVERT) for nb in (base, mine, theirs)]
+    if _same(nodes[2], nodes[0]) or nodes[1] == nodes[2]:
+        return nodes[1], False
     if nodes[1] == nodes[0]:
-        return theirs
+        return nodes[2], True
     # conflicts are recorded, never resolved inline; execution counts are content, not transients
     args = argparse.Namespace(
         merge_strategy=None, input_strategy=None, output_strategy=None, ignore_transients=False, log_level="INFO"
@@ -98,4 +98,15 @@ def merge_notebooks(base: dict, mine: dict, theirs: dict) -> dict:
             if name not in names:
                 names.append(name)
         raise MergeConflict(", ".join(names))
-    return nbformat.from_dict(merged)
+    return nbformat.from_dict(merged), True
+
+
+def _same(a, b) -> bool:
+    """Two notebooks the same for a person: what a shared document adds on its own (the kernel's
+    ``language_info``, empty kernelspec defaults) set aside."""
+
+    def key(nb):
+        meta = {k: v for k, v in nb.get("metadata", {}).items() if k not in ("language_info", "kernelspec")}
+        return [(c.get("id"), c.get("cell_type"), c.get("source")) for c in nb.get("cells", [])], meta
+
+    return a == b or key(a) == key(b)

@@ -18,14 +18,14 @@ BASE = "".join(f"line {i}\n" for i in range(1, 9))
 def test_changes_on_different_lines_are_both_kept():
     mine = BASE.replace("line 2", "LINE 2")
     theirs = BASE.replace("line 7", "line 7 (typed)") + "# end\n"
-    assert merge_texts(BASE, mine, theirs) == BASE.replace("line 2", "LINE 2").replace(
-        "line 7", "line 7 (typed)") + "# end\n"
+    assert merge_texts(BASE, mine, theirs) == (BASE.replace("line 2", "LINE 2").replace(
+        "line 7", "line 7 (typed)") + "# end\n", True)
 
 
 def test_one_side_unchanged_takes_the_other_whole():
-    assert merge_texts(BASE, BASE, "x\n") == "x\n"
-    assert merge_texts(BASE, "y\n", BASE) == "y\n"
-    assert merge_texts(BASE, "same\n", "same\n") == "same\n"
+    assert merge_texts(BASE, BASE, "x\n") == ("x\n", True)
+    assert merge_texts(BASE, "y\n", BASE) == ("y\n", False)  # the person changed nothing since
+    assert merge_texts(BASE, "same\n", "same\n") == ("same\n", False)
 
 
 @pytest.mark.parametrize("theirs,where", [
@@ -51,7 +51,8 @@ def test_notebook_cells_changed_apart_are_both_kept_and_execution_counts_stay():
     mine["cells"][0]["source"] = "x = 10"
     theirs = copy.deepcopy(base)
     theirs["cells"][1]["source"] = "y = 2\nprint(y)"
-    merged = merge_notebooks(base, mine, theirs)
+    merged, kept = merge_notebooks(base, mine, theirs)
+    assert kept is True
     assert [c["source"] for c in merged["cells"]] == ["x = 10", "y = 2\nprint(y)"]
     assert merged["cells"][1]["execution_count"] == 7
 
@@ -72,5 +73,16 @@ def test_sources_as_lists_of_lines_merge_like_joined_ones():
     mine["cells"][0]["source"] = ["x = 1\n", "z = 1"]  # as a file holds them
     theirs = copy.deepcopy(base)
     theirs["cells"][1]["source"] = "y = 20"
-    merged = merge_notebooks(base, mine, theirs)
+    merged, _kept = merge_notebooks(base, mine, theirs)
     assert [c["source"] for c in merged["cells"]] == ["x = 1\nz = 1", "y = 20"]
+
+
+def test_a_notebook_the_person_did_not_change_is_the_agents_whatever_its_form():
+    """The shared document adds the kernel's language_info and empty kernelspec defaults on its own:
+    not a change of the person's."""
+    base = _nb("x = 1")
+    theirs = copy.deepcopy(base)
+    theirs["metadata"]["language_info"] = {"name": "python"}
+    mine = _nb("x = 2")
+    merged, kept = merge_notebooks(base, mine, theirs)
+    assert kept is False and [c["source"] for c in merged["cells"]] == ["x = 2"]

@@ -163,8 +163,9 @@ def base_for_merge(ctx: CallContext, target, verb: str) -> str | dict:
     raise changed_since_read(verb, shown)
 
 
-def merged(ctx: CallContext, target, base, content, notebook: bool, verb: str) -> str:
-    """The shared document made the merge of ``base``, ``content`` and what it holds; its new version."""
+def merged(ctx: CallContext, target, base, content, notebook: bool, verb: str) -> tuple[str, bool]:
+    """The shared document made the merge of ``base``, ``content`` and what it holds; its new version,
+    and whether the person's changes since ``base`` were kept beside ``content``."""
     docs = ctx.documents
     assert docs is not None
     try:

@@ -292,14 +292,12 @@ def _write_shared(ctx: CallContext, target, data: bytes, notebook: bool) -> dict
         if not isinstance(base, str):
             raise changed_since_read("write", shown)
     with ctx.changing("write", shown, lambda: [target.change()]) as gate:
-        version = merged(ctx, target, base, content, notebook, "write")
+        version, kept = merged(ctx, target, base, content, notebook, "write")
         record_version(ctx, gate, target, version, "write")
-    assert ctx.documents is not None
-    result = ctx.documents.remembered(target.real, version)
     value: dict = {"path": shown, "operation": "update", "bytes": len(data), "open": SHARED}
     if notebook:
         value["live"] = True
-    if result is not None and result != content:
+    if kept:
         value["merged"] = True  # the person's changes since the read were kept beside the write's
     return value
 
