@@ -4,7 +4,7 @@ reports its tabs; and the call log saying how a call's file was open.
 
 The shared documents of real-time collaboration are tested against a real ``jupyter server`` with
 jupyter-collaboration in ``test_server_open_documents.py``; the sidebar that shows both, in
-Chromium, in ``tests/e2e/test_open_files.py``.
+Chromium, in ``tests/e2e/test_sidebar_open.py``.
 """
 
 from __future__ import annotations
