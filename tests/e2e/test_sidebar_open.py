@@ -4,7 +4,9 @@ JupyterLab without real-time collaboration (the package's ``lab``), Chromium as 
 opened in a tab shows under "Open in JupyterLab" within a poll, with a dot while the tab holds
 unsaved typing, and leaves the list when its tab closes; an agent's calls over REST on the open
 file show as calls on an open file (its edit taken and saved by the tab, its read of the unsaved
-copy marked so), and a call on a file nobody has open is not marked.
+copy marked so), and a call on a file nobody has open is not marked. With collaboration on
+(``collab_lab``) the same file is a shared document: listed as one, with no dot while the person
+types, the agent's edit going through it, and gone from the list once its tab closed.
 """
 
 from __future__ import annotations
@@ -69,3 +71,29 @@ def test_activity_lists_the_open_files_and_marks_the_agents_calls_on_them(page, 
     expect()(tab).to_have_count(0)
     expect()(listed).to_have_count(0, timeout=POLL)  # the tab closed: the file left the list
     assert not page.locator(".jp-Dialog").count()  # no "File Changed" dialog at any point
+
+
+def test_with_collaboration_a_shared_document_is_listed_and_the_agents_edit_goes_through_it(page, collab_lab):
+    lab = collab_lab
+    (lab.root / "shared.txt").write_text("alpha\nbeta\n")
+    panel = open_activity(page, lab)
+    listed = panel.locator('.dsh-sb-open-file[data-path="shared.txt"]')
+
+    page.evaluate("p => window.jupyterapp.commands.execute('docmanager:open', {path: p})", "shared.txt")
+    expect()(page.locator(EDITOR)).to_contain_text("beta", timeout=60_000)
+    expect()(listed).to_have_attribute("data-shared", "true", timeout=POLL)  # its room has this page connected
+    expect()(listed).to_have_attribute("title", "shared.txt: open in a shared document (1 connection)")
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("gamma")  # typing in a shared document: saved by the room, never a dot
+    lab.tool("read", file_path="shared.txt")
+    edit = lab.tool("edit", file_path="shared.txt", old_string="alpha", new_string="ALPHA")
+    assert not edit["isError"] and edit["value"]["open"] == "shared", edit["text"]
+    expect()(page.locator(EDITOR)).to_contain_text("ALPHA")
+    expect()(call_row(panel, edit["callId"]).locator(".dsh-sb-badge-open")).to_have_text("open", timeout=POLL)
+    expect()(listed.locator(".dsh-sb-unsaved")).to_have_count(0)
+
+    tab = page.locator("#jp-main-dock-panel .lm-TabBar-tab", has_text="shared.txt")
+    tab.locator(".lm-TabBar-tabCloseIcon").click()
+    expect()(tab).to_have_count(0)
+    expect()(listed).to_have_count(0, timeout=POLL)  # no page is connected to its room any more
