@@ -13,9 +13,9 @@ the room, and the tab on it, follow the file to its new path.
 A document is open when its room has a client (a browser tab is connected); it is found as
 jupyter_server_ydoc finds it, by the file's id (``file_id_manager``) and the room id
 ``json:notebook:<id>`` or ``text:file:<id>`` (``open_files`` lists the rooms with clients, each
-file named by its id). Its version is a digest of its content: it changes
-whenever the content does (typing, running a cell), which is what the read-before-write gate
-needs; the content of the versions reported lately is remembered, for the merge of a ``write``.
+file named by its id). Its version is a digest of its content: it changes whenever the content
+does (typing, running a cell), which is what the read-before-write gate needs; the content of the
+versions reported lately is remembered, for the merge of a ``write``.
 
 Tool calls run on worker threads; the document lives on the event loop. Every look at or change to
 a document therefore runs on the loop (``run_coroutine_threadsafe``), each as one coroutine with
