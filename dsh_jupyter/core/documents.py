@@ -16,7 +16,8 @@ agent's change, *Revert* drops the person's typing). So a server that knows what
   unsaved changes refuses (``OpenUnsaved``, which the tools answer ``FS_OPEN_UNSAVED``);
 * around a move, let the server hold the document's saves and then tell it, so a tab open on the
   file follows it to its new path and nothing makes the file again at its old one;
-* say in every answer when a person has the file open (``Presence``).
+* say in every answer when a person has the file open (``Presence``);
+* list what is open (``open_files``), for a person's view beside the agent's calls.
 
 The core stays free of Jupyter and of the browser: it only calls this interface. Paths are real
 (absolute, symlinks resolved), as the tools' targets have them.
@@ -43,7 +44,8 @@ class Presence:
     ``shared``: it is a shared document (real-time collaboration): the tools read and change that
     document, and the server's collaboration saves it. Otherwise it is open in one or more browser
     tabs, each with its own copy. ``unsaved``: whether an open copy holds changes not saved to the
-    file (None: not known). ``tabs``: how many tabs have it open (0 when not known).
+    file (None: not known). ``tabs``: how many tabs have it open (0 when not known; for a shared
+    document listed by ``open_files``, the connections to it, one per page).
     """
 
     shared: bool
@@ -77,6 +79,12 @@ class LiveDocuments(Protocol):
 
     def presence(self, real: str) -> Presence | None:
         """Whether a person has the file at ``real`` open, and how; None when nobody has."""
+
+    def open_files(self) -> list[tuple[str, Presence]]:
+        """Every file a person has open now, once each: ``(real path, presence)``, in no order.
+
+        The presence of each is what ``presence`` answers for it. Real paths as the reports name
+        them, wherever they lie: what may be shown is the caller's to decide."""
 
     # -- shared documents (real-time collaboration) ------------------------------------------------
 

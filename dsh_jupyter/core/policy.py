@@ -25,6 +25,11 @@ the caller (``Caller``) and the core decides (``admit``), with the same rules ev
   (a listing page, a saved result) follows the session rule above as a tool call does; one that
   asks about a session's records does not use it, and finds no such session the same way for
   every caller;
+* the list of files open in JupyterLab (``Workspace.open_files``) is a view of no session: it
+  reads no state, so there is nothing to admit, and every caller who may read sees the same list,
+  with ``contents:write`` or without, whoever has the files open. It names files ``list`` shows
+  them anyway (and leaves out what ``list`` leaves out), and every tool answer about an open file
+  tells any caller that it is open;
 * a call's progress is seen only by the caller who started it (``Caller.identity``);
 * a caller who may not write learns how the tools are confined, not where the state file is;
 * a JupyterLab page that reports its open tabs and waits for the server's requests

@@ -41,6 +41,8 @@ from .text.quoting import escape_surrogates, in_message
 from .tools.arguments import validate_args
 from .tools.browse import browse_listing
 from .tools.context import CallContext
+from .tools.open_files import open_files_value
+from .tools.opened import SHARED, TAB, UNSAVED
 from .tools.spec import ToolSpec
 
 __all__ = ["Result", "Workspace", "default_state_path", "os_user"]
@@ -48,6 +50,8 @@ __all__ = ["Result", "Workspace", "default_state_path", "os_user"]
 log = logging.getLogger(__name__)
 
 SURFACES = ("python", "rest", "magic", "widget", "mcp")
+# How a call's file was open in JupyterLab, as its value says (tools.opened) and the call log keeps it.
+OPEN_KINDS = (SHARED, TAB, UNSAVED)
 
 # The call log keeps what a model saw (bounded by the caps) but not every byte a model sent: a
 # 300 MB ``write`` must not copy 300 MB into the state file. Longer argument strings are cut.
@@ -73,6 +77,14 @@ def _loggable(args: dict) -> dict:
                 value = value[:LOGGED_VALUE_MAX] + f"... (cut from {len(value)} characters in the call log)"
         out[key] = value
     return out
+
+
+def _opened(result: Result) -> str | None:
+    """How a person had the call's file open in JupyterLab (``value["open"]``: ``shared``, ``tab``
+    or ``unsaved``), for the call log; None when it was not open or the call failed."""
+    value = result.value if not result.is_error and isinstance(result.value, dict) else {}
+    opened = value.get("open")
+    return opened if opened in OPEN_KINDS else None
 
 
 def check_session_id(session: object) -> str:
@@ -402,6 +414,19 @@ class Workspace:
         view = self.admit_view(session, caller)
         return browse_listing(self._view_context(view), path, offset, limit, sort, descending, name_filter)
 
+    def open_files(self) -> dict:
+        """The files a person has open in JupyterLab, for a person's view beside the agent's calls.
+
+        Not a tool call, and a view of no session (see ``policy``): it reads nothing of the state,
+        creates nothing and logs nothing, and every caller who may read is shown the same list,
+        whoever has the files open (every tool answer about an open file says so to any caller).
+        It shows what ``list`` would show: the value of ``tools.open_files.open_files_value``.
+        With no ``documents`` (a plain ``Workspace``, or a server with ``live_documents`` off,
+        whose tools use the files as they are) nothing is open.
+        """
+        found = self.documents.open_files() if self.documents is not None else []
+        return open_files_value(found, self.resolver.visibility)
+
     def context(
         self,
         session: str,
@@ -468,6 +493,7 @@ class Workspace:
                     user=user,
                     read_only=read_only,
                     visibility=self.resolver.visibility.stamp(),
+                    open=_opened(result),
                 ),
                 self.call_limits,
             )
@@ -599,7 +625,8 @@ class Workspace:
 
         With a ``caller`` (a surface asking for someone: a view of the session's records, see
         ``admit_view``), a session that does not exist is None; without one (the Python API and
-        the kernel), its page is empty.
+        the kernel), its page is empty. Each call's ``open`` says how a person had its file open
+        in JupyterLab when it ran (``shared``, ``tab``, ``unsaved``; None: not open, or it failed).
 
         A call made where more was shown than here (hidden files, fewer hide globs or protected
         folders: another surface on the same state) is listed as withheld: its tool, surface,
@@ -627,10 +654,11 @@ class Workspace:
                 "user": r.user,
                 "started": r.started,
                 "durationMs": r.duration_ms,
+                "open": r.open,
             }
             withheld = visibility.withholds(r.visibility)
             if withheld is not None:
-                row.update(args={}, text="", withheld=withheld)
+                row.update(args={}, text="", open=None, withheld=withheld)
             calls.append(row)
         return {
             "session": session,

@@ -12,9 +12,10 @@ the room, and the tab on it, follow the file to its new path.
 
 A document is open when its room has a client (a browser tab is connected); it is found as
 jupyter_server_ydoc finds it, by the file's id (``file_id_manager``) and the room id
-``json:notebook:<id>`` or ``text:file:<id>``. Its version is a digest of its content: it changes
-whenever the content does (typing, running a cell), which is what the read-before-write gate
-needs; the content of the versions reported lately is remembered, for the merge of a ``write``.
+``json:notebook:<id>`` or ``text:file:<id>`` (``open_files`` lists the rooms with clients, each
+file named by its id). Its version is a digest of its content: it changes whenever the content
+does (typing, running a cell), which is what the read-before-write gate needs; the content of the
+versions reported lately is remembered, for the merge of a ``write``.
 
 Tool calls run on worker threads; the document lives on the event loop. Every look at or change to
 a document therefore runs on the loop (``run_coroutine_threadsafe``), each as one coroutine with
@@ -49,6 +50,7 @@ __all__ = ["YDOC_EXTENSION", "CollabDocuments"]
 YDOC_EXTENSION = "jupyter_server_ydoc"  # the server extension of jupyter-collaboration
 _WAIT_S = 30.0  # how long a tool call waits for the event loop to answer about a document
 _MERGE_TRIES = 5  # merges made again when the person typed between the merge and its change
+_ROOM_KINDS = ("json:notebook", "text:file")  # the rooms of the documents the tools reach
 
 log = logging.getLogger(__name__)
 
@@ -198,6 +200,32 @@ class CollabDocuments:
             return self._open(rel, True) or self._open(rel, False)
 
         return Presence(shared=True) if self._run(look) else None
+
+    def open_files(self) -> list[tuple[str, Presence]]:
+        """Every file whose shared document a tab is connected to now, with the number of
+        connections (one per page): each room of a notebook or a text file with clients, named
+        by its file id as ``presence`` finds it."""
+        if self._extension() is None:
+            return []
+
+        async def look():
+            ids = self.serverapp.web_app.settings.get("file_id_manager")
+            rooms = getattr(getattr(self._extension(), "ywebsocket_server", None), "rooms", {})
+            found = []
+            for room_id, room in list(rooms.items()):
+                kind, _, file_id = str(room_id).rpartition(":")
+                clients = getattr(room, "clients", None)
+                if kind not in _ROOM_KINDS or not clients or ids is None:
+                    continue  # another kind of room (awareness, a binary file), or nobody connected
+                rel = ids.get_path(file_id)
+                if rel is not None:
+                    found.append((rel, len(clients)))
+            return found
+
+        return [
+            (os.path.realpath(os.path.join(self.root, rel)), Presence(shared=True, tabs=count))
+            for rel, count in self._run(look)
+        ]
 
     # -- LiveDocuments: notebooks --------------------------------------------------------------------
 

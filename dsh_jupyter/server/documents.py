@@ -4,10 +4,12 @@ Why it exists: a file a person has open is either a shared document of this serv
 collaboration, ``collab.py``) or a copy in a browser tab that reports itself (``tabs.py``, the
 JupyterLab extension's half of the work); a server may have both (collaboration switched off for
 some documents, or not installed). The tools ask one object (``core/documents.py``); this one
-asks the collaboration first — a shared document is what every tab shows — and the tabs next.
+asks the collaboration first — a shared document is what every tab shows — and the tabs next,
+for one file (``presence``) and for the list of every open file (``open_files``) alike.
 
 What it must never do: report a file as not open because one of the two could not answer (an
-error from either is the caller's to see), or move a document without telling both.
+error from either is the caller's to see), list a file twice, or move a document without telling
+both.
 """
 
 from __future__ import annotations
@@ -33,6 +35,14 @@ class Documents:
         if found is None and self.tabs is not None:
             found = self.tabs.presence(real)
         return found
+
+    def open_files(self) -> list[tuple[str, Presence]]:
+        """Every file open in JupyterLab, once: the shared documents, then the files open in tabs
+        that are not also shared (a shared document is what every tab shows, as for ``presence``)."""
+        shared = self.collab.open_files() if self.collab is not None else []
+        seen = {real for real, _ in shared}
+        tabs = self.tabs.open_files() if self.tabs is not None else []
+        return shared + [(real, found) for real, found in tabs if real not in seen]
 
     # -- shared documents: the collaboration's ---------------------------------------------------------
 

@@ -464,6 +464,16 @@ class StatusHandler(DshHandler):
         self.send(await self.run(self.workspace.status, await self.caller("rest")))
 
 
+class OpenFilesHandler(DshHandler):
+    """The files a person has open in JupyterLab, as ``list`` would name them (the sidebar's
+    activity shows them beside the agent's calls). Not a tool call: not logged, no session."""
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        self.send(await self.run(self.workspace.open_files))
+
+
 class OpenAPIHandler(DshHandler):
     @web.authenticated
     @authorized("read")
@@ -488,5 +498,6 @@ def route_table() -> list[tuple]:
         (rf"{PREFIX}/progress/(?P<progress_id>[^/]+)", ProgressHandler),
         (rf"{PREFIX}/openapi.json", OpenAPIHandler),
         (rf"{PREFIX}/status", StatusHandler),
+        (rf"{PREFIX}/documents", OpenFilesHandler),
         *tab_routes(),
     ]

@@ -175,12 +175,44 @@ _SCHEMAS = {
             "user": {**_STR, "description": "Who made the call (the authenticated user, or the OS user)."},
             "started": _NUM,
             "durationMs": _NUM,
+            "open": {
+                "type": "string",
+                "enum": ["shared", "tab", "unsaved", None],
+                "nullable": True,
+                "description": "How a person had the call's file open in JupyterLab when it ran (its value's "
+                "open): a shared document, a tab, a tab with unsaved changes; null: not open, or the call failed.",
+            },
         },
         ("callId", "tool", "args", "text", "isError", "surface", "user", "started", "durationMs"),
     ),
     "CallLog": _obj(
         {"session": _STR, "offset": _INT, "total": _INT, "calls": _arr(_ref("CallRecord"))},
         ("session", "offset", "total", "calls"),
+    ),
+    "OpenFile": _obj(
+        {
+            "path": {**_STR, "description": "Relative to the root, symlinks resolved, '/'-separated."},
+            "shared": {**_BOOL, "description": "A shared document (real-time collaboration); else open in tabs."},
+            "tabs": {**_INT, "description": "Tabs that have it open; for a shared document, its connections."},
+            "unsaved": {
+                **_BOOL,
+                "nullable": True,
+                "description": "A tab's copy holds changes not saved to the file (null for a shared document).",
+            },
+        },
+        ("path", "shared", "tabs", "unsaved"),
+    ),
+    "OpenFiles": _obj(
+        {
+            "files": {**_arr(_ref("OpenFile")), "maxItems": 1000, "description": "By path (code point order)."},
+            "total": {**_INT, "description": "Every open file that may be shown (files holds the first 1000)."},
+            "notShown": {
+                **_INT,
+                "description": "Open files left out as list leaves them out: hidden, hide globs, protected, "
+                "or outside the root.",
+            },
+        },
+        ("files", "total", "notShown"),
     ),
     "Spill": _obj(
         {
@@ -488,6 +520,17 @@ def _meta_paths() -> dict:
             "operationId": "status",
             "tags": ["meta"],
             "responses": {"200": _json(_ref("Status"), "Confinement and resolver modes."), **_errors(403)},
+        }
+    }
+    paths["/documents"] = {
+        "get": {
+            "summary": "The files a person has open in JupyterLab (not a tool call: not logged, no session)",
+            "description": "Shared documents with a page connected, and the files JupyterLab pages report open in "
+            "their tabs, named as list names them; every caller who may read sees the same list.\n\n"
+            "Requires contents:read.",
+            "operationId": "open_files",
+            "tags": ["meta"],
+            "responses": {"200": _json(_ref("OpenFiles"), "What is open now."), **_errors(403)},
         }
     }
     paths["/openapi.json"] = {

@@ -22,8 +22,9 @@ requests of ``server/tabs.py``, which the extension (``labextension_shim/src/tab
 
 ``moved`` tells the pages that had a moved file (or a file beneath a moved folder) open, so
 their tabs follow it (the page emits the rename JupyterLab's document context follows); and
-``presence`` says who has a file open. Pages of callers who may not write count for presence
-but are never asked: they cannot save, so they cannot overwrite anyone.
+``presence`` says who has a file open (``open_files``: every file that is). Pages of callers
+who may not write count for presence but are never asked: they cannot save, so they cannot
+overwrite anyone.
 
 What it must never do: run on the event loop's own thread (it waits for the loop), change a tab
 that has unsaved changes, call a file saved that no page saved, wait unbounded for a page
@@ -106,6 +107,12 @@ class TabDocuments:
             return None
         unsaved, tabs = found
         return Presence(shared=False, unsaved=unsaved, tabs=tabs)
+
+    def open_files(self) -> list[tuple[str, Presence]]:
+        return [
+            (real, Presence(shared=False, unsaved=unsaved, tabs=tabs))
+            for real, (unsaved, tabs) in self.registry.open_files().items()
+        ]
 
     def snapshot(self, real: str) -> tuple[dict, str] | None:
         return None

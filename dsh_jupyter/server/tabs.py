@@ -6,7 +6,7 @@ Changed" dialog. So the extension (``labextension_shim/src/tabs.ts``) reports, p
 id made at each page load), the documents its tabs have open (contents path, notebook or text,
 unsaved changes or not, how many tabs), at once whenever that changes, and keeps one long poll
 open for the server's requests, each of which it answers with a POST. This registry keeps both in
-memory: the reports, which tool threads read (``copies``, ``presence``), and per page a queue of
+memory: the reports, which tool threads read (``copies``, ``presence``, ``open_files``), and per page a queue of
 requests, each with a future that the asking coroutine (``server/tab_documents.py``) awaits.
 
 A page is bound to the caller who first reported it (``policy.admit_page``): no other caller
@@ -212,6 +212,18 @@ class TabRegistry:
         if not found:
             return None
         return any(doc.dirty for _, doc in found), sum(doc.tabs for _, doc in found)
+
+    def open_files(self) -> dict[str, tuple[bool, int]]:
+        """``{real path: (any copy unsaved, tabs)}`` over every live page's documents: what
+        ``presence`` answers, for every file that is open."""
+        found: dict[str, tuple[bool, int]] = {}
+        with self._lock:
+            self._prune()
+            for page in self._pages.values():
+                for doc in page.documents:
+                    unsaved, tabs = found.get(doc.real, (False, 0))
+                    found[doc.real] = (unsaved or doc.dirty, tabs + doc.tabs)
+        return found
 
     def pages(self) -> int:
         with self._lock:

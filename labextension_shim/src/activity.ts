@@ -1,11 +1,13 @@
 /**
  * The sidebar's agent activity: the call log of one session as it grows, from
- * `GET dsh/api/sessions/{id}/calls`, polled every 2 s while the section is on screen.
+ * `GET dsh/api/sessions/{id}/calls`, polled every 2 s while the section is on screen, beside the
+ * files the person has open in JupyterLab (`openfiles.ts`, refreshed by the same poll).
  *
  * - The first look takes the newest 50 calls; each later poll asks only for what came after
  *   the last one seen (`offset` = calls seen), so a quiet session costs one small request.
  *   A session that shrank (deleted and made again) or grew by more than a page is read afresh.
- * - Rows are newest first: time, surface, tool with its key arguments, and an error badge.
+ * - Rows are newest first: time, surface, tool with its key arguments, an error badge, and an
+ *   `open` badge when the call's file was open in JupyterLab as it ran (its record's `open`).
  *   A click shows the call's text exactly as the model got it; for `write` and `edit` the file
  *   is one more click away.
  * - The session picker lists `GET dsh/api/sessions` (on focus and every 10 s); it starts on
@@ -18,6 +20,7 @@ import { PathExt } from '@jupyterlab/coreutils';
 import { ApiError, ICall, ISessionInfo, listCalls, listSessions } from './api';
 import { fill, h } from './dom';
 import { openTarget } from './open';
+import { OpenFilesView, openBadge } from './openfiles';
 
 export const POLL_MS = 2000;
 
@@ -55,6 +58,7 @@ export class ActivityView {
   private readonly picker: HTMLSelectElement;
   private readonly status: HTMLElement;
   private readonly list: HTMLElement;
+  private readonly openFiles: OpenFilesView;
   private session = 'default';
   private sessions: ISessionInfo[] = [];
   private seen = 0;
@@ -75,9 +79,11 @@ export class ActivityView {
     this.picker.append(h('option', { value: 'default' }, 'default'));
     this.status = h('div', { class: 'dsh-sb-status', 'aria-live': 'polite' });
     this.list = h('div', { class: 'dsh-sb-calls', role: 'list' });
+    this.openFiles = new OpenFilesView(docManager);
     this.node = h(
       'div',
       { class: 'dsh-sb-activity' },
+      this.openFiles.node,
       h('div', { class: 'dsh-sb-row' }, h('label', { class: 'dsh-sb-label' }, 'Session'), this.picker),
       this.status,
       this.list
@@ -130,7 +136,11 @@ export class ActivityView {
   }
 
   private async poll(force = false): Promise<void> {
-    if ((this.busy && !force) || document.visibilityState === 'hidden') {
+    if (document.visibilityState === 'hidden') {
+      return;
+    }
+    void this.openFiles.refresh(); // its own request, never doubled: a slow call log does not hold it
+    if (this.busy && !force) {
       return;
     }
     if (++this.polls % SESSIONS_EVERY === 0) {
@@ -210,7 +220,8 @@ export class ActivityView {
       h('span', { class: 'dsh-sb-surface' }, call.surface),
       h('span', { class: 'dsh-sb-tool' }, call.tool),
       h('span', { class: 'dsh-sb-args', title: JSON.stringify(call.args) }, keyArgs(call.args)),
-      call.isError ? h('span', { class: 'dsh-sb-badge-error' }, 'error') : null
+      call.isError ? h('span', { class: 'dsh-sb-badge-error' }, 'error') : null,
+      openBadge(call)
     );
     const toggle = (): void => {
       const open = detail.hidden;
@@ -222,7 +233,13 @@ export class ActivityView {
     };
     return h(
       'div',
-      { class: 'dsh-sb-call', role: 'listitem', 'data-call-id': call.callId, 'data-tool': call.tool },
+      {
+        class: 'dsh-sb-call',
+        role: 'listitem',
+        'data-call-id': call.callId,
+        'data-tool': call.tool,
+        'data-open': call.open ?? null
+      },
       head,
       detail
     );

@@ -28,6 +28,8 @@ export interface ICall {
   user: string | null;
   started: number;
   durationMs: number | null;
+  /** How a person had the call's file open in JupyterLab when it ran; null: not open, or it failed. */
+  open?: 'shared' | 'tab' | 'unsaved' | null;
 }
 
 export interface ICallPage {
@@ -143,6 +145,31 @@ export function listSessions(): Promise<ISessionInfo[]> {
 export function listCalls(session: string, offset: number, limit: number): Promise<ICallPage> {
   const query = `?offset=${offset}&limit=${limit}`;
   return request<ICallPage>('GET', `sessions/${encodeURIComponent(session)}/calls${query}`);
+}
+
+/** One file a person has open in JupyterLab, as `GET dsh/api/documents` names it. */
+export interface IOpenFile {
+  /** Relative to the server's root, as `list` names it. */
+  path: string;
+  /** A shared document (real-time collaboration); else open in tabs. */
+  shared: boolean;
+  /** Tabs that have it open (for a shared document: connections, one per page). */
+  tabs: number;
+  /** A tab's copy holds unsaved changes (null for a shared document). */
+  unsaved: boolean | null;
+}
+
+export interface IOpenFiles {
+  files: IOpenFile[];
+  /** Every open file that may be shown (`files` holds the first 1000). */
+  total: number;
+  /** Open files left out as `list` leaves them out (hidden, protected, outside the root). */
+  notShown: number;
+}
+
+/** What a person has open in JupyterLab now (not a tool call: not logged). */
+export function openFiles(): Promise<IOpenFiles> {
+  return request<IOpenFiles>('GET', 'documents');
 }
 
 /**

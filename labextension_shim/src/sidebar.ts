@@ -130,7 +130,7 @@ export const sidebarPlugin: JupyterFrontEndPlugin<void> = {
       { label: 'Search', node: search.node },
       {
         label: 'Activity',
-        caption: "Agent activity: a session's calls as they happen",
+        caption: "Agent activity: a session's calls as they happen, beside the files open in JupyterLab",
         node: activity.node,
         setVisible: v => activity.setVisible(v)
       },

@@ -336,7 +336,7 @@ def test_a_state_file_of_the_previous_version_is_migrated_and_its_calls_withheld
         root, tree, tmp_path):
     import sqlite3
 
-    from dsh_jupyter.core.state.store import session_key
+    from dsh_jupyter.core.state.store import SCHEMA_VERSION, session_key
 
     tree(root, {".env": "SECRET=1\n"})
     state = tmp_path / "old.sqlite"
@@ -353,4 +353,4 @@ def test_a_state_file_of_the_previous_version_is_migrated_and_its_calls_withheld
     assert call["withheld"] == "it was made before calls recorded what they showed" and call["text"] == ""
     shows = Workspace(root, state_path=state)
     assert shows.calls()["calls"][0]["text"] == "SECRET=1"
-    assert sqlite3.connect(state).execute("PRAGMA user_version").fetchone()[0] == 3
+    assert sqlite3.connect(state).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -235,7 +235,7 @@ async def test_openapi_document_validates_and_covers_every_route(api):
     paths = doc["paths"]
     for p in ["/tools", "/tools/{name}", "/sessions", "/sessions/{session}", "/sessions/{session}/calls",
               "/sessions/{session}/spills", "/spill", "/openapi.json", "/tabs/{client}", "/tabs/{client}/requests",
-              "/tabs/{client}/answers"]:
+              "/tabs/{client}/answers", "/documents"]:
         assert p in paths
     status, tools = await api("GET", "tools")
     for t in tools:

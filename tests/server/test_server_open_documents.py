@@ -212,3 +212,35 @@ def test_a_write_of_an_open_notebook_keeps_the_persons_cell(server):
     write, sources = asyncio.run(scenario())
     assert write["value"]["merged"] is True and write["value"]["live"] is True, write
     assert sources == ["a = 10", "b = 2\nprint(b)"]
+
+
+def test_the_open_shared_documents_are_listed_and_each_call_on_one_says_so(server):
+    """``GET /dsh/api/documents`` lists each file a tab is connected to (a second tab counts), the
+    call log marks a call on one as ``shared``, and a file whose tabs left is no longer listed."""
+    name = fresh(server, "listed.py")
+    nb = v4.new_notebook(cells=[v4.new_code_cell("x = 1", id="x")])
+    nbformat.write(nb, str(server.root / "listed.ipynb"))
+
+    def listed() -> dict:
+        status, data = server.request("GET", "dsh/api/documents")
+        assert status == 200, data
+        return data
+
+    async def scenario():
+        async with person(server, name), person(server, name), person(server, "listed.ipynb", notebook=True):
+            await until(lambda: listed()["total"] == 2, what="both files listed")
+            shown = listed()
+            read = await agent(server, "read", "listed", file_path=name)
+        await until(lambda: listed()["total"] == 0, what="the files leaving the list once their tabs left")
+        return shown, read
+
+    shown, read = asyncio.run(scenario())
+    assert shown == {
+        "files": [{"path": "listed.ipynb", "shared": True, "tabs": 1, "unsaved": None},
+                  {"path": "listed.py", "shared": True, "tabs": 2, "unsaved": None}],
+        "total": 2,
+        "notShown": 0,
+    }
+    status, log = server.request("GET", "dsh/api/sessions/listed/calls")
+    assert status == 200
+    assert [(c["callId"], c["open"]) for c in log["calls"]] == [(read["callId"], "shared")]

@@ -37,7 +37,7 @@ from ..locations import filesystem_of, is_network_filesystem
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_S = 10.0
 
 # A session is named within a workspace root: its ``key`` (``session_key(root, name)``) is what
@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS calls (
     session TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL, text TEXT NOT NULL,
     is_error INTEGER NOT NULL, surface TEXT NOT NULL, started REAL NOT NULL,
     duration_ms REAL NOT NULL, user TEXT NOT NULL DEFAULT '', read_only INTEGER NOT NULL DEFAULT 0,
-    visibility TEXT, size INTEGER NOT NULL DEFAULT 0);
+    visibility TEXT, size INTEGER NOT NULL DEFAULT 0, open TEXT);
 CREATE INDEX IF NOT EXISTS calls_by_session ON calls (session, seq);
 CREATE INDEX IF NOT EXISTS calls_by_class ON calls (read_only, seq);
 CREATE TABLE IF NOT EXISTS call_totals (read_only INTEGER PRIMARY KEY, bytes INTEGER NOT NULL);
@@ -97,6 +97,12 @@ CREATE TABLE IF NOT EXISTS call_totals (read_only INTEGER PRIMARY KEY, bytes INT
 INSERT OR IGNORE INTO call_totals (read_only, bytes) VALUES (0, (SELECT COALESCE(SUM(size), 0) FROM calls)), (1, 0)
 """
 
+# From version 3: a call on a file a person had open in JupyterLab remembers how it was open
+# (``value["open"]``: shared, tab or unsaved), so a call log can mark it; NULL for the older ones.
+_MIGRATE_3_TO_4 = """
+ALTER TABLE calls ADD COLUMN open TEXT
+"""
+
 _SESSION_INFO = """SELECT s.key, s.name, s.root, s.cwd, s.created, s.user,
     (SELECT COUNT(*) FROM observations o WHERE o.session = s.key),
     (SELECT COUNT(*) FROM spills p WHERE p.session = s.key AND p.evicted IS NULL),
@@ -105,7 +111,7 @@ _SESSION_INFO = """SELECT s.key, s.name, s.root, s.cwd, s.created, s.user,
 FROM sessions s"""
 
 _CALL_COLUMNS = (
-    "call_id, session, tool, args, text, is_error, surface, started, duration_ms, user, read_only, visibility"
+    "call_id, session, tool, args, text, is_error, surface, started, duration_ms, user, read_only, visibility, open"
 )
 
 # Connections a forked child inherited from its parent: kept referenced and never closed, because
@@ -160,6 +166,7 @@ class CallRecord:
     user: str = ""
     read_only: bool = False  # made by a caller without contents:write
     visibility: str | None = None  # what the surface showed when it ran (``Visibility.stamp``); None: unknown
+    open: str | None = None  # how a person had its file open in JupyterLab (``value["open"]``); None: not open
 
 
 @dataclass(frozen=True)
@@ -342,6 +349,10 @@ class StateStore:
                     version = 2
                 if version == 2:
                     for statement in _MIGRATE_2_TO_3.split(";"):
+                        tx.execute(statement)
+                    version = 3
+                if version == 3:
+                    for statement in _MIGRATE_3_TO_4.split(";"):
                         tx.execute(statement)
                 if version < SCHEMA_VERSION:
                     for statement in _SCHEMA.split(";"):
@@ -599,7 +610,7 @@ class StateStore:
         read_only = int(bool(record.read_only))
         with self._transaction(f"log call {record.call_id!r}") as tx:
             tx.execute(
-                f"INSERT INTO calls ({_CALL_COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO calls ({_CALL_COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.call_id,
                     record.session,
@@ -613,6 +624,7 @@ class StateStore:
                     record.user,
                     read_only,
                     record.visibility,
+                    record.open,
                     size,
                 ),
             )
@@ -679,7 +691,21 @@ class StateStore:
 
 
 def _call_from_row(row: tuple[Any, ...]) -> CallRecord:
-    call_id, session, tool, args, text, is_error, surface, started, duration_ms, user, read_only, visibility = row
+    (
+        call_id,
+        session,
+        tool,
+        args,
+        text,
+        is_error,
+        surface,
+        started,
+        duration_ms,
+        user,
+        read_only,
+        visibility,
+        opened,
+    ) = row
     return CallRecord(
         call_id,
         session,
@@ -693,6 +719,7 @@ def _call_from_row(row: tuple[Any, ...]) -> CallRecord:
         user,
         bool(read_only),
         visibility,
+        opened,
     )
 
 

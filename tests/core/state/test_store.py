@@ -408,6 +408,25 @@ def test_a_version_1_file_is_upgraded_and_its_old_sessions_stay_out_of_the_way(t
     assert [c.user for c in store.list_calls("k")] == ["alice"]
 
 
+def test_a_version_3_file_gains_how_a_call_s_file_was_open(tmp_path: Path) -> None:
+    """A state file a version 3 server wrote: its calls keep their rows (open unknown: None), and
+    new calls record how their file was open."""
+    path = tmp_path / "state.sqlite"
+    old = StateStore(path)
+    old.ensure_session("k", "/r", "default", "/r", "alice")
+    old.append_call(call("c1", "k"))
+    raw = sqlite3.connect(path)  # back to what version 3 made: no open column
+    raw.executescript("ALTER TABLE calls DROP COLUMN open; PRAGMA user_version = 3;")
+    raw.close()
+    store = StateStore(path)
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == state_module.SCHEMA_VERSION == 4
+    raw.close()
+    store.append_call(call("c2", "k", open="unsaved"))
+    assert [(c.call_id, c.text, c.open) for c in store.list_calls("k")] == [
+        ("c1", "result of c1", None), ("c2", "result of c2", "unsaved")]
+
+
 def test_spills_to_evict_keeps_every_limit(store: StateStore) -> None:
     for i, (key, user) in enumerate([("a", "u1"), ("a", "u1"), ("b", "u2"), ("a", "u1"), ("b", "u2")]):
         store.add_spill(key, f"/s/{i}", "grep", 100, created=1000.0 + i, user=user)
