@@ -39,7 +39,6 @@ SNIFF_BYTES = 32
 
 # The formats shown, by the name the model text uses, with their MIME type.
 MIME_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WebP": "image/webp"}
-FORMATS_TEXT = "PNG, JPEG, GIF or WebP"
 
 _SUFFIXES = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".jpe": "JPEG", ".gif": "GIF", ".webp": "WebP"}
 _UNSUPPORTED_SUFFIXES = {

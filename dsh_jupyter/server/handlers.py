@@ -193,11 +193,6 @@ class DshHandler(ExtensionHandlerMixin, APIHandler):
             allowed = await allowed
         return bool(allowed)
 
-    async def require(self, action: str) -> None:
-        """403 unless the current user may ``action`` on ``contents`` (on top of the decorator)."""
-        if not await self.allowed(action):
-            raise ApiError(403, "FORBIDDEN", f"User is not authorized to {action} on resource: {self.auth_resource}.")
-
     def json_body(self) -> dict:
         """The request body as a JSON object, or 413/400."""
         limit = self.settings["dsh_jupyter_max_body_bytes"]

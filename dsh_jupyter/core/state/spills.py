@@ -49,7 +49,6 @@ class SpillLimits:
     per_session: int
     total: int
     max_age_s: float
-    per_user: int | None = None  # a smaller quota for callers that may only read
 
 
 class SpillStore:
