@@ -241,6 +241,9 @@ def test_an_open_notebook_takes_changed_cells_and_new_cells(page, lab):
     saved = nbformat.read(str(path), as_version=nbformat.NO_CONVERT)
     assert [c.source for c in saved.cells] == ["threshold = 42\nprint(threshold)", ""]
     assert [c.id for c in saved.cells] == ["first", "second"]
+    # the kernel's language_info, which the person's save of it alone left out of the file (the
+    # contents guard writes no save that changes nothing else), is kept and saved with the change
+    assert "language_info" not in nb.metadata and saved.metadata.language_info.name == "python"
     assert page.evaluate(DIRTY, "cells.ipynb") is False
 
     cells.nth(1).locator(".cm-content").click()
