@@ -9,8 +9,9 @@ does, keeps what JupyterLab pages have open in their tabs (``TabDocuments``, in
 ``settings["dsh_jupyter_tabs"]``), gives the core one ``LiveDocuments`` over them and the shared
 documents of collaboration (``documents.py``), and registers the ``/dsh/api`` routes and the
 ``/dsh/mcp`` MCP endpoint. It also keeps JupyterLab from changing files a person only looks at:
-saves that change nothing write nothing (``contents_guard.py``), and jupyter-collaboration's own
-state goes to Jupyter's data folder (``collab_state.py``).
+saves that change nothing write nothing (``contents_guard.py``), a folder listed while a file in it
+moves is listed without it rather than refused (``listing_guard.py``), and jupyter-collaboration's
+own state goes to Jupyter's data folder (``collab_state.py``).
 
 What it must never do: start with a setting the core refuses (a ``SettingsError`` stops the
 extension with the message naming the setting), keep a module-level Workspace (handlers reach it
@@ -37,6 +38,7 @@ from .collab_state import place_collaboration_state
 from .contents_guard import guard_contents
 from .documents import Documents
 from .handlers import route_table
+from .listing_guard import guard_listings
 from .tab_documents import TabDocuments
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DshJupyter", "DshJupyterApp"]
@@ -156,6 +158,8 @@ class DshJupyter(SettingTraits, ExtensionApp):
                 "dsh_jupyter: saves are not checked for changes: the contents manager %s keeps no files on this disk",
                 type(self.server.contents_manager).__name__,
             )
+        # a folder listed while a file in it moves (an agent's move) lists the rest, not a 404
+        guard_listings(self.server.contents_manager)
         place_collaboration_state(self.server, jupyter_data_dir(), self.log)
         self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
         self.search_executor = ThreadPoolExecutor(max_workers=self.search_threads, thread_name_prefix="dsh-search")

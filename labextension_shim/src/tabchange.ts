@@ -4,8 +4,9 @@
  *
  * Text goes through the shared model's `updateSource` over the differing middle only, so a
  * person's cursor elsewhere stays where it is. A notebook whose cells are the same (count, types,
- * ids, outputs and metadata) gets each changed cell's source set the same way; any other change
- * loads the whole notebook (`fromJSON`), which is what a notebook with cells added or removed needs.
+ * ids, outputs and metadata) and whose metadata is the same but for the kernel's `language_info`
+ * gets each changed cell's source set the same way; any other change loads the whole notebook
+ * (`fromJSON`), which is what a notebook with cells added or removed needs.
  *
  * Nothing here waits: every function runs within the caller's one synchronous turn. It never
  * touches a model whose content is not what the caller expects (`giveBack` reverts a change only
@@ -125,13 +126,24 @@ function setNotebook(model: any, next: any): void {
   }
 }
 
-/** Whether two notebooks differ in their cells' sources only. */
+/**
+ * Whether two notebooks differ in their cells' sources only, the notebooks' `language_info` aside.
+ *
+ * The front end copies `language_info` from the kernel into the page's notebook as it connects,
+ * and the server writes no save that changes nothing else (server/contents_guard.py), so a page
+ * holds a `language_info` the file lacks until the next real change is saved. An agent's content,
+ * made from the file, lacks it too; the cells' sources are still set in place (the person's cursor
+ * and the cells' widgets stay), and the page's `language_info` is kept and saved with the change.
+ */
 export function sameShape(a: any, b: any): boolean {
   if (!a || !b || !Array.isArray(a.cells) || !Array.isArray(b.cells) || a.cells.length !== b.cells.length) {
     return false;
   }
-  const outer = (nb: any): string =>
-    stableJSON({ nbformat: nb.nbformat, nbformat_minor: nb.nbformat_minor, metadata: nb.metadata ?? {} });
+  const outer = (nb: any): string => {
+    // the kernel's language_info is the page's to set: the file often lacks what the page holds
+    const { language_info: _kernel, ...metadata } = nb.metadata ?? {};
+    return stableJSON({ nbformat: nb.nbformat, nbformat_minor: nb.nbformat_minor, metadata });
+  };
   if (outer(a) !== outer(b)) {
     return false;
   }

@@ -15,6 +15,7 @@ import type { DocumentRegistry, IDocumentWidget } from '@jupyterlab/docregistry'
 
 import { isNotebookModel } from './tabchange';
 import { IOpenDocument } from './tablink';
+import { keepTypingUnsaved } from './tabsaves';
 
 type Context = DocumentRegistry.Context;
 
@@ -101,6 +102,9 @@ export class OpenDocuments {
     });
     if (!this.contexts.has(context)) {
       this.contexts.add(context);
+      if (this.own(context)) {
+        keepTypingUnsaved(context); // JupyterLab marks typing during a save as saved
+      }
       context.model.stateChanged.connect((_, change) => {
         if (change.name === 'dirty') {
           this.changed();

@@ -171,6 +171,50 @@ def test_unsaved_typing_refuses_the_change_and_stays(page, lab):
     assert path.read_text() == NOTES + "not saved yet"
 
 
+def test_typing_during_a_save_stays_unsaved_and_the_change_is_refused(page, lab):
+    """JupyterLab marks a document saved when its save's request returns, typing made while the
+    request was under way included; the page keeps such a document unsaved, so that typing is
+    neither reported clean nor written over by an agent's change."""
+    path = lab.root / "during.txt"
+    path.write_text(NOTES)
+    open_file(page, lab, "during.txt", NOTES)
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("before the save ")
+    held = []  # the save's PUT, held until the person has typed on
+
+    def hold(route) -> None:
+        if route.request.method == "PUT":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/contents/during.txt*", hold)
+    try:
+        assert page.evaluate(NEXT_SAVE, "during.txt") is True
+        page.keyboard.press("Control+s")
+        # (Playwright hands a route to its handler only while the test calls into it)
+        wait_until(lambda: held or page.wait_for_timeout(20), what="the save's request")
+        page.keyboard.type("during the save")
+        held[0].continue_()
+        assert page.evaluate("() => window.__dshNextSave") == "completed"
+    finally:
+        page.unroute("**/api/contents/during.txt*")
+    assert path.read_text() == NOTES + "before the save "
+    assert page.evaluate(TEXT, "during.txt") == NOTES + "before the save during the save"
+    assert page.evaluate(DIRTY, "during.txt") is True
+    wait_until(lambda: lab.tabs.presence(str(path)) == Presence(shared=False, unsaved=True, tabs=1),
+               what="the unsaved report")
+    text, at = version(path)
+    with pytest.raises(OpenUnsaved):
+        lab.tabs.save_in_tabs(str(path), "agent line\n" + text, False, at)
+    assert page.evaluate(TEXT, "during.txt") == NOTES + "before the save during the save"
+    save(page, "during.txt")
+    expect()(page.locator(DIALOG)).to_have_count(0)
+    assert path.read_text() == NOTES + "before the save during the save"
+    assert page.evaluate(DIRTY, "during.txt") is False  # a save nobody typed during leaves it saved
+
+
 def test_an_open_notebook_takes_changed_cells_and_new_cells(page, lab):
     path = lab.root / "cells.ipynb"
     nbformat.write(v4.new_notebook(metadata={"kernelspec": KERNELSPEC}, cells=[
@@ -197,6 +241,9 @@ def test_an_open_notebook_takes_changed_cells_and_new_cells(page, lab):
     saved = nbformat.read(str(path), as_version=nbformat.NO_CONVERT)
     assert [c.source for c in saved.cells] == ["threshold = 42\nprint(threshold)", ""]
     assert [c.id for c in saved.cells] == ["first", "second"]
+    # the kernel's language_info, which the person's save of it alone left out of the file (the
+    # contents guard writes no save that changes nothing else), is kept and saved with the change
+    assert "language_info" not in nb.metadata and saved.metadata.language_info.name == "python"
     assert page.evaluate(DIRTY, "cells.ipynb") is False
 
     cells.nth(1).locator(".cm-content").click()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import time
 from itertools import accumulate
 
 from ..caches.lines import NO_MARKS
 from ..errors import Codes, ToolError
 from ..fs.files import file_version
+from ..fs.jupytersaves import saving
 from ..fs.textwindow import NotText, read_tail, read_window, window_of_text
 from ..notebooks.format import is_notebook_name
 from ..render.reading import render_read
@@ -22,6 +25,9 @@ from .spec import BOOLEAN, INTEGER, OPEN, PATH, STRING, ToolSpec, nullable, obje
 __all__ = ["BOM", "READ", "execute_read"]
 
 BOM = "\ufeff"
+# A file Jupyter is saving is read once the save is done (fs.jupytersaves), and read again when it
+# changed while it was read: for this long at most, then it is answered as last read.
+SAVE_WAIT_S = 2.0
 
 
 def _line_count(n: int) -> str:
@@ -45,37 +51,57 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
                 if image is not None:
                     return image
             pres = presence(ctx, target)  # a person has it open in JupyterLab: the answer says so
-            if is_notebook_name(target.lexical) and not target.in_spill:  # a notebook reads as cells
-                cells, note = read_cells(ctx, target, fd, fst, offset, limit)
-                if cells is not None:
-                    return _opened(cells, pres)
-            shared = shared_text(ctx, target, pres)
-            if shared is not None:  # its shared document, unsaved typing included
-                return _opened(_read_shared(ctx, target, shared, offset, limit), pres)
-            # A streamed file's known line starts (lineindex): a continuation seeks, never recounts.
-            marks = (
-                NO_MARKS
-                if ctx.lines is None or fst.st_size < s.read_stream_min_size
-                else ctx.lines.for_file(fd, file_version(fst))
-            )
-            # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
-            keep = 4 * s.read_max_line_length + 8
-            known = marks.total()  # counted by an earlier read of this version: footers name it
-            if offset < 0 and known is not None:  # and the last lines get their numbers
-                offset = max(1, known + offset + 1)
-            try:
-                if offset < 0:
-                    tail = read_tail(fd, fst.st_size, -offset, limit, s.read_stream_min_size, keep)
-                    window = tail.window
-                    offset = tail.first if tail.first is not None else offset
-                else:
-                    window = read_window(
-                        fd, fst.st_size, offset, limit, s.read_stream_min_size, keep, marks.nearest(offset)
-                    )
-            except NotText:
-                raise ToolError(Codes.FS_NOT_TEXT, f"cannot read {in_message(target.display)}: binary file") from None
-            except OSError as exc:
-                raise target.error(exc) from None
+            requested = offset
+            copies = not target.in_spill  # Jupyter's copy beside the file means a save under way
+            until = time.monotonic() + SAVE_WAIT_S
+            for attempt in itertools.count():
+                # never a file Jupyter is rewriting in place; read again, as it is now, if it changed
+                if attempt:
+                    os.lseek(fd, 0, os.SEEK_SET)  # the windows read on from where the descriptor is
+                    fst = os.fstat(fd)
+                if copies:
+                    fst, copies = _after_saves(target, fd, fst, until)
+                offset = requested
+                last = time.monotonic() > until
+                if is_notebook_name(target.lexical) and not target.in_spill:  # a notebook reads as cells
+                    cells, note = read_cells(ctx, target, fd, fst, offset, limit)
+                    if cells is not None:
+                        if cells.get("live") or last or not _moved_on(target, fd, fst, copies):
+                            return _opened(cells, pres)
+                        continue
+                shared = shared_text(ctx, target, pres)
+                if shared is not None:  # its shared document, unsaved typing included
+                    return _opened(_read_shared(ctx, target, shared, offset, limit), pres)
+                # A streamed file's known line starts (lineindex): a continuation seeks, never recounts.
+                marks = (
+                    NO_MARKS
+                    if ctx.lines is None or fst.st_size < s.read_stream_min_size
+                    else ctx.lines.for_file(fd, file_version(fst))
+                )
+                # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
+                keep = 4 * s.read_max_line_length + 8
+                known = marks.total()  # counted by an earlier read of this version: footers name it
+                if offset < 0 and known is not None:  # and the last lines get their numbers
+                    offset = max(1, known + offset + 1)
+                try:
+                    if offset < 0:
+                        tail = read_tail(fd, fst.st_size, -offset, limit, s.read_stream_min_size, keep)
+                        window = tail.window
+                        offset = tail.first if tail.first is not None else offset
+                    else:
+                        window = read_window(
+                            fd, fst.st_size, offset, limit, s.read_stream_min_size, keep, marks.nearest(offset)
+                        )
+                except NotText:
+                    if not last and _moved_on(target, fd, fst, copies):
+                        continue
+                    raise ToolError(
+                        Codes.FS_NOT_TEXT, f"cannot read {in_message(target.display)}: binary file"
+                    ) from None
+                except OSError as exc:
+                    raise target.error(exc) from None
+                if last or not _moved_on(target, fd, fst, copies):
+                    break
         finally:
             os.close(fd)
         if not window.lines and offset > 1:
@@ -101,6 +127,28 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         if note is not None:
             value["note"] = note
         return _opened(value, pres)
+
+
+def _after_saves(target, fd: int, fst: os.stat_result, until: float) -> tuple[os.stat_result, bool]:
+    """The file's stat once no Jupyter save of it is under way (``fs.jupytersaves``), waiting until
+    ``until`` at most; and whether Jupyter's copy still means a save (False when it outlasted the
+    wait: a leftover, which is then neither waited for nor looked at again)."""
+    if not saving(target.entry.dir_fd, target.entry.name):
+        return fst, True
+    while saving(target.entry.dir_fd, target.entry.name):
+        if time.monotonic() > until:
+            return os.fstat(fd), False
+        time.sleep(0.01)
+    return os.fstat(fd), True
+
+
+def _moved_on(target, fd: int, fst: os.stat_result, copies: bool) -> bool:
+    """The file changed while it was read (a save began, ran or ended): read it again."""
+    if target.in_spill:
+        return False
+    if file_version(os.fstat(fd)) != file_version(fst):
+        return True
+    return copies and saving(target.entry.dir_fd, target.entry.name)
 
 
 def _opened(value: dict, pres) -> dict:
