@@ -55,6 +55,20 @@ view"""
 
 # A grep view whose searches report how far they got before they answer (1.5 s later): the
 # report goes through the real widget channel to the busy line.
+# A listing whose first "list" call after this cell takes 60 s unless stopped (the stop button
+# must be clicked while the call runs, however slow the machine), and whose later calls do not wait.
+STOPPABLE_LISTING = """import time
+view = %dsh list big
+_ws = view.workspace
+_ws._real_call = _ws.__dict__.get("_real_call") or _ws.call
+_waits = [60]
+def _slow_call(tool, args=None, **kw):
+    if tool == "list" and _waits:
+        time.sleep(_waits.pop())
+    return _ws._real_call(tool, args, **kw)
+_ws.call = _slow_call
+view"""
+
 TOLD_GREP = """import time
 view = %dsh grep TODO src/lib
 _ws = view.workspace
@@ -76,7 +90,7 @@ NOTEBOOKS = {
     "sizes.ipynb": ["%load_ext dsh_jupyter\n%dsh list sizes"],
     "long.ipynb": ["%load_ext dsh_jupyter\n%dsh read logs/long.txt"],
     "slow.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-slow", SLOW_LISTING],
-    "stop.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-stop", SLOW_LISTING],
+    "stop.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-stop", STOPPABLE_LISTING],
     "saved.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-saved",
                     "for i in range(50):\n    _ = get_ipython().run_line_magic('dsh', f'read src/app/main.py --offset {i % 30 + 1}')",
                     "%dsh calls"],

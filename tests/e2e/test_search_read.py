@@ -299,10 +299,11 @@ def test_the_listing_and_the_call_log_follow_changes_by_themselves(page, lab):
         made.write_text("new\n")
         expect()(status(listing)).to_have_text("entries 1-3 of 3", timeout=10_000)
         expect()(listing.locator("[data-row]", has_text="zz-made-meanwhile.txt")).to_be_visible()
+        log.scroll_into_view_if_needed()  # a view asks only while it is on screen
         agent = lab.tool("read", session="e2e-calls", file_path="notes.txt")
         assert not agent["isError"], agent["text"]
         titles = log.locator(".dsh-call .dsh-call-title")
-        expect()(titles.last).to_have_text("read notes.txt", timeout=10_000)
+        expect()(titles.last).to_have_text("read notes.txt", timeout=20_000)
         expect()(log.locator(".dsh-call .dsh-surface").last).to_have_text("rest")
     finally:
         made.unlink(missing_ok=True)
