@@ -194,6 +194,20 @@ def test_the_call_log_on_screen_shows_calls_as_they_land(make_ws, big):
     assert view.total == 2 and view.titles()[-1] == "2. python · read src/app.py" and view.notice == ""
 
 
+def test_a_call_that_lands_before_the_first_poll_still_shows(make_ws, big):
+    """The log may first be on screen (and first poll) after an agent's call landed: that call is
+    new to the page shown, so the poll shows it rather than taking it as already seen."""
+    ws = make_ws()
+    ws.run("list")
+    view = CallLogView(ws, ws.session)
+    agent = make_ws(session=ws.session)
+    agent.run("read", file_path="src/app.py")
+    act(view, "poll")
+    assert view.total == 2 and view.titles()[-1] == "2. python · read src/app.py" and view.notice == ""
+    act(view, "poll")  # nothing new since
+    assert view.total == 2
+
+
 def test_a_poll_leaves_an_open_call_text_and_counts_the_new_calls(make_ws, big):
     ws = make_ws()
     ws.run("list")

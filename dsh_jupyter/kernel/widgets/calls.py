@@ -127,7 +127,9 @@ class CallLogView(DshView):
         over REST or MCP) show at once on the newest page. A page further back, or one with a
         call's text open, stays as it is and the notice counts the new calls. True when new."""
         total = self.workspace.calls(self.session, 0, 0)["total"]
-        seen = self._seen if self._seen is not None else total
+        # The first poll compares with the page shown: a call that landed before the log first came
+        # on screen is new to it, not already seen.
+        seen = self._seen if self._seen is not None else self._shown_total
         self._seen = total
         if total == seen:
             return False
