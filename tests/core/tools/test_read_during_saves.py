@@ -59,7 +59,7 @@ def test_reads_beside_a_loop_of_jupyter_saves_are_always_whole(ws, root, tmp_pat
     person presses Ctrl+S far less often), for 3 s; every read answers one of them, whole."""
     path = root / "busy.txt"
     path.write_text(OLD)
-    stop = tmp_path / "stop"
+    stop, started = tmp_path / "stop", tmp_path / "started"
     script = textwrap.dedent(f"""
         import os
         import time
@@ -69,12 +69,19 @@ def test_reads_beside_a_loop_of_jupyter_saves_are_always_whole(ws, root, tmp_pat
         while not os.path.exists({str(stop)!r}):
             n += 1
             cm.save({{"type": "file", "format": "text", "content": texts[n % 2]}}, "busy.txt")
+            if n == 1:
+                open({str(started)!r}, "w").close()
             time.sleep(0.02)
         print(n)
     """)
     saver = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     seen = {"old": 0, "new": 0}
     try:
+        # the saves start once Jupyter is imported, which takes seconds on a busy machine
+        wait_until = time.monotonic() + 60
+        while not started.exists() and saver.poll() is None and time.monotonic() < wait_until:
+            time.sleep(0.05)
+        assert started.exists(), "the saving process did not start"
         deadline = time.monotonic() + 3
         while time.monotonic() < deadline:
             read = ws.run("read", file_path="busy.txt")
