@@ -162,7 +162,7 @@ def test_the_mcp_servers_entries_connect_through_claude_add_json(clients, server
         _run(f"claude mcp add-json {name}-{len(added)} {_quote(entry_json)}", env, project)
         added.append(f"{name}-{len(added)}")
     listing = _run("claude mcp list", env, project)
-    assert len(added) >= 4
+    assert len(added) >= 2  # docs/mcp.md's entries for the HTTP endpoint and the stdio server
     for name in added:
         assert re.search(rf"^{re.escape(name)}: .* - ✔ Connected$", listing, flags=re.M), listing
 
