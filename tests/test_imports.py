@@ -96,7 +96,7 @@ def test_the_core_has_no_import_cycle():
     known = set(all_modules())
     core = {m for m in known if m == "dsh_jupyter.core" or m.startswith("dsh_jupyter.core.")}
     graph = {m: imported_modules(m, known) & core for m in core}
-    assert "dsh_jupyter.core.tools.grep" in graph["dsh_jupyter.core.registry"]
+    assert "dsh_jupyter.core.tools.grep.tool" in graph["dsh_jupyter.core.registry"]
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 
 from .tools.edit import EDIT
-from .tools.glob import GLOB
-from .tools.grep import GREP
+from .tools.glob.tool import GLOB
+from .tools.grep.tool import GREP
 from .tools.list_dir import LIST_DIR
 from .tools.listing import LIST
 from .tools.move import MOVE

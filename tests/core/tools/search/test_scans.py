@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from dsh_jupyter.core.tools.searchroot import VCS_DIRS, VCS_IN_PATH
-from dsh_jupyter.core.tools.searchroot import lines_have_vcs as _lines_have_vcs
-from dsh_jupyter.core.tools.searchroot import lines_name_any as _lines_name_any
-from dsh_jupyter.core.tools.searchroot import output_has_vcs as _has_vcs
-from dsh_jupyter.core.tools.searchroot import output_names_any as _names_any
+from dsh_jupyter.core.tools.search.flags import VCS_DIRS, VCS_IN_PATH
+from dsh_jupyter.core.tools.search.scans import lines_have_vcs as _lines_have_vcs
+from dsh_jupyter.core.tools.search.scans import lines_name_any as _lines_name_any
+from dsh_jupyter.core.tools.search.scans import output_has_vcs as _has_vcs
+from dsh_jupyter.core.tools.search.scans import output_names_any as _names_any
 
 
 def as_output(paths: list[str]) -> bytes:

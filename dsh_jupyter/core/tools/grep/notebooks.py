@@ -21,28 +21,28 @@ import os
 import threading
 from collections.abc import Sequence
 
-from ..caches.notebooks import plain_globs
-from ..errors import Codes, ToolError
-from ..fs.files import pread_all
-from ..fs.textwindow import BINARY_SNIFF_BYTES
-from ..notebooks.format import NotNotebook, is_notebook_name, parse_notebook
-from ..rg.jsonform import RgMatch
-from ..rg.recheck import Rechecker
-from ..rg.runner import memory_file
-from .context import CallContext
-from .grepspans import search_input
-from .searchroot import (
+from ...caches.notebooks import plain_globs
+from ...errors import Codes, ToolError
+from ...fs.files import pread_all
+from ...fs.textwindow import BINARY_SNIFF_BYTES
+from ...notebooks.format import NotNotebook, is_notebook_name, parse_notebook
+from ...rg.jsonform import RgMatch
+from ...rg.recheck import Rechecker
+from ...rg.runner import memory_file
+from ..context import CallContext
+from ..search.flags import (
     VCS_DIRS,
     VCS_EXCLUDES,
     VCS_IN_PATH,
-    SearchRoot,
     discovery_flags,
-    drop_excluded,
     exclusion_flags,
     hide_flags,
-    run_search,
     user_exclusion_flags,
 )
+from ..search.root import SearchRoot
+from ..search.run import run_search
+from ..search.scans import drop_excluded
+from .spans import search_input
 
 __all__ = ["NOT_NOTEBOOKS", "CellLine", "NotebookListing", "search_notebooks", "searches_notebook_file"]
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from dsh_jupyter.core.tools.sampling import (
+from dsh_jupyter.core.tools.search.sampling import (
     PathSample,
     Sample,
     round_robin_counts,

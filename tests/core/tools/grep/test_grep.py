@@ -594,7 +594,7 @@ def test_a_regex_past_rgs_size_limit_is_an_invalid_pattern(root: Path, tmp_path:
 def test_a_real_failure_beside_file_errors_still_fails(root: Path, tmp_path: Path) -> None:
     """Only an exit 2 whose every stderr line is a per-file error counts as a result."""
     from dsh_jupyter.core.rg.runner import RgOutcome
-    from dsh_jupyter.core.tools.searchroot import file_errors
+    from dsh_jupyter.core.tools.search.run import file_errors
 
     def outcome(stderr: str, code: int = 2) -> RgOutcome:
         return RgOutcome(returncode=code, stdout=b"", stderr_tail=stderr, stderr_head=stderr[:4096], overflow=False,
@@ -610,7 +610,7 @@ def test_file_errors_longer_than_the_stderr_kept_are_still_counted() -> None:
     """A folder deeper than a path can name makes one line of rg's stderr longer than both the
     head and the tail kept of it: judged by the ends seen, it counts as one, never as two."""
     from dsh_jupyter.core.rg.runner import STDERR_HEAD, STDERR_TAIL, RgOutcome
-    from dsh_jupyter.core.tools.searchroot import file_errors
+    from dsh_jupyter.core.tools.search.run import file_errors
 
     def outcome(stderr: str) -> RgOutcome:  # what the runner keeps: the first and the last bytes
         data = stderr.encode()
@@ -768,7 +768,7 @@ def test_a_line_that_ends_like_rgs_preview_words_is_the_files_own_text(root: Pat
 def test_grep_answers_on_this_checkout_with_its_node_modules(tmp_path: Path) -> None:
     """A real repository: this one, where ./dev test has installed the JupyterLab extension's npm
     packages (minified bundles with multi-megabyte lines) beside the sources."""
-    repo = Path(__file__).resolve().parents[3]
+    repo = Path(__file__).resolve().parents[4]
     assert (repo / "dsh_jupyter" / "core" / "workspace.py").is_file()
     ws = Workspace(repo, state_path=str(tmp_path / "s.sqlite"))
     vendored = repo / "labextension_shim" / "node_modules"
@@ -892,7 +892,7 @@ def test_respect_ignore_files_leaves_them_out_and_every_answer_says_so(ignoring:
 
 
 def test_a_long_search_tells_how_far_it_got(root: Path, tmp_path: Path, monkeypatch) -> None:
-    from dsh_jupyter.core.tools import grep as grep_tool
+    from dsh_jupyter.core.tools.grep import tool as grep_tool
 
     for i in range(300):
         write(root, f"d{i % 7}/f{i:03d}.txt", "hit\n" * 3 + "miss\n")

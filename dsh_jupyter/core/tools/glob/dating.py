@@ -1,7 +1,7 @@
 """``glob``'s order on a tree whose times do not follow its folders: rg's walk, each path dated as it comes.
 
 Why it exists: glob answers oldest first. ``rg --sort=modified`` walks on one thread and stats
-every file by its path; ``globsplit`` runs two such walks at once over two halves of the tree and
+every file by its path; ``split`` runs two such walks at once over two halves of the tree and
 merges them, which is fast while files made together lie together (a checkout, an unpacked
 archive: the merge needs few dates). In a workspace edited over months, where any folder holds
 old and new files, the two halves' times alternate and the merge must date nearly every file
@@ -10,10 +10,10 @@ after both walks: about twice the one sorted walk. Here instead rg walks unsorte
 file that ``rg.runner`` hands on every few milliseconds). Each block of whole paths is dated in
 one call by the compiled dater (``fs/mtimes``: the system calls alone, about 1.5 µs a path, with
 the interpreter let go), so the dating keeps pace with rg's walk; glob then runs one such walk
-per part of ``globsplit``'s cut at once, each with its own ``Dating``, and ``finish_together``
+per part of ``split``'s cut at once, each with its own ``Dating``, and ``finish_together``
 sorts the two. Where that library is missing, one walk is dated in Python (2-4 µs a path):
 dating, not the walk, is then what the caller waits for, so once a walk has listed
-``START_AFTER`` paths half of each piece goes to a helper process (``globhelper``) that dates it
+``START_AFTER`` paths half of each piece goes to a helper process (``helper``) that dates it
 the same way. The answer is sorted by (time, path) at the end, with one numpy sort; equal times
 are ordered by path, so a page is the same from one call to the next.
 
@@ -38,10 +38,10 @@ import errno
 import os
 from operator import itemgetter
 
-from ..fs import mtimes as compiled
-from ..rg.recheck import Rechecker, take_paths
-from . import globhelper
-from .globhelper import START_AFTER, Helper
+from ...fs import mtimes as compiled
+from ...rg.recheck import Rechecker, take_paths
+from . import helper as helper_process
+from .helper import START_AFTER, Helper
 
 __all__ = ["Dating", "finish_together", "times_follow_folders"]
 
@@ -99,7 +99,7 @@ class Dating:
             self._may_help
             and self.helper is None
             and len(self.paths) + len(names) >= START_AFTER
-            and globhelper.usable()
+            and helper_process.usable()
         ):
             self._may_help = False
             self.helper = Helper(self.root_fd)
@@ -218,7 +218,7 @@ class Dating:
 
 
 def finish_together(first: Dating, second: Dating, second_heads: tuple[str, ...]) -> list[str]:
-    """The paths of two walks over two parts of the tree (``globsplit``'s cut), oldest first,
+    """The paths of two walks over two parts of the tree (``split``'s cut), oldest first,
     equal times by path; of ``second``'s, only those under its folders (``second_heads``, each
     ending in "/"): a folder made after the cut was planned was walked by the first part too."""
     import numpy as np

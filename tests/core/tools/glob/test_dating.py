@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter.core.rg.runner import find_rg
-from dsh_jupyter.core.tools import globtimes
-from dsh_jupyter.core.tools.globhelper import START_AFTER
-from dsh_jupyter.core.tools.globsplit import DATE_ALL_AFTER, merge_by_mtime
-from dsh_jupyter.core.tools.globtimes import Dating, times_follow_folders
+from dsh_jupyter.core.tools.glob import dating as dating_module
+from dsh_jupyter.core.tools.glob.dating import Dating, times_follow_folders
+from dsh_jupyter.core.tools.glob.helper import START_AFTER
+from dsh_jupyter.core.tools.glob.split import DATE_ALL_AFTER, merge_by_mtime
 
-from .test_globsplit import BASE_NS, build, rg_sorted, ws_for
+from .test_split import BASE_NS, build, rg_sorted, ws_for
 
 FOLDERS = [f"pkg{i:02d}/mod{j}" for i in range(8) for j in range(2)]
 
@@ -179,14 +179,14 @@ def test_a_small_walk_starts_no_helper(tmp_path):
 @pytest.fixture(autouse=True)
 def helper_not_given_up(monkeypatch):
     """Each test starts as a fresh process does: no helper has failed yet."""
-    from dsh_jupyter.core.tools import globhelper
+    from dsh_jupyter.core.tools.glob import helper as helper_module
 
-    monkeypatch.setattr(globhelper, "_broken", False)
+    monkeypatch.setattr(helper_module, "_broken", False)
 
 
 def test_a_helper_that_dies_leaves_the_answer_unchanged_and_none_is_started_again(big_tree, caplog):
     out = rg_files(big_tree)
-    with caplog.at_level(logging.WARNING, logger="dsh_jupyter.core.tools.globhelper"):
+    with caplog.at_level(logging.WARNING, logger="dsh_jupyter.core.tools.glob.helper"):
         answer, helped = dated(big_tree, [out], helper=True, kill_helper=True)
         again, helped_again = dated(big_tree, [out], helper=True)
     assert helped and answer == dated(big_tree, [out], helper=False)[0]
@@ -203,11 +203,11 @@ def test_a_helper_that_dies_leaves_the_answer_unchanged_and_none_is_started_agai
 
 
 def test_a_helper_that_cannot_start_leaves_the_answer_unchanged(big_tree, caplog, monkeypatch):
-    from dsh_jupyter.core.tools import globhelper
+    from dsh_jupyter.core.tools.glob import helper as helper_module
 
-    monkeypatch.setattr(globhelper.sys, "executable", str(big_tree / "no-such-python"))
+    monkeypatch.setattr(helper_module.sys, "executable", str(big_tree / "no-such-python"))
     out = rg_files(big_tree)
-    with caplog.at_level(logging.WARNING, logger="dsh_jupyter.core.tools.globhelper"):
+    with caplog.at_level(logging.WARNING, logger="dsh_jupyter.core.tools.glob.helper"):
         answer, helped = dated(big_tree, [out], helper=True)
     assert helped and answer == dated(big_tree, [out], helper=False)[0]
     assert caplog.messages[0].startswith(
@@ -229,8 +229,8 @@ def test_dating_keeps_only_regular_files_beneath_the_root(tmp_path, helper, nati
     (root / "swapped").symlink_to(outside, target_is_directory=True)
     os.utime(root / "a" / "kept.py", ns=(BASE_NS, BASE_NS))
     if helper:
-        monkeypatch.setattr(globtimes, "START_AFTER", 1)
-        monkeypatch.setattr(globtimes, "SPLIT_AT", 2)
+        monkeypatch.setattr(dating_module, "START_AFTER", 1)
+        monkeypatch.setattr(dating_module, "SPLIT_AT", 2)
     fd = root_fd(root)
     try:
         with Dating(fd, native=native) as dating:
@@ -335,7 +335,7 @@ def test_runs_of_equal_times_of_every_length_end_in_path_order():
     """The tie pass against a plain sort by (time, path), on times with runs of one to many."""
     import numpy as np
 
-    from dsh_jupyter.core.tools.globtimes import _ties_by_path
+    from dsh_jupyter.core.tools.glob.dating import _ties_by_path
 
     rng = random.Random(11)
     for n in (2, 3, 5, 50, 2000):
@@ -351,7 +351,7 @@ def test_runs_of_equal_times_of_every_length_end_in_path_order():
 
 def spy_on_dated_walks(monkeypatch) -> list[int]:
     """How many times glob took two dated walks (its ``finish_together``)."""
-    from dsh_jupyter.core.tools import glob as glob_module
+    from dsh_jupyter.core.tools.glob import tool as glob_module
 
     calls: list[int] = []
     real = glob_module.finish_together
@@ -382,7 +382,7 @@ def test_the_dated_walks_answer_what_one_sorted_walk_answers_with_either_dater(t
 
 def test_two_dated_walks_keep_of_part_b_only_what_lies_in_its_folders(tmp_path):
     """A folder made after the cut was planned is walked by part A too: B's copy is dropped."""
-    from dsh_jupyter.core.tools.globtimes import finish_together
+    from dsh_jupyter.core.tools.glob.dating import finish_together
 
     root = tmp_path / "root"
     for rel, t in {"a/1.py": 3, "b/2.py": 1, "new/3.py": 2, "b/4.py": 2}.items():
@@ -424,7 +424,7 @@ def test_files_it_may_not_look_up_are_counted_alike_here_by_the_helper_and_in_c(
     script = textwrap.dedent(
         f"""
         import os
-        from dsh_jupyter.core.tools.globtimes import Dating
+        from dsh_jupyter.core.tools.glob.dating import Dating
         fd = os.open({str(root)!r}, os.O_RDONLY | os.O_DIRECTORY)
         out = {out!r}
         for helper, native in ((False, False), (True, False), (False, True)):

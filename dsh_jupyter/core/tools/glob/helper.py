@@ -1,6 +1,6 @@
 """A second process that dates part of glob's paths, so dating runs on two cores.
 
-Why it exists: glob's dated walk (``globtimes``) stats every path rg lists. Where the compiled
+Why it exists: glob's dated walk (``dating``) stats every path rg lists. Where the compiled
 dater (``fs/mtimes``) is missing, that costs about 2 µs a path in this thread, and on a tree of
 60,000 matches dating, not rg's walk, is what the caller waits for. (With the compiled dater no
 helper is started: it keeps pace with the walk alone.) Threads of one process do not help (each
@@ -32,7 +32,7 @@ import sys
 import threading
 from collections import deque
 
-from ..rg import recheck
+from ...rg import recheck
 
 __all__ = ["START_AFTER", "Helper", "usable"]
 

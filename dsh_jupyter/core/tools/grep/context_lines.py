@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import os
 
-from ..render.search import truncate_line
-from ..rg.recheck import Rechecker, read_lines
-from .searchroot import SearchRoot
+from ...render.search import truncate_line
+from ...rg.recheck import Rechecker, read_lines
+from ..search.root import SearchRoot
 
 __all__ = ["add_context"]
 

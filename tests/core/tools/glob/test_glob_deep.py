@@ -22,7 +22,7 @@ from deeptrees import make_chain, remove_tree  # tests/deeptrees.py
 
 from dsh_jupyter.core.result import Result
 
-from .test_globsplit import BASE_NS, build, rg_sorted
+from .test_split import BASE_NS, build, rg_sorted
 
 DATERS = pytest.mark.parametrize("dater", ["compiled", "python"])
 MODES = pytest.mark.parametrize("landlock", [True, False], ids=["landlock", "descriptors-only"])

@@ -21,15 +21,16 @@ from collections.abc import Iterable
 from itertools import accumulate, chain, compress, islice, repeat
 from operator import eq, gt, is_
 
-from ..errors import Codes, ToolError
-from ..render.search import _TRUNCATED, render_grep_files_spill, render_grep_spill_runs, truncate_line
-from ..rg.headingform import FileBlocks
-from ..rg.jsonform import submatch_spans
-from ..rg.jsonstream import Matches
-from .context import CallContext
-from .grepspans import literal_spans
-from .sampling import sample_sorted_paths
-from .searchroot import VCS_IN_PATH, drop_excluded, lines_have_vcs, lines_name_any
+from ...errors import Codes, ToolError
+from ...render.search import _TRUNCATED, render_grep_files_spill, render_grep_spill_runs, truncate_line
+from ...rg.headingform import FileBlocks
+from ...rg.jsonform import submatch_spans
+from ...rg.jsonstream import Matches
+from ..context import CallContext
+from ..search.flags import VCS_IN_PATH
+from ..search.sampling import sample_sorted_paths
+from ..search.scans import drop_excluded, lines_have_vcs, lines_name_any
+from .spans import literal_spans
 
 __all__ = ["shape_grep", "shaped_bodies"]
 
@@ -51,7 +52,7 @@ def shape_grep(
     rg's paths start with ``strip`` (``./``), which becomes ``prefix``; with ``strip`` None (one
     file searched) every path is ``prefix``; ``root_prefix`` is what every path starts with below
     the search root (the sampler groups by the next segment). ``spans_of`` finds the submatches
-    of heading-form lines (``grepspans.line_records``) when the pattern is not a plain string;
+    of heading-form lines (``spans.line_records``) when the pattern is not a plain string;
     ``pattern`` is the one rg searched with (the value's own, or it with ``(?i)`` for ignore_case).
 
     ``value["outputMode"]`` other than content makes a page of files with their counts
@@ -301,7 +302,7 @@ def _cut_long_lines(body: bytes, limit: int) -> bytes:
 def _shown(path: str, line, text: str, record: bytes | list | None, limit: int) -> dict:
     """One match of the shown page: ``text`` cut to the byte cap, with ``submatches``: character
     spans of the pattern in the shown text (for highlighting in the widgets; never in model text),
-    found beforehand (``grepspans``) or read from the match's raw JSON record."""
+    found beforehand (``spans``) or read from the match's raw JSON record."""
     text = without_preview(text, limit)
     shown = truncate_line(text, limit)
     keep_chars = len(shown) if shown == text else len(shown) - len(_TRUNCATED.format(limit))

@@ -19,7 +19,7 @@ import pytest
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.runner import find_rg
-from dsh_jupyter.core.tools.globsplit import escape_glob, merge_by_mtime, plan_split
+from dsh_jupyter.core.tools.glob.split import escape_glob, merge_by_mtime, plan_split
 
 BASE_NS = 1_700_000_000 * 10**9
 

@@ -1,9 +1,9 @@
 """``grep``: lines matching a regular expression, grouped by file; notebooks searched by their cells.
 
-Opening the search root, rg's flags and running rg under the fence live in ``searchroot``; this
+Opening the search root, rg's flags and running rg under the fence live in ``tools/search``; this
 module decides what to ask rg (its heading form first; when that cannot be read for sure, the
 form that names the file on every line; ``--json`` last), adds the notebooks' cell matches
-(``notebook_grep``) and hands the whole result to ``grepshape``, which makes the page, the value
+(``notebooks``) and hands the whole result to ``page``, which makes the page, the value
 and the spill.
 """
 
@@ -13,39 +13,45 @@ import os
 import time
 from typing import Any
 
-from ..errors import Codes, ToolError
-from ..fs.textwindow import BINARY_SNIFF_BYTES
-from ..fs.tree import proc_fd_path
-from ..render.search import render_grep
-from ..rg.countform import COUNT_FLAGS, parse_counts
-from ..rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
-from ..rg.jsonstream import Matches, MatchStream, parse_all, parse_finished
-from ..rg.lineform import LINE_FLAGS, parse_lines
-from ..rg.recheck import Rechecker
-from ..rg.runner import RgOutcome
-from .context import CallContext
-from .grepcontext import add_context
-from .grepshape import preview_columns, shape_grep, without_preview
-from .grepspans import line_records
-from .notebook_grep import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
-from .searchroot import (
+from ...errors import Codes, ToolError
+from ...fs.textwindow import BINARY_SNIFF_BYTES
+from ...fs.tree import proc_fd_path
+from ...render.search import render_grep
+from ...rg.countform import COUNT_FLAGS, parse_counts
+from ...rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
+from ...rg.jsonstream import Matches, MatchStream, parse_all, parse_finished
+from ...rg.lineform import LINE_FLAGS, parse_lines
+from ...rg.recheck import Rechecker
+from ...rg.runner import RgOutcome
+from ..context import CallContext
+from ..search.flags import (
     VCS_EXCLUDES,
-    diagnostic,
     discovery_flags,
-    excluded_below,
     exclusion_flags,
-    file_errors,
     hide_flags,
-    inside_vcs,
-    open_search_root,
-    overflow_error,
-    run_search,
-    save_spill,
-    unfenced,
     user_excludes,
     user_exclusion_flags,
 )
-from .spec import BOOLEAN, EXCLUDE, INTEGER, NAME, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from ..search.root import excluded_below, inside_vcs, open_search_root
+from ..search.run import diagnostic, file_errors, overflow_error, run_search, unfenced
+from ..search.spill import save_spill
+from ..spec import (
+    BOOLEAN,
+    EXCLUDE,
+    INTEGER,
+    NAME,
+    OFFSET,
+    PATH,
+    STRING,
+    ToolSpec,
+    nullable,
+    object_schema,
+    value_schema,
+)
+from .context_lines import add_context
+from .notebooks import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
+from .page import preview_columns, shape_grep, without_preview
+from .spans import line_records
 
 __all__ = ["GREP", "INCLUDE_ONE_GLOB", "MAX_CONTEXT", "MODES", "execute_grep"]
 
@@ -133,7 +139,7 @@ def _grep(
         # Read in rg's heading form (rglines); what that form cannot say for sure (a name holding
         # a newline, a line that is not a match) is asked again in --json, parsed as it streams
         # (rgstream) or, failing that, whole and carefully. Notebooks are searched by their cell
-        # sources (tools/notebook_grep.py), not as JSON.
+        # sources (grep/notebooks.py), not as JSON.
         one_notebook = searches_notebook_file(root)
         listing = NotebookListing(ctx, root, include, excluded, excludes)  # below a folder: runs alongside
         # files_with_matches and count need no line: rg counts (unless every line must be

@@ -1,7 +1,7 @@
 """``glob`` on two cores: two sorted rg walks over two parts of the tree, merged by modification time.
 
 (Where the compiled dater is built, glob takes dated walks over the same two parts instead
-(``globtimes``): this merge is what an install without it uses; the cut serves both.)
+(``dating``): this merge is what an install without it uses; the cut serves both.)
 
 Why it exists: glob answers oldest first, and ``rg --sort=modified`` walks the tree on one thread
 (sorting forces it) and stats every file by path, several times slower than rg's unsorted,
@@ -35,7 +35,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..rg.recheck import Rechecker
+from ...rg.recheck import Rechecker
 
 __all__ = [
     "DATE_ALL_AFTER",

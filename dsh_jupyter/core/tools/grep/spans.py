@@ -19,11 +19,12 @@ from __future__ import annotations
 import os
 import re
 
-from ..errors import Codes, ToolError
-from ..rg.jsonform import RgMatch, parse_match_records
-from ..rg.runner import memory_file
-from .context import CallContext
-from .searchroot import SearchRoot, diagnostic, run_search
+from ...errors import Codes, ToolError
+from ...rg.jsonform import RgMatch, parse_match_records
+from ...rg.runner import memory_file
+from ..context import CallContext
+from ..search.root import SearchRoot
+from ..search.run import diagnostic, run_search
 
 __all__ = ["line_records", "literal_spans", "search_input"]
 

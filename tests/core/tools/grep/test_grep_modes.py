@@ -309,7 +309,7 @@ def test_a_file_root_counts_and_gives_context(root: Path, tmp_path: Path) -> Non
 def test_a_file_split_over_two_runs_is_one_row_with_both_counts() -> None:
     """The files page adds the counts of a file whose matches came in two runs (adjacent after
     the sort by path), and takes the rows as they are when no file is split."""
-    from dsh_jupyter.core.tools.grepshape import _shape_files
+    from dsh_jupyter.core.tools.grep.page import _shape_files
 
     value = {"outputMode": "files_with_matches", "totalMatches": 6}
     assert _shape_files(value, ["a.py", "b.py", "b.py", "c.py"], [1, 2, 2, 1], 10) is None

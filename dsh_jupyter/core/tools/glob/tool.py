@@ -1,10 +1,10 @@
 """``glob``: files by name under a folder, oldest first; an over-cap page sampled across top-level entries.
 
-Opening the search root, rg's flags and running rg under the fence live in ``searchroot``; this
+Opening the search root, rg's flags and running rg under the fence live in ``tools/search``; this
 module decides what to ask rg and how the complete, time-ordered list becomes a page, a value and
 a spill. With the compiled dater (``fs/mtimes``), always rg's unsorted walks, dated as they come
-(``globtimes``): one per part of ``globsplit``'s cut at once, or one where the tree is not cut.
-Without it: two sorted walks merged (``globsplit``) where times follow folders, a dated walk
+(``dating``): one per part of ``split``'s cut at once, or one where the tree is not cut.
+Without it: two sorted walks merged (``split``) where times follow folders, a dated walk
 with a helper process where they do not, rg's one sorted walk where the tree is not cut.
 Whichever way, folders rg could not read and paths that could not be dated are counted
 (``LeftOut``) and said in the answer: a page that left something out never reads as the whole.
@@ -15,39 +15,29 @@ from __future__ import annotations
 from itertools import repeat
 from operator import itemgetter
 
-from ..errors import Codes, ToolError
-from ..fs import mtimes as compiled
-from ..render.search import render_glob, render_glob_spill
-from ..rg.recheck import Rechecker
-from ..text.quoting import in_message
-from .context import CallContext
-from .globsplit import Background, Stamper, merge_by_mtime, plan_split
-from .globtimes import Dating, finish_together, times_follow_folders
-from .sampling import sample_across_groups
-from .searchroot import (
+from ...errors import Codes, ToolError
+from ...fs import mtimes as compiled
+from ...render.search import render_glob, render_glob_spill
+from ...rg.recheck import Rechecker
+from ...text.quoting import in_message
+from ..context import CallContext
+from ..search.flags import (
     VCS_EXCLUDES,
     VCS_IN_PATH,
-    diagnostic,
     discovery_flags,
-    drop_excluded,
-    excluded_below,
     exclusion_flags,
-    file_errors,
     hide_flags,
-    inside_vcs,
-    lines_have_vcs,
-    lines_name_any,
-    open_search_root,
-    output_has_vcs,
-    output_names_any,
-    overflow_error,
-    run_search,
-    start_spill,
-    unfenced,
     user_excludes,
     user_exclusion_flags,
 )
-from .spec import BOOLEAN, EXCLUDE, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from ..search.root import excluded_below, inside_vcs, open_search_root
+from ..search.run import diagnostic, file_errors, overflow_error, run_search, unfenced
+from ..search.sampling import sample_across_groups
+from ..search.scans import drop_excluded, lines_have_vcs, lines_name_any, output_has_vcs, output_names_any
+from ..search.spill import start_spill
+from ..spec import BOOLEAN, EXCLUDE, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from .dating import Dating, finish_together, times_follow_folders
+from .split import Background, Stamper, merge_by_mtime, plan_split
 
 __all__ = ["GLOB", "execute_glob"]
 
@@ -99,10 +89,10 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         joined = ""
         native = compiled.available()  # the compiled dater keeps pace with any walk: always dated walks
         if not native and split is not None and times_follow_folders(root.fd, split.b_dirs):
-            rels, stdout = _two_walks(ctx, root, argv, split, left)  # two sorted walks at once, merged (globsplit.py)
+            rels, stdout = _two_walks(ctx, root, argv, split, left)  # two sorted walks at once, merged (split.py)
             vcs, hidden = output_has_vcs(stdout), output_names_any(stdout, excluded)
         elif native or split is not None:
-            # rg's unsorted walks, each path dated beneath the root as it comes (globtimes.py):
+            # rg's unsorted walks, each path dated beneath the root as it comes (dating.py):
             # that dating is the recheck; its paths are scanned as one newline-joined text
             rels = dated = _dated_walk(ctx, root, argv, split if native else None, left)
             joined = "\n".join(rels)
