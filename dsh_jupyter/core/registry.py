@@ -14,10 +14,10 @@ import logging
 from .tools.edit import EDIT
 from .tools.glob.tool import GLOB
 from .tools.grep.tool import GREP
-from .tools.list_dir import LIST_DIR
-from .tools.listing import LIST
+from .tools.listing.list_dir import LIST_DIR
+from .tools.listing.tool import LIST
 from .tools.move import MOVE
-from .tools.read import READ
+from .tools.read.tool import READ
 from .tools.spec import ToolSpec
 from .tools.write import WRITE
 

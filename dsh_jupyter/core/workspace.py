@@ -39,8 +39,8 @@ from .state.spills import SpillLimits, SpillStore
 from .state.store import CallLogLimits, CallRecord, StateError, StateStore, session_key
 from .text.quoting import escape_surrogates, in_message
 from .tools.arguments import validate_args
-from .tools.browse import browse_listing
 from .tools.context import CallContext
+from .tools.listing.browse import browse_listing
 from .tools.open_files import open_files_value
 from .tools.opened import SHARED, TAB, UNSAVED
 from .tools.spec import ToolSpec
@@ -408,7 +408,7 @@ class Workspace:
         log. A view (``admit_view``): it creates no session; a session that does not exist yet is
         listed from the root, where its first call would start it. The value is ``list``'s plus
         ``matchedEntries``, ``sort``, ``descending``, ``filter`` and ``stamp`` (see
-        ``tools.browse.browse_listing``). A failure raises ``ToolError``; a caller who may not
+        ``tools.listing.browse.browse_listing``). A failure raises ``ToolError``; a caller who may not
         use the session, ``CallRefused``.
         """
         view = self.admit_view(session, caller)

@@ -10,11 +10,11 @@ import errno
 import os
 from collections.abc import Iterator
 
-from ..errors import Codes, ToolError
-from ..render.listing import render_list_dir
-from .context import CallContext
-from .listing import opened_folder
-from .spec import BOOLEAN, INTEGER, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from ...errors import Codes, ToolError
+from ...render.listing import render_list_dir
+from ..context import CallContext
+from ..spec import BOOLEAN, INTEGER, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from .tool import opened_folder
 
 __all__ = ["LIST_DIR", "UNREADABLE_SHOWN", "execute_list_dir"]
 

@@ -1,7 +1,7 @@
 """A listing page for a person's view (the widgets): sorted or filtered over the whole folder.
 
 Not a tool: no schema, no model text, no call log (``Workspace.browse`` is its only caller). It
-opens the folder exactly as ``list`` does (``listing.opened_folder``: through descriptors beneath
+opens the folder exactly as ``list`` does (``tool.opened_folder``: through descriptors beneath
 the root, hidden and protected entries left out and counted), so a person sees no more than the
 model would, only in another order. It rides on the same kept scan as ``list`` (``caches.folders``):
 the name and model orders and a filter's matches are views of the scan, made once and reused
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import os
 
-from ..errors import Codes, ToolError
-from ..fs.files import entry_details
-from ..fs.resolver import display_path
-from .context import CallContext
-from .listing import _row, folder_scan, opened_folder, visible_entries
+from ...errors import Codes, ToolError
+from ...fs.files import entry_details
+from ...fs.resolver import display_path
+from ..context import CallContext
+from .tool import _row, folder_scan, opened_folder, visible_entries
 
 __all__ = ["BROWSE_SORTS", "browse_listing"]
 

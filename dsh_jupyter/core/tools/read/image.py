@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import os
 
-from ..errors import Codes, ToolError
-from ..fs.files import file_version, pread_all
-from ..images import SNIFF_BYTES, Image, ImageInvalid, inspect_image, named_format, sniff, unsupported_format
-from ..state.gate import record_read
-from ..text.quoting import in_message
-from .context import CallContext
+from ...errors import Codes, ToolError
+from ...fs.files import file_version, pread_all
+from ...images import SNIFF_BYTES, Image, ImageInvalid, inspect_image, named_format, sniff, unsupported_format
+from ...state.gate import record_read
+from ...text.quoting import in_message
+from ..context import CallContext
 
 __all__ = ["read_image"]
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import contextlib
 import os
 
-from ..caches.folders import FolderScan, uncached_scan
-from ..errors import Codes, ToolError
-from ..fs.files import Listing, entry_details
-from ..render.listing import render_list
-from ..text.quoting import has_raw_bytes, in_message
-from .context import CallContext
-from .spec import BOOLEAN, INTEGER, NUMBER, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
+from ...caches.folders import FolderScan, uncached_scan
+from ...errors import Codes, ToolError
+from ...fs.files import Listing, entry_details
+from ...render.listing import render_list
+from ...text.quoting import has_raw_bytes, in_message
+from ..context import CallContext
+from ..spec import BOOLEAN, INTEGER, NUMBER, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
 
 __all__ = ["LIST", "execute_list", "folder_scan", "opened_folder", "visible_entries"]
 

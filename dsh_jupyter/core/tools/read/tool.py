@@ -7,20 +7,20 @@ import os
 import time
 from itertools import accumulate
 
-from ..caches.lines import NO_MARKS
-from ..errors import Codes, ToolError
-from ..fs.files import file_version
-from ..fs.jupytersaves import saving
-from ..fs.textwindow import NotText, read_tail, read_window, window_of_text
-from ..notebooks.format import is_notebook_name
-from ..render.reading import render_read
-from ..state.gate import record_read
-from ..text.quoting import in_message
-from .cells import read_cells
-from .context import CallContext
-from .image_read import read_image
-from .opened import SHARED, TAB, UNSAVED, presence, shared_text
-from .spec import BOOLEAN, INTEGER, OPEN, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
+from ...caches.lines import NO_MARKS
+from ...errors import Codes, ToolError
+from ...fs.files import file_version
+from ...fs.jupytersaves import saving
+from ...fs.textwindow import NotText, read_tail, read_window, window_of_text
+from ...notebooks.format import is_notebook_name
+from ...render.reading import render_read
+from ...state.gate import record_read
+from ...text.quoting import in_message
+from ..cells import read_cells
+from ..context import CallContext
+from ..opened import SHARED, TAB, UNSAVED, presence, shared_text
+from ..spec import BOOLEAN, INTEGER, OPEN, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
+from .image import read_image
 
 __all__ = ["BOM", "READ", "execute_read"]
 
