@@ -41,8 +41,8 @@ from .text.quoting import escape_surrogates, in_message
 from .tools.arguments import validate_args
 from .tools.context import CallContext
 from .tools.listing.browse import browse_listing
-from .tools.open_files import open_files_value
-from .tools.opened import SHARED, TAB, UNSAVED
+from .tools.opened.documents import SHARED, TAB, UNSAVED
+from .tools.opened.file_list import open_files_value
 from .tools.spec import ToolSpec
 
 __all__ = ["Result", "Workspace", "default_state_path", "os_user"]
@@ -420,7 +420,7 @@ class Workspace:
         Not a tool call, and a view of no session (see ``policy``): it reads nothing of the state,
         creates nothing and logs nothing, and every caller who may read is shown the same list,
         whoever has the files open (every tool answer about an open file says so to any caller).
-        It shows what ``list`` would show: the value of ``tools.open_files.open_files_value``.
+        It shows what ``list`` would show: the value of ``tools.opened.file_list.open_files_value``.
         With no ``documents`` (a plain ``Workspace``, or a server with ``live_documents`` off,
         whose tools use the files as they are) nothing is open.
         """

@@ -18,7 +18,7 @@ from ...state.gate import record_read
 from ...text.quoting import in_message
 from ..cells import read_cells
 from ..context import CallContext
-from ..opened import SHARED, TAB, UNSAVED, presence, shared_text
+from ..opened.documents import SHARED, TAB, UNSAVED, presence, shared_text
 from ..spec import BOOLEAN, INTEGER, OPEN, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
 from .image import read_image
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import os
 
-from ..documents import Presence
-from ..errors import ToolError
-from ..fs.resolver import is_within
-from ..fs.visibility import Visibility
+from ...documents import Presence
+from ...errors import ToolError
+from ...fs.resolver import is_within
+from ...fs.visibility import Visibility
 
 __all__ = ["OPEN_FILES_MAX", "open_files_value"]
 

@@ -1,4 +1,4 @@
-"""``tools.open_files``: what of the open files a person's view may show, over real files, with the
+"""``tools.opened.file_list``: what of the open files a person's view may show, over real files, with the
 workspace's own visibility. (The server's sources of what is open, and the route, are tested on
 real servers: ``tests/server/test_open_files.py``, ``tests/server/test_server_open_documents.py``.)"""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from dsh_jupyter.core.documents import Presence
-from dsh_jupyter.core.tools.open_files import open_files_value
+from dsh_jupyter.core.tools.opened.file_list import open_files_value
 
 
 def test_a_plain_workspace_has_nothing_open(ws):

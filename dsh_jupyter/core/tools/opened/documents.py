@@ -14,7 +14,7 @@ one side's work (see ``core/documents.py``). When the server says a file is open
 * after a ``move``, the server is told, so the open document follows the file;
 * every answer says that a person has the file open (``value["open"]``, a sentence in the text).
 
-Notebooks shared with collaboration keep their own path (``live_notebooks.py``: edits by cell).
+Notebooks shared with collaboration keep their own path (``tools/edit/open_notebook.py``: edits by cell).
 
 The read-before-write gate stays exact: a shared document's version is its content's digest, and
 an observation of the file still counts when the document holds exactly the file's content (the
@@ -33,12 +33,12 @@ import os
 import sys
 from collections.abc import Iterator
 
-from ..documents import DocumentChanged, MergeConflict, OpenUnsaved, PageSilent, Presence
-from ..errors import Codes, ToolError
-from ..fs.files import file_version, pread_upto
-from ..state.gate import changed_since_read, check_observed_version, observation_key, state_unavailable
-from ..text.quoting import in_message
-from .context import CallContext
+from ...documents import DocumentChanged, MergeConflict, OpenUnsaved, PageSilent, Presence
+from ...errors import Codes, ToolError
+from ...fs.files import file_version, pread_upto
+from ...state.gate import changed_since_read, check_observed_version, observation_key, state_unavailable
+from ...text.quoting import in_message
+from ..context import CallContext
 
 __all__ = [
     "SHARED",

@@ -2,7 +2,7 @@
 
 ``old_string`` must occur once unless ``replace_all``; the new text goes in literally. Line
 endings are kept: an ``old_string`` built from what ``read`` showed (``\\n`` between lines)
-matches CRLF lines too, and only the edited region changes (``edittext``).
+matches CRLF lines too, and only the edited region changes (``text``).
 
 Why it is shaped so: the cross-process write gate is shared by every writer of every process, so
 an edit is opened, checked (binary, permission, this session's observation, ``edit_max_bytes``),
@@ -19,21 +19,18 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..documents import DocumentChanged
-from ..errors import Codes, ToolError
-from ..fs.files import file_version, pread_upto
-from ..fs.textwindow import BINARY_SNIFF_BYTES
-from ..notebooks.format import is_notebook_name
-from ..render.writing import render_edit
-from ..state.gate import changed_since_read, check_observed, state_unavailable
-from ..text.diffs import Diff, diff_page
-from ..text.quoting import in_message, quote_name
-from .cells import check_written, notebook_edit
-from .context import CallContext
-from .editsteps import MAX_EDITS, Step, edit_steps
-from .edittext import apply_steps, byte_size
-from .live_notebooks import edit_live
-from .opened import (
+from ...documents import DocumentChanged
+from ...errors import Codes, ToolError
+from ...fs.files import file_version, pread_upto
+from ...fs.textwindow import BINARY_SNIFF_BYTES
+from ...notebooks.format import is_notebook_name
+from ...render.writing import render_edit
+from ...state.gate import changed_since_read, check_observed, state_unavailable
+from ...text.diffs import Diff, diff_page
+from ...text.quoting import in_message, quote_name
+from ..cells import check_written, notebook_edit
+from ..context import CallContext
+from ..opened.documents import (
     SHARED,
     TAB,
     UNSAVED,
@@ -45,8 +42,11 @@ from .opened import (
     shared_text,
     unsaved,
 )
-from .spec import BOOLEAN, INTEGER, NAME, OPEN, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
-from .write import BOM, check_writable, current_stat, encode_text, open_existing, refuse_path, replace_gated
+from ..spec import BOOLEAN, INTEGER, NAME, OPEN, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
+from ..writing import BOM, check_writable, current_stat, encode_text, open_existing, refuse_path, replace_gated
+from .open_notebook import edit_live
+from .steps import MAX_EDITS, Step, edit_steps
+from .text import apply_steps, byte_size
 
 __all__ = ["EDIT", "execute_edit"]
 

@@ -20,8 +20,8 @@ from nbformat import v4
 
 from conftest import assert_error
 from dsh_jupyter.core.errors import ToolError
-from dsh_jupyter.core.tools.editsteps import Step
-from dsh_jupyter.core.tools.edittext import apply_steps, byte_size
+from dsh_jupyter.core.tools.edit.steps import Step
+from dsh_jupyter.core.tools.edit.text import apply_steps, byte_size
 
 # -- the reference: edit's replacement as first written ------------------------------------
 

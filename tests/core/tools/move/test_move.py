@@ -534,7 +534,7 @@ def test_a_file_that_took_a_parents_place_after_the_first_look_is_never_moved_on
     check inside the gate refuses it, even with overwrite and that file read."""
     from dsh_jupyter.core.errors import ToolError
     from dsh_jupyter.core.state.gate import gated
-    from dsh_jupyter.core.tools.move import _move
+    from dsh_jupyter.core.tools.move.tool import _move
 
     ws.run("read", file_path="b.txt")
     ctx = ws.context("s1", ws.user)

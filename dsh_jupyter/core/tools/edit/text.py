@@ -21,10 +21,10 @@ import io
 import re
 from collections.abc import Iterator
 
-from ..errors import Codes, ToolError
-from ..text.quoting import in_message
-from .editsteps import Step, step_error, too_large
-from .write import encode_text
+from ...errors import Codes, ToolError
+from ...text.quoting import in_message
+from ..writing import encode_text
+from .steps import Step, step_error, too_large
 
 __all__ = ["apply_steps", "byte_size"]
 

@@ -1,7 +1,7 @@
 """The steps of one ``edit`` call: one replacement, or a batch (``edits``) applied in order.
 
 Why it exists: the text file path (``edit``), the notebook file path (``cells``) and the open
-notebook path (``live_notebooks``) all apply the same steps with the same rules, and must name a
+notebook path (``open_notebook``) all apply the same steps with the same rules, and must name a
 failing step the same way: ``edit 2 of 3: old_string not found in "f.txt"; nothing was changed``,
 also a step whose result would pass ``edit_max_bytes``.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import Codes, ToolError
-from ..text.quoting import in_message
+from ...errors import Codes, ToolError
+from ...text.quoting import in_message
 
 __all__ = ["Step", "edit_steps", "step_error", "too_large"]
 

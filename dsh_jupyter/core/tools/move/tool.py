@@ -23,18 +23,18 @@ from __future__ import annotations
 import os
 import stat as statmod
 
-from ..errors import Codes, ToolError
-from ..fs.effects import REMOVE, Change
-from ..fs.files import can_write, file_version
-from ..fs.rename import Changed, Unsupported, move_over, move_to_free_name
-from ..fs.resolver import Target, is_within
-from ..render.writing import render_move
-from ..state.gate import check_observed, observation_key
-from ..text.quoting import in_message
-from .context import CallContext
-from .opened import SHARED, TAB, moving, presence, unsaved
-from .spec import BOOLEAN, OPEN, PATH, STRING, ToolSpec, object_schema, value_schema
-from .write import check_writable, refuse_outside
+from ...errors import Codes, ToolError
+from ...fs.effects import REMOVE, Change
+from ...fs.files import can_write, file_version
+from ...fs.rename import Changed, Unsupported, move_over, move_to_free_name
+from ...fs.resolver import Target, is_within
+from ...render.writing import render_move
+from ...state.gate import check_observed, observation_key
+from ...text.quoting import in_message
+from ..context import CallContext
+from ..opened.documents import SHARED, TAB, moving, presence, unsaved
+from ..spec import BOOLEAN, OPEN, PATH, STRING, ToolSpec, object_schema, value_schema
+from ..writing import check_writable, refuse_outside
 
 __all__ = ["MOVE", "execute_move"]
 

@@ -7,7 +7,7 @@ would be overwritten or reload the document. The read-before-write gate holds as
 the document's version in place of the file's: an edit is computed from a snapshot before the
 cross-process write gate is taken; the check of that version, the change and the recording of
 the new version happen inside it. (A ``write`` of an open notebook merges into the document:
-``write.py`` with ``opened.py``.)
+``tools/write/tool.py`` with ``tools/opened/documents.py``.)
 
 What it must never do: change a document whose version this session did not read, save a
 notebook nbformat does not validate, or touch the file (Jupyter saves the document).
@@ -15,15 +15,15 @@ notebook nbformat does not validate, or touch the file (Jupyter saves the docume
 
 from __future__ import annotations
 
-from ..documents import DocumentChanged
-from ..errors import Codes, ToolError
-from ..fs.files import can_write
-from ..notebooks.format import notebook_from_dict, notebook_problem, with_sources
-from ..state.gate import changed_since_read, check_observed_version, observation_key, state_unavailable
-from ..text.quoting import in_message
-from .cells import CellsEdit, edit_sources
-from .context import CallContext
-from .editsteps import Step
+from ...documents import DocumentChanged
+from ...errors import Codes, ToolError
+from ...fs.files import can_write
+from ...notebooks.format import notebook_from_dict, notebook_problem, with_sources
+from ...state.gate import changed_since_read, check_observed_version, observation_key, state_unavailable
+from ...text.quoting import in_message
+from ..cells import CellsEdit, edit_sources
+from ..context import CallContext
+from .steps import Step
 
 __all__ = ["edit_live"]
 
