@@ -107,7 +107,10 @@ def test_jupyter_ai_config_has_the_agent_client_protocol_shape():
 
 
 def test_codex_toml_parses():
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: pytest brings the backport
+        import tomli as tomllib
 
     (toml,) = blocks(MCP_DOC, "toml")
     servers = tomllib.loads(toml)["mcp_servers"]
