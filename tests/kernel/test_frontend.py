@@ -88,8 +88,8 @@ def test_a_missing_front_end_says_how_to_build_it(tmp_path):
     assert frontend.load(tmp_path) == ("export default { render() {} };\n", ".dsh {}\n")
 
 
-def test_a_checkout_that_was_never_built_shows_the_text_and_fails_the_widget_saying_why(tmp_path):
-    """A copy of the package without its build: %dsh still answers, and asking for a widget fails loudly."""
+def unbuilt_checkout(tmp_path) -> tuple[Path, dict]:
+    """A copy of the package without its build, and an environment that imports it, on a workspace."""
     package = tmp_path / "checkout" / "dsh_jupyter"
     shutil.copytree(REPO / "dsh_jupyter", package,
                     ignore=shutil.ignore_patterns("static", "labextension", "__pycache__"))
@@ -98,6 +98,12 @@ def test_a_checkout_that_was_never_built_shows_the_text_and_fails_the_widget_say
     env = isolated_env(tmp_path)
     env.update(PYTHONPATH=str(package.parent), DSH_ROOT=str(tmp_path / "ws"),
                DSH_STATE_PATH=str(tmp_path / "state.sqlite"))
+    return package, env
+
+
+def test_a_checkout_that_was_never_built_shows_the_text_and_fails_the_widget_saying_why(tmp_path):
+    """%dsh still answers, and asking for a widget fails loudly."""
+    package, env = unbuilt_checkout(tmp_path)
     code = "\n".join([
         "import dsh_jupyter",
         "from IPython.core.interactiveshell import InteractiveShell",
@@ -117,6 +123,36 @@ def test_a_checkout_that_was_never_built_shows_the_text_and_fails_the_widget_say
     assert out.stderr.splitlines()[-1] == (
         "dsh_jupyter.kernel.widgets.frontend.FrontEndNotBuilt: "
         f"The dsh widgets' front end is not built ({missing} is missing): {HOW_TO_BUILD}")
+
+
+@pytest.mark.slow
+def test_in_a_kernel_an_unbuilt_front_end_shows_the_text_and_says_how_to_build_under_the_cell(tmp_path):
+    from jupyter_client.manager import start_new_kernel
+
+    package, env = unbuilt_checkout(tmp_path)
+    km, kc = start_new_kernel(env=env, cwd=str(tmp_path))
+    shown, stderr = [], ""
+    try:
+        sent = kc.execute("%load_ext dsh_jupyter\n%dsh list .")
+        while True:
+            msg = kc.get_iopub_msg(timeout=120)
+            if msg["parent_header"].get("msg_id") != sent:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "stream" and content["name"] == "stderr":
+                stderr += content["text"]
+            elif kind == "execute_result":
+                shown.append(content["data"])
+            elif kind == "status" and content["execution_state"] == "idle":
+                break
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    (data,) = shown
+    assert sorted(data) == ["text/html", "text/plain"] and "notes.txt" in data["text/plain"]
+    missing = package / "kernel" / "widgets" / "static" / "widget.js"
+    assert ("dsh_jupyter.kernel.widgets.frontend.FrontEndNotBuilt: "
+            f"The dsh widgets' front end is not built ({missing} is missing): {HOW_TO_BUILD}\n") in stderr
 
 
 def test_results_never_import_the_widgets():
