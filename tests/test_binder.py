@@ -28,7 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK_RUNS = Path(__file__).resolve().parent / "notebook_runs.py"  # run as a script in the Binder venv
 SKIP_NAMES = {".git", ".venv", ".venv-ci", "venv", "node_modules", "__pycache__", ".pytest_cache", "build",
               "dist", ".ipynb_checkpoints"}
-SKIP_PATHS = {("dsh_jupyter", "labextension"), ("labextension_shim", "lib")}
+SKIP_PATHS = {("dsh_jupyter", "labextension"), ("dsh_jupyter", "kernel", "widgets", "static"),
+              ("labextension_shim", "lib")}
 
 pytestmark = pytest.mark.slow
 
@@ -60,6 +61,7 @@ def binder_env(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("binder")
     repo = copy_tree(tmp / "repo")
     assert not (repo / "dsh_jupyter" / "labextension").exists()
+    assert not (repo / "dsh_jupyter" / "kernel" / "widgets" / "static").exists()
     env_dir = tmp / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     bin_dir = env_dir / "bin"
@@ -108,6 +110,16 @@ def test_the_package_comes_from_the_copy(binder_env):
               binder_env["tmp"], binder_env["env"], timeout=60)
     assert str(binder_env["bin"].parent) in out or str(binder_env["repo"]) in out, out
     assert str(REPO / "dsh_jupyter") not in out, out
+
+
+def test_the_same_build_made_the_widgets_module(binder_env):
+    """The npm build that made the JupyterLab extension also bundled the widgets' front end."""
+    code = ("from dsh_jupyter.kernel.widgets import frontend; from dsh_jupyter.kernel.widgets.base import DshView; "
+            "print(frontend.STATIC); print(DshView._esm == (frontend.STATIC / 'widget.js').read_text() != '')")
+    out = run([binder_env["bin"] / "python", "-c", code], binder_env["tmp"], binder_env["env"], timeout=120)
+    static, same = out.strip().splitlines()[-2:]
+    assert same == "True"
+    assert str(REPO) not in static, static
 
 
 @pytest.mark.parametrize("name", ["01-seed-failure.ipynb", "02-explore-a-source-tree.ipynb"])

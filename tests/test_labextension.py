@@ -101,13 +101,35 @@ def test_source_declares_the_same_command_id() -> None:
     # the command the widgets reach through page events, and the events themselves
     assert f"'{data['dsh-jupyter']['commands']['openInEditor']}'" in source
     assert "'dsh-jupyter:probe'" in source and "'dsh-jupyter:open-in-editor'" in source
-    front = (REPO / "dsh_jupyter" / "kernel" / "widgets" / "front" / "window.js").read_text()
+    front = (SHIM / "src" / "widget" / "window.js").read_text()
     assert '"dsh-jupyter:probe"' in front and '"dsh-jupyter:open-in-editor"' in front
     assert f"'{data['dsh-jupyter']['explorerSessionName']}'" in source
     # the open-tabs plugin: registered from index.ts, its id and route as package.json says
     assert "tabsPlugin" in source and "export default [plugin, sidebarPlugin, tabsPlugin]" in source
     assert f"id: '{data['dsh-jupyter']['tabsPlugin']}'" in (SHIM / "src" / "tabs.ts").read_text()
     assert f"const ROUTE = '{data['dsh-jupyter']['tabsRoute']}'" in (SHIM / "src" / "tablink.ts").read_text()
+
+
+def test_the_same_build_made_the_widgets_module_in_the_installed_package() -> None:
+    """One npm build, two outputs: the widgets' ES module and style sheet sit in the package as
+    installed (the editable install reads the source tree), and the widgets load them."""
+    from importlib.resources import files
+
+    from dsh_jupyter.kernel.widgets.base import DshView
+
+    static = files("dsh_jupyter.kernel.widgets") / "static"
+    esm, css = (static / "widget.js").read_text(encoding="utf-8"), (static / "widget.css").read_text(encoding="utf-8")
+    assert (DshView._esm, DshView._css) == (esm, css)
+    assert esm.rstrip().endswith("export {\n  main_default as default\n};")  # esbuild's ES module
+    assert "// src/common/dom.ts" in esm and "// src/widget/main.js" in esm
+    # the build step names both outputs: a wheel build fails if either is missing
+    pyproject = (REPO / "pyproject.toml").read_text()
+    for target in ("dsh_jupyter/labextension/static/style.js", "dsh_jupyter/kernel/widgets/static/widget.js",
+                   "dsh_jupyter/kernel/widgets/static/widget.css"):
+        assert f'    "{target}",\n' in pyproject.split("ensured-targets = [", 1)[1].split("]", 1)[0]
+    scripts = json.loads((SHIM / "package.json").read_text())["scripts"]
+    assert scripts["build:prod"].endswith("npm run build:labextension && npm run build:widget")
+    assert scripts["build:widget"].startswith("esbuild src/widget/main.js --bundle --format=esm ")
 
 
 def test_python_package_points_develop_at_the_build_folder() -> None:

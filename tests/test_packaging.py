@@ -2,8 +2,8 @@
 compiled dater (built by hatch_build.py from dsh_jupyter/core/fs/mtimes.c).
 
 The build runs ``pip wheel --no-deps`` on a copy of the repository (no venvs, no caches), with the
-JupyterLab extension already built (``SKIP_JUPYTER_BUILDER=1``: npm's part is tested by the Binder
-and labextension tests), so this test is about what the wheel holds.
+front end already built (``SKIP_JUPYTER_BUILDER=1``: npm's part is tested by the Binder and
+labextension tests), so this test is about what the wheel holds.
 """
 
 from __future__ import annotations
@@ -78,6 +78,26 @@ def test_the_wheel_ships_the_lab_extra_and_the_extensions(wheel):
                    "Requires-Dist: nbdime<5,>=4; extra == 'lab'"], lab
     assert any(n.endswith("etc/jupyter/jupyter_server_config.d/dsh_jupyter.json") for n in names)
     assert any(n.endswith("share/jupyter/labextensions/dsh-jupyter-shim/package.json") for n in names)
+
+
+def test_the_wheel_carries_the_widgets_front_end_and_the_widgets_load_it(wheel, tmp_path):
+    """The bundle is generated (gitignored) yet shipped; its sources stay out of the package."""
+    static = REPO / "dsh_jupyter" / "kernel" / "widgets" / "static"
+    with zipfile.ZipFile(wheel) as whl:
+        names = set(whl.namelist())
+        for name in ("widget.js", "widget.css"):
+            assert whl.read(f"dsh_jupyter/kernel/widgets/static/{name}") == (static / name).read_bytes()
+        assert not [n for n in names if n.startswith("dsh_jupyter/kernel/widgets/front/") or "labextension_shim" in n]
+        whl.extractall(tmp_path / "site", [n for n in names if n.startswith("dsh_jupyter/")])
+    code = ("from dsh_jupyter.kernel.widgets.base import DshView; import dsh_jupyter; "
+            "print(dsh_jupyter.__file__); print(len(DshView._esm), len(DshView._css))")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONPATH": str(tmp_path / "site")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    where, sizes = out.stdout.splitlines()
+    assert where == str(tmp_path / "site" / "dsh_jupyter" / "__init__.py")
+    assert sizes == f"{len((static / 'widget.js').read_text())} {len((static / 'widget.css').read_text())}"
 
 
 def test_the_wheel_carries_the_compiled_dater_and_is_tagged_for_this_platform(wheel, tmp_path):

@@ -18,7 +18,7 @@ import { IDocumentManager } from '@jupyterlab/docmanager';
 import { PathExt } from '@jupyterlab/coreutils';
 
 import { ApiError, ICall, ISessionInfo, listCalls, listSessions } from './api';
-import { fill, h } from './dom';
+import { fill, h } from './common/dom';
 import { openTarget } from './open';
 import { OpenFilesView, openBadge } from './openfiles';
 

@@ -17,7 +17,9 @@ import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { fileIcon, folderIcon } from '@jupyterlab/ui-components';
 
 import { ApiError, browse, callTool, footerOf, IToolResult } from './api';
-import { fill, h, pager } from './dom';
+import { fill, h } from './common/dom';
+import { SIDEBAR_SIZES, humanSize } from './common/format';
+import { pager } from './pager';
 import { openTarget } from './open';
 
 export interface IEntry {
@@ -47,18 +49,6 @@ const SORTS: [string, string][] = [
   ['size', 'size'],
   ['modified', 'modified']
 ];
-
-/** `1234567` as `1.2 MiB`. */
-export function humanSize(bytes: number): string {
-  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let n = bytes;
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return i === 0 ? `${bytes} bytes` : `${n.toFixed(1)} ${units[i]}`;
-}
 
 /** A folder relative to the root, as the file browser names it ('' is the root). */
 function join(folder: string, name: string): string {
@@ -395,7 +385,7 @@ export class ExplorerView {
       },
       icon,
       h('span', { class: 'dsh-sb-name' }, folder ? `${entry.name}/` : entry.name),
-      !folder && typeof entry.size === 'number' ? h('span', { class: 'dsh-sb-size' }, humanSize(entry.size)) : null
+      !folder && typeof entry.size === 'number' ? h('span', { class: 'dsh-sb-size' }, humanSize(entry.size, SIDEBAR_SIZES)) : null
     );
   }
 

@@ -14,7 +14,7 @@
 import { IDocumentManager } from '@jupyterlab/docmanager';
 
 import { ApiError, ICall, IOpenFile, IOpenFiles, openFiles } from './api';
-import { fill, h } from './dom';
+import { fill, h } from './common/dom';
 
 /** A call's mark and its tooltip, by how its file was open when it ran. */
 const CALL_MARKS: Record<string, [string, string]> = {

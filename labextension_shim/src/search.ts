@@ -17,7 +17,8 @@
 import { IDocumentManager } from '@jupyterlab/docmanager';
 
 import { ApiError, callTool, footerOf, IToolResult, progress } from './api';
-import { fill, h, pager } from './dom';
+import { fill, h } from './common/dom';
+import { pager } from './pager';
 import { openTarget } from './open';
 
 /** A match in `grep`'s value (the page shown). */

@@ -15,7 +15,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
 import { ActivityView } from './activity';
-import { fill, h } from './dom';
+import { fill, h } from './common/dom';
 import { ExplorerView } from './explorer';
 import { SearchView } from './search';
 

@@ -1,4 +1,4 @@
-"""Navigable views of dsh results: one anywidget front end (``front/``) over synced traitlets.
+"""Navigable views of dsh results: one anywidget front end (``frontend.py``) over synced traitlets.
 
 ``view_for(result)`` picks the view for a result the magic returned; the views can also be built
 directly, e.g. ``ListingView(workspace, "default", path="src")``. Every view fetches one page at

@@ -5,7 +5,7 @@ the model's footer so a page never reads as the whole, offer the exact text the 
 one page per request through the core, and show a file it opens in place. Those parts live here
 once, on ``DshView``.
 
-State lives in synced traitlets; the browser draws rows from one page of plain data (``front/``).
+State lives in synced traitlets; the browser draws rows from one page of plain data (``frontend.py``).
 A click in the browser is one custom message ``{action, seq, ...}``; the view runs the action
 inside ``hold_sync()``, so every trait it changes (rows, status, footer, error) reaches the
 browser in one update, then answers ``{done: seq}``, which ends the browser's busy state. The

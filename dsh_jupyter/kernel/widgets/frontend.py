@@ -1,54 +1,46 @@
-"""The widgets' one front end: the ES modules in ``front/`` joined into one anywidget ``_esm``.
+"""The widgets' one front end, as built: the ES module and style sheet anywidget loads.
 
-Why it exists: anywidget loads a view's code from one ES module string (``_esm``) and one style
-sheet (``_css``) that travel with the widget's state, so users need no build step and no
-JupyterLab extension: the same code runs in JupyterLab, Notebook 7, VS Code and any other
-ipywidgets host. The code is kept in small modules (``front/*.js``), each a real ES module
-that names what it imports from its neighbours. A module string loaded by anywidget cannot
-import its neighbours by relative path, so this joins them, in dependency order, into one
-module: each ``import … from "./x.js";`` line is dropped and each ``export `` keyword before a
-declaration is removed (``export default`` stays, in ``main.js`` only). Nothing else is
-rewritten, so the joined module reads like its parts.
+Why it exists: anywidget loads a view's code from one ES module (``_esm``) and one style sheet
+(``_css``) that travel with the widget's state, so users need no JupyterLab extension: the same
+code runs in JupyterLab, Notebook 7, VS Code and any other ipywidgets host. That code is written
+as small ES modules in ``labextension_shim/src/widget/``, sharing its element and format helpers
+with the JupyterLab extension (``labextension_shim/src/common/``); the npm build that builds the
+extension also bundles them with esbuild into ``static/widget.js`` and ``static/widget.css``
+beside this file (generated, never committed; in every wheel and editable install). This module
+reads those two files once; every view class shares the two strings, so the browser compiles
+them once.
 
-What it must never do: minify, fetch anything at run time, or pull code from anywhere but
-``front/``; every view class shares these two strings, so the browser compiles them once.
+What it must never do: build, fetch or rewrite code at run time, or let a view start without its
+front end: anywidget takes a missing file's path for the module's text and would draw nothing,
+so when a file is missing (a source checkout that was never built) importing this module fails
+with ``FrontEndNotBuilt``, which says how to build it.
 """
 
 from __future__ import annotations
 
-import re
-from functools import cache
 from pathlib import Path
 
-__all__ = ["CSS", "ESM", "MODULES", "join_modules"]
+__all__ = ["CSS", "ESM", "STATIC", "FrontEndNotBuilt", "load"]
 
-FRONT = Path(__file__).with_name("front")
-
-# Dependency order: each module imports only from those before it.
-MODULES = ("dom.js", "frame.js", "keys.js", "window.js", "listing.js", "search.js", "calls.js", "main.js")
-
-_IMPORT = re.compile(r'^import\s+\{[^}]*\}\s+from\s+"\./[\w.-]+\.js";[ \t]*\n', re.MULTILINE)
-_EXPORT = re.compile(r"^export (?=(?:async\s+)?(?:function|const|let|class)\b)", re.MULTILINE)
+STATIC = Path(__file__).with_name("static")
+FILES = ("widget.js", "widget.css")
 
 
-def join_modules(sources: list[str]) -> str:
-    """The modules as one ES module: relative imports dropped, ``export`` before declarations removed."""
-    parts = []
-    for text in sources:
-        text = _IMPORT.sub("", text)
-        parts.append(_EXPORT.sub("", text))
-    return "\n".join(parts)
+class FrontEndNotBuilt(RuntimeError):
+    """The built front end is missing: the package was not built (``pip install -e .`` builds it)."""
 
 
-@cache
-def _esm() -> str:
-    return join_modules([(FRONT / name).read_text(encoding="utf-8") for name in MODULES])
+def load(folder: Path = STATIC) -> tuple[str, str]:
+    """The built module and style sheet in ``folder``; ``FrontEndNotBuilt`` when either is missing."""
+    missing = [name for name in FILES if not (folder / name).is_file()]
+    if missing:
+        raise FrontEndNotBuilt(
+            f"The dsh widgets' front end is not built ({folder / missing[0]} is missing): run "
+            "`pip install -e .` in the source checkout, whose build runs npm, or "
+            "`npm install && npm run build:widget` in labextension_shim/."
+        )
+    module, style = (folder / name for name in FILES)
+    return module.read_text(encoding="utf-8"), style.read_text(encoding="utf-8")
 
 
-@cache
-def _css() -> str:
-    return (FRONT / "dsh.css").read_text(encoding="utf-8")
-
-
-ESM = _esm()
-CSS = _css()
+ESM, CSS = load()

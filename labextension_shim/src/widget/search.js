@@ -6,7 +6,8 @@
 // model's page (at most the cap): nothing is fetched except what a click opens, and the
 // "open the full result" window pages the saved complete result through the kernel.
 
-import { copyButton, h, icon, rowIcon } from "./dom.js";
+import { h } from "../common/dom";
+import { copyButton, icon, rowIcon } from "./dom.js";
 import { createFrame } from "./frame.js";
 import { activate, bindKeys, firstRow, keepFocus } from "./keys.js";
 import { renderWindow, revealHit } from "./window.js";

@@ -7,7 +7,8 @@
 // Why it exists: the same window is the whole view of `%dsh read` and the panel a listing or a
 // search opens in place. It draws what the kernel sent; it fetches nothing itself.
 
-import { copyButton, h } from "./dom.js";
+import { h } from "../common/dom";
+import { copyButton } from "./dom.js";
 import { pager } from "./frame.js";
 
 /**

@@ -6,7 +6,9 @@
 // requests (the page may not hold the entries a sort brings first); the model's own order is
 // the default and is named as such. It never reorders or filters rows itself.
 
-import { copyButton, exactTime, h, humanSize, relativeTime, rowIcon } from "./dom.js";
+import { h } from "../common/dom";
+import { humanSize } from "../common/format";
+import { copyButton, exactTime, relativeTime, rowIcon } from "./dom.js";
 import { createFrame, pager } from "./frame.js";
 import { activate, bindKeys, firstRow, keepFocus } from "./keys.js";
 import { renderWindow, revealHit } from "./window.js";

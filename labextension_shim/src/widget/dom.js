@@ -1,38 +1,10 @@
-// dom.js: building elements, and the formats a person reads (sizes, times, file-type icons).
+// dom.js: the widgets' own element helpers and formats (times, file-type icons, copy buttons).
 //
 // Why it exists: every view draws its rows from plain data; these helpers keep that short and
-// the formats the same everywhere. They never touch the model or send anything.
+// the formats the same everywhere. `h()` and `humanSize` are shared with the JupyterLab sidebar
+// (../common/). They never touch the model or send anything.
 
-/** An element: h("div", {class: "x", onclick: f, text: "hi"}, child, ...). */
-export function h(tag, props, ...kids) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(props || {})) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "class") el.className = value;
-    else if (key === "text") el.textContent = value;
-    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const kid of kids.flat(Infinity)) {
-    if (kid === null || kid === undefined || kid === false) continue;
-    el.append(kid instanceof Node ? kid : String(kid));
-  }
-  return el;
-}
-
-/** Bytes as a person reads them: 532 B, 16.4 MiB (binary units, as file browsers show them). */
-export function humanSize(bytes) {
-  if (bytes === null || bytes === undefined) return "";
-  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  if (unit === 0) return `${bytes} B`;
-  return `${value < 100 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
-}
+import { h } from "../common/dom";
 
 /** Epoch seconds as "5 min ago", "3 days ago", "in the future"; "" for none. */
 export function relativeTime(seconds, now = Date.now()) {

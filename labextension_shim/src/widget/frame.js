@@ -5,7 +5,8 @@
 // within 100 ms that a call runs, never queue clicks, and say plainly when its kernel is gone.
 // It never builds rows (the views do) and never rewrites model text: it shows it as it came.
 
-import { copyButton, h, spillParts } from "./dom.js";
+import { h } from "../common/dom";
+import { copyButton, spillParts } from "./dom.js";
 
 const SLOW_MS = 4000; // after this, the busy line says the kernel has not answered yet
 export const STOP_MS = 1000; // after this, a call still running can be stopped (the stop button)

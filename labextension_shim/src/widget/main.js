@@ -1,8 +1,10 @@
 // main.js: the anywidget entry point: picks the renderer for the view's `kind`.
 //
-// Why it exists: every dsh view shares one front end (these modules, joined by frontend.py);
-// the kind says which renderer draws it. The read view is drawn here: it is one read window.
+// Why it exists: every dsh view shares one front end (these modules, bundled by esbuild into
+// dsh_jupyter/kernel/widgets/static/widget.js and widget.css, which anywidget loads as `_esm` and
+// `_css`); the kind says which renderer draws it. The read view is drawn here: it is one read window.
 
+import "./dsh.css";
 import { createFrame } from "./frame.js";
 import { bindKeys, keepFocus } from "./keys.js";
 import { renderWindow, revealHit } from "./window.js";

@@ -4,7 +4,9 @@
 // Why it exists: to draw CallLogView's and SpillsView's plain rows. The browser holds titles
 // and at most the expanded call's text, which the kernel sends verbatim; nothing here rewrites it.
 
-import { exactTime, h, humanSize, relativeTime } from "./dom.js";
+import { h } from "../common/dom";
+import { humanSize } from "../common/format";
+import { exactTime, relativeTime } from "./dom.js";
 import { createFrame, pager } from "./frame.js";
 import { bindKeys, firstRow, keepFocus } from "./keys.js";
 import { renderWindow, revealHit } from "./window.js";
