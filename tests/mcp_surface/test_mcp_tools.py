@@ -168,7 +168,8 @@ def test_an_image_read_answers_the_text_then_an_image_block(mws):
             {"type": "image", "data": base64.b64encode(png(3, 2)).decode(), "mimeType": "image/png"},
         ],
         "structuredContent": {"path": "chart.png", "type": "image", "format": "PNG", "mimeType": "image/png",
-                              "width": 3, "height": 2, "bytes": 88},
+                              "width": 3, "height": 2, "bytes": 88, "nextOffset": None,
+                              "footer": "(PNG image, 3x2 pixels, 88 bytes)"},
         "isError": False,
     }
 

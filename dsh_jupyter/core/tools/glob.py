@@ -17,7 +17,7 @@ from operator import itemgetter
 
 from ..errors import Codes, ToolError
 from ..fs import mtimes as compiled
-from ..render.search import render_glob, render_glob_spill
+from ..render.search import glob_page_footer, render_glob, render_glob_spill
 from ..rg.recheck import Rechecker
 from ..text.quoting import in_message
 from .context import CallContext
@@ -47,7 +47,7 @@ from .searchroot import (
     user_excludes,
     user_exclusion_flags,
 )
-from .spec import BOOLEAN, EXCLUDE, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from .spec import BOOLEAN, EXCLUDE, INTEGER, NAME, PATH, STRING, Rows, ToolSpec, nullable, object_schema, value_schema
 
 __all__ = ["GLOB", "execute_glob"]
 
@@ -319,5 +319,6 @@ GLOB = ToolSpec(
     execute=execute_glob,
     render=render_glob,
     searches=True,
-    rows_key="paths",
+    rows=(Rows("paths", ("path",)),),
+    footer=glob_page_footer,
 )
