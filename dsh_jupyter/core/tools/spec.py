@@ -60,7 +60,7 @@ class Rows:
 
 
 def no_footer(value: dict) -> str:
-    """The footer of a tool whose every answer is whole (write, edit, move)."""
+    """The footer of a tool whose every answer is whole (one that changes a file, say)."""
     return ""
 
 
