@@ -16,7 +16,8 @@ from dsh_jupyter.core.render.common import count
 from dsh_jupyter.core.text.quoting import quote_name
 from dsh_jupyter.core.tools.context import CallContext
 from dsh_jupyter.core.tools.spec import INTEGER, PATH, STRING, ToolSpec, object_schema, value_schema
-from dsh_jupyter.kernel.commands import tool_arguments, tool_subcommand
+from dsh_jupyter.kernel.commands import tool_subcommand
+from dsh_jupyter.kernel.toolargs import tool_arguments
 from dsh_jupyter.mcp.tools import tool_definitions
 from dsh_jupyter.server.openapi import build_document
 

@@ -4,12 +4,11 @@ Why it exists: the router (``magic.py``), the help text and the usage lines all 
 table, so a subcommand is added in one place and its usage is generated from its own parser.
 Each runner turns parsed arguments into exactly one core call and returns a result object.
 
-A tool's subcommand is built from the tool's input schema (``spec.input_schema``): each property
-is an option (``offset`` -> ``--offset N``, a boolean a flag, a list of globs a repeated option)
-with the schema's description as its help. Only what the schema cannot say is declared here, in
-``TOOL_COMMANDS``: which properties are positional and in what order, short flags, metavars,
-the properties filled from elsewhere (a cell body) and options of the magic's own. A tool with no
-entry there still gets a subcommand: its required properties positional, the rest options.
+A tool's subcommand is built from the tool's input schema (``toolargs.py``). Only what the schema
+cannot say is declared here, in ``TOOL_COMMANDS``: which properties are positional and in what
+order, short flags, metavars, the properties filled from elsewhere (a cell body) and options of
+the magic's own. A tool with no entry there still gets a subcommand: its required properties
+positional, the rest options.
 
 What it must never do: build a tool argument the user did not give (the call log shows what was
 asked, and ``--text`` must equal ``Workspace.run`` with the same arguments), or let a user mistake
@@ -20,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
@@ -30,6 +29,7 @@ from ..core.registry import TOOLS
 from ..core.state.store import StateError
 from ..core.tools.spec import ToolSpec
 from .results import calls_info, error_info, session_info, spills_info, tools_info
+from .toolargs import ToolCommand, given, schema_arguments, tool_arguments
 
 __all__ = [
     "EDIT_BLOCK_END",
@@ -37,11 +37,8 @@ __all__ = [
     "SUBCOMMANDS",
     "TOOL_COMMANDS",
     "Subcommand",
-    "ToolCommand",
     "overview",
     "parse_edit_body",
-    "schema_arguments",
-    "tool_arguments",
     "tool_subcommand",
 ]
 
@@ -73,21 +70,6 @@ class SubParser(MagicArgumentParser):
 
 
 @dataclass(frozen=True)
-class ToolCommand:
-    """What a tool's subcommand declares besides its input schema (see the module docstring)."""
-
-    summary: str = ""  # "" : the first sentence of the tool's description
-    positional: tuple[tuple[str, str], ...] = ()  # (property, METAVAR), in order; optional ones may be left out
-    short: dict[str, str] = field(default_factory=dict)  # property -> short flag ("ignore_case": "-i")
-    metavars: dict[str, str] = field(default_factory=dict)  # property -> METAVAR of its option
-    elsewhere: tuple[str, ...] = ()  # properties the runner fills (from the cell body, from own options)
-    own: tuple = ()  # the magic's own options: ((flags...), {argparse kwargs}) pairs
-    run: Callable | None = None  # (magics, namespace, cell) -> result; None: call the tool with what was given
-    cell: bool = False
-    line_flag: str | None = None
-
-
-@dataclass(frozen=True)
 class Subcommand:
     name: str
     summary: str
@@ -96,8 +78,6 @@ class Subcommand:
     cell: bool = False  # True: the cell body is an input (``%%dsh write``), required
     outputs: bool = True  # accepts --text / --json
     line_flag: str | None = None  # a flag that makes the line form complete, with no body (write --empty)
-    tool: ToolSpec | None = None  # a tool's subcommand: its arguments come from the tool's input schema
-    command: ToolCommand | None = None
 
     def usage(self) -> str:
         return self.parser().one_line_usage()
@@ -113,75 +93,6 @@ class Subcommand:
         return parser
 
 
-def _given(**kwargs) -> dict:
-    """Tool arguments the user gave (None and False flags are left out)."""
-    return {k: v for k, v in kwargs.items() if v is not None and v is not False}
-
-
-# -- arguments from a tool's input schema --------------------------------------------------------
-
-
-def _kinds(prop: dict) -> set[str]:
-    """The JSON types a property takes (an ``anyOf``'s branches together; an ``enum`` is a string)."""
-    branches = prop.get("anyOf", [prop])
-    kinds = {b["type"] for b in branches if isinstance(b.get("type"), str)}
-    return kinds or ({"string"} if "enum" in prop else set())
-
-
-def _help_of(prop: dict) -> str:
-    return prop.get("description", "").replace("%", "%%")  # argparse formats help with %
-
-
-def _option(name: str, prop: dict, metavar: str | None) -> dict | None:
-    """argparse keywords for one schema property as an option; None for one a command line cannot
-    give (an object, a list of objects)."""
-    kinds = _kinds(prop)
-    items = [b for b in prop.get("anyOf", [prop]) if b.get("type") == "array"]
-    if kinds == {"boolean"}:
-        return {"action": "store_true", "help": _help_of(prop)}
-    if items and all(_kinds(b.get("items", {})) == {"string"} for b in items):
-        return {"action": "append", "metavar": metavar or name.upper(), "help": _help_of(prop) + " Repeat for more."}
-    if "array" in kinds or "object" in kinds:
-        return None
-    if "integer" in kinds:
-        return {"type": int, "metavar": metavar or "N", "help": _help_of(prop)}
-    if "number" in kinds:
-        return {"type": float, "metavar": metavar or "X", "help": _help_of(prop)}
-    if "string" in kinds:
-        choices = {"choices": prop["enum"]} if "enum" in prop else {}
-        return {"metavar": metavar or name.upper(), **choices, "help": _help_of(prop)}
-    return None
-
-
-def schema_arguments(spec: ToolSpec, command: ToolCommand) -> tuple:
-    """The ``((flags...), {kwargs})`` arguments of a tool's subcommand: the positional properties
-    in ``command``'s order, then every other property the command line can give as an option, in
-    the schema's order, then the magic's own options."""
-    props = spec.input_schema["properties"]
-    required = set(spec.input_schema.get("required", ()))
-    out: list = []
-    for name, metavar in command.positional:
-        kwargs: dict = {"metavar": metavar, "help": _help_of(props[name])}
-        if _kinds(props[name]) == {"integer"}:
-            kwargs["type"] = int
-        if name not in required:
-            kwargs["nargs"] = "?"
-        out.append(((name,), kwargs))
-    skip = {name for name, _ in command.positional} | set(command.elsewhere)
-    for name, prop in props.items():
-        option = None if name in skip else _option(name, prop, command.metavars.get(name))
-        if option is not None:
-            short = (command.short[name],) if name in command.short else ()
-            out.append(((*short, "--" + name.replace("_", "-")), {"dest": name, **option}))
-    return (*out, *command.own)
-
-
-def tool_arguments(spec: ToolSpec, namespace) -> dict:
-    """The tool arguments a parsed command line gave: its schema properties that were given."""
-    props = spec.input_schema["properties"]
-    return _given(**{name: getattr(namespace, name) for name in props if hasattr(namespace, name)})
-
-
 # -- runners -----------------------------------------------------------------------------------
 
 
@@ -189,7 +100,7 @@ def _grep(m, a, cell):
     if a.files and a.count:
         raise UsageError(f"-l/--files and -c/--count are two output modes: give one. {SUBCOMMANDS['grep'].usage()}")
     mode = "files_with_matches" if a.files else "count" if a.count else None
-    return m.call("grep", {**tool_arguments(_SPECS["grep"], a), **_given(output_mode=mode)})
+    return m.call("grep", {**tool_arguments(_SPECS["grep"], a), **given(output_mode=mode)})
 
 
 def _write(m, a, cell):
@@ -234,11 +145,11 @@ def _edit(m, a, cell):
         for block in blocks:
             old, new = parse_edit_body(block, a.separator)
             edits.append({"old_string": old, "new_string": new, **({"replace_all": True} if a.replace_all else {})})
-        return m.call("edit", _given(file_path=a.file_path, edits=edits, cell_id=a.cell_id, dry_run=a.dry_run))
+        return m.call("edit", given(file_path=a.file_path, edits=edits, cell_id=a.cell_id, dry_run=a.dry_run))
     old, new = parse_edit_body(cell, a.separator)
     return m.call(
         "edit",
-        _given(
+        given(
             file_path=a.file_path,
             old_string=old,
             new_string=new,
@@ -411,8 +322,6 @@ def tool_subcommand(spec: ToolSpec) -> Subcommand:
         command.run or _call_tool(spec),
         cell=command.cell,
         line_flag=command.line_flag,
-        tool=spec,
-        command=command,
     )
 
 

@@ -127,14 +127,13 @@ PAGE_FIELDS = {
 
 
 def with_page_fields(schema: dict) -> dict:
-    """``schema`` with ``PAGE_FIELDS`` required (in each ``anyOf`` branch of a union of objects)."""
-    if "nextOffset" in schema.get("properties", {}):
-        return schema
+    """``schema`` with ``PAGE_FIELDS`` required (in each ``anyOf`` branch of a union of objects);
+    a schema that has them already is returned as it is."""
     out = copy.deepcopy(schema)
     targets = out["anyOf"] if "anyOf" in out and "properties" not in out else [out]
     for target in targets:
         target.setdefault("properties", {}).update(copy.deepcopy(PAGE_FIELDS))
-        target["required"] = [*target.get("required", []), *PAGE_FIELDS]
+        target["required"] = [*(r for r in target.get("required", []) if r not in PAGE_FIELDS), *PAGE_FIELDS]
     return out
 
 
