@@ -79,11 +79,12 @@ def reset_cmp(root) -> None:
 
 
 def normalized(text: str, value: dict) -> tuple[str, dict]:
-    """Spill locators name the call and the session; everything else must be equal."""
+    """Spill locators name the call and the session (in the text and the footer); everything else must be equal."""
     spill = value.get("spill") if isinstance(value, dict) else None
     if not spill:
         return text, value
-    return text.replace(spill, "<SPILL>"), {**value, "spill": "<SPILL>"}
+    footer = value["footer"].replace(spill, "<SPILL>")
+    return text.replace(spill, "<SPILL>"), {**value, "spill": "<SPILL>", "footer": footer}
 
 
 def test_initialize_negotiates_a_handshake_version_and_gives_the_guidance(server):
