@@ -22,7 +22,7 @@ import time
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
-from dsh_jupyter.core.tools.searchroot import DISCOVERY as _DISCOVERY, VCS_EXCLUDES as _VCS_EXCLUDES
+from dsh_jupyter.core.tools.search.flags import DISCOVERY as _DISCOVERY, VCS_EXCLUDES as _VCS_EXCLUDES
 from timing import median_time  # benchmarks/timing.py
 from trees import build_tree, built_once, needle_tree  # benchmarks/trees.py
 

@@ -96,7 +96,7 @@ def test_the_core_has_no_import_cycle():
     known = set(all_modules())
     core = {m for m in known if m == "dsh_jupyter.core" or m.startswith("dsh_jupyter.core.")}
     graph = {m: imported_modules(m, known) & core for m in core}
-    assert "dsh_jupyter.core.tools.grep" in graph["dsh_jupyter.core.registry"]
+    assert "dsh_jupyter.core.tools.grep.tool" in graph["dsh_jupyter.core.registry"]
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
 
 
@@ -132,7 +132,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("rg", ("dsh_jupyter.core.rg",)),
     ("state", ("dsh_jupyter.core.state",)),
     ("render", ("dsh_jupyter.core.render",)),
+    # tools: the framework (spec, call context, arguments, what write/edit/move share), then what
+    # several tools share (search/, opened/), then a folder per tool family (and the cell view
+    # that read, write and edit share)
     ("tools", ("dsh_jupyter.core.tools",)),
+    ("tool parts", ("dsh_jupyter.core.tools.search", "dsh_jupyter.core.tools.opened")),
+    ("tool families", ("dsh_jupyter.core.tools.listing", "dsh_jupyter.core.tools.read",
+                       "dsh_jupyter.core.tools.write", "dsh_jupyter.core.tools.edit", "dsh_jupyter.core.tools.move",
+                       "dsh_jupyter.core.tools.glob", "dsh_jupyter.core.tools.grep", "dsh_jupyter.core.tools.cells")),
     ("core top", ("dsh_jupyter.core.registry", "dsh_jupyter.core.result", "dsh_jupyter.core.workspace",
                   "dsh_jupyter.core")),
     ("package", ("dsh_jupyter",)),  # __init__ (Workspace, the version, the extension hooks)
@@ -183,7 +190,9 @@ def test_the_surfaces_do_not_import_each_other():
 def test_the_layer_check_catches_an_upward_import():
     assert layer_of("dsh_jupyter.core.fs.tree") < layer_of("dsh_jupyter.core.state.store")
     assert layer_of("dsh_jupyter.core.text.quoting") == 0
-    assert layer_of("dsh_jupyter.core.workspace") > layer_of("dsh_jupyter.core.tools.grep")
+    assert layer_of("dsh_jupyter.core.workspace") > layer_of("dsh_jupyter.core.tools.grep.tool")
+    assert layer_of("dsh_jupyter.core.tools.grep.tool") > layer_of("dsh_jupyter.core.tools.search.run")
+    assert layer_of("dsh_jupyter.core.tools.search.run") > layer_of("dsh_jupyter.core.tools.context")
     assert layer_of("dsh_jupyter.server.mcp_bridge") > layer_of("dsh_jupyter.mcp.server")
 
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import logging
 
-from .tools.edit import EDIT
-from .tools.glob import GLOB
-from .tools.grep import GREP
-from .tools.list_dir import LIST_DIR
-from .tools.listing import LIST
-from .tools.move import MOVE
-from .tools.read import READ
+from .tools.edit.tool import EDIT
+from .tools.glob.tool import GLOB
+from .tools.grep.tool import GREP
+from .tools.listing.list_dir import LIST_DIR
+from .tools.listing.tool import LIST
+from .tools.move.tool import MOVE
+from .tools.read.tool import READ
 from .tools.spec import ToolSpec
-from .tools.write import WRITE
+from .tools.write.tool import WRITE
 
 __all__ = ["TOOLS", "ToolSpec", "build_registry"]
 

@@ -39,10 +39,10 @@ from .state.spills import SpillLimits, SpillStore
 from .state.store import CallLogLimits, CallRecord, StateError, StateStore, session_key
 from .text.quoting import escape_surrogates, in_message
 from .tools.arguments import validate_args
-from .tools.browse import browse_listing
 from .tools.context import CallContext
-from .tools.open_files import open_files_value
-from .tools.opened import SHARED, TAB, UNSAVED
+from .tools.listing.browse import browse_listing
+from .tools.opened.documents import SHARED, TAB, UNSAVED
+from .tools.opened.file_list import open_files_value
 from .tools.spec import ToolSpec
 
 __all__ = ["Result", "Workspace", "default_state_path", "os_user"]
@@ -410,7 +410,7 @@ class Workspace:
         log. A view (``admit_view``): it creates no session; a session that does not exist yet is
         listed from the root, where its first call would start it. The value is ``list``'s plus
         ``matchedEntries``, ``sort``, ``descending``, ``filter`` and ``stamp`` (see
-        ``tools.browse.browse_listing``). A failure raises ``ToolError``; a caller who may not
+        ``tools.listing.browse.browse_listing``). A failure raises ``ToolError``; a caller who may not
         use the session, ``CallRefused``.
         """
         view = self.admit_view(session, caller)
@@ -422,7 +422,7 @@ class Workspace:
         Not a tool call, and a view of no session (see ``policy``): it reads nothing of the state,
         creates nothing and logs nothing, and every caller who may read is shown the same list,
         whoever has the files open (every tool answer about an open file says so to any caller).
-        It shows what ``list`` would show: the value of ``tools.open_files.open_files_value``.
+        It shows what ``list`` would show: the value of ``tools.opened.file_list.open_files_value``.
         With no ``documents`` (a plain ``Workspace``, or a server with ``live_documents`` off,
         whose tools use the files as they are) nothing is open.
         """

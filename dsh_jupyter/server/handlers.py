@@ -36,7 +36,7 @@ from ..core.errors import Codes, ToolError
 from ..core.policy import Caller, CallRefused
 from ..core.result import json_bytes
 from ..core.state.store import StateError
-from ..core.tools.browse import BROWSE_SORTS
+from ..core.tools.listing.browse import BROWSE_SORTS
 from .openapi import build_document
 
 __all__ = ["PREFIX", "route_table"]

@@ -12,7 +12,7 @@ import pytest
 
 from dsh_jupyter.core.policy import Caller, CallRefused
 from dsh_jupyter.core.progress import ProgressBoard
-from dsh_jupyter.core.tools import grep as grep_tool
+from dsh_jupyter.core.tools.grep import tool as grep_tool
 
 ALICE = Caller("rest", "alice")
 BOB = Caller("rest", "bob", may_write=False)

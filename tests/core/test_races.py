@@ -155,14 +155,14 @@ def test_the_dated_glob_walk_never_shows_outside(arena, tmp_path, mode, helper, 
     this process and in the helper process that dates half of a big walk (made to take part here)."""
     import random
 
-    from dsh_jupyter.core.tools import globtimes
-    from dsh_jupyter.core.tools.globsplit import plan_split
-    from dsh_jupyter.core.tools.globtimes import times_follow_folders
+    from dsh_jupyter.core.tools.glob import dating as dating_module
+    from dsh_jupyter.core.tools.glob.dating import times_follow_folders
+    from dsh_jupyter.core.tools.glob.split import plan_split
 
     if helper:
-        monkeypatch.setattr(globtimes, "START_AFTER", 1)
-        monkeypatch.setattr(globtimes, "SPLIT_AT", 2)
-        monkeypatch.setattr(globtimes.globhelper, "_broken", False)
+        monkeypatch.setattr(dating_module, "START_AFTER", 1)
+        monkeypatch.setattr(dating_module, "SPLIT_AT", 2)
+        monkeypatch.setattr(dating_module.helper_process, "_broken", False)
 
     root, outside = arena
     rng = random.Random(7)

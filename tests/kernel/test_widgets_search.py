@@ -38,7 +38,7 @@ def test_grep_groups_matches_with_spans_and_opens_at_the_line(make_ws, big):
 
 
 def test_a_search_from_the_widget_sends_how_far_it_got_before_done(make_ws, big, comms, monkeypatch):
-    from dsh_jupyter.core.tools import grep as grep_tool
+    from dsh_jupyter.core.tools.grep import tool as grep_tool
 
     monkeypatch.setattr(grep_tool, "PROGRESS_EVERY_S", 0.0)
     ws = make_ws()

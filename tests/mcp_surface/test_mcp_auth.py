@@ -8,6 +8,7 @@ contents. A refused request runs nothing: the files and the call log show it.
 from __future__ import annotations
 
 import json
+import sys
 
 import anyio
 import httpx2
@@ -17,6 +18,9 @@ from mcp import MCPError
 from dsh_jupyter import Workspace
 
 from .conftest import calls, connect, mcp_url, start_mcp_server, text_of
+
+if sys.version_info < (3, 11):  # anyio brings the backport there
+    from exceptiongroup import BaseExceptionGroup
 
 pytestmark = pytest.mark.slow
 

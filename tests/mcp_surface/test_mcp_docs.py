@@ -107,7 +107,10 @@ def test_jupyter_ai_config_has_the_agent_client_protocol_shape():
 
 
 def test_codex_toml_parses():
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: pytest brings the backport
+        import tomli as tomllib
 
     (toml,) = blocks(MCP_DOC, "toml")
     servers = tomllib.loads(toml)["mcp_servers"]
@@ -162,7 +165,7 @@ def test_the_mcp_servers_entries_connect_through_claude_add_json(clients, server
         _run(f"claude mcp add-json {name}-{len(added)} {_quote(entry_json)}", env, project)
         added.append(f"{name}-{len(added)}")
     listing = _run("claude mcp list", env, project)
-    assert len(added) >= 4
+    assert len(added) >= 2  # docs/mcp.md's entries for the HTTP endpoint and the stdio server
     for name in added:
         assert re.search(rf"^{re.escape(name)}: .* - ✔ Connected$", listing, flags=re.M), listing
 

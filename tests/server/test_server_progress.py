@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from dsh_jupyter.core.tools import grep as grep_tool
+from dsh_jupyter.core.tools.grep import tool as grep_tool
 
 
 @pytest.fixture

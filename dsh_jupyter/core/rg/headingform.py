@@ -26,7 +26,7 @@ else makes ``finish`` return None and the caller runs the search again with ``--
 (``rg.jsonstream``), which says unambiguously what is what.
 
 The submatch positions the widgets highlight are not in this form; a page's lines are searched
-again for them (``tools/grepspans``).
+again for them (``tools/grep/spans``).
 """
 
 from __future__ import annotations

@@ -199,7 +199,7 @@ class Rechecker:
         symlink on the way; None for one that is not (gone, swapped, not a regular file) or could
         not be looked at (counted in ``undated``).
 
-        The one loop glob dates its paths with (``globtimes``, ``globsplit``): tens of thousands
+        The one loop glob dates its paths with (``tools/glob/dating``, ``tools/glob/split``): tens of thousands
         of paths, so a run of paths in one folder looks its descriptor up once.
         """
         # The loop is the whole cost of dating (about 2 µs a path, most of it the stat), so it
@@ -290,7 +290,7 @@ def take_paths(carry: bytes, data: bytes) -> tuple[list[str], bytes]:
 
 
 def _date_stdin(root_fd: int) -> None:
-    """The second dater of glob (``tools/globhelper.py``): read NUL-ended paths (relative to the
+    """The second dater of glob (``tools/glob/helper.py``): read NUL-ended paths (relative to the
     root, with or without rg's "./") from stdin until it closes, date each beneath ``root_fd``
     with ``Rechecker.mtimes``, then write every time as a signed 64-bit integer (native order),
     one byte per path, 1 where the time is real (a regular file beneath the root) and 0 where it

@@ -39,7 +39,7 @@ from ..state.gate import record_read
 from ..text.diffs import Diff, diff_page
 from ..text.quoting import in_message, quote_name
 from .context import CallContext
-from .editsteps import Step, step_error, too_large
+from .edit.steps import Step, step_error, too_large
 
 __all__ = [
     "cell_value",

@@ -1,6 +1,6 @@
 """``ToolSpec``: what one tool is made of — name, title, schemas, guidance, functions, flags.
 
-Each tool module defines its spec beside its executor (``tools/read.py`` holds ``READ``); the
+Each tool module defines its spec beside its executor (``tools/read/tool.py`` holds ``READ``); the
 registry is the list of them and imports the tools, never the other way round.
 
 Why it holds everything that varies by tool: the surfaces (``Result``'s rows, frame, footer and

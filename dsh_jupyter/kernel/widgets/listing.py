@@ -25,7 +25,7 @@ from traitlets import Bool, Int, List, Unicode
 
 from ...core.errors import ToolError
 from ...core.text.quoting import quote_name
-from ...core.tools.browse import BROWSE_SORTS
+from ...core.tools.listing.browse import BROWSE_SORTS
 from .base import DshView
 from .windows import ReadWindow
 

@@ -19,7 +19,7 @@ from dsh_jupyter import Workspace
 from dsh_jupyter.core.caches.notebooks import NotebookTree, plain_globs
 from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.caches.stamps import MARGIN_NS
-from dsh_jupyter.core.tools.searchroot import VCS_DIRS
+from dsh_jupyter.core.tools.search.flags import VCS_DIRS
 
 import nbformat
 

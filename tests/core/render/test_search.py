@@ -297,7 +297,7 @@ def test_grep_spill_is_the_complete_result():
 
 
 def test_grep_spill_from_runs_is_the_complete_result_with_split_files_joined():
-    from dsh_jupyter.core.tools.notebook_grep import CellLine
+    from dsh_jupyter.core.tools.grep.notebooks import CellLine
 
     paths = ["a", "a", "b\nc", "d.ipynb", "e"]
     pieces = [[(1, "x"), (2, "y")], b"3: w", [(5, "z")], [(CellLine(2, 4, "c1"), "cell text")], b"9: v\n10: \xff u"]

@@ -23,8 +23,8 @@ from dsh_jupyter.core.render.search import render_grep_spill, render_grep_spill_
 from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
 from dsh_jupyter.core.rg.jsonstream import parse_all
-from dsh_jupyter.core.tools.grepshape import _decoded, shaped_bodies
-from dsh_jupyter.core.tools.grep import _confirmed
+from dsh_jupyter.core.tools.grep.page import _decoded, shaped_bodies
+from dsh_jupyter.core.tools.grep.tool import _confirmed
 from .test_jsonstream import fed as fed_in_pieces
 
 ARGS = ["--no-config", "--no-ignore", "--hidden"]
@@ -218,7 +218,7 @@ def test_submatches_of_the_shown_page_come_from_its_lines_alone(tmp_path):
 
 
 def test_plain_string_patterns_find_their_spans_without_rg_and_agree_with_it(tmp_path):
-    from dsh_jupyter.core.tools.grepspans import literal_spans
+    from dsh_jupyter.core.tools.grep.spans import literal_spans
 
     assert literal_spans("ab", ["xabab ab", "\ufffdab", "none"]) == [[[1, 3], [3, 5], [6, 8]], [[1, 3]], []]
     assert literal_spans("aa", ["aaa"]) == [[[0, 2]]]  # leftmost first, not overlapping, as rg

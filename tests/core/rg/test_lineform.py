@@ -136,9 +136,9 @@ def test_the_json_form_stopped_by_the_output_guard_answers_the_files_it_finished
     finished make a page marked partial, as in the quick forms. The line form is made to refuse
     here, as it does for a name forged like rg's note on a binary file (whether it meets one
     depends on the order rg's threads print files in)."""
-    from dsh_jupyter.core.tools import grep
+    from dsh_jupyter.core.tools.grep import tool as grep_tool
 
-    monkeypatch.setattr(grep, "parse_lines", lambda out: None)
+    monkeypatch.setattr(grep_tool, "parse_lines", lambda out: None)
     (tmp_path / "a.txt").write_text("needle a\n" * 20)
     (tmp_path / "odd\nname.txt").write_text("needle odd\n")
     for i in range(3):

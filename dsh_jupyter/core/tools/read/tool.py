@@ -1,0 +1,359 @@
+"""``read``: a line-numbered window of a text file (a notebook's cells, an image's size) that records an observation."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from itertools import accumulate
+
+from ...caches.lines import NO_MARKS
+from ...errors import Codes, ToolError
+from ...fs.files import file_version
+from ...fs.jupytersaves import saving
+from ...fs.textwindow import NotText, read_tail, read_window, window_of_text
+from ...notebooks.format import is_notebook_name
+from ...render.reading import read_next_offset, read_page_footer, render_read
+from ...state.gate import record_read
+from ...text.quoting import in_message
+from ..cells import read_cells
+from ..context import CallContext
+from ..opened.documents import SHARED, TAB, UNSAVED, presence, shared_text
+from ..spec import BOOLEAN, INTEGER, OPEN, PATH, STRING, Rows, ToolSpec, nullable, object_schema, rows, value_schema
+from .image import read_image
+
+__all__ = ["BOM", "READ", "execute_read"]
+
+BOM = "\ufeff"
+# A file Jupyter is saving is read once the save is done (fs.jupytersaves), and read again when it
+# changed while it was read: for this long at most, then it is answered as last read.
+SAVE_WAIT_S = 2.0
+
+
+def _line_count(n: int) -> str:
+    return f"{n} line" if n == 1 else f"{n} lines"
+
+
+def execute_read(ctx: CallContext, args: dict) -> dict:
+    s = ctx.settings
+    offset = args.get("offset", 1)
+    limit = args.get("limit", s.read_limit)
+    if offset == 0:
+        raise ToolError(Codes.ARGUMENT_INVALID, "offset must not be 0: 1 is the first line, -1 the last")
+    if limit > s.read_limit:
+        raise ToolError(Codes.ARGUMENT_INVALID, f"limit must be less than or equal to {s.read_limit}")
+    with ctx.resolve(args["file_path"], "read", spills=True) as target:
+        fd, fst = target.open_regular()
+        note = None
+        try:
+            if not target.in_spill:  # an image answers its size; its bytes travel beside the value
+                image = read_image(ctx, target, fd, fst)
+                if image is not None:
+                    return image
+            pres = presence(ctx, target)  # a person has it open in JupyterLab: the answer says so
+            requested = offset
+            copies = not target.in_spill  # Jupyter's copy beside the file means a save under way
+            until = time.monotonic() + SAVE_WAIT_S
+            for attempt in itertools.count():
+                # never a file Jupyter is rewriting in place; read again, as it is now, if it changed
+                if attempt:
+                    os.lseek(fd, 0, os.SEEK_SET)  # the windows read on from where the descriptor is
+                    fst = os.fstat(fd)
+                if copies:
+                    fst, copies = _after_saves(target, fd, fst, until)
+                offset = requested
+                last = time.monotonic() > until
+                if is_notebook_name(target.lexical) and not target.in_spill:  # a notebook reads as cells
+                    cells, note = read_cells(ctx, target, fd, fst, offset, limit)
+                    if cells is not None:
+                        if cells.get("live") or last or not _moved_on(target, fd, fst, copies):
+                            return _opened(cells, pres)
+                        continue
+                shared = shared_text(ctx, target, pres)
+                if shared is not None:  # its shared document, unsaved typing included
+                    return _opened(_read_shared(ctx, target, shared, offset, limit), pres)
+                # A streamed file's known line starts (lineindex): a continuation seeks, never recounts.
+                marks = (
+                    NO_MARKS
+                    if ctx.lines is None or fst.st_size < s.read_stream_min_size
+                    else ctx.lines.for_file(fd, file_version(fst))
+                )
+                # 4 bytes per character at most, plus room for a "\r": enough to cut the line exactly
+                keep = 4 * s.read_max_line_length + 8
+                known = marks.total()  # counted by an earlier read of this version: footers name it
+                if offset < 0 and known is not None:  # and the last lines get their numbers
+                    offset = max(1, known + offset + 1)
+                try:
+                    if offset < 0:
+                        tail = read_tail(fd, fst.st_size, -offset, limit, s.read_stream_min_size, keep)
+                        window = tail.window
+                        offset = tail.first if tail.first is not None else offset
+                    else:
+                        window = read_window(
+                            fd, fst.st_size, offset, limit, s.read_stream_min_size, keep, marks.nearest(offset)
+                        )
+                except NotText:
+                    if not last and _moved_on(target, fd, fst, copies):
+                        continue
+                    raise ToolError(
+                        Codes.FS_NOT_TEXT, f"cannot read {in_message(target.display)}: binary file"
+                    ) from None
+                except OSError as exc:
+                    raise target.error(exc) from None
+                if last or not _moved_on(target, fd, fst, copies):
+                    break
+        finally:
+            os.close(fd)
+        if not window.lines and offset > 1:
+            raise ToolError(
+                Codes.ARGUMENT_INVALID,
+                f"offset {offset} is out of range for {in_message(target.display)} ({_line_count(window.total or 0)})",
+            )
+        raw = window.lines
+        if offset == 1 and raw and raw[0].startswith(BOM):
+            raw = [raw[0][1:], *raw[1:]]  # a byte-order mark is not text; write/edit keep it
+        lines, capped = _fit(raw, offset, s.read_max_line_length, s.read_max_bytes)
+        if offset > 0:  # lines numbered back from the end (offset < 0) teach no line starts
+            marks.learn_window(window, offset, len(lines))
+        if not target.in_spill:
+            record_read(ctx.store, ctx.session_key, target.real, file_version(fst))
+        value = {
+            "path": target.display,
+            "offset": offset,
+            "lines": lines,
+            "totalLines": window.total if window.total is not None else known,
+            "capped": capped,
+        }
+        if note is not None:
+            value["note"] = note
+        return _opened(value, pres)
+
+
+def _after_saves(target, fd: int, fst: os.stat_result, until: float) -> tuple[os.stat_result, bool]:
+    """The file's stat once no Jupyter save of it is under way (``fs.jupytersaves``), waiting until
+    ``until`` at most; and whether Jupyter's copy still means a save (False when it outlasted the
+    wait: a leftover, which is then neither waited for nor looked at again)."""
+    if not saving(target.entry.dir_fd, target.entry.name):
+        return fst, True
+    while saving(target.entry.dir_fd, target.entry.name):
+        if time.monotonic() > until:
+            return os.fstat(fd), False
+        time.sleep(0.01)
+    return os.fstat(fd), True
+
+
+def _moved_on(target, fd: int, fst: os.stat_result, copies: bool) -> bool:
+    """The file changed while it was read (a save began, ran or ended): read it again."""
+    if target.in_spill:
+        return False
+    if file_version(os.fstat(fd)) != file_version(fst):
+        return True
+    return copies and saving(target.entry.dir_fd, target.entry.name)
+
+
+def _opened(value: dict, pres) -> dict:
+    """Say in the value that a person has the file open, and how (``tools.opened``)."""
+    if pres is not None:
+        value["open"] = SHARED if pres.shared else (UNSAVED if pres.unsaved else TAB)
+    return value
+
+
+def _read_shared(ctx: CallContext, target, shared: tuple[str, str], offset: int, limit: int) -> dict:
+    """A window of an open file's shared document, recording the document's version as read."""
+    s = ctx.settings
+    text, version = shared
+    window = window_of_text(text, 1, 0)
+    total = window.total or 0
+    if offset < 0:
+        offset = max(1, total + offset + 1)
+    window = window_of_text(text, offset, limit)
+    if not window.lines and offset > 1:
+        raise ToolError(
+            Codes.ARGUMENT_INVALID,
+            f"offset {offset} is out of range for {in_message(target.display)} ({_line_count(total)})",
+        )
+    raw = window.lines
+    if offset == 1 and raw and raw[0].startswith(BOM):
+        raw = [raw[0][1:], *raw[1:]]
+    lines, capped = _fit(raw, offset, s.read_max_line_length, s.read_max_bytes)
+    record_read(ctx.store, ctx.session_key, target.real, version)
+    return {"path": target.display, "offset": offset, "lines": lines, "totalLines": total, "capped": capped}
+
+
+def _fit(raw: list[str], offset: int, max_chars: int, max_bytes: int) -> tuple[list[dict], bool]:
+    """Number the lines, cut long ones, and stop before the text would pass ``max_bytes``.
+
+    A row costs the bytes of ``f"{number}: {text}\n"`` in UTF-8. The costs are summed from
+    lengths, not by formatting and encoding each row (this runs for every line of every read):
+    a text's length is its size when the window is ASCII, and the numbers' digits are counted
+    by ranges of equal width.
+    """
+    suffix = f"... (line truncated to {max_chars} chars)"
+    if raw and max(map(len, raw)) > max_chars:
+        raw = [text[:max_chars] + suffix if len(text) > max_chars else text for text in raw]
+    if "".join(raw).isascii():
+        sizes = list(accumulate(map(len, raw)))
+    else:
+        sizes = list(accumulate(len(text.encode("utf-8", "replace")) for text in raw))
+
+    def cost(k: int) -> int:  # the bytes of the first k rows
+        return sizes[k - 1] + _number_chars(offset, k) + 3 * k
+
+    shown = len(raw)
+    if raw and cost(shown) > max_bytes:
+        low, high = 1, shown  # the most rows that fit; one row is always shown
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if cost(mid) <= max_bytes else (low, mid - 1)
+        shown = low
+    capped = shown < len(raw)
+    return [{"number": n, "text": text} for n, text in zip(range(offset, offset + shown), raw)], capped
+
+
+def _number_chars(first: int, k: int) -> int:
+    """The characters of the numbers ``first`` .. ``first + k - 1`` as printed, minus signs included."""
+    total, low, high = 0, first, first + k
+    if low < 0:  # -n prints as n with a sign
+        top = min(high, 0)
+        total += (top - low) + _digit_chars(1 - top, 1 - low)
+        low = top
+    return total + (_digit_chars(low, high) if low < high else 0)
+
+
+def _digit_chars(low: int, high: int) -> int:
+    """Digits of the numbers ``low`` .. ``high - 1`` (``0 <= low``)."""
+    total, width, start = 0, 1, 0
+    while start < high:
+        end = 10**width
+        total += max(0, min(high, end) - max(low, start)) * width
+        width, start = width + 1, end
+    return total
+
+
+_LINES = {"type": "array", "items": value_schema({"number": INTEGER, "text": STRING})}
+
+# read answers one of two shapes: numbered lines of a text file, or the cells of a notebook.
+_TEXT_READ = value_schema(
+    {
+        "path": STRING,
+        "offset": INTEGER,
+        "lines": _LINES,
+        "totalLines": nullable(INTEGER),  # null: a streamed window that ended before the end of the file
+        "capped": BOOLEAN,
+        "note": STRING,
+        "open": OPEN,
+    },
+    ("path", "offset", "lines", "totalLines"),
+)
+
+_OUTPUT = value_schema(
+    {
+        "number": INTEGER,
+        "outputType": STRING,
+        "text": nullable(STRING),
+        "more": INTEGER,
+        "name": STRING,
+        # an output image the page attaches (image N after the text), or why it does not
+        "data": rows(
+            {"mime": STRING, "bytes": INTEGER, "attached": INTEGER, "skipped": STRING, "limit": INTEGER},
+            ("mime", "bytes"),
+        ),
+        "ename": STRING,
+        "evalue": STRING,
+        "omitted": INTEGER,
+    },
+    ("number", "outputType"),
+)
+
+_CELL = value_schema(
+    {
+        "index": INTEGER,
+        "id": nullable(STRING),
+        "type": STRING,
+        "executionCount": nullable(INTEGER),
+        "lines": _LINES,
+        "totalLines": INTEGER,
+        "attachments": rows({"name": STRING, "mime": STRING, "bytes": INTEGER}, ("name", "mime", "bytes")),
+        "outputs": {"type": "array", "items": _OUTPUT},
+        "cut": nullable(
+            value_schema(
+                {"linesShown": INTEGER, "linesTotal": INTEGER, "attachmentsHidden": INTEGER, "outputsHidden": INTEGER}
+            )
+        ),
+    },
+    ("index", "type", "lines", "outputs"),
+)
+
+_NOTEBOOK_READ = value_schema(
+    {
+        "path": STRING,
+        "type": {"const": "notebook"},
+        "offset": INTEGER,
+        "cells": {"type": "array", "items": _CELL},
+        "totalCells": INTEGER,
+        "capped": BOOLEAN,
+        "live": BOOLEAN,
+        "open": OPEN,
+    },
+    ("path", "type", "offset", "cells", "totalCells"),
+)
+
+# An image file: what it is; its bytes are not in the value (MCP: an image block after the text).
+_IMAGE_READ = value_schema(
+    {
+        "path": STRING,
+        "type": {"const": "image"},
+        "format": {"enum": ["PNG", "JPEG", "GIF", "WebP"]},
+        "mimeType": {"enum": ["image/png", "image/jpeg", "image/gif", "image/webp"]},
+        "width": INTEGER,
+        "height": INTEGER,
+        "bytes": INTEGER,
+    }
+)
+
+READ_OUTPUT = {"type": "object", "anyOf": [_TEXT_READ, _NOTEBOOK_READ, _IMAGE_READ]}
+
+READ = ToolSpec(
+    name="read",
+    title="Read file",
+    description=(
+        "Read a UTF-8 text file as numbered lines. offset is the 1-based first line, limit the "
+        "number of lines (default and maximum 2000); a negative offset reads from the end (-200: the "
+        "last 200 lines, numbered from the end when the file is too big to count). The footer says "
+        "which lines were shown and the offset to continue from. Saved full search results can be read the same way. A "
+        "notebook (.ipynb) is shown as cells: each cell's id, type and numbered source lines, and "
+        "its outputs summarised; for a notebook offset and limit count cells, not lines. A PNG, "
+        "JPEG, GIF or WebP image (up to 5 MiB) answers its format, pixel size and bytes, and the "
+        "image itself where the client takes images; a notebook page attaches its output images "
+        "the same way, and its text says which output each one is. SVG is read as text."
+    ),
+    input_schema=object_schema(
+        {
+            "file_path": {**PATH, "description": "File to read, relative to the working directory."},
+            "offset": {
+                "type": "integer",
+                "description": "1-based line to start at (default 1); negative counts from the end: -200 "
+                "starts at the 200th line from the end, so the window holds the last 200 lines. For a "
+                "notebook, cells.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Lines to return (default 2000); for a notebook, cells.",
+            },
+        },
+        ("file_path",),
+    ),
+    output_schema=READ_OUTPUT,
+    guidance=(
+        "Use read to look inside a text file; results carry line numbers. Large files come in "
+        "windows: continue with the offset the footer names; for the end of a log, offset=-200 "
+        "gives its last 200 lines without reading the rest. Reading a file is also what allows "
+        "this session to write or edit it afterwards."
+    ),
+    execute=execute_read,
+    render=render_read,
+    rows=(Rows("lines", ("number", "text")),),
+    footer=read_page_footer,
+    next_offset=read_next_offset,
+)
