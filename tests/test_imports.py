@@ -122,7 +122,7 @@ def test_the_core_imports_no_jupyter():
 # and of the layers below it, never of a layer above. A prefix names a module or a whole folder;
 # the longest prefix that matches decides a module's layer.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("dsh_jupyter.core.errors", "dsh_jupyter.core.settings", "dsh_jupyter.core.result",
+    ("base", ("dsh_jupyter.core.errors", "dsh_jupyter.core.settings",
               "dsh_jupyter.core.locations", "dsh_jupyter.core.policy", "dsh_jupyter.core.progress",
               "dsh_jupyter.core.documents",
               "dsh_jupyter.core.text", "dsh_jupyter.core.images")),
@@ -140,7 +140,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("tool families", ("dsh_jupyter.core.tools.listing", "dsh_jupyter.core.tools.read",
                        "dsh_jupyter.core.tools.write", "dsh_jupyter.core.tools.edit", "dsh_jupyter.core.tools.move",
                        "dsh_jupyter.core.tools.glob", "dsh_jupyter.core.tools.grep", "dsh_jupyter.core.tools.cells")),
-    ("core top", ("dsh_jupyter.core.registry", "dsh_jupyter.core.workspace", "dsh_jupyter.core")),
+    ("core top", ("dsh_jupyter.core.registry", "dsh_jupyter.core.result", "dsh_jupyter.core.workspace",
+                  "dsh_jupyter.core")),
     ("package", ("dsh_jupyter",)),  # __init__ (Workspace, the version, the extension hooks)
     ("mcp", ("dsh_jupyter.mcp",)),
     ("jupyter-side settings", ("dsh_jupyter.settings_traits",)),

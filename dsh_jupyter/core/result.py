@@ -1,4 +1,10 @@
-"""The result of one tool call, as every surface hands it out."""
+"""The result of one tool call, as every surface hands it out.
+
+Why it exists: the magic, the widgets, the HTML form and the Python API show one call the same
+way. What it must never do: name a tool or parse the model's text back. What varies by tool (the
+rows and columns of a frame, the header line) comes from the call's ``ToolSpec``; how much of the
+whole a page is (its ``footer``) is a field of the value.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +15,9 @@ from dataclasses import dataclass, field
 import orjson
 
 from .images import Image
+from .tools.spec import ToolSpec
 
-__all__ = ["FRAME_COLUMNS", "Result", "html_table", "json_bytes"]
-
-# Stable, documented columns of ``Result.to_frame()`` per tool.
-FRAME_COLUMNS: dict[str, list[str]] = {
-    "list": ["name", "type", "size", "mtime", "target"],
-    "list_dir": ["entry"],
-    "read": ["number", "text"],
-    "glob": ["path"],
-    "grep": ["path", "line", "text"],
-}
-# grep's output_mode files_with_matches and count: one row per file.
-FILE_COUNT_COLUMNS = ["path", "matches"]
+__all__ = ["Result", "html_table", "json_bytes"]
 
 
 @dataclass(frozen=True)
@@ -38,31 +34,23 @@ class Result:
     # in the order the text numbers them. Kept out of ``value`` so the value stays small: MCP
     # sends them as image blocks, REST as base64 only when asked (``include_images``).
     images: tuple[Image, ...] = field(default=(), repr=False, compare=False)
+    spec: ToolSpec | None = field(default=None, repr=False, compare=False)  # None: an unknown tool
 
     def __str__(self) -> str:
         return self.text
 
     def rows(self) -> list[dict]:
-        """The value's rows (entries, lines, paths or matches) as dicts; [] for other tools."""
-        if self.is_error or self.tool not in FRAME_COLUMNS:
+        """The value's rows (entries, lines, paths or matches) as dicts; [] for other tools and errors."""
+        frame = None if self.spec is None else self.spec.frame(self.value)
+        if self.is_error or frame is None:
             return []
-        if self.tool == "list":
-            return list(self.value.get("entries", []))
-        if self.tool == "list_dir":
-            return [{"entry": e} for e in self.value.get("entries", [])]
-        if self.tool == "read":
-            return list(self.value.get("lines", []))
-        if self.tool == "glob":
-            return [{"path": p} for p in self.value.get("paths", [])]
-        if "fileCounts" in self.value:
-            return list(self.value["fileCounts"])
-        return list(self.value.get("matches", []))
+        first = frame.columns[0]
+        return [row if isinstance(row, dict) else {first: row} for row in self.value.get(frame.key, [])]
 
     def columns(self) -> list[str]:
-        """The columns of ``to_frame()`` and the HTML table: the tool's, or grep's file counts'."""
-        if self.tool == "grep" and "fileCounts" in self.value:
-            return FILE_COUNT_COLUMNS
-        return FRAME_COLUMNS.get(self.tool, [])
+        """The columns of ``to_frame()`` and the HTML table, as the tool's spec names them."""
+        frame = None if self.spec is None else self.spec.frame(self.value)
+        return [] if frame is None else list(frame.columns)
 
     def to_frame(self):
         """A pandas DataFrame of the rows, with the tool's documented columns (empty for others)."""
@@ -75,42 +63,27 @@ class Result:
     def footer(self) -> str:
         """The model's footer, verbatim: what says how much of the whole this page is ("" if none).
 
-        ``list`` and ``read``: the paragraph before ``</content>``. ``glob``: the parenthesised
-        paragraphs after the paths (what was left out, and an over-cap page's). ``grep``: the trailing
-        parenthesised notes (unreadable files; how much of the result a sampled page covers and
-        where the full result is). Surfaces that show a
-        page in another form (an HTML table, a widget) repeat this so a page never reads as the whole.
+        It is the value's ``footer`` (see ``ToolSpec.page``). Surfaces that show a page in another
+        form (an HTML table, a widget) repeat this so a page never reads as the whole.
         """
-        text = self.text
-        if self.is_error:
-            return ""
-        if self.tool in ("list", "read"):
-            body = text[: -len("\n</content>")] if text.endswith("\n</content>") else text
-            if "\n\n" in body:
-                return body.rpartition("\n\n")[2]
-            # no entries or lines: the footer follows <content> directly
-            return body.partition("\n<content>\n")[2]
-        if self.tool in ("glob", "grep"):
-            tail: list[str] = []
-            for para in reversed(text.split("\n\n")[1:]):
-                if "\n" in para or not (para.startswith("(") and para.endswith(")")):
-                    break
-                tail.append(para)
-            return "\n\n".join(reversed(tail))
-        return ""
+        return "" if self.is_error else self.value.get("footer", "")
+
+    def next_offset(self) -> int | None:
+        """The offset argument of the next page (the value's ``nextOffset``); None on the last page."""
+        return None if self.is_error else self.value.get("nextOffset")
 
     def header(self) -> str:
-        """``grep``'s count line (``Found K of N matches``); "" for every other result."""
-        if self.tool == "grep" and not self.is_error and self.text.startswith("Found "):
-            return self.text.partition("\n")[0]
-        return ""
+        """The count line a table shows above its rows (grep's ``Found K of N matches``); "" if none."""
+        if self.is_error or self.spec is None or self.spec.header is None:
+            return ""
+        return self.spec.header(self.value)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         """text/plain is the model's text; text/html a static table so non-widget frontends show truth."""
         return {"text/plain": self.text, "text/html": self._html()}
 
     def _html(self) -> str:
-        if self.tool == "edit" and not self.is_error:
+        if self.value.get("diff") is not None and not self.is_error:  # an edit's answer
             return diff_html(self.text)
         rows = self.rows()
         if not rows:

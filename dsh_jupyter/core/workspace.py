@@ -364,6 +364,7 @@ class Workspace:
                 with self._running_lock:
                     self._running.discard(ctx.cancel)
             text, is_error = spec.render(value), False
+            value = {**value, **spec.page(value)}  # how the page continues, so no surface parses the text
         except ToolError as exc:
             value, text, is_error = exc.as_value(), f"Error: {exc.message}", True
         except Exception as exc:  # a bug must not take the caller down; the log has the detail
@@ -373,7 +374,8 @@ class Workspace:
             text, is_error = f"Error: {message}", True
         duration_ms = (time.perf_counter() - t0) * 1000
         images = tuple(ctx.images) if ctx is not None and not is_error else ()
-        return Result(tool, text, value, is_error, session, call_id, duration_ms, images=images)
+        spec = self.registry.get(tool)
+        return Result(tool, text, value, is_error, session, call_id, duration_ms, images=images, spec=spec)
 
     def call_progress(self, progress_id: str, caller: Caller | None = None) -> dict:
         """``{running, progress}`` of ``caller``'s call admitted with ``progress_id`` (``admit``):

@@ -4,6 +4,12 @@ Why it exists: the router (``magic.py``), the help text and the usage lines all 
 table, so a subcommand is added in one place and its usage is generated from its own parser.
 Each runner turns parsed arguments into exactly one core call and returns a result object.
 
+A tool's subcommand is built from the tool's input schema (``toolargs.py``). Only what the schema
+cannot say is declared here, in ``TOOL_COMMANDS``: which properties are positional and in what
+order, short flags, metavars, the properties filled from elsewhere (a cell body) and options of
+the magic's own. A tool with no entry there still gets a subcommand: its required properties
+positional, the rest options.
+
 What it must never do: build a tool argument the user did not give (the call log shows what was
 asked, and ``--text`` must equal ``Workspace.run`` with the same arguments), or let a user mistake
 escape as a traceback: argument problems raise ``UsageError`` with a one-line usage.
@@ -19,10 +25,22 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from ..core.errors import ToolError
+from ..core.registry import TOOLS
 from ..core.state.store import StateError
+from ..core.tools.spec import ToolSpec
 from .results import calls_info, error_info, session_info, spills_info, tools_info
+from .toolargs import ToolCommand, given, schema_arguments, tool_arguments
 
-__all__ = ["EDIT_BLOCK_END", "EDIT_SEPARATOR", "SUBCOMMANDS", "Subcommand", "overview", "parse_edit_body"]
+__all__ = [
+    "EDIT_BLOCK_END",
+    "EDIT_SEPARATOR",
+    "SUBCOMMANDS",
+    "TOOL_COMMANDS",
+    "Subcommand",
+    "overview",
+    "parse_edit_body",
+    "tool_subcommand",
+]
 
 EDIT_SEPARATOR = "======="
 # The line between two edits of one %%dsh edit cell. Not git's >>>>>>>: IPython strips a leading
@@ -75,55 +93,19 @@ class Subcommand:
         return parser
 
 
-_EXCLUDE = {
-    "metavar": "GLOB",
-    "action": "append",
-    "help": "leave out what GLOB matches (gitignore style, e.g. node_modules/**); repeat for more",
-}
-
-
-def _given(**kwargs) -> dict:
-    """Tool arguments the user gave (None and False flags are left out)."""
-    return {k: v for k, v in kwargs.items() if v is not None and v is not False}
-
-
 # -- runners -----------------------------------------------------------------------------------
-
-
-def _list(m, a, cell):
-    return m.call("list", _given(path=a.path, offset=a.offset, details=a.details))
-
-
-def _glob(m, a, cell):
-    return m.call("glob", _given(pattern=a.pattern, path=a.path, exclude=a.exclude))
 
 
 def _grep(m, a, cell):
     if a.files and a.count:
         raise UsageError(f"-l/--files and -c/--count are two output modes: give one. {SUBCOMMANDS['grep'].usage()}")
     mode = "files_with_matches" if a.files else "count" if a.count else None
-    return m.call(
-        "grep",
-        _given(
-            pattern=a.pattern,
-            path=a.path,
-            include=a.include,
-            exclude=a.exclude,
-            output_mode=mode,
-            ignore_case=a.ignore_case,
-            context=a.context,
-            offset=a.offset,
-        ),
-    )
-
-
-def _read(m, a, cell):
-    return m.call("read", _given(file_path=a.file, offset=a.offset, limit=a.limit))
+    return m.call("grep", {**tool_arguments(_SPECS["grep"], a), **given(output_mode=mode)})
 
 
 def _write(m, a, cell):
     # IPython refuses a cell magic with an empty body, so an empty file is the line form's flag.
-    return m.call("write", {"file_path": a.file, "content": "" if a.empty else cell})
+    return m.call("write", {"file_path": a.file_path, "content": "" if a.empty else cell})
 
 
 def parse_edit_body(body: str, separator: str = EDIT_SEPARATOR) -> tuple[str, str]:
@@ -163,12 +145,12 @@ def _edit(m, a, cell):
         for block in blocks:
             old, new = parse_edit_body(block, a.separator)
             edits.append({"old_string": old, "new_string": new, **({"replace_all": True} if a.replace_all else {})})
-        return m.call("edit", _given(file_path=a.file, edits=edits, cell_id=a.cell_id, dry_run=a.dry_run))
+        return m.call("edit", given(file_path=a.file_path, edits=edits, cell_id=a.cell_id, dry_run=a.dry_run))
     old, new = parse_edit_body(cell, a.separator)
     return m.call(
         "edit",
-        _given(
-            file_path=a.file,
+        given(
+            file_path=a.file_path,
             old_string=old,
             new_string=new,
             replace_all=a.replace_all,
@@ -195,14 +177,6 @@ def split_edit_blocks(body: str) -> list[str]:
     if current or not blocks:
         blocks.append("\n".join(current))
     return blocks
-
-
-def _move(m, a, cell):
-    return m.call("move", _given(source=a.source, destination=a.destination, overwrite=a.overwrite))
-
-
-def _list_dir(m, a, cell):
-    return m.call("list_dir", _given(path=a.path, recursive=a.recursive))
 
 
 def _session(m, a, cell):
@@ -260,146 +234,130 @@ def _help(m, a, cell):
 
 
 _INT = {"type": int, "metavar": "N"}
-_PATH = {"nargs": "?", "metavar": "PATH", "help": "directory (default: the session cwd)"}
-_OFFSET = {**_INT, "help": "1-based entry or line to start at"}
+
+
+# What a tool's subcommand declares besides its input schema; see the module docstring.
+TOOL_COMMANDS: dict[str, ToolCommand] = {
+    "list": ToolCommand("List one page of a directory's direct children.", positional=(("path", "PATH"),)),
+    "glob": ToolCommand(
+        "Find files by glob pattern (sampled across top-level entries over the cap).",
+        positional=(("pattern", "PATTERN"), ("path", "PATH")),
+        metavars={"exclude": "GLOB"},
+    ),
+    "grep": ToolCommand(
+        "Search file contents with a ripgrep regex.",
+        positional=(("pattern", "PATTERN"), ("path", "PATH")),
+        short={"ignore_case": "-i", "context": "-C"},
+        metavars={"include": "GLOB", "exclude": "GLOB"},
+        elsewhere=("output_mode",),
+        own=(
+            (("-l", "--files"), {"action": "store_true", "help": "matching files with their counts, by path"}),
+            (("-c", "--count"), {"action": "store_true", "help": "matching files with their counts, most first"}),
+        ),
+        run=_grep,
+    ),
+    "read": ToolCommand("Read a window of a text file as numbered lines.", positional=(("file_path", "FILE"),)),
+    "write": ToolCommand(
+        "Create or replace FILE with the cell body (%%dsh write FILE), or empty it (--empty).",
+        positional=(("file_path", "FILE"),),
+        elsewhere=("content",),
+        own=(
+            (
+                ("--empty",),
+                {"action": "store_true", "help": "write an empty FILE from the line magic (a cell magic needs a body)"},
+            ),
+        ),
+        run=_write,
+        cell=True,
+        line_flag="empty",
+    ),
+    "edit": ToolCommand(
+        f"Replace text in FILE; cell body: old text, a line {EDIT_SEPARATOR}, new text (more edits after a line "
+        f"{EDIT_BLOCK_END}).",
+        positional=(("file_path", "FILE"),),
+        metavars={"cell_id": "ID"},
+        elsewhere=("old_string", "new_string", "edits"),
+        own=(
+            (
+                ("--separator",),
+                {
+                    "metavar": "LINE",
+                    "default": EDIT_SEPARATOR,
+                    "help": f"the line between old and new text (default {EDIT_SEPARATOR})",
+                },
+            ),
+        ),
+        run=_edit,
+        cell=True,
+    ),
+    "move": ToolCommand(
+        "Move or rename a file or folder (never over an existing one, unless --overwrite and read).",
+        positional=(("source", "SRC"), ("destination", "DEST")),
+    ),
+    "list_dir": ToolCommand(
+        "Compatibility listing as JSON (optionally recursive, bounded).", positional=(("path", "PATH"),)
+    ),
+}
+
+
+def _call_tool(spec: ToolSpec) -> Callable:
+    """The runner of a subcommand that calls the tool with the arguments given, and nothing else."""
+
+    def run(m, a, cell):
+        return m.call(spec.name, tool_arguments(spec, a))
+
+    return run
+
+
+def tool_subcommand(spec: ToolSpec) -> Subcommand:
+    """A tool's subcommand: its ``TOOL_COMMANDS`` entry, or the required properties positional."""
+    command = TOOL_COMMANDS.get(spec.name) or ToolCommand(
+        positional=tuple((name, name.upper()) for name in spec.input_schema.get("required", ()))
+    )
+    summary = command.summary or spec.description.partition(". ")[0].rstrip(".") + "."
+    return Subcommand(
+        spec.name,
+        summary,
+        schema_arguments(spec, command),
+        command.run or _call_tool(spec),
+        cell=command.cell,
+        line_flag=command.line_flag,
+    )
+
+
+_SPECS: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
 
 SUBCOMMANDS: dict[str, Subcommand] = {
-    s.name: s
-    for s in (
-        Subcommand(
-            "list",
-            "List one page of a directory's direct children.",
-            (
-                (("path",), _PATH),
-                (("--offset",), _OFFSET),
-                (("--details",), {"action": "store_true", "help": "each file's size and modification time"}),
+    **{t.name: tool_subcommand(t) for t in TOOLS},
+    **{
+        s.name: s
+        for s in (
+            Subcommand(
+                "session",
+                "Show the current session, or switch to session NAME.",
+                ((("name",), {"nargs": "?", "metavar": "NAME"}),),
+                _session,
             ),
-            _list,
-        ),
-        Subcommand(
-            "glob",
-            "Find files by glob pattern (sampled across top-level entries over the cap).",
-            (
-                (("pattern",), {"metavar": "PATTERN", "help": "glob such as **/*.py"}),
-                (("path",), _PATH),
-                (("--exclude",), _EXCLUDE),
-            ),
-            _glob,
-        ),
-        Subcommand(
-            "grep",
-            "Search file contents with a ripgrep regex.",
-            (
-                (("pattern",), {"metavar": "PATTERN", "help": "ripgrep regex"}),
-                (("path",), {**_PATH, "help": "file or directory (default: the session cwd)"}),
-                (("--include",), {"metavar": "GLOB", "help": "search only files matching GLOB"}),
-                (("--exclude",), _EXCLUDE),
-                (("-i", "--ignore-case"), {"action": "store_true", "help": "match letters in any case"}),
-                (("-l", "--files"), {"action": "store_true", "help": "matching files with their counts, by path"}),
-                (("-c", "--count"), {"action": "store_true", "help": "matching files with their counts, most first"}),
-                (("-C", "--context"), {**_INT, "help": "lines of context around each shown match"}),
-                (("--offset",), {**_INT, "help": "1-based position in the whole result, in path order"}),
-            ),
-            _grep,
-        ),
-        Subcommand(
-            "read",
-            "Read a window of a text file as numbered lines.",
-            (
-                (("file",), {"metavar": "FILE"}),
+            Subcommand("spills", "List the saved full results of the current session.", (), _spills),
+            Subcommand(
+                "calls",
+                "Show the session's call log, newest last (default: the newest 50).",
                 (
-                    ("--offset",),
-                    {**_INT, "help": "1-based line to start at; negative: from the end (-200: the last 200)"},
+                    (("--offset",), {**_INT, "help": "1-based first call (default: the newest page)"}),
+                    (("--limit",), {**_INT, "help": f"calls per page (default {CALLS_DEFAULT_LIMIT})"}),
                 ),
-                (("--limit",), {**_INT, "help": "lines to show (default and maximum: read_limit)"}),
+                _calls,
             ),
-            _read,
-        ),
-        Subcommand(
-            "write",
-            "Create or replace FILE with the cell body (%%dsh write FILE), or empty it (--empty).",
-            (
-                (("file",), {"metavar": "FILE"}),
-                (
-                    ("--empty",),
-                    {
-                        "action": "store_true",
-                        "help": "write an empty FILE from the line magic (a cell magic needs a body)",
-                    },
-                ),
+            Subcommand("tools", "List the tools with their arguments.", (), _tools),
+            Subcommand(
+                "help",
+                "Show this overview, or one subcommand's help.",
+                ((("subcommand",), {"nargs": "?", "metavar": "SUBCOMMAND"}),),
+                _help,
+                outputs=False,
             ),
-            _write,
-            cell=True,
-            line_flag="empty",
-        ),
-        Subcommand(
-            "edit",
-            f"Replace text in FILE; cell body: old text, a line {EDIT_SEPARATOR}, new text (more edits after a line "
-            f"{EDIT_BLOCK_END}).",
-            (
-                (("file",), {"metavar": "FILE"}),
-                (("--replace-all",), {"action": "store_true", "help": "replace every occurrence"}),
-                (("--dry-run",), {"action": "store_true", "help": "show the diff the edit would make; change nothing"}),
-                (("--cell-id",), {"metavar": "ID", "help": "in a notebook: only in the cell with this id"}),
-                (
-                    ("--separator",),
-                    {
-                        "metavar": "LINE",
-                        "default": EDIT_SEPARATOR,
-                        "help": f"the line between old and new text (default {EDIT_SEPARATOR})",
-                    },
-                ),
-            ),
-            _edit,
-            cell=True,
-        ),
-        Subcommand(
-            "move",
-            "Move or rename a file or folder (never over an existing one, unless --overwrite and read).",
-            (
-                (("source",), {"metavar": "SRC"}),
-                (("destination",), {"metavar": "DEST", "help": "the new path itself (missing folders are made)"}),
-                (
-                    ("--overwrite",),
-                    {"action": "store_true", "help": "replace DEST, a file this session has read"},
-                ),
-            ),
-            _move,
-        ),
-        Subcommand(
-            "list_dir",
-            "Compatibility listing as JSON (optionally recursive, bounded).",
-            (
-                (("path",), {"metavar": "PATH"}),
-                (("--recursive",), {"action": "store_true", "help": "every path below PATH (bounded)"}),
-            ),
-            _list_dir,
-        ),
-        Subcommand(
-            "session",
-            "Show the current session, or switch to session NAME.",
-            ((("name",), {"nargs": "?", "metavar": "NAME"}),),
-            _session,
-        ),
-        Subcommand("spills", "List the saved full results of the current session.", (), _spills),
-        Subcommand(
-            "calls",
-            "Show the session's call log, newest last (default: the newest 50).",
-            (
-                (("--offset",), {**_INT, "help": "1-based first call (default: the newest page)"}),
-                (("--limit",), {**_INT, "help": f"calls per page (default {CALLS_DEFAULT_LIMIT})"}),
-            ),
-            _calls,
-        ),
-        Subcommand("tools", "List the tools with their arguments.", (), _tools),
-        Subcommand(
-            "help",
-            "Show this overview, or one subcommand's help.",
-            ((("subcommand",), {"nargs": "?", "metavar": "SUBCOMMAND"}),),
-            _help,
-            outputs=False,
-        ),
-    )
+        )
+    },
 }
 
 

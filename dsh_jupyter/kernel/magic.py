@@ -36,7 +36,7 @@ __all__ = ["DshMagics", "run_line", "split_line", "strip_comment"]
 
 @magics_class
 class DshMagics(SettingTraits, Magics):
-    """``%dsh``: list, glob, grep, read, write, edit, move, list_dir, session, spills, calls, tools.
+    """``%dsh``: a subcommand per registry tool, and session, spills, calls, tools and help (``commands.py``).
 
     The core settings are config traits from ``SettingTraits`` under their own names.
     """

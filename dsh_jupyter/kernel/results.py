@@ -35,7 +35,7 @@ __all__ = [
     "tools_info",
 ]
 
-# Stable, documented columns of ``InfoResult.to_frame()`` per kind (tool results use FRAME_COLUMNS).
+# Stable, documented columns of ``InfoResult.to_frame()`` per kind (tool results take theirs from their ToolSpec).
 INFO_COLUMNS: dict[str, list[str]] = {
     "calls": ["number", "call_id", "tool", "args", "surface", "is_error", "started", "duration_ms", "text"],
     "spills": ["locator", "tool", "size", "created"],

@@ -23,6 +23,7 @@ import logging
 import sys
 
 from ..core.errors import ToolError
+from ..core.registry import TOOLS
 from ..core.settings import SETTING_DOCS, Settings, SettingsError
 from ..core.workspace import Workspace, default_state_path
 
@@ -55,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         usage=f"{PROG} --root DIR [--session NAME] [--state-path P] [--SETTING=VALUE ...]",
-        description="Serve the dsh-jupyter workspace tools (list, glob, grep, read, write, edit, move, "
-        "list_dir) over MCP on stdin/stdout, confined to --root.",
+        description=f"Serve the dsh-jupyter workspace tools ({', '.join(t.name for t in TOOLS)}) over MCP on "
+        "stdin/stdout, confined to --root.",
         epilog="Any core setting can be given as --NAME=VALUE (e.g. --glob_max_results=50); "
         "logs go to stderr; the server exits when stdin closes.",
         allow_abbrev=False,

@@ -28,17 +28,16 @@ __all__ = ["ERROR_META", "call_result", "instructions", "tool_annotations", "too
 # The ``_meta`` key of an error result's ``{name, code, message}`` (MCP's prefix/name form).
 ERROR_META = "dsh-jupyter/error"
 
-# Tools that can make a file's old content unreachable, where a client should warn before it
-# happens: write replaces a whole file, move removes the old name and, with overwrite, replaces the
-# destination's file. (edit changes text the model named, and only that.)
-_DESTRUCTIVE = frozenset({"write", "move"})
-
 
 def tool_annotations(spec: ToolSpec) -> dict:
-    """Hints for clients that ask before a tool changes files; nothing leaves the root."""
+    """Hints for clients that ask before a tool changes files, from the spec; nothing leaves the root.
+
+    ``destructiveHint`` (said of a tool that writes) marks one that can make a file's old content
+    unreachable, where a client should warn before it happens (``ToolSpec.destructive``).
+    """
     out: dict = {"title": spec.title, "readOnlyHint": not spec.writes}
     if spec.writes:
-        out["destructiveHint"] = spec.name in _DESTRUCTIVE
+        out["destructiveHint"] = spec.destructive
     out["idempotentHint"] = spec.idempotent
     out["openWorldHint"] = False
     return out

@@ -53,7 +53,7 @@ def default_spill_root() -> str:
 
 
 class DshJupyter(SettingTraits, ExtensionApp):
-    """Agent tools (list, glob, grep, read, write, edit, move, list_dir) over REST at ``/dsh/api``."""
+    """The registry's agent tools over REST at ``/dsh/api``."""
 
     name = "dsh_jupyter"
     description = "Agent workspace tools over REST, sharing session state with kernels."

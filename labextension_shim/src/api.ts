@@ -17,6 +17,19 @@ export interface IToolResult<V = any> {
   value: V;
 }
 
+/**
+ * What every tool's success value says about its page, so nothing here parses the text back.
+ */
+export interface IPage {
+  /** The `offset` argument of the next page; null on the last page or for a tool that does not page. */
+  nextOffset: number | null;
+  /**
+   * The model's footer, verbatim: the end of the text that says how much of the whole this page is
+   * (`(Showing matches 1-250 of 1135 in path order. Use offset=251 to continue.)`); '' if none.
+   */
+  footer: string;
+}
+
 /** One row of `GET dsh/api/sessions/{id}/calls`. */
 export interface ICall {
   callId: string;
@@ -172,22 +185,3 @@ export function openFiles(): Promise<IOpenFiles> {
   return request<IOpenFiles>('GET', 'documents');
 }
 
-/**
- * The model's footer: the trailing paragraphs of a result's text (of its <content> for list)
- * that are wholly in parentheses (`(Showing matches 1-250 of 1135 in path order. Use offset=251 to continue.)`).
- */
-export function footerOf(text: string): string {
-  // list and read put their page inside <content>…</content>; the footer is its last paragraph
-  const body = text.replace(/\s+$/, '').replace(/\n<\/content>$/, '');
-  const paragraphs = body.split(/\n\s*\n/);
-  const tail: string[] = [];
-  for (let i = paragraphs.length - 1; i > 0; i--) {
-    const p = paragraphs[i].trim();
-    if (p.startsWith('(') && p.endsWith(')')) {
-      tail.unshift(p);
-    } else {
-      break;
-    }
-  }
-  return tail.join('\n');
-}

@@ -16,7 +16,7 @@ import { IDocumentManager } from '@jupyterlab/docmanager';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { fileIcon, folderIcon } from '@jupyterlab/ui-components';
 
-import { ApiError, browse, callTool, footerOf, IToolResult } from './api';
+import { ApiError, browse, callTool, IPage, IToolResult } from './api';
 import { fill, h } from './common/dom';
 import { SIDEBAR_SIZES, humanSize } from './common/format';
 import { pager } from './pager';
@@ -29,7 +29,7 @@ export interface IEntry {
   mtime?: number | null;
 }
 
-export interface IListValue {
+export interface IListValue extends IPage {
   path: string;
   offset?: number;
   entries: IEntry[];
@@ -251,9 +251,8 @@ export class ExplorerView {
       return;
     }
     const value = result.value;
-    const footer = footerOf(result.text);
-    const m = /Use offset=(\d+) to continue/.exec(footer);
-    this.nextAt = m ? Number(m[1]) : null;
+    const footer = value.footer;
+    this.nextAt = value.nextOffset;
     const counts = value.counts;
     const status = counts
       ? `${value.totalEntries} entries: ${counts.directories} folders, ${counts.files} files` +

@@ -16,7 +16,7 @@
 
 import { IDocumentManager } from '@jupyterlab/docmanager';
 
-import { ApiError, callTool, footerOf, IToolResult, progress } from './api';
+import { ApiError, callTool, IPage, IToolResult, progress } from './api';
 import { fill, h } from './common/dom';
 import { pager } from './pager';
 import { openTarget } from './open';
@@ -31,7 +31,7 @@ export interface IGrepMatch {
   cellId?: string | null;
 }
 
-export interface IGrepValue {
+export interface IGrepValue extends IPage {
   pattern: string;
   matches: IGrepMatch[];
   totalMatches: number;
@@ -89,12 +89,6 @@ export function grepArgs(query: IQuery, offset: number): Record<string, unknown>
     args.output_mode = query.mode;
   }
   return args;
-}
-
-/** The next page's offset, as the tool's footer names it (`Use offset=251 to continue.`). */
-export function nextOffset(footer: string): number | null {
-  const m = /Use offset=(\d+) to continue/.exec(footer);
-  return m ? Number(m[1]) : null;
 }
 
 function count(n: number, one: string, many: string): string {
@@ -369,8 +363,8 @@ export class SearchView {
       return;
     }
     const value = result.value;
-    const footer = footerOf(result.text);
-    this.nextAt = nextOffset(footer);
+    const footer = value.footer;
+    this.nextAt = value.nextOffset;
     const total = value.totalMatches ?? 0;
     const files = value.filesTotal ?? 0;
     if (!total) {

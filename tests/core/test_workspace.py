@@ -24,7 +24,7 @@ def test_list_value_shape(ws, populated):
     r = ws.run("list", path="src", offset=1)
     assert isinstance(r, Result) and not r.is_error
     v = r.value
-    assert set(v) == {"path", "offset", "entries", "totalEntries", "counts", "hiddenEntries"}
+    assert set(v) == {"path", "offset", "entries", "totalEntries", "counts", "hiddenEntries", "nextOffset", "footer"}
     assert v["hiddenEntries"] == 0
     assert v["path"] == "src" and v["offset"] == 1 and v["totalEntries"] == 4
     assert v["counts"] == {"directories": 1, "files": 2, "other": 1}
@@ -55,7 +55,7 @@ def test_list_frame(ws, populated):
 
 def test_read_value_and_frame(ws, populated):
     r = ws.run("read", file_path="src/b.txt")
-    assert set(r.value) == {"path", "offset", "lines", "totalLines", "capped"}
+    assert set(r.value) == {"path", "offset", "lines", "totalLines", "capped", "nextOffset", "footer"}
     frame = r.to_frame()
     assert list(frame.columns) == ["number", "text"]
     assert frame.to_dict("records") == [{"number": 1, "text": "b"}]
@@ -164,7 +164,7 @@ def test_state_file_that_cannot_be_opened(tmp_path, root):
     r = ws.run("read", file_path="f.txt")
     assert r.text == "<path>f.txt</path>\n<type>file</type>\n<content>\n1: hello\n\n(End of file - total 1 line)\n</content>"
     assert not ws.run("list").is_error
-    assert ws.run("list_dir", path=".").value == {"entries": ["f.txt"]}
+    assert ws.run("list_dir", path=".").value == {"entries": ["f.txt"], "nextOffset": None, "footer": ""}
     assert_error(ws.run("write", file_path="f.txt", content="x"), "STATE_UNAVAILABLE",
                  'cannot write "f.txt": the session state is unavailable')
     assert_error(ws.run("edit", file_path="f.txt", old_string="hello", new_string="x"), "STATE_UNAVAILABLE",

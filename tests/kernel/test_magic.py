@@ -230,7 +230,7 @@ def test_move_renames_and_says_so_exactly(cell, shell, root, python_ws):
     r = shell.run_line_magic("dsh", "move 'moved dir/notes.txt' notes.txt")
     assert isinstance(r, KernelResult) and r.text == "Moved file moved dir/notes.txt to notes.txt."
     assert r.value == {"source": "moved dir/notes.txt", "destination": "notes.txt", "type": "file",
-                       "replaced": False, "createdParents": False}
+                       "replaced": False, "createdParents": False, "nextOffset": None, "footer": ""}
     calls = python_ws().calls()["calls"]
     assert [(c["tool"], c["surface"], c["args"]) for c in calls] == [
         ("move", "magic", {"source": "notes.txt", "destination": "moved dir/notes.txt"}),

@@ -7,7 +7,7 @@ import html
 import pandas as pd
 import pytest
 
-from dsh_jupyter.core.result import FRAME_COLUMNS
+from dsh_jupyter.core.registry import TOOLS
 from dsh_jupyter.kernel import display
 from dsh_jupyter.kernel.results import INFO_COLUMNS, InfoResult, KernelResult
 from dsh_jupyter.kernel.widgets import GlobView, ListingView
@@ -34,8 +34,12 @@ def test_frame_columns_per_tool(shell, tool, args, columns, rows):
     r = shell.run_line_magic("dsh", line) if line else shell.run_cell_magic("dsh", "write w.txt", "x")
     frame = r.to_frame()
     assert isinstance(frame, pd.DataFrame)
-    assert list(frame.columns) == columns == FRAME_COLUMNS.get(tool, [])
+    assert list(frame.columns) == columns
     assert len(frame) == rows
+
+
+def test_every_tool_that_has_rows_is_in_the_frame_cases():
+    assert {t.name for t in TOOLS if t.rows} <= {case[0] for case in FRAME_CASES}
 
 
 def test_edit_and_error_frames(shell):
@@ -43,7 +47,7 @@ def test_edit_and_error_frames(shell):
     r = shell.run_cell_magic("dsh", "edit notes.txt", "first\n=======\n1st\n")
     assert r.to_frame().empty and list(r.to_frame().columns) == []
     err = shell.run_line_magic("dsh", "list nowhere")
-    assert err.to_frame().empty and list(err.to_frame().columns) == FRAME_COLUMNS["list"]
+    assert err.to_frame().empty and list(err.to_frame().columns) == FRAME_CASES[0][2]
 
 
 @pytest.mark.parametrize("line", ["calls", "spills", "tools", "session"])

@@ -14,9 +14,10 @@ import time
 import anyio
 import httpx2
 import pytest
+from conftest import build_tree
 from mcp import MCPError, types
 
-from conftest import build_tree
+from dsh_jupyter.core.registry import TOOLS
 
 from .conftest import calls, connect, mcp_url, text_of, value_of
 
@@ -78,11 +79,12 @@ def reset_cmp(root) -> None:
 
 
 def normalized(text: str, value: dict) -> tuple[str, dict]:
-    """Spill locators name the call and the session; everything else must be equal."""
+    """Spill locators name the call and the session (in the text and the footer); everything else must be equal."""
     spill = value.get("spill") if isinstance(value, dict) else None
     if not spill:
         return text, value
-    return text.replace(spill, "<SPILL>"), {**value, "spill": "<SPILL>"}
+    footer = value["footer"].replace(spill, "<SPILL>")
+    return text.replace(spill, "<SPILL>"), {**value, "spill": "<SPILL>", "footer": footer}
 
 
 def test_initialize_negotiates_a_handshake_version_and_gives_the_guidance(server):
@@ -116,8 +118,7 @@ def test_tools_list_equals_rest_with_annotations(server):
     listed = anyio.run(main)
     status, rest = server.request("GET", "dsh/api/tools")
     assert status == 200
-    assert [t.name for t in listed] == [t["name"] for t in rest] == [
-        "list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
+    assert [t.name for t in listed] == [t["name"] for t in rest] == [t.name for t in TOOLS]
     for tool, definition in zip(listed, rest):
         dumped = tool.model_dump(by_alias=True, exclude_none=True)
         assert dumped["description"] == definition["description"]
@@ -125,9 +126,10 @@ def test_tools_list_equals_rest_with_annotations(server):
         assert dumped["outputSchema"]["type"] == "object"
         hints = dumped["annotations"]
         assert hints["openWorldHint"] is False
-        assert hints["readOnlyHint"] is (tool.name in {"list", "glob", "grep", "read", "list_dir"})
-        if tool.name in ("write", "move"):
-            assert hints["destructiveHint"] is True
+        spec = {t.name: t for t in TOOLS}[tool.name]
+        assert hints["readOnlyHint"] is (not spec.writes)
+        if spec.writes:
+            assert hints["destructiveHint"] is spec.destructive
     assert calls(server, "tools") == []  # listing tools is not a tool call
 
 

@@ -16,6 +16,7 @@ import time
 import anyio
 import pytest
 
+from dsh_jupyter.core.registry import TOOLS
 from dsh_jupyter.mcp.jsonrpc import HANDSHAKE_VERSIONS, LATEST_VERSION
 
 from .conftest import TREE, rg_processes
@@ -128,8 +129,7 @@ def test_a_batch_is_answered_message_by_message(raw):
     raw.send([{"jsonrpc": "2.0", "id": 2, "method": "ping"}, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}])
     replies = {r["id"]: r for r in (raw.read(), raw.read())}
     assert replies[2]["result"] == {}
-    assert [t["name"] for t in replies[3]["result"]["tools"]] == [
-        "list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
+    assert [t["name"] for t in replies[3]["result"]["tools"]] == [t.name for t in TOOLS]
 
 
 def test_names_that_are_not_utf8_still_make_valid_json(raw, root):

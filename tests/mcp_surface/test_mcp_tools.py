@@ -12,7 +12,8 @@ import nbformat
 import pytest
 from imagefiles import gif, png  # tests/imagefiles.py
 
-from dsh_jupyter.core.tools.spec import NOT_BLANK, NO_NUL
+from dsh_jupyter.core.registry import TOOLS
+from dsh_jupyter.core.tools.spec import NO_NUL, NOT_BLANK
 from dsh_jupyter.mcp.tools import ERROR_META, call_result, instructions, tool_annotations, tool_definitions
 
 from .conftest import TREE
@@ -63,7 +64,7 @@ def mws(make_ws, root, tree):
 
 def test_tool_definitions_are_the_registry_with_the_rest_fields(mws):
     tools = tool_definitions(mws.registry)
-    assert [t["name"] for t in tools] == ["list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
+    assert [t["name"] for t in tools] == [t.name for t in TOOLS]
     for tool, definition in zip(tools, mws.tools()):
         assert tool["name"] == definition["name"]
         assert tool["title"] == TITLES[tool["name"]]
@@ -168,7 +169,8 @@ def test_an_image_read_answers_the_text_then_an_image_block(mws):
             {"type": "image", "data": base64.b64encode(png(3, 2)).decode(), "mimeType": "image/png"},
         ],
         "structuredContent": {"path": "chart.png", "type": "image", "format": "PNG", "mimeType": "image/png",
-                              "width": 3, "height": 2, "bytes": 88},
+                              "width": 3, "height": 2, "bytes": 88, "nextOffset": None,
+                              "footer": "(PNG image, 3x2 pixels, 88 bytes)"},
         "isError": False,
     }
 

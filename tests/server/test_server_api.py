@@ -9,11 +9,11 @@ import pytest
 from openapi_spec_validator import validate
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.settings import Settings
-from dsh_jupyter.core.settings import SettingsError
+from dsh_jupyter.core.registry import TOOLS as REGISTRY
+from dsh_jupyter.core.settings import Settings, SettingsError
 from dsh_jupyter.server.app import DEFAULT_MAX_BODY_BYTES, DshJupyter
 
-TOOLS = ["list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
+TOOLS = [t.name for t in REGISTRY]  # every tool, in the registry's order
 
 
 def python_ws(root, state_path, spill_root, session="s1", **settings) -> Workspace:

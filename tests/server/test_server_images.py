@@ -18,6 +18,8 @@ IMAGE_VALUE = {
     "width": 5,
     "height": 3,
     "bytes": 116,
+    "nextOffset": None,
+    "footer": "(PNG image, 5x3 pixels, 116 bytes)",
 }
 
 

@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from servers import ANSI, isolated_env, start_server
+
+from dsh_jupyter.core.registry import TOOLS
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +36,7 @@ def real_server(tmp_path_factory):
 def test_tools_with_token_and_refused_without(real_server):
     status, tools = real_server.request("GET", "dsh/api/tools")
     assert status == 200
-    assert [t["name"] for t in tools] == ["list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
+    assert [t["name"] for t in tools] == [t.name for t in TOOLS]  # every tool, in the registry's order
     for token in (None, "wrong"):
         status, data = real_server.request("GET", "dsh/api/tools", token=token)
         assert status == 403, data

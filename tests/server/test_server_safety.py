@@ -7,8 +7,9 @@ import json
 import time
 
 import pytest
-
 from servers import hanging_rg_settings, marker, processes_with, wait_for  # noqa: F401 (marker: a fixture)
+
+from dsh_jupyter.core.registry import TOOLS
 
 from .test_server_auth import ReadOnlyAuthorizer
 
@@ -146,7 +147,7 @@ async def test_status_says_how_the_tools_are_confined(api):
     assert status == 200
     assert data["confinement"] in ("landlock", "descriptors-only")
     assert data["resolver"] in ("openat2", "walk")
-    assert data["tools"] == ["list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]
+    assert data["tools"] == [t.name for t in TOOLS]
     assert data["allowHidden"] is False  # Jupyter's ContentsManager default, followed here
     assert data["state"]["available"] is True and data["state"]["journal"] == "wal"
     assert data["state"]["filesystem"] not in ("", None)

@@ -12,7 +12,7 @@ import re
 from ..text.quoting import quote_name
 from .common import count, envelope, human_size, utc_time
 
-__all__ = ["list_footer", "render_list", "render_list_dir"]
+__all__ = ["list_footer", "list_next_offset", "list_page_footer", "render_list", "render_list_dir"]
 
 _MARK = {"directory": "/", "file": "", "other": "@"}
 
@@ -41,6 +41,19 @@ def list_footer(offset: int, shown: int, total: int, counts: dict, hidden: int =
     return f"(Showing entries {offset}-{last} of {total}: {_composition(counts)}{left_out}. {order} {tail})"
 
 
+def list_page_footer(value: dict) -> str:
+    """``list_footer`` of a ``list`` value (its ``footer``)."""
+    return list_footer(
+        value["offset"], len(value["entries"]), value["totalEntries"], value["counts"], value.get("hiddenEntries", 0)
+    )
+
+
+def list_next_offset(value: dict) -> int | None:
+    """The offset the footer names for the next page (its ``nextOffset``); None on the last page."""
+    after = value["offset"] + len(value["entries"])
+    return after if after <= value["totalEntries"] else None
+
+
 # With details, a file's row ends with this; a name that holds it is quoted, so a bare name
 # cannot pass for a row with details of its own.
 _DETAILS = "  ("
@@ -67,14 +80,14 @@ def render_list(value: dict) -> str:
         lines = [_with_details(e) for e in value["entries"]]
     else:
         lines = [quote_name(e["name"]) + _MARK[e["type"]] for e in value["entries"]]
-    footer = list_footer(
-        value["offset"], len(lines), value["totalEntries"], value["counts"], value.get("hiddenEntries", 0)
-    )
-    return envelope(value["path"], "directory", lines, footer)
+    return envelope(value["path"], "directory", lines, list_page_footer(value))
 
 
 # What json.dumps(ensure_ascii=False) leaves raw but a name must not show raw (see quoting.py).
 _RAW_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+_PAGE_KEYS = ("nextOffset", "footer")
 
 
 def render_list_dir(value: dict) -> str:
@@ -83,5 +96,7 @@ def render_list_dir(value: dict) -> str:
     Like every name the tools print, no line separator, bidirectional control or undecodable
     byte appears raw: each is a JSON ``\\uXXXX`` escape, so the text decodes to the same names.
     """
-    text = json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+    # what every value gains after rendering (``ToolSpec.page``) is not part of this JSON
+    shown = {k: v for k, v in value.items() if k not in _PAGE_KEYS}
+    text = json.dumps(shown, ensure_ascii=False).replace("</", "<\\/")
     return _RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -26,7 +26,15 @@ import re
 from ..text.quoting import in_message, quote_name
 from .common import READ_OPEN_NOTES, count, envelope
 
-__all__ = ["OUTPUT_TRUNCATED", "cell_text", "notebook_footer", "render_cell", "render_notebook"]
+__all__ = [
+    "OUTPUT_TRUNCATED",
+    "cell_text",
+    "notebook_footer",
+    "notebook_next_offset",
+    "notebook_page_footer",
+    "render_cell",
+    "render_notebook",
+]
 
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 _OWN_TAG = re.compile(r"<(?=/?(?:cell|content|path|type)\b)")
@@ -136,6 +144,11 @@ def render_notebook(value: dict) -> str:
     lines: list[str] = []
     for cell in value["cells"]:
         lines.extend(render_cell(cell))
+    return envelope(value["path"], "notebook", lines, notebook_page_footer(value))
+
+
+def notebook_page_footer(value: dict) -> str:
+    """The footer of a notebook page (its ``footer``): the cells', after the note on an open notebook."""
     first = value["offset"]
     last = first + len(value["cells"]) - 1
     footer = notebook_footer(first, last, value["totalCells"], value["capped"])
@@ -143,4 +156,10 @@ def render_notebook(value: dict) -> str:
         footer = f"{LIVE_NOTE}\n{footer}"
     elif value.get("open"):  # open in a tab, without collaboration
         footer = f"{READ_OPEN_NOTES[value['open']]}\n{footer}"
-    return envelope(value["path"], "notebook", lines, footer)
+    return footer
+
+
+def notebook_next_offset(value: dict) -> int | None:
+    """The cell offset the footer names to continue (its ``nextOffset``); None after the last cell."""
+    last = value["offset"] + len(value["cells"]) - 1
+    return last + 1 if last < value["totalCells"] else None

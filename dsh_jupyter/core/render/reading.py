@@ -8,9 +8,9 @@ format, pixel size and bytes (the image itself is not text: surfaces that can, s
 from __future__ import annotations
 
 from .common import READ_OPEN_NOTES, count, envelope
-from .notebook import render_notebook
+from .notebook import notebook_next_offset, notebook_page_footer, render_notebook
 
-__all__ = ["image_summary", "read_footer", "render_read"]
+__all__ = ["image_summary", "read_footer", "read_next_offset", "read_page_footer", "render_read"]
 
 
 def read_footer(first: int, last: int, total: int | None, capped: bool) -> str:
@@ -46,6 +46,37 @@ def image_summary(value: dict) -> str:
     return f"({value['format']} image, {value['width']}x{value['height']} pixels, {count(value['bytes'], 'byte')})"
 
 
+def read_page_footer(value: dict) -> str:
+    """The footer of a ``read`` value (its ``footer``): the window's, after the notes that precede it."""
+    if value.get("type") == "notebook":
+        return notebook_page_footer(value)
+    if value.get("type") == "image":
+        return image_summary(value)
+    first = value["offset"]
+    last = first + len(value["lines"]) - 1
+    footer = read_footer(first, last, value["totalLines"], value["capped"])
+    if value.get("note"):  # a .ipynb shown as text says why it is not shown as cells
+        footer = f"{value['note']}\n{footer}"
+    if value.get("open"):  # a person has it open in JupyterLab
+        footer = f"{READ_OPEN_NOTES[value['open']]}\n{footer}"
+    return footer
+
+
+def read_next_offset(value: dict) -> int | None:
+    """The offset the footer names to continue (its ``nextOffset``): None at the end of the file, for
+    an image, and for the last lines of an uncounted file (whose footer points back, not on)."""
+    if value.get("type") == "notebook":
+        return notebook_next_offset(value)
+    if value.get("type") == "image":
+        return None
+    first = value["offset"]
+    last = first + len(value["lines"]) - 1
+    if first < 0:
+        return None if last == -1 else last + 1
+    total = value["totalLines"]
+    return None if total is not None and last >= total else last + 1
+
+
 def render_read(value: dict) -> str:
     """``value``: path, offset, lines [{number, text}], totalLines (int|None), capped; or a notebook's
     cells; or an image's format, width, height and bytes."""
@@ -54,11 +85,4 @@ def render_read(value: dict) -> str:
     if value.get("type") == "image":
         return envelope(value["path"], "image", [], image_summary(value))
     lines = [f"{line['number']}: {line['text']}" for line in value["lines"]]
-    first = value["offset"]
-    last = first + len(lines) - 1
-    footer = read_footer(first, last, value["totalLines"], value["capped"])
-    if value.get("note"):  # a .ipynb shown as text says why it is not shown as cells
-        footer = f"{value['note']}\n{footer}"
-    if value.get("open"):  # a person has it open in JupyterLab
-        footer = f"{READ_OPEN_NOTES[value['open']]}\n{footer}"
-    return envelope(value["path"], "file", lines, footer)
+    return envelope(value["path"], "file", lines, read_page_footer(value))

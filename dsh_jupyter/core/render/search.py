@@ -21,6 +21,10 @@ from operator import eq
 from dsh_jupyter.core.text.quoting import in_message, quote_name, quote_names, quote_names_joined
 
 __all__ = [
+    "glob_page_footer",
+    "grep_header",
+    "grep_next_offset",
+    "grep_page_footer",
     "render_glob",
     "render_glob_spill",
     "render_grep",
@@ -86,26 +90,28 @@ IGNORED_NOTE = (
 
 def render_glob(value: dict) -> str:
     """Render a glob page: the shown paths, and a footer whenever the page is not the whole result."""
-    total = value["totalPaths"]
-    left_out = _glob_left_out(value)
-    if total == 0:
-        lines = ["No files found"]
-        for note in left_out:
-            lines += ["", note]
-        if value.get("ignoreFiles"):
-            lines += ["", IGNORED_NOTE]
-        return "\n".join(lines)
-    paths = value["paths"]
-    lines = quote_names(paths)
-    for note in left_out:  # said on every page, capped or not: the page is not the whole tree
+    lines = ["No files found"] if value["totalPaths"] == 0 else quote_names(value["paths"])
+    for note in _glob_notes(value):
         lines += ["", note]
-    if value.get("ignoreFiles"):
-        lines += ["", IGNORED_NOTE]
-    # A page that is shorter than the total is capped whatever the flag says.
-    if value.get("capped") or total > len(paths):
-        lines.append("")
-        lines.append(_glob_footer(value, len(paths), total))
     return "\n".join(lines)
+
+
+def _glob_notes(value: dict) -> list[str]:
+    """The parenthesised paragraphs after the paths: what was left out, said on every page, capped
+    or not (the page is not the whole tree), then an over-cap page's footer."""
+    total = value["totalPaths"]
+    notes = _glob_left_out(value)
+    if value.get("ignoreFiles"):
+        notes.append(IGNORED_NOTE)
+    # A page that is shorter than the total is capped whatever the flag says.
+    if total and (value.get("capped") or total > len(value["paths"])):
+        notes.append(_glob_footer(value, len(value["paths"]), total))
+    return notes
+
+
+def glob_page_footer(value: dict) -> str:
+    """A glob value's ``footer``: its parenthesised paragraphs after the paths, as the text has them."""
+    return "\n\n".join(_glob_notes(value))
 
 
 def render_glob_spill(display_paths: Sequence[str], joined: str | None = None) -> str:
@@ -259,42 +265,81 @@ def render_grep(value: dict) -> str:
     ``offset`` pages of either form end with the next offset, as ``list`` does.
     """
     mode = value.get("outputMode", "content")
-    matches = value["matches"] if mode == "content" else value["fileCounts"]
-    total = value["totalMatches"] if mode == "content" else value["filesTotal"]
-    unreadable = value.get("unreadable", 0)
-    shown = len(matches)
-
-    if value["totalMatches"] == 0 and not matches:
+    head = grep_header(value)
+    if not head:
         lines = ["No matches found"]
     elif mode != "content":
-        lines = [f"{_files_found(value)}, {_FILE_ORDER[mode]}", ""]
-        lines.extend(_file_rows((row["path"], row["matches"]) for row in matches))
+        lines = [head, ""]
+        lines.extend(_file_rows((row["path"], row["matches"]) for row in value["fileCounts"]))
     else:
-        context = _CONTEXT_NOTE if value.get("context") else ""
-        lines = [_found(shown, total, "partialAfterBytes" in value) + context, ""]
-        lines.extend(_match_lines(matches))
+        lines = [head, ""]
+        lines.extend(_match_lines(value["matches"]))
+    for note in _grep_notes(value):
+        lines += ["", note]
+    return "\n".join(lines)
+
+
+def _page(value: dict) -> tuple[str, int, int]:
+    """(output mode, rows shown, rows in the whole result): matches, or files in the files modes."""
+    mode = value.get("outputMode", "content")
+    if mode == "content":
+        return mode, len(value["matches"]), value["totalMatches"]
+    return mode, len(value["fileCounts"]), value["filesTotal"]
+
+
+def grep_header(value: dict) -> str:
+    """The count line that starts a grep page (``Found K of N matches``); "" for no matches."""
+    mode, shown, total = _page(value)
+    if value["totalMatches"] == 0 and not shown:
+        return ""
+    if mode != "content":
+        return f"{_files_found(value)}, {_FILE_ORDER[mode]}"
+    context = _CONTEXT_NOTE if value.get("context") else ""
+    return _found(shown, total, "partialAfterBytes" in value) + context
+
+
+def _grep_notes(value: dict) -> list[str]:
+    """The parenthesised paragraphs after the rows: what stopped or was skipped, then the footer."""
+    mode, shown, total = _page(value)
+    notes = []
     if "partialAfterBytes" in value:
-        lines += ["", _partial_note(value)]
+        notes.append(_partial_note(value))
+    unreadable = value.get("unreadable", 0)
     if unreadable > 0:
         verb = "was" if unreadable == 1 else "were"
-        lines.append("")
-        lines.append(f"({_plural(unreadable, 'file', 'files')} could not be read and {verb} skipped.)")
+        notes.append(f"({_plural(unreadable, 'file', 'files')} could not be read and {verb} skipped.)")
     binary = value.get("binarySkipped", 0)
     if binary > 0:
-        lines.append("")
-        lines.append(
+        notes.append(
             f"({_plural(binary, 'binary file', 'binary files')} "
             f"{'was' if binary == 1 else 'were'} skipped: grep searches text files only.)"
         )
     if value.get("ignoreFiles"):
-        lines += ["", IGNORED_NOTE]
+        notes.append(IGNORED_NOTE)
     offset = value.get("offset")
     if offset is not None and (shown < total or offset > 1):
-        lines += ["", _offset_footer(offset, shown, total, mode)]
+        notes.append(_offset_footer(offset, shown, total, mode))
     elif shown < total:
-        lines.append("")
-        lines.append(_grep_footer(value, shown, total, mode))
-    return "\n".join(lines)
+        notes.append(_grep_footer(value, shown, total, mode))
+    return notes
+
+
+def grep_page_footer(value: dict) -> str:
+    """A grep value's ``footer``: its parenthesised paragraphs after the rows, as the text has them."""
+    return "\n\n".join(_grep_notes(value))
+
+
+def grep_next_offset(value: dict) -> int | None:
+    """The offset the footer names for the next page (``nextOffset``): an offset page's, or a
+    files page's; None on the last page and for a sampled page of matches (it is not in path order)."""
+    mode, shown, total = _page(value)
+    offset = value.get("offset")
+    if offset is not None and (shown < total or offset > 1):
+        last = offset + shown - 1
+        return last + 1 if last < total else None
+    if shown < total and mode != "content":
+        return shown + 1
+    return None
 
 
 def _offset_footer(offset: int, shown: int, total: int, mode: str) -> str:

@@ -3,6 +3,17 @@
 Each tool module defines its spec beside its executor (``tools/read/tool.py`` holds ``READ``); the
 registry is the list of them and imports the tools, never the other way round.
 
+Why it holds everything that varies by tool: the surfaces (``Result``'s rows, frame, footer and
+HTML table; MCP's annotations; the magic's arguments, built from ``input_schema``) read it from
+the spec and never name a tool, so a new tool is its module, its renderer and one line in the
+registry. What it must never do: hold text of its own (``footer`` and ``header`` are pure render
+functions from ``core/render``) or a surface's concern (no argparse, no HTTP).
+
+Every success value also says how the page continues (``page``): ``nextOffset``, the ``offset``
+argument of the next page (null on the last page, and for a tool that does not page), and
+``footer``, the text's footer verbatim ("" when the page is the whole result) — so no surface
+parses the text back. ``__post_init__`` adds both to ``output_schema``.
+
 Schemas use standard JSON Schema keywords only (the subset drafts 7 and 2020-12 share), so a
 strict validator — ajv with ``strict: true`` in the TypeScript MCP SDK's clients, or
 ``jsonschema`` — compiles every one of them. ``schema.validate_args`` checks arguments against
@@ -11,6 +22,7 @@ the same schemas with messages of its own.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,15 +35,38 @@ __all__ = [
     "NO_NUL",
     "NUMBER",
     "OFFSET",
+    "PAGE_FIELDS",
     "PATH",
     "STRING",
     "TEXT",
+    "Rows",
     "ToolSpec",
     "nullable",
     "object_schema",
     "rows",
     "value_schema",
 ]
+
+
+@dataclass(frozen=True)
+class Rows:
+    """One list of a value that ``Result.to_frame()`` turns into rows, and the frame's columns.
+
+    A row that is not an object (a path, a name) becomes ``{columns[0]: row}``.
+    """
+
+    key: str
+    columns: tuple[str, ...]
+
+
+def no_footer(value: dict) -> str:
+    """The footer of a tool whose every answer is whole (one that changes a file, say)."""
+    return ""
+
+
+def no_next_offset(value: dict) -> int | None:
+    """The continuation of a tool that does not page."""
+    return None
 
 
 @dataclass(frozen=True)
@@ -47,7 +82,27 @@ class ToolSpec:
     writes: bool = False  # changes files: needs contents:write on the server
     searches: bool = False  # runs ripgrep: offered only when rg is found; runs on the search pool
     idempotent: bool = True  # the same call again changes nothing more (MCP's idempotentHint)
-    rows_key: str | None = None  # the value's list that to_frame() turns into rows
+    # can make a file's old content unreachable, so a client should warn first (MCP's destructiveHint)
+    destructive: bool = False
+    # the value's lists that become rows: the first the value holds (the last when it holds none)
+    rows: tuple[Rows, ...] = ()
+    footer: Callable[[dict], str] = no_footer  # the text's footer, verbatim, from the value
+    next_offset: Callable[[dict], int | None] = no_next_offset  # the next page's offset, from the value
+    header: Callable[[dict], str] | None = None  # a count line a table shows above its rows
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "output_schema", with_page_fields(self.output_schema))
+
+    def page(self, value: dict) -> dict:
+        """What a success ``value`` gains: ``nextOffset`` and ``footer`` (see the module docstring)."""
+        return {"nextOffset": self.next_offset(value), "footer": self.footer(value)}
+
+    def frame(self, value: dict) -> Rows | None:
+        """The rows ``value`` holds: the first of ``rows`` it has, else the last (an error's empty frame)."""
+        for rows_ in self.rows:
+            if rows_.key in value:
+                return rows_
+        return self.rows[-1] if self.rows else None
 
     def definition(self) -> dict:
         return {
@@ -56,6 +111,30 @@ class ToolSpec:
             "inputSchema": self.input_schema,
             "guidance": self.guidance,
         }
+
+
+# What every success value holds besides the tool's own fields (``ToolSpec.page``).
+PAGE_FIELDS = {
+    "nextOffset": {
+        "anyOf": [{"type": "integer"}, {"type": "null"}],
+        "description": "The offset argument of the next page; null on the last page or when the tool does not page.",
+    },
+    "footer": {
+        "type": "string",
+        "description": "The text's footer verbatim: what says how much of the whole this page is ('' if none).",
+    },
+}
+
+
+def with_page_fields(schema: dict) -> dict:
+    """``schema`` with ``PAGE_FIELDS`` required (in each ``anyOf`` branch of a union of objects);
+    a schema that has them already is returned as it is."""
+    out = copy.deepcopy(schema)
+    targets = out["anyOf"] if "anyOf" in out and "properties" not in out else [out]
+    for target in targets:
+        target.setdefault("properties", {}).update(copy.deepcopy(PAGE_FIELDS))
+        target["required"] = [*(r for r in target.get("required", []) if r not in PAGE_FIELDS), *PAGE_FIELDS]
+    return out
 
 
 def object_schema(props: dict, required: tuple[str, ...] = ()) -> dict:

@@ -99,7 +99,7 @@ def test_absolute_path_inside_the_root_works(ws, layout):
         "<path>new/n.txt</path>\n<type>file</type>\n<content>\nCreated file\n</content>"
     )
     assert ws.run("list", path=str(root)).value["path"] == "."
-    assert ws.run("list_dir", path=str(root)).value == {"entries": ["inside.txt", "new"]}
+    assert ws.run("list_dir", path=str(root)).value == {"entries": ["inside.txt", "new"], "nextOffset": None, "footer": ""}
     assert (root / "inside.txt").read_text() == "written\n"
 
 

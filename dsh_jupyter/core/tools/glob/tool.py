@@ -17,7 +17,7 @@ from operator import itemgetter
 
 from ...errors import Codes, ToolError
 from ...fs import mtimes as compiled
-from ...render.search import render_glob, render_glob_spill
+from ...render.search import glob_page_footer, render_glob, render_glob_spill
 from ...rg.recheck import Rechecker
 from ...text.quoting import in_message
 from ..context import CallContext
@@ -35,7 +35,7 @@ from ..search.run import diagnostic, file_errors, overflow_error, run_search, un
 from ..search.sampling import sample_across_groups
 from ..search.scans import drop_excluded, lines_have_vcs, lines_name_any, output_has_vcs, output_names_any
 from ..search.spill import start_spill
-from ..spec import BOOLEAN, EXCLUDE, INTEGER, NAME, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from ..spec import BOOLEAN, EXCLUDE, INTEGER, NAME, PATH, STRING, Rows, ToolSpec, nullable, object_schema, value_schema
 from .dating import Dating, finish_together, times_follow_folders
 from .split import Background, Stamper, merge_by_mtime, plan_split
 
@@ -309,5 +309,6 @@ GLOB = ToolSpec(
     execute=execute_glob,
     render=render_glob,
     searches=True,
-    rows_key="paths",
+    rows=(Rows("paths", ("path",)),),
+    footer=glob_page_footer,
 )

@@ -16,7 +16,7 @@ from typing import Any
 from ...errors import Codes, ToolError
 from ...fs.textwindow import BINARY_SNIFF_BYTES
 from ...fs.tree import proc_fd_path
-from ...render.search import render_grep
+from ...render.search import grep_header, grep_next_offset, grep_page_footer, render_grep
 from ...rg.countform import COUNT_FLAGS, parse_counts
 from ...rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
 from ...rg.jsonstream import Matches, MatchStream, parse_all, parse_finished
@@ -43,6 +43,7 @@ from ..spec import (
     OFFSET,
     PATH,
     STRING,
+    Rows,
     ToolSpec,
     nullable,
     object_schema,
@@ -473,5 +474,9 @@ GREP = ToolSpec(
     execute=execute_grep,
     render=render_grep,
     searches=True,
-    rows_key="matches",
+    # output_mode files_with_matches and count: one row per file
+    rows=(Rows("fileCounts", ("path", "matches")), Rows("matches", ("path", "line", "text"))),
+    footer=grep_page_footer,
+    next_offset=grep_next_offset,
+    header=grep_header,
 )

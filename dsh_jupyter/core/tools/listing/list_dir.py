@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from ...errors import Codes, ToolError
 from ...render.listing import render_list_dir
 from ..context import CallContext
-from ..spec import BOOLEAN, INTEGER, PATH, STRING, ToolSpec, nullable, object_schema, value_schema
+from ..spec import BOOLEAN, INTEGER, PATH, STRING, Rows, ToolSpec, nullable, object_schema, value_schema
 from .tool import opened_folder
 
 __all__ = ["LIST_DIR", "UNREADABLE_SHOWN", "execute_list_dir"]
@@ -184,5 +184,5 @@ LIST_DIR = ToolSpec(
     ),
     execute=execute_list_dir,
     render=render_list_dir,
-    rows_key="entries",
+    rows=(Rows("entries", ("entry",)),),
 )

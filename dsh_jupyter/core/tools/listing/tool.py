@@ -16,10 +16,23 @@ import os
 from ...caches.folders import FolderScan, uncached_scan
 from ...errors import Codes, ToolError
 from ...fs.files import Listing, entry_details
-from ...render.listing import render_list
+from ...render.listing import list_next_offset, list_page_footer, render_list
 from ...text.quoting import has_raw_bytes, in_message
 from ..context import CallContext
-from ..spec import BOOLEAN, INTEGER, NUMBER, OFFSET, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
+from ..spec import (
+    BOOLEAN,
+    INTEGER,
+    NUMBER,
+    OFFSET,
+    PATH,
+    STRING,
+    Rows,
+    ToolSpec,
+    nullable,
+    object_schema,
+    rows,
+    value_schema,
+)
 
 __all__ = ["LIST", "execute_list", "folder_scan", "opened_folder", "visible_entries"]
 
@@ -158,5 +171,7 @@ LIST = ToolSpec(
     ),
     execute=execute_list,
     render=render_list,
-    rows_key="entries",
+    rows=(Rows("entries", ("name", "type", "size", "mtime", "target")),),
+    footer=list_page_footer,
+    next_offset=list_next_offset,
 )

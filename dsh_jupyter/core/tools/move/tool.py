@@ -320,5 +320,6 @@ MOVE = ToolSpec(
     execute=execute_move,
     render=render_move,
     writes=True,
+    destructive=True,  # removes the old name; with overwrite, replaces the destination file
     idempotent=False,  # the same move again finds its source gone
 )

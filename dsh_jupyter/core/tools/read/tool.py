@@ -13,13 +13,13 @@ from ...fs.files import file_version
 from ...fs.jupytersaves import saving
 from ...fs.textwindow import NotText, read_tail, read_window, window_of_text
 from ...notebooks.format import is_notebook_name
-from ...render.reading import render_read
+from ...render.reading import read_next_offset, read_page_footer, render_read
 from ...state.gate import record_read
 from ...text.quoting import in_message
 from ..cells import read_cells
 from ..context import CallContext
 from ..opened.documents import SHARED, TAB, UNSAVED, presence, shared_text
-from ..spec import BOOLEAN, INTEGER, OPEN, PATH, STRING, ToolSpec, nullable, object_schema, rows, value_schema
+from ..spec import BOOLEAN, INTEGER, OPEN, PATH, STRING, Rows, ToolSpec, nullable, object_schema, rows, value_schema
 from .image import read_image
 
 __all__ = ["BOM", "READ", "execute_read"]
@@ -353,5 +353,7 @@ READ = ToolSpec(
     ),
     execute=execute_read,
     render=render_read,
-    rows_key="lines",
+    rows=(Rows("lines", ("number", "text")),),
+    footer=read_page_footer,
+    next_offset=read_next_offset,
 )

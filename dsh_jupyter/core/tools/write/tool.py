@@ -239,4 +239,5 @@ WRITE = ToolSpec(
     execute=execute_write,
     render=render_write,
     writes=True,
+    destructive=True,  # replaces a whole file
 )

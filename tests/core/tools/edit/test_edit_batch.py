@@ -117,6 +117,8 @@ def test_each_edit_sees_what_the_ones_before_it_left(ws, f):
         "path": "f.txt", "replaceAll": False, "replacements": 4, "edits": 3,
         "diff": "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n-alpha\n-beta\n-gamma\n+4lph4\n+BETA\n+GAMMA",
         "diffLines": 9,
+        "nextOffset": None,
+        "footer": "",
     }
 
 

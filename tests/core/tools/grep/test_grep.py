@@ -106,6 +106,7 @@ def test_glob_within_cap_is_modification_time_order_without_footer(root: Path, t
     assert r.value == {
         "pattern": "*.py", "root": ".", "paths": ["a.py", "sub/c.py", "b.py"], "totalPaths": 3,
         "sampled": False, "groupsShown": 0, "groupsTotal": 0, "spill": None, "capped": False,
+        "nextOffset": None, "footer": "",
     }
 
 
@@ -274,7 +275,7 @@ def test_grep_over_the_cap_is_spread_across_entries_and_files(root: Path, tmp_pa
     assert [m["line"] for m in r.value["matches"] if m["path"] == "aaa/f9.txt"] == list(range(1, 12))
     assert {k: v for k, v in r.value.items() if k != "matches"} == {
         "pattern": "needle", "totalMatches": 1135, "files": 55, "filesTotal": 55, "sampled": True,
-        "spill": loc, "unreadable": 0,
+        "spill": loc, "unreadable": 0, "nextOffset": None, "footer": r.footer(),
     }
     lines = r.text.split("\n")
     assert lines[:4] == ["Found 250 of 1135 matches", "", "aaa/f0.txt", "Line 1: needle"]

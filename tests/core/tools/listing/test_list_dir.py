@@ -14,7 +14,7 @@ def test_flat(ws, root, tree):
     tree(root, {"b.txt": "", "a": {"x": ""}, "C": {}, "link": Link("a")})
     r = ws.run("list_dir", path=".")
     assert r.text == '{"entries": ["C", "a", "b.txt", "link"]}'
-    assert r.value == {"entries": ["C", "a", "b.txt", "link"]}
+    assert r.value == {"entries": ["C", "a", "b.txt", "link"], "nextOffset": None, "footer": ""}
     assert not r.is_error
 
 
@@ -27,7 +27,7 @@ def test_flat_empty(ws, root):
 def test_recursive_pre_order_alphabetical(ws, root, tree):
     tree(root, {"b": "", "a/y": "", "a/x": ""})
     r = ws.run("list_dir", path=".", recursive=True)
-    assert r.value == {"entries": ["a", "a/x", "a/y", "b"], "totalEntries": 4}
+    assert r.value == {"entries": ["a", "a/x", "a/y", "b"], "totalEntries": 4, "nextOffset": None, "footer": ""}
     assert r.text == '{"entries": ["a", "a/x", "a/y", "b"], "totalEntries": 4}'
 
 
@@ -60,7 +60,7 @@ def test_recursive_deeper_tree(ws, root, tree):
     ]
     assert "truncated" not in r.value
     sub = ws.run("list_dir", path="src/pkg", recursive=True)
-    assert sub.value == {"entries": ["__init__.py", "sub", "sub/mod.py"], "totalEntries": 3}
+    assert sub.value == {"entries": ["__init__.py", "sub", "sub/mod.py"], "totalEntries": 3, "nextOffset": None, "footer": ""}
 
 
 def test_recursive_capped(make_ws, root, tree):
@@ -70,7 +70,8 @@ def test_recursive_capped(make_ws, root, tree):
     note = "the walk stopped after 3 entries, so the total is not known; list a subfolder to see the rest"
     assert r.text == ('{"entries": ["a", "a/x", "a/y"], "truncated": true, "totalEntries": null, '
                       f'"note": "{note}"}}')
-    assert r.value == {"entries": ["a", "a/x", "a/y"], "truncated": True, "totalEntries": None, "note": note}
+    assert r.value == {"entries": ["a", "a/x", "a/y"], "truncated": True, "totalEntries": None, "note": note,
+                       "nextOffset": None, "footer": ""}
     assert not r.is_error
 
 

@@ -57,7 +57,7 @@ def test_a_file_is_renamed(ws, files):
     r = move(ws, "a.txt", "c.txt")
     assert r.text == "Moved file a.txt to c.txt."
     assert r.value == {"source": "a.txt", "destination": "c.txt", "type": "file", "replaced": False,
-                       "createdParents": False}
+                       "createdParents": False, "nextOffset": None, "footer": ""}
     assert not (files / "a.txt").exists() and (files / "c.txt").read_text() == "alpha\n"
 
 
@@ -136,7 +136,7 @@ def test_overwrite_replaces_a_file_this_session_has_read(ws, files):
     r = move(ws, "a.txt", "b.txt", overwrite=True)
     assert r.text == "Moved file a.txt to b.txt, replacing the file that was there."
     assert r.value == {"source": "a.txt", "destination": "b.txt", "type": "file", "replaced": True,
-                       "createdParents": False}
+                       "createdParents": False, "nextOffset": None, "footer": ""}
     assert names(files) == ["b.txt", "d", "d/sub", "d/sub/x.txt", "d/y.txt"]
     assert (files / "b.txt").read_text() == "alpha\n"
     # what this session read of the old b.txt is not an observation of the new one

@@ -37,6 +37,8 @@ def test_whole_file_exact(ws, root):
         "lines": [{"number": 1, "text": "alpha"}, {"number": 2, "text": "beta"}, {"number": 3, "text": "gamma"}],
         "totalLines": 3,
         "capped": False,
+        "nextOffset": None,
+        "footer": "(End of file - total 3 lines)",
     }
 
 

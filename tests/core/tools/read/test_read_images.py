@@ -45,6 +45,8 @@ def test_each_format_answers_its_size_and_carries_its_bytes(ws, root, name, buil
         "width": 37,
         "height": 19,
         "bytes": len(data),
+        "nextOffset": None,
+        "footer": f"({fmt} image, 37x19 pixels, {len(data)} bytes)",
     }
     assert [(i.mime, i.data, i.cell, i.output) for i in r.images] == [(mime, data, None, None)]
     assert r.footer() == f"({fmt} image, 37x19 pixels, {len(data)} bytes)"

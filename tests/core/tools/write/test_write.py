@@ -46,7 +46,7 @@ def test_write_after_read_updates(ws, f):
     read_ok(ws)
     r = ws.run("write", file_path="f.txt", content="new\n")
     assert r.text == UPDATED.format("f.txt")
-    assert r.value == {"path": "f.txt", "operation": "update", "bytes": 4}
+    assert r.value == {"path": "f.txt", "operation": "update", "bytes": 4, "nextOffset": None, "footer": ""}
     assert f.read_bytes() == b"new\n"
 
 
@@ -64,7 +64,7 @@ def test_a_failed_read_does_not_count(ws, f):
 def test_create_needs_no_read_and_makes_parents(ws, root):
     r = ws.run("write", file_path="a/b/c/new.txt", content="hello\n")
     assert r.text == CREATED.format("a/b/c/new.txt")
-    assert r.value == {"path": "a/b/c/new.txt", "operation": "create", "bytes": 6}
+    assert r.value == {"path": "a/b/c/new.txt", "operation": "create", "bytes": 6, "nextOffset": None, "footer": ""}
     assert (root / "a/b/c/new.txt").read_bytes() == b"hello\n"
 
 
@@ -183,7 +183,8 @@ def test_edit_success_exact(ws, f):
     r = ws.run("edit", file_path="f.txt", old_string="beta", new_string="BETA")
     diff = "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma"
     assert r.text == "The file f.txt has been updated successfully.\n" + diff
-    assert r.value == {"path": "f.txt", "replaceAll": False, "replacements": 1, "diff": diff, "diffLines": 7}
+    assert r.value == {"path": "f.txt", "replaceAll": False, "replacements": 1, "diff": diff, "diffLines": 7,
+                       "nextOffset": None, "footer": ""}
     assert f.read_bytes() == b"alpha\nBETA\ngamma\n"
 
 
@@ -204,7 +205,8 @@ def test_edit_ambiguous_and_replace_all(ws, root):
     r = ws.run("edit", file_path="f.txt", old_string="x = 1", new_string="x = 2", replace_all=True)
     diff = "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n-x = 1\n-x = 1\n-x = 1\n+x = 2\n+x = 2\n+x = 2"
     assert r.text == "The file f.txt has been updated. All occurrences were successfully replaced.\n" + diff
-    assert r.value == {"path": "f.txt", "replaceAll": True, "replacements": 3, "diff": diff, "diffLines": 9}
+    assert r.value == {"path": "f.txt", "replaceAll": True, "replacements": 3, "diff": diff, "diffLines": 9,
+                       "nextOffset": None, "footer": ""}
     assert p.read_bytes() == b"x = 2\nx = 2\nx = 2\n"
 
 
