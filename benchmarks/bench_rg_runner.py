@@ -88,8 +88,7 @@ def main() -> None:
     try:
         build(root)
         print(f"rg: {rg}; median of {RUNS} runs")
-        compare("--files", rg, ["--no-config", "--files", "--sort=modified", "--no-ignore", "--hidden"],
-                str(root))
+        compare("--files", rg, ["--no-config", "--files", "--sort=modified", "--no-ignore", "--hidden"], str(root))
         compare("--json", rg, ["--no-config", "--json", JSON_PATTERN], str(root))
     finally:
         if tmp is not None:

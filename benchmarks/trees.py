@@ -36,9 +36,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
-    "Link", "build_tree", "built_once", "TREE", "folder_of", "needle_tree", "rg_tree", "confinement_tree",
-    "numbered_lines", "DEFAULT_DIR", "build_all", "LISTING_ENTRIES", "SEARCH_FILES", "PY_FILES", "NEEDLE_LINES",
-    "SHAPES", "MIXES", "build_shaped",
+    "Link",
+    "build_tree",
+    "built_once",
+    "TREE",
+    "folder_of",
+    "needle_tree",
+    "rg_tree",
+    "confinement_tree",
+    "numbered_lines",
+    "DEFAULT_DIR",
+    "build_all",
+    "LISTING_ENTRIES",
+    "SEARCH_FILES",
+    "PY_FILES",
+    "NEEDLE_LINES",
+    "SHAPES",
+    "MIXES",
+    "build_shaped",
 ]
 
 
@@ -95,8 +110,9 @@ TREE = {
 # -- generated trees ------------------------------------------------------------------------------
 
 
-def folder_of(entries: int, *, name: str = "entry{:06d}", folder_every: int = 100, suffix: str = "",
-              text: str = "") -> dict:
+def folder_of(
+    entries: int, *, name: str = "entry{:06d}", folder_every: int = 100, suffix: str = "", text: str = ""
+) -> dict:
     """One folder's spec: ``entries`` entries named ``name.format(i)``; every ``folder_every``-th
     (from the first; 0: none) an empty subfolder, the others files named with ``suffix`` added,
     each holding ``text``."""
@@ -113,8 +129,10 @@ def needle_tree(files: int) -> dict:
     """``files`` small files in 40 x 50 folders; one in three holds a ``needle`` line (bench_search.py:
     about 33,000 matches, about 20 MB of ``rg --json`` for 100,000 files)."""
     line = "needle " + "x" * 80 + "\n"
-    return {f"top{i % 40:02d}/mid{i // 40 % 50:02d}/f{i:06d}.txt": (line if i % 3 == 0 else "plain text\n") + "filler\n"
-            for i in range(files)}
+    return {
+        f"top{i % 40:02d}/mid{i // 40 % 50:02d}/f{i:06d}.txt": (line if i % 3 == 0 else "plain text\n") + "filler\n"
+        for i in range(files)
+    }
 
 
 def rg_tree(fanout: tuple[int, int, int] = (50, 20, 100)) -> dict:
@@ -163,8 +181,10 @@ NEEDLE_LINES = 44_453
 BIG_BYTES = 1 << 30
 _TOPS, _MIDS, _PER_FOLDER = 50, 100, 20  # 50 x 100 folders, 20 files each
 _FILLER = "    value = compute(value, step) + offset  # an ordinary line of code, about this long\n"
-_NEEDLE = ("    perf_needle = configure(perf_needle, retries=3, timeout=30.0, backoff=1.5)"
-           "  # a matching line of roughly the length real code has, so the JSON is realistic\n")
+_NEEDLE = (
+    "    perf_needle = configure(perf_needle, retries=3, timeout=30.0, backoff=1.5)"
+    "  # a matching line of roughly the length real code has, so the JSON is realistic\n"
+)
 
 
 def _is_py(i: int) -> bool:

@@ -113,22 +113,39 @@ class JupyterProcess:
         self.state_path = tmp / "dsh-state.sqlite"
 
     @classmethod
-    def start(cls, tmp: Path, root: Path, *, app: str = "server", python: str = sys.executable,
-              token: str = "dsh-test-token", extra_args: list[str] = (), env: dict | None = None,
-              timeout: float = 120) -> "JupyterProcess":
+    def start(
+        cls,
+        tmp: Path,
+        root: Path,
+        *,
+        app: str = "server",
+        python: str = sys.executable,
+        token: str = "dsh-test-token",
+        extra_args: list[str] = (),
+        env: dict | None = None,
+        timeout: float = 120,
+    ) -> "JupyterProcess":
         tmp.mkdir(parents=True, exist_ok=True)
         env = isolated_env(tmp, env)
         port = free_port()
         argv = [
-            python, "-m", "jupyter", app, "--no-browser", "--allow-root",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-            f"--DshJupyter.state_path={tmp / 'dsh-state.sqlite'}", f"--DshJupyter.spill_root={tmp / 'dsh-spills'}",
+            python,
+            "-m",
+            "jupyter",
+            app,
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            f"--DshJupyter.state_path={tmp / 'dsh-state.sqlite'}",
+            f"--DshJupyter.spill_root={tmp / 'dsh-spills'}",
             *extra_args,
         ]
         log = open(tmp / "jupyter.log", "wb")
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp,
-                                start_new_session=True)
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp, start_new_session=True)
         log.close()
         server = cls(proc, f"http://127.0.0.1:{port}/", token, Path(root), tmp, env)
         server.wait_until_up(timeout)
@@ -159,8 +176,9 @@ class JupyterProcess:
         self.stop()
         raise RuntimeError(f"jupyter did not answer within {timeout} s:\n{self.log_tail()}")
 
-    def request(self, method: str, path: str, body=None, timeout: float = 30, *,
-                token: str | None = _OWN_TOKEN) -> tuple[int, object]:
+    def request(
+        self, method: str, path: str, body=None, timeout: float = 30, *, token: str | None = _OWN_TOKEN
+    ) -> tuple[int, object]:
         """``(status, JSON or text)`` of ``method url/path``, with this server's token unless
         ``token`` names another (``None``: no Authorization header)."""
         token = self.token if token is _OWN_TOKEN else token
@@ -327,8 +345,9 @@ class OnlyAliceWrites(Authorizer):
 
 # alice and bob carry no login cookie and are not token-authenticated as Jupyter counts it, so
 # their POSTs would meet the browser's XSRF check; these tests are not about XSRF.
-TWO_USERS = {"ServerApp": {"identity_provider_class": TwoUsers, "authorizer_class": OnlyAliceWrites,
-                           "disable_check_xsrf": True}}
+TWO_USERS = {
+    "ServerApp": {"identity_provider_class": TwoUsers, "authorizer_class": OnlyAliceWrites, "disable_check_xsrf": True}
+}
 ALICE = {"Authorization": "token alice-token"}
 BOB = {"Authorization": "token bob-token"}
 

@@ -78,7 +78,9 @@ def test_02_explore_a_source_tree(isolated):
     assert "entries 9-16 of" in out  # paged inside core/
     assert "lines 201-400 of" in out  # the spill viewer paged
     widget_views = [
-        o for c in nb.cells for o in c.get("outputs", [])
+        o
+        for c in nb.cells
+        for o in c.get("outputs", [])
         if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
     ]
     assert len(widget_views) >= 4  # list, glob, grep, calls: shown as widgets in a kernel

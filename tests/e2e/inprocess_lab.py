@@ -51,11 +51,18 @@ class InProcessLab:
         os.environ.clear()
         os.environ.update(isolated_env(home, self._saved_env))
         argv = [
-            "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
-            "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
-            f"--ServerApp.root_dir={self.root}", f"--DshJupyter.state_path={self.tmp / 'dsh-state.sqlite'}",
-            f"--DshJupyter.spill_root={self.tmp / 'dsh-spills'}", "--LabApp.expose_app_in_browser=True",
-            "--YDocExtension.disable_rtc=True", *self.extra_args,
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
+            f"--DshJupyter.state_path={self.tmp / 'dsh-state.sqlite'}",
+            f"--DshJupyter.spill_root={self.tmp / 'dsh-spills'}",
+            "--LabApp.expose_app_in_browser=True",
+            "--YDocExtension.disable_rtc=True",
+            *self.extra_args,
         ]
         ready = threading.Event()
         failed: list[BaseException] = []

@@ -37,14 +37,21 @@ def test_an_edit_diff_is_marked_line_by_line_and_its_text_kept():
         " })()",
     )
     assert got == [
-        "The file f.txt has been updated successfully.\n", "--- f.txt\n", "+++ f.txt\n",
-        ["dsh-diff-hunk", "@@ -1 +1 @@\n"], ["dsh-diff-del", "-old\n"], ["dsh-diff-add", "+new\n"], " same",
+        "The file f.txt has been updated successfully.\n",
+        "--- f.txt\n",
+        "+++ f.txt\n",
+        ["dsh-diff-hunk", "@@ -1 +1 @@\n"],
+        ["dsh-diff-del", "-old\n"],
+        ["dsh-diff-add", "+new\n"],
+        " same",
     ]
 
 
 def test_a_saved_results_path_is_shown_short_with_the_whole_path_kept():
-    footer = ("(Showing 100 of 716 paths. Full sorted result stored at: /root/.local/share/jupyter/runtime/"
-              "dsh-spills/session-s1-ab/3f2a-glob-results.txt. Use read with offset/limit, or grep this path.)")
+    footer = (
+        "(Showing 100 of 716 paths. Full sorted result stored at: /root/.local/share/jupyter/runtime/"
+        "dsh-spills/session-s1-ab/3f2a-glob-results.txt. Use read with offset/limit, or grep this path.)"
+    )
     got = run_js("dom.js", f"[m.spillParts({json.dumps(footer)}), m.spillParts('(End of listing.)')]")
     assert got == [
         {

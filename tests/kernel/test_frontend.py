@@ -51,7 +51,9 @@ def test_the_joined_module_and_each_part_parse_as_es_modules(tmp_path):
 def test_results_never_import_the_widgets():
     source = Path(sys.modules["dsh_jupyter.kernel.results"].__file__).read_text()
     assert "widgets" not in "".join(re.findall(r"^\s*(?:from|import) .*$", source, re.M))
-    code = ("import sys, dsh_jupyter.kernel.results, dsh_jupyter.kernel.magic; "
-            "print(sorted(m for m in sys.modules if m.startswith(('dsh_jupyter.kernel.widgets', 'anywidget', 'ipywidgets'))))")
+    code = (
+        "import sys, dsh_jupyter.kernel.results, dsh_jupyter.kernel.magic; "
+        "print(sorted(m for m in sys.modules if m.startswith(('dsh_jupyter.kernel.widgets', 'anywidget', 'ipywidgets'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -30,8 +30,9 @@ SHELL_LINES = [
 
 def shell_words(line: str, tmp_path) -> list[str]:
     """How bash splits ``line`` (no globbing), word by word."""
-    out = subprocess.run(["bash", "-c", f"set -f; printf '%s\\0' {line}"], capture_output=True, check=True,
-                         cwd=tmp_path)
+    out = subprocess.run(
+        ["bash", "-c", f"set -f; printf '%s\\0' {line}"], capture_output=True, check=True, cwd=tmp_path
+    )
     words = out.stdout.decode().split("\0")[:-1]
     return [] if words == [""] else words
 
@@ -106,8 +107,10 @@ def test_edit_separator_mistakes_are_usage_errors(cell, shell):
     )
     # a separator that starts with - is given with = (argparse reads ``--separator ---`` as an option)
     result, _, err = cell("%%dsh edit notes.txt --separator=---\nfirst\n=======\nline 1\n")
-    assert err.strip().startswith("UsageError: the edit body needs exactly one line --- between the old and the "
-                                  "new text; found none. Usage: %%dsh edit FILE")
+    assert err.strip().startswith(
+        "UsageError: the edit body needs exactly one line --- between the old and the "
+        "new text; found none. Usage: %%dsh edit FILE"
+    )
 
 
 # -- the server's settings -------------------------------------------------------------------
@@ -115,8 +118,9 @@ def test_edit_separator_mistakes_are_usage_errors(cell, shell):
 
 def test_exported_server_settings_apply_unless_configured(shell, monkeypatch, root, tree):
     tree(root, {f"many/d{i}/f{j}.txt": "x\n" for i in range(8) for j in range(2)})
-    monkeypatch.setenv("DSH_SETTINGS", json.dumps({"glob_max_results": 3, "list_max_entries": 2,
-                                                   "a_setting_from_a_newer_server": 1}))
+    monkeypatch.setenv(
+        "DSH_SETTINGS", json.dumps({"glob_max_results": 3, "list_max_entries": 2, "a_setting_from_a_newer_server": 1})
+    )
     r = shell.run_line_magic("dsh", "glob *.txt many")
     assert len(r.value["paths"]) == 3 and r.value["sampled"] is True
     assert len(shell.run_line_magic("dsh", "list").value["entries"]) == 2

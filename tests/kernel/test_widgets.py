@@ -177,8 +177,12 @@ def test_rows_are_plain_data_with_the_models_names(make_ws, root, tree, link):
     ws = make_ws()
     view = ListingView(ws, ws.session, path="d")
     cells = [(r["label"], r["type"], r["size"]) for r in view.rows]
-    assert cells == [("sub/", "directory", None), ("a file.txt", "file", 5), ('"ends with space "', "file", 1),
-                     ("ln@", "other", None)]
+    assert cells == [
+        ("sub/", "directory", None),
+        ("a file.txt", "file", 5),
+        ('"ends with space "', "file", 1),
+        ("ln@", "other", None),
+    ]
     assert view.rows[3]["target"] == "d/a file.txt"  # shown from the root
     assert all(isinstance(r["mtime"], float) for r in view.rows)
     act(view, "open", index=3)  # a link is not followed

@@ -48,8 +48,13 @@ def mcp_url(server: JupyterProcess, session: str | None = None) -> str:
 
 
 @asynccontextmanager
-async def connect(server: JupyterProcess, session: str | None = None, token: str | None = "default",
-                  initialize: bool = True, scheme: str = "token"):
+async def connect(
+    server: JupyterProcess,
+    session: str | None = None,
+    token: str | None = "default",
+    initialize: bool = True,
+    scheme: str = "token",
+):
     """An initialized SDK ``ClientSession`` on ``/dsh/mcp`` (``token=None``: no Authorization header)."""
     token = server.token if token == "default" else token
     headers = {} if token is None else {"Authorization": f"{scheme} {token}"}
@@ -100,8 +105,8 @@ def descendants(pid: int) -> list[tuple[int, str]]:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        comm = stat[stat.index("(") + 1: stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
         if fields[0] == "Z":  # a zombie has already exited
             continue
         children.setdefault(int(fields[1]), []).append((int(entry), comm))
@@ -115,4 +120,3 @@ def descendants(pid: int) -> list[tuple[int, str]]:
 
 def rg_processes(pid: int) -> list[int]:
     return [p for p, comm in descendants(pid) if comm == "rg"]
-

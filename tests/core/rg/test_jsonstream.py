@@ -30,9 +30,9 @@ def triples(matches) -> list[tuple]:
 
 @pytest.fixture
 def plain(tmp_path: Path) -> Path:
-    (tmp_path / "a.txt").write_bytes(b"needle one\nhay\r\nneedle crlf\r\nneedle \"quoted\" \\ back\ttab\n")
+    (tmp_path / "a.txt").write_bytes(b'needle one\nhay\r\nneedle crlf\r\nneedle "quoted" \\ back\ttab\n')
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "caf\u00e9 \"q\".txt").write_text("x\nneedle caf\u00e9 \u2028 sep\nneedle last")
+    (tmp_path / "sub" / 'caf\u00e9 "q".txt').write_text("x\nneedle caf\u00e9 \u2028 sep\nneedle last")
     for i in range(40):
         (tmp_path / "sub" / f"f{i:02d}.txt").write_text("".join(f"needle {i} {k}\n" for k in range(30)))
     return tmp_path

@@ -406,8 +406,10 @@ def test_the_raw_output_cap_holds_for_the_two_dated_walks_together(tmp_path, mon
     build(root, [f"d{i}" for i in range(4)], 40, lambda n: rng.sample(range(3 * n), n))
     total = sum(len(f"./{p}\0".encode()) for p in rg_sorted(root, "*.py"))
     r = ws_for(root, tmp_path, raw_output_max_bytes=total * 3 // 4).run("glob", pattern="*.py")  # each part fits
-    assert r.text == (f"Error: glob produced more than {total * 3 // 4} bytes of raw output and was stopped; "
-                      "narrow the pattern, path or include")
+    assert r.text == (
+        f"Error: glob produced more than {total * 3 // 4} bytes of raw output and was stopped; "
+        "narrow the pattern, path or include"
+    )
     assert r.value["code"] == "SEARCH_RAW_OUTPUT_OVERFLOW"
     assert not ws_for(root, tmp_path, raw_output_max_bytes=total + 10).run("glob", pattern="*.py").is_error
     assert len(calls) == 1  # the first call stopped before its merge
