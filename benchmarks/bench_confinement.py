@@ -20,9 +20,10 @@ import sys
 import tempfile
 import time
 
-from dsh_jupyter import Workspace
 from timing import median_time  # benchmarks/timing.py
 from trees import build_tree, confinement_tree  # benchmarks/trees.py
+
+from dsh_jupyter import Workspace
 
 
 def main() -> int:

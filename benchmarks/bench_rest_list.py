@@ -73,8 +73,8 @@ def start_server(work: Path, token: str) -> tuple[subprocess.Popen, str]:
         f"--DshJupyter.state_path={work / 'state.sqlite'}",
         f"--DshJupyter.spill_root={work / 'spills'}",
     ]
-    log = open(work / "server.log", "wb")
-    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
+    with open(work / "server.log", "wb") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

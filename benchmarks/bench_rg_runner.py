@@ -24,8 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dsh_jupyter.core.rg.runner import find_rg, run_rg  # noqa: E402
-from trees import build_tree, built_once, rg_tree  # noqa: E402 (benchmarks/trees.py)
+from trees import build_tree, built_once, rg_tree
+
+from dsh_jupyter.core.rg.runner import find_rg, run_rg
 
 N_FILES = 100_000
 FANOUT = (50, 20, 100)  # top dirs x sub dirs x files = 100,000

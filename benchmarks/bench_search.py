@@ -20,11 +20,13 @@ import sys
 import tempfile
 import time
 
-from dsh_jupyter import Workspace
-from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
-from dsh_jupyter.core.tools.search.flags import DISCOVERY as _DISCOVERY, VCS_EXCLUDES as _VCS_EXCLUDES
 from timing import median_time  # benchmarks/timing.py
 from trees import build_tree, built_once, needle_tree  # benchmarks/trees.py
+
+from dsh_jupyter import Workspace
+from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
+from dsh_jupyter.core.tools.search.flags import DISCOVERY as _DISCOVERY
+from dsh_jupyter.core.tools.search.flags import VCS_EXCLUDES as _VCS_EXCLUDES
 
 
 def raw(rg: str, args: list[str], cwd: str) -> int:

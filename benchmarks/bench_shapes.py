@@ -42,11 +42,12 @@ import tempfile
 import time
 
 from bench_mcp_startup import INIT, INITIALIZED, reference_server  # benchmarks/bench_mcp_startup.py
+from trees import MIXES, SHAPES, build_listing, build_shaped  # benchmarks/trees.py
+
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.fs import mtimes as compiled
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
 from dsh_jupyter.core.tools.search.flags import DISCOVERY, VCS_EXCLUDES
-from trees import MIXES, SHAPES, build_listing, build_shaped  # benchmarks/trees.py
 
 NEEDLE = "perf_needle"
 

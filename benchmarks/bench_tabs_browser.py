@@ -60,7 +60,8 @@ def timed(fn, runs: int) -> list[float]:
 
 
 def line(name: str, samples: list[float]) -> str:
-    return f"  {name:<58} median {statistics.median(samples):7.1f} ms, slowest {max(samples):7.1f} ms, {len(samples)} calls"
+    median = statistics.median(samples)
+    return f"  {name:<58} median {median:7.1f} ms, slowest {max(samples):7.1f} ms, {len(samples)} calls"
 
 
 def main() -> int:
@@ -154,7 +155,8 @@ def main() -> int:
     finally:
         lab.stop()
     print(
-        f"save_in_tabs in JupyterLab + Chromium (no collaboration), a {opts.lines}-line file, a {opts.cells}-cell notebook"
+        "save_in_tabs in JupyterLab + Chromium (no collaboration), "
+        f"a {opts.lines}-line file, a {opts.cells}-cell notebook"
     )
     print(line("baseline: PUT /api/contents of the file (any save)", put))
     print(line("save_in_tabs, one page (take and save in one turn)", one_page))

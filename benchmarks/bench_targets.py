@@ -32,11 +32,12 @@ import sys
 import tempfile
 import time
 
+from trees import DEFAULT_DIR, build_all  # benchmarks/trees.py
+
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.recheck import Rechecker
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
 from dsh_jupyter.core.tools.search.flags import DISCOVERY, VCS_EXCLUDES
-from trees import DEFAULT_DIR, build_all  # benchmarks/trees.py
 
 START = 5_000_001
 WINDOW = 2000

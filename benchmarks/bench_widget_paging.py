@@ -16,8 +16,8 @@ to draw the rows is measured by ``bench_widget_browser.py``.
 from __future__ import annotations
 
 import argparse
-import os
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -25,10 +25,10 @@ import time
 
 import comm
 from comm.base_comm import BaseComm
+from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.kernel.widgets import ListingView
-from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
 
 SENT: list = []
 

@@ -36,24 +36,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
+    "DEFAULT_DIR",
+    "LISTING_ENTRIES",
+    "MIXES",
+    "NEEDLE_LINES",
+    "PY_FILES",
+    "SEARCH_FILES",
+    "SHAPES",
+    "TREE",
     "Link",
+    "build_all",
+    "build_shaped",
     "build_tree",
     "built_once",
-    "TREE",
+    "confinement_tree",
     "folder_of",
     "needle_tree",
-    "rg_tree",
-    "confinement_tree",
     "numbered_lines",
-    "DEFAULT_DIR",
-    "build_all",
-    "LISTING_ENTRIES",
-    "SEARCH_FILES",
-    "PY_FILES",
-    "NEEDLE_LINES",
-    "SHAPES",
-    "MIXES",
-    "build_shaped",
+    "rg_tree",
 ]
 
 

@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,13 @@ def tree():
 @pytest.fixture
 def link():
     return Link
+
+
+@pytest.fixture
+def marker() -> str:
+    """A ``sleep`` duration no other process uses, so the test finds its stand-in rg in /proc
+    (the hung searches of ``servers.hanging_rg_settings``)."""
+    return f"60.{uuid.uuid4().int % 10**9:09d}"
 
 
 def run_guarded(fn, timeout: float = 5.0):

@@ -84,7 +84,7 @@ def execute_in_server_kernel(
             cell.outputs = []
             errors = []
 
-            def hook(msg, cell=cell):
+            def hook(msg, cell=cell, errors=errors):
                 _output_hook(cell)(msg)
                 if msg["msg_type"] == "error":
                     errors.append(msg["content"])

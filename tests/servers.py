@@ -36,8 +36,8 @@ stays Jupyter's token-only caller, named anew on each request, who may not write
 
 **Searches that never finish**, for the tests of what a hung search must not block:
 ``hanging_rg_settings()`` makes a module's ``dsh_settings`` point ``rg_path`` at a stand-in
-that sleeps for a duration unique to the test (the ``marker`` fixture), so ``processes_with(marker)``
-finds exactly its processes in /proc; ``wait_for`` polls a condition without blocking the loop.
+that sleeps for a duration unique to the test (the ``marker`` fixture, in ``tests/conftest.py``), so
+``processes_with(marker)`` finds exactly its processes in /proc; ``wait_for`` polls a condition without blocking the loop.
 """
 
 from __future__ import annotations
@@ -52,14 +52,12 @@ import sys
 import time
 import urllib.error
 import urllib.request
-import uuid
 from pathlib import Path
 
 import pytest
 from jupyter_server.auth.authorizer import Authorizer
 from jupyter_server.auth.identity import IdentityProvider, User
 from traitlets.config import Config
-
 from trees import TREE, Link, build_tree  # benchmarks/trees.py (tests/conftest.py puts it on sys.path)
 
 # What the extension exports into its own process (and a kernel's clients read): kept out of
@@ -124,7 +122,7 @@ class JupyterProcess:
         extra_args: list[str] = (),
         env: dict | None = None,
         timeout: float = 120,
-    ) -> "JupyterProcess":
+    ) -> JupyterProcess:
         tmp.mkdir(parents=True, exist_ok=True)
         env = isolated_env(tmp, env)
         port = free_port()
@@ -144,9 +142,10 @@ class JupyterProcess:
             f"--DshJupyter.spill_root={tmp / 'dsh-spills'}",
             *extra_args,
         ]
-        log = open(tmp / "jupyter.log", "wb")
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp, start_new_session=True)
-        log.close()
+        with open(tmp / "jupyter.log", "wb") as log:
+            proc = subprocess.Popen(
+                argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp, start_new_session=True
+            )
         server = cls(proc, f"http://127.0.0.1:{port}/", token, Path(root), tmp, env)
         server.wait_until_up(timeout)
         return server
@@ -353,12 +352,6 @@ BOB = {"Authorization": "token bob-token"}
 
 
 # -- searches that never finish ------------------------------------------------------------------
-
-
-@pytest.fixture
-def marker() -> str:
-    """A ``sleep`` duration no other process uses, so the test finds its stand-in rg in /proc."""
-    return f"60.{uuid.uuid4().int % 10**9:09d}"
 
 
 def hanging_rg_settings(*, listing_hangs: bool = True):

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from notebook_runs import execute_in_server_kernel, stream_text
 from servers import ANSI, JupyterProcess, isolated_env
 

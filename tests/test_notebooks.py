@@ -15,7 +15,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from notebook_runs import execute_in_server_kernel, execute_with_nbclient, stream_text
 from servers import JupyterProcess
 

@@ -15,8 +15,8 @@ import os
 import random
 
 import pytest
-
 from conftest import assert_error
+
 from dsh_jupyter import Workspace
 
 PROTECTED = "Jupyter's own folders (runtime, data, config) and this tool's state are never shown"

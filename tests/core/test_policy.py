@@ -231,7 +231,7 @@ def test_a_writers_call_records_its_new_session_as_the_caller(shared):
 def test_a_page_is_bound_to_who_reported_it_and_only_a_writer_answers_for_it():
     assert admit_page(OWNER) == admit_page(OWNER, answers=True) == "user:owner"
     assert admit_page(READER) == "user:reader"
-    with pytest.raises(CallRefused, match="^User is not authorized to write on resource: contents.$"):
+    with pytest.raises(CallRefused, match=r"^User is not authorized to write on resource: contents.$"):
         admit_page(READER, answers=True)
     token = Caller("rest", "Anonymous Io", anonymous=True, credential="d1")
     assert admit_page(token) == "token:d1"

@@ -86,7 +86,7 @@ def snapshot(folder: Path) -> dict:
         for name in dirnames + filenames:
             p = os.path.join(dirpath, name)
             st = os.lstat(p)
-            out[p] = (st.st_ino, st.st_size, st.st_mtime_ns, open(p, "rb").read() if os.path.isfile(p) else None)
+            out[p] = (st.st_ino, st.st_size, st.st_mtime_ns, Path(p).read_bytes() if os.path.isfile(p) else None)
     return out
 
 

@@ -12,7 +12,6 @@ import os
 import shutil
 
 import pytest
-
 from conftest import assert_error
 
 GONE = (

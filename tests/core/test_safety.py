@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-
 SETPRIV = shutil.which("setpriv")
 NOBODY = 65534
 

@@ -7,11 +7,9 @@ import os
 
 import pandas as pd
 import pytest
+from conftest import Link, assert_error
 
 from dsh_jupyter import Result, Workspace
-
-from conftest import Link, assert_error
-from servers import marker  # noqa: F401 (a fixture)
 
 
 @pytest.fixture
@@ -266,7 +264,7 @@ def test_cancel_running_stops_a_search_in_progress(tmp_path, marker):
     import threading
     import time
 
-    from servers import processes_with  # noqa: PLC0415
+    from servers import processes_with
 
     script = tmp_path / "rg-hangs"
     script.write_text(f"#!/bin/sh\nexec sleep {marker}\n")

@@ -27,7 +27,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from servers import JupyterProcess
 from trees import build_tree  # benchmarks/trees.py
 

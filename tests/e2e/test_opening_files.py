@@ -26,7 +26,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat import v4
-
 from servers import JupyterProcess, free_port, isolated_env
 
 from .conftest import REPO, TOKEN, start_lab

@@ -145,7 +145,7 @@ def test_an_emoji_and_crlf_line_endings_come_through_as_the_agent_wrote_them(pag
     path = lab.root / "crlf.txt"
     path.write_bytes("caf\u00e9 \U0001f600 end\r\nsecond\r\n".encode())
     open_file(page, lab, "crlf.txt", "caf\u00e9 \U0001f600 end\nsecond\n")  # JupyterLab shows it with \n
-    text, at = version(path)
+    _, at = version(path)
     wanted = "caf\u00e9 \U0001f603 end\r\nsecond\r\nthird\r\n"  # one emoji for another: same first half
     assert lab.tabs.save_in_tabs(str(path), wanted, False, at) is True
     assert path.read_bytes() == wanted.encode()  # saved with the file's own CRLF

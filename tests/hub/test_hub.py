@@ -29,7 +29,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from servers import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.hub]
@@ -173,16 +172,15 @@ def hub():
             "DSH_HUB_USERS": ",".join(USERS),
             "DSH_HUB_READERS": json.dumps({USERS[1]: USERS[0]}),  # bob may read alice's server
         }
-        log = open(base / "hub.log", "wb")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterhub", "-f", str(REPO / "docs" / "jupyterhub_config.py")],
-            cwd=base,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
+        with open(base / "hub.log", "wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "jupyterhub", "-f", str(REPO / "docs" / "jupyterhub_config.py")],
+                cwd=base,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         h = Hub(base, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port}/hub/api", proc)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:

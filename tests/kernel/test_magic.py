@@ -188,7 +188,7 @@ def test_edit_several_blocks_in_one_cell_are_one_batch(cell, shell, root):
     shell.run_line_magic("dsh", "read notes.txt")
     # through IPython's whole cell path, as typed: its input transforms keep the separator line
     body = "first line\n=======\nline 1\n~~~~~~~\nline 1\nsecond line\n=======\nline 1\nline 2\n~~~~~~~\n"
-    r, out, err = cell("%%dsh edit notes.txt --text\n" + body)
+    _, out, err = cell("%%dsh edit notes.txt --text\n" + body)
     assert err == ""
     assert out.startswith("The file notes.txt has been updated successfully: 2 edits, 2 replacements.\n")
     assert (root / "notes.txt").read_text() == "line 1\nline 2\nthird line\n"

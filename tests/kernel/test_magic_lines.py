@@ -67,9 +67,9 @@ def test_write_empty_creates_an_empty_file(shell, root):
 
 
 def test_a_body_of_one_blank_line_is_one_newline_not_empty(cell, root):
-    result, _, err = cell("%%dsh write one.txt\n\n")
+    _, _, err = cell("%%dsh write one.txt\n\n")
     assert err == "" and (root / "one.txt").read_bytes() == b"\n"
-    result, _, err = cell("%%dsh write none.txt\n")  # IPython itself refuses an empty body
+    _, _, err = cell("%%dsh write none.txt\n")  # IPython itself refuses an empty body
     assert "the cell body is empty" in err and not (root / "none.txt").exists()
 
 
@@ -79,7 +79,7 @@ def test_write_empty_takes_no_body_and_write_without_it_needs_one(cell):
     assert err.strip() == (
         "UsageError: --empty takes no cell body; use the line magic: %dsh write [--empty] [--text | --json] FILE"
     )
-    result, _, err = cell("%dsh write x.txt")
+    _, _, err = cell("%dsh write x.txt")
     assert err.strip() == (
         "UsageError: write takes the cell body as input; use the cell magic: "
         "%%dsh write [--empty] [--text | --json] FILE (or the line magic with --empty)"
@@ -99,14 +99,14 @@ def test_edit_with_another_separator_changes_a_line_of_equals_signs(shell, root)
 
 def test_edit_separator_mistakes_are_usage_errors(cell, shell):
     shell.run_line_magic("dsh", "read notes.txt")
-    result, _, err = cell("%%dsh edit notes.txt --separator ''\nfirst\n\nline 1\n")
+    _, _, err = cell("%%dsh edit notes.txt --separator ''\nfirst\n\nline 1\n")
     assert err.strip() == (
         "UsageError: --separator must be one non-empty line, got ''. Usage: %%dsh edit FILE [--replace-all] "
         "[--dry-run] [--cell-id ID] [--separator LINE] with the body: old text, a line ======= (or the --separator "
         "line), new text; several edits are separated by a line ~~~~~~~"
     )
     # a separator that starts with - is given with = (argparse reads ``--separator ---`` as an option)
-    result, _, err = cell("%%dsh edit notes.txt --separator=---\nfirst\n=======\nline 1\n")
+    _, _, err = cell("%%dsh edit notes.txt --separator=---\nfirst\n=======\nline 1\n")
     assert err.strip().startswith(
         "UsageError: the edit body needs exactly one line --- between the old and the "
         "new text; found none. Usage: %%dsh edit FILE"
@@ -133,10 +133,10 @@ def test_exported_server_settings_apply_unless_configured(shell, monkeypatch, ro
 
 def test_exported_settings_that_are_not_json_are_refused(shell, monkeypatch, cell):
     monkeypatch.setenv("DSH_SETTINGS", "glob_max_results=3")
-    result, _, err = cell("%dsh list")
+    _, _, err = cell("%dsh list")
     assert err.strip() == (
         "UsageError: dsh cannot start: DSH_SETTINGS must be a JSON object of settings, got 'glob_max_results=3'"
     )
     monkeypatch.setenv("DSH_SETTINGS", json.dumps({"glob_max_results": 0}))
-    result, _, err = cell("%dsh list")
+    _, _, err = cell("%dsh list")
     assert err.strip() == "UsageError: dsh cannot start: setting glob_max_results must be at least 1, got 0"

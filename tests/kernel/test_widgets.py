@@ -10,24 +10,9 @@ from __future__ import annotations
 import os
 import time
 
-import pytest
-
 from dsh_jupyter.kernel.results import KernelResult
 from dsh_jupyter.kernel.widgets import DshView, ListingView, ReadView, view_for
 from dsh_jupyter.kernel.widgets.listing import MODEL_ORDER
-
-
-@pytest.fixture
-def big(root, tree):
-    """``big/``: 450 files of growing size and 2 directories; ``long.txt``: 5,000 lines."""
-    spec = {f"big/file{i:03}.txt": "x" * i + "\n" for i in range(450)}
-    spec["big/dir_a/inner.txt"] = "inner\n"
-    spec["big/dir_b"] = {}
-    spec["long.txt"] = "".join(f"row {i}\n" for i in range(1, 5001))
-    spec["src/app.py"] = "import os\n\ndef main():\n    return 'hello world'\n"
-    spec["src/lib/util.py"] = "".join(f"x = {i}\n" for i in range(1, 40)) + "hello = 'util'   # hello again\n"
-    tree(root, spec)
-    return root
 
 
 def shown(ws, tool, **args):

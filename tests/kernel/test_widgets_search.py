@@ -1,7 +1,7 @@
 """The search and session widget models driven from Python (no browser): grep, glob, saved results, call log.
 
-Requests are sent as the browser sends them (``act``); the helpers and the ``big`` tree are the
-listing tests' (test_widgets.py).
+Requests are sent as the browser sends them (``act``); the helpers are the listing tests'
+(test_widgets.py), the ``big`` tree is in conftest.py.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import os
 from dsh_jupyter.kernel.results import calls_info
 from dsh_jupyter.kernel.widgets import CallLogView, GlobView, GrepView, SpillsView, SpillView, view_for
 
-from .test_widgets import act, big, shown, widget_calls  # noqa: F401  (big is a fixture)
-
+from .test_widgets import act, shown, widget_calls
 
 # -- grep and glob ------------------------------------------------------------------------------
 

@@ -5,8 +5,8 @@ Code, Cursor, VS Code, the Inspector and mcp-remote) with ``node/drive.mjs`` to 
 ``mcp-remote``, the Inspector CLI in its last Node 20 release (0.15) and a newer one (0.22, run on
 Node 22 from the ``node-linux-*`` package), Claude Code and OpenCode. ``installed()`` runs
 ``npm install --ignore-scripts --no-package-lock`` there once (a lock file made on one platform
-fails ``npm ci`` on another: it lists only that platform's optional binary packages) (the binaries ship in the packages; no install script
-is needed); nothing is installed globally.
+fails ``npm ci`` on another: it lists only that platform's optional binary packages) (the
+binaries ship in the packages; no install script is needed); nothing is installed globally.
 """
 
 from __future__ import annotations

@@ -19,10 +19,8 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-
 from servers import JupyterProcess, start_server
 from trees import TREE
-
 
 # Small caps, so over-cap pages (sampling, spills) need only a few files.
 CAPS = ["--DshJupyter.glob_max_results=5", "--DshJupyter.grep_max_matches=5"]
@@ -58,12 +56,14 @@ async def connect(
     """An initialized SDK ``ClientSession`` on ``/dsh/mcp`` (``token=None``: no Authorization header)."""
     token = server.token if token == "default" else token
     headers = {} if token is None else {"Authorization": f"{scheme} {token}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
-        async with streamable_http_client(mcp_url(server, session), http_client=http) as (read, write):
-            async with ClientSession(read, write) as client:
-                if initialize:
-                    await client.initialize()
-                yield client
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        streamable_http_client(mcp_url(server, session), http_client=http) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        if initialize:
+            await client.initialize()
+        yield client
 
 
 def calls(server: JupyterProcess, session: str) -> list[dict]:

@@ -83,7 +83,7 @@ def test_no_valid_token_is_refused_and_nothing_runs(server, token):
         assert httpx2.request(method, mcp_url(server, session), headers=headers).status_code == 403
     assert not (server.root / "planted.txt").exists()
     assert calls(server, session) == []
-    status, sessions = server.request("GET", "dsh/api/sessions")
+    _, sessions = server.request("GET", "dsh/api/sessions")
     assert session not in [s["id"] for s in sessions]
 
 
@@ -222,11 +222,14 @@ def test_user_without_contents_read_cannot_even_initialize(tmp_path_factory):
     try:
 
         async def main():
-            with pytest.raises(Exception):
+            with pytest.raises(Exception) as caught:
                 async with connect(server, "none"):
                     pass
+            return caught.value
 
-        anyio.run(main)
+        error = _leaf(anyio.run(main))
+        assert isinstance(error, MCPError), repr(error)
+        assert error.error.message == "User is not authorized to read on resource: contents."
         assert _raw_call(server, server.token, "list", {}, "none").status_code == 403
         status, _ = server.request("GET", "dsh/api/tools")
         assert status == 403

@@ -24,9 +24,9 @@ from pathlib import Path
 import anyio
 import nbformat
 import pytest
-
 from conftest import build_tree  # tests/conftest.py
 from imagefiles import gif, jpeg, png  # tests/imagefiles.py
+
 from dsh_jupyter import Workspace
 
 from .clients import drive, installed

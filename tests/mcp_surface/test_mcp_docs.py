@@ -178,7 +178,7 @@ def _quote(text: str) -> str:
 
 @pytest.mark.slow
 def test_the_mcp_remote_entry_runs_as_claude_desktop_starts_it(clients, server, project, tmp_path):
-    ((name, entry),) = [(n, e) for n, e in mcp_servers_entries() if e.get("command") == "npx"]
+    ((_, entry),) = [(n, e) for n, e in mcp_servers_entries() if e.get("command") == "npx"]
     entry = json.loads(as_run_here(json.dumps(entry), server, project))
     args = entry["args"]
     assert args[:2] == ["-y", "mcp-remote"]
@@ -238,10 +238,9 @@ def test_the_documented_stdio_entry_runs(project, tmp_path):
     async def main():
         params = StdioServerParameters(command=command, args=args)
         with open(tmp_path / "err.log", "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as client:
-                    await client.initialize()
-                    return await client.call_tool("list", {})
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
+                await client.initialize()
+                return await client.call_tool("list", {})
 
     result = anyio.run(main)
     assert result.content[0].text == (

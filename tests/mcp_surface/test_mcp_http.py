@@ -14,9 +14,8 @@ import time
 import anyio
 import httpx2
 import pytest
-from mcp import MCPError, types
-
 from conftest import build_tree
+from mcp import MCPError, types
 
 from .conftest import calls, connect, mcp_url, text_of, value_of
 
@@ -408,11 +407,13 @@ def test_the_sdks_auto_client_speaks_the_newest_protocol_too(server):
     from mcp.client.streamable_http import streamable_http_client
 
     async def main():
-        async with httpx2.AsyncClient(headers={"Authorization": f"token {server.token}"}) as http:
-            async with Client(streamable_http_client(mcp_url(server, "auto"), http_client=http)) as client:
-                tools = await client.list_tools()
-                result = await client.call_tool("read", {"file_path": "notes.txt"})
-                return tools, result
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"token {server.token}"}) as http,
+            Client(streamable_http_client(mcp_url(server, "auto"), http_client=http)) as client,
+        ):
+            tools = await client.list_tools()
+            result = await client.call_tool("read", {"file_path": "notes.txt"})
+            return tools, result
 
     tools, result = anyio.run(main)
     assert [t.name for t in tools.tools][:2] == ["list", "glob"]

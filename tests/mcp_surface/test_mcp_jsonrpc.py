@@ -84,7 +84,7 @@ def call(request_id, name: str, arguments=None) -> dict:
 def test_the_versions_are_the_sdks_handshake_versions():
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-    assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)
+    assert tuple(HANDSHAKE_PROTOCOL_VERSIONS) == HANDSHAKE_VERSIONS
     assert LATEST_VERSION == "2025-11-25"
 
 

@@ -33,10 +33,9 @@ def mroot(root, tree):
 async def stdio(args: list[str], errlog_path: Path, env: dict | None = None):
     params = StdioServerParameters(command=PROG[0], args=[*PROG[1:], *args], env=env)
     with open(errlog_path, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as client:
-                await client.initialize()
-                yield client
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            yield client
 
 
 def test_tools_and_texts_equal_the_python_api(mroot, state_file, tmp_path):
@@ -258,7 +257,7 @@ def test_a_cancelled_call_kills_rg(mroot, state_file, tmp_path):
     finally:
         slow.unlink()
     calls = Workspace(mroot, state_path=state_file).calls("default")["calls"]
-    assert [(c["tool"], c["text"]) for c in calls][0] == ("grep", "Error: grep was cancelled before it finished")
+    assert next((c["tool"], c["text"]) for c in calls) == ("grep", "Error: grep was cancelled before it finished")
 
 
 def _child_pid() -> int:

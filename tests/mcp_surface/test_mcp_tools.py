@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from imagefiles import gif, png  # tests/imagefiles.py
 
-from dsh_jupyter.core.tools.spec import NOT_BLANK, NO_NUL
+from dsh_jupyter.core.tools.spec import NO_NUL, NOT_BLANK
 from dsh_jupyter.mcp.tools import ERROR_META, call_result, instructions, tool_annotations, tool_definitions
 
 from .conftest import TREE

@@ -17,10 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
+from servers import JupyterProcess
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
-
-from servers import JupyterProcess
 
 pytestmark = pytest.mark.slow
 

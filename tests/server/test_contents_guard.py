@@ -102,7 +102,7 @@ def test_an_unchanged_save_leaves_bytes_and_mtime(cls, files):
     async def go():
         model = await ensure_async(cm.get("notes.txt"))
         saved = await ensure_async(cm.save(model, "notes.txt"))
-        assert saved["last_modified"] == model["last_modified"] and "content" not in saved or saved["content"] is None
+        assert (saved["last_modified"] == model["last_modified"] and "content" not in saved) or saved["content"] is None
         assert saved["name"] == "notes.txt" and saved["type"] == "file"
 
     run(go)

@@ -15,10 +15,10 @@ import sys
 
 import httpx2
 import pytest
+from servers import start_server
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.policy import ANONYMOUS
-from servers import start_server
 
 pytestmark = pytest.mark.slow
 

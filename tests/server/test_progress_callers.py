@@ -12,7 +12,7 @@ import asyncio
 import json
 
 import pytest
-from servers import ALICE, BOB, TWO_USERS, hanging_rg_settings, marker, processes_with, wait_for  # noqa: F401
+from servers import ALICE, BOB, TWO_USERS, hanging_rg_settings, processes_with, wait_for
 
 dsh_settings = hanging_rg_settings(listing_hangs=False)
 pytestmark = pytest.mark.server_config(TWO_USERS)

@@ -9,8 +9,7 @@ import pytest
 from openapi_spec_validator import validate
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.settings import Settings
-from dsh_jupyter.core.settings import SettingsError
+from dsh_jupyter.core.settings import Settings, SettingsError
 from dsh_jupyter.server.app import DEFAULT_MAX_BODY_BYTES, DshJupyter
 
 TOOLS = ["list", "glob", "grep", "read", "write", "edit", "move", "list_dir"]

@@ -10,9 +10,8 @@ import asyncio
 import time
 
 import pytest
+from servers import hanging_rg_settings, processes_with, wait_for
 from tornado.httpclient import HTTPClientError
-
-from servers import hanging_rg_settings, marker, processes_with, wait_for  # noqa: F401 (marker: a fixture)
 
 # every search hangs, the notebook listing beside a grep too
 dsh_settings = hanging_rg_settings()

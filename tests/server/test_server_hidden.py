@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from servers import JupyterProcess
 
 from .test_server_auth import ReadOnlyAuthorizer
@@ -37,7 +36,7 @@ async def test_hidden_files_follow_the_contents_manager_by_default(api, tool, jp
     assert listing["text"].endswith("; 2 hidden entries not shown)\n</content>")
     grep = await tool("grep", pattern="SECRET")
     assert grep["text"] == "No matches found"
-    status, data = await api("GET", "status")
+    _, data = await api("GET", "status")
     assert data["allowHidden"] is False and "__pycache__" in data["hideGlobs"]
 
 
@@ -51,14 +50,14 @@ async def test_allow_hidden_on_the_contents_manager_allows_them(tool):
 
 async def test_every_call_record_names_its_caller_and_can_be_filtered(api, tool):
     await tool("list", session="who")
-    status, log = await api("GET", "sessions", "who", "calls")
+    _, log = await api("GET", "sessions", "who", "calls")
     (call,) = log["calls"]
     assert call["surface"] == "rest" and call["user"]  # Jupyter's name for the token's user
-    status, mine = await api("GET", "sessions", "who", "calls", params={"user": call["user"]})
+    _, mine = await api("GET", "sessions", "who", "calls", params={"user": call["user"]})
     assert [c["callId"] for c in mine["calls"]] == [call["callId"]]
-    status, none = await api("GET", "sessions", "who", "calls", params={"user": "somebody-else"})
+    _, none = await api("GET", "sessions", "who", "calls", params={"user": "somebody-else"})
     assert none["calls"] == [] and none["total"] == 0
-    status, sessions = await api("GET", "sessions", params={"user": call["user"]})
+    _, sessions = await api("GET", "sessions", params={"user": call["user"]})
     assert [s["id"] for s in sessions] == ["who"] and sessions[0]["user"] == call["user"]
 
 

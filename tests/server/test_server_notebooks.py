@@ -12,7 +12,6 @@ import os
 import nbformat
 import pytest
 from nbformat import v4
-
 from servers import JupyterProcess
 
 pytestmark = pytest.mark.slow

@@ -15,9 +15,8 @@ import time
 
 import nbformat
 import pytest
-from nbformat import v4
-
 from collab_person import person, type_at, until
+from nbformat import v4
 from servers import JupyterProcess
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from servers import ANSI, isolated_env, start_server
 
 pytestmark = pytest.mark.slow

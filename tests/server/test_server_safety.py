@@ -7,8 +7,7 @@ import json
 import time
 
 import pytest
-
-from servers import hanging_rg_settings, marker, processes_with, wait_for  # noqa: F401 (marker: a fixture)
+from servers import hanging_rg_settings, processes_with, wait_for
 
 from .test_server_auth import ReadOnlyAuthorizer
 

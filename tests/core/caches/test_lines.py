@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from dsh_jupyter.core.fs.files import file_version
-from dsh_jupyter.core.caches.lines import MARK_EVERY, LineIndex
 from conftest import settle
+
+from dsh_jupyter.core.caches.lines import MARK_EVERY, LineIndex
+from dsh_jupyter.core.fs.files import file_version
 
 N = 3 * MARK_EVERY + 500  # 197,108 lines: three every-65,536th marks
 

@@ -13,15 +13,14 @@ import subprocess
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.caches.notebooks import NotebookTree, plain_globs
-from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.caches.stamps import MARGIN_NS
+from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.tools.search.flags import VCS_DIRS
-
-import nbformat
 
 NB = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("needle = 1\n", id="c1")]))
 
@@ -131,7 +130,7 @@ def test_every_change_is_seen_on_the_next_call_even_in_the_same_tick(tmp_path):
     before = listed(tree, root, ws)
     assert listed(tree, root, ws) == before and tree.answered == 1  # each change below meets a kept answer
     (root / "a" / "b" / "c" / "new.ipynb").write_text(NB)  # right after the look
-    assert listed(tree, root, ws) == sorted(before + ["a/b/c/new.ipynb"])
+    assert listed(tree, root, ws) == sorted([*before, "a/b/c/new.ipynb"])
     settle()
     listed(tree, root, ws)
     listed(tree, root, ws)
@@ -139,7 +138,7 @@ def test_every_change_is_seen_on_the_next_call_even_in_the_same_tick(tmp_path):
     (root / "a" / "one.ipynb").unlink()
     os.rename(root / "a" / "b", root / "a" / "moved")
     assert listed(tree, root, ws) == sorted(
-        p.replace("a/b/", "a/moved/") for p in before + ["a/b/c/new.ipynb"] if p != "a/one.ipynb"
+        p.replace("a/b/", "a/moved/") for p in [*before, "a/b/c/new.ipynb"] if p != "a/one.ipynb"
     )
     settle()
     listed(tree, root, ws)

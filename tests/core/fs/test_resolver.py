@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import assert_error
 
 ALL_TOOLS = {
@@ -38,7 +37,7 @@ def snapshot(*dirs: Path) -> dict:
         for dirpath, dirnames, filenames in os.walk(d):
             for n in dirnames + filenames:
                 p = os.path.join(dirpath, n)
-                out[p] = open(p, "rb").read() if os.path.isfile(p) and not os.path.islink(p) else None
+                out[p] = Path(p).read_bytes() if os.path.isfile(p) and not os.path.islink(p) else None
     return out
 
 

@@ -12,7 +12,6 @@ import json
 import os
 
 import pytest
-
 from conftest import assert_error, jupyter_folders_in
 
 HIDDEN = "hidden files are not shown here; the server's ContentsManager.allow_hidden setting allows them"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from dsh_jupyter.core.render.search import (
@@ -323,7 +322,7 @@ def test_grep_spill_from_runs_agrees_with_the_row_form_on_random_results():
         numbers = [rng.randint(1, 99) for _ in range(n)]
         texts = [rng.choice(["a", "b c", " lead", "tab\t", "caf\u00e9", ""]) for _ in range(n)]
         cuts = sorted(rng.sample(range(1, n), rng.randint(0, n - 1))) if n > 1 else []
-        bounds = list(zip([0] + cuts, cuts + [n]))
+        bounds = list(zip([0, *cuts], [*cuts, n]))
         runs = sorted(((rng.choice(["p", "q/r", "s t", "@x@", "\u00e9"]), a, b) for a, b in bounds), key=lambda r: r[0])
         rows = [m(path, numbers[i], texts[i]) for path, a, b in runs for i in range(a, b)]
         mixed = rng.random() < 0.5  # else every run in the heading form

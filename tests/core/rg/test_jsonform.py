@@ -208,5 +208,5 @@ def test_a_broken_submatch_raises(sub):
             "submatches": [sub],
         },
     }
-    with pytest.raises(ValueError, match="^malformed rg --json output: .*submatch"):
+    with pytest.raises(ValueError, match=r"^malformed rg --json output: .*submatch"):
         submatch_spans(orjson.dumps(rec), 99)

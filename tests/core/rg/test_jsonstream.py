@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter.core.rg.jsonstream import MatchStream, parse_all
+
 from .test_jsonform import run_rg
 
 
@@ -73,7 +74,7 @@ def test_a_stream_cut_mid_record_or_holding_garbage_is_refused(plain):
     assert fed(stdout[:-40], 4096).finish() is None
     assert fed(stdout.replace(b"\n", b"\nnot json\n", 1), 4096).finish() is None
     assert fed(stdout.replace(b'"line_number":', b'"line_number": ', 1), 4096).finish() is None
-    with pytest.raises(ValueError, match="^malformed rg --json output: "):
+    with pytest.raises(ValueError, match=r"^malformed rg --json output: "):
         parse_all(stdout[:-40])
 
 

@@ -79,7 +79,7 @@ def _assert_nothing_left(pid_file: Path, marker: str) -> int:
 def test_find_rg_prefers_the_interpreters_rg(tmp_path: Path) -> None:
     beside = Path(sys.executable).parent / "rg"
     if beside.is_file():
-        assert RG == str(beside)
+        assert str(beside) == RG
     assert find_rg(RG) == RG
     assert find_rg(str(tmp_path / "missing")) is None
     plain = tmp_path / "rg"

@@ -213,7 +213,7 @@ def test_writes_in_another_process_all_go_through_while_big_edits_run(make_ws, r
             assert r.value["replacements"] == 2 * 2**20
         ended = time.time()
         stop.touch()
-        out, err = p.communicate(timeout=120)
+        _, err = p.communicate(timeout=120)
     finally:
         stop.touch()
         if p.poll() is None:

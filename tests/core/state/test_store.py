@@ -51,17 +51,17 @@ def finish(proc: subprocess.Popen[str], timeout: float = 30) -> str:
 
 
 def call(call_id: str, session: str = "s", **overrides: object) -> CallRecord:
-    fields = dict(
-        call_id=call_id,
-        session=session,
-        tool="read",
-        args={"path": "a.txt", "n": [1, 2]},
-        text=f"result of {call_id}",
-        is_error=False,
-        surface="python",
-        started=1000.0,
-        duration_ms=1.5,
-    )
+    fields = {
+        "call_id": call_id,
+        "session": session,
+        "tool": "read",
+        "args": {"path": "a.txt", "n": [1, 2]},
+        "text": f"result of {call_id}",
+        "is_error": False,
+        "surface": "python",
+        "started": 1000.0,
+        "duration_ms": 1.5,
+    }
     fields.update(overrides)
     return CallRecord(**fields)  # type: ignore[arg-type]
 
@@ -300,11 +300,10 @@ def test_gate_commits_on_exit_and_rolls_back_on_exception(store: StateStore) -> 
         assert gate.observed_version("s", "/f") == "v1"
     assert store.observed_version("s", "/f") == "v1"
 
-    with pytest.raises(RuntimeError):
-        with store.write_gate() as gate:
-            gate.record_observation("s", "/f", "v2")
-            gate.record_observation("s", "/g", "v2")
-            raise RuntimeError("the write failed")
+    with pytest.raises(RuntimeError), store.write_gate() as gate:
+        gate.record_observation("s", "/f", "v2")
+        gate.record_observation("s", "/g", "v2")
+        raise RuntimeError("the write failed")
     assert store.observed_version("s", "/f") == "v1" and store.observed_version("s", "/g") is None
 
     started = time.monotonic()
@@ -489,7 +488,8 @@ def test_spills_to_evict_keeps_every_limit(store: StateStore) -> None:
 def test_the_default_state_path_is_jupyters_data_dir_for_every_process(monkeypatch, tmp_path: Path) -> None:
     from jupyter_core.paths import jupyter_data_dir
 
-    from dsh_jupyter.core.locations import default_state_path, jupyter_data_dir as ours
+    from dsh_jupyter.core.locations import default_state_path
+    from dsh_jupyter.core.locations import jupyter_data_dir as ours
 
     monkeypatch.delenv("DSH_STATE_PATH", raising=False)
     for env in (

@@ -6,7 +6,6 @@ import os
 
 import nbformat
 import pytest
-
 from conftest import assert_error
 
 

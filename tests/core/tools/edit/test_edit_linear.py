@@ -16,9 +16,9 @@ import textwrap
 
 import nbformat
 import pytest
+from conftest import assert_error
 from nbformat import v4
 
-from conftest import assert_error
 from dsh_jupyter.core.errors import ToolError
 from dsh_jupyter.core.tools.edit.steps import Step
 from dsh_jupyter.core.tools.edit.text import apply_steps, byte_size

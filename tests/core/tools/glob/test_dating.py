@@ -6,6 +6,7 @@ single sorted walk, and what the dating keeps is checked against symlinks on dis
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import random
@@ -165,7 +166,7 @@ def test_a_big_walk_is_dated_by_two_processes_with_the_answer_of_one(big_tree):
 def test_the_compiled_dater_gives_the_answer_of_python_and_starts_no_helper(big_tree):
     out = rg_files(big_tree)
     cuts = [0, out.index(b"\0", 1000) + 5, out.index(b"\0", len(out) // 2) + 1, len(out)]  # one cut inside a path
-    pieces = [out[a:b] for a, b in zip(cuts, cuts[1:])]
+    pieces = [out[a:b] for a, b in itertools.pairwise(cuts)]
     fast, helped = dated(big_tree, pieces, helper=True, native=True)
     assert not helped and fast == dated(big_tree, pieces, helper=True)[0] and len(fast) == 5000
 

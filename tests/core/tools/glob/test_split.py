@@ -143,7 +143,10 @@ def test_shapes_that_are_not_cut(tmp_path, shape):
         (Path(os.fsdecode(os.path.join(os.fsencode(root), b"bad\xffname")))).mkdir()
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        skip = lambda rel: rel.rpartition("/")[2].startswith(".")
+
+        def skip(rel):
+            return rel.rpartition("/")[2].startswith(".")
+
         assert plan_split(fd, skip) is None
     finally:
         os.close(fd)

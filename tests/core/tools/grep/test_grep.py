@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
 import shutil
 import stat
-import json
 import subprocess
 import sys
 import textwrap
@@ -275,7 +275,7 @@ def test_grep_over_the_cap_is_spread_across_entries_and_files(root: Path, tmp_pa
     ws = make(root, tmp_path)
     r = ws.run("grep", pattern="needle")
     loc = r.value["spill"]
-    files = [p for p in dict.fromkeys(m["path"] for m in r.value["matches"])]
+    files = list(dict.fromkeys(m["path"] for m in r.value["matches"]))
     assert len(files) == 55 and files == sorted(files)  # every matching file, in path order
     per_file = [sum(1 for m in r.value["matches"] if m["path"] == f) for f in files]
     # the nine small entries whole (135 matches); aaa's 115 slots round-robin over its 10 files

@@ -7,7 +7,6 @@ import os
 import socket
 
 import pytest
-
 from conftest import Link, assert_error
 
 ORDER = "Directories first, then files, then other, each alphabetical."
@@ -246,7 +245,7 @@ def test_forging_names_are_quoted(ws, root):
     expected_files = [files[n] for n in sorted(files)]
     assert r.text == env(
         "names",
-        ['" spaced dir"/', '"dir@"/'] + expected_files + ['"link\\u000a"@'],
+        ['" spaced dir"/', '"dir@"/', *expected_files, '"link\\u000a"@'],
         "(15 entries: 2 directories, 12 files, 1 other)",
     )
     # one line per entry: no name split the listing

@@ -7,8 +7,8 @@ import json
 import os
 
 import pytest
-
 from conftest import assert_error, jupyter_folders_in
+
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.fs.rename import Changed, check_then_rename, link_then_unlink, move_over, move_to_free_name
 from dsh_jupyter.core.state.gate import observation_key

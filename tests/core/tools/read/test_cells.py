@@ -11,10 +11,10 @@ import os
 
 import nbformat
 import pytest
+from imagefiles import png_b64
 from nbformat import v4
 
 from dsh_jupyter.core.fs.files import file_version
-from imagefiles import png_b64
 
 PNG = png_b64(16, 16)  # 852 bytes
 
@@ -104,7 +104,7 @@ DEMO_VIEW = """<path>report.ipynb</path>
 </cell>
 
 (End of notebook - total 5 cells)
-</content>"""
+</content>"""  # noqa: W291 (a blank traceback line is shown as "| ", its space included)
 
 
 def test_the_cell_view_exactly(ws, root):

@@ -10,7 +10,6 @@ import textwrap
 
 import nbformat
 import pytest
-
 from conftest import assert_error, settle
 
 

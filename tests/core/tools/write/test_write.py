@@ -8,7 +8,6 @@ import stat
 import time
 
 import pytest
-
 from conftest import assert_error
 
 CREATED = "<path>{}</path>\n<type>file</type>\n<content>\nCreated file\n</content>"
