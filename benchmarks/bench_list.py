@@ -15,8 +15,8 @@ import os
 import sys
 import tempfile
 
+from bigtrees import build_tree, built_once, folder_of  # benchmarks/bigtrees.py
 from timing import median_time  # benchmarks/timing.py
-from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
 
 from dsh_jupyter import Workspace
 

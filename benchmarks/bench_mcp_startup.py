@@ -33,7 +33,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from trees import build_tree  # benchmarks/trees.py
+from bigtrees import build_tree  # benchmarks/bigtrees.py
 
 HERE = Path(__file__).resolve().parent
 NODE_DIR = HERE / "node"

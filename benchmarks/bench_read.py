@@ -22,8 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from bigtrees import numbered_lines  # benchmarks/bigtrees.py
 from timing import median_time  # benchmarks/timing.py
-from trees import numbered_lines  # benchmarks/trees.py
 
 from dsh_jupyter import Workspace
 

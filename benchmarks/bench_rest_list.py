@@ -30,7 +30,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
+from bigtrees import build_tree, built_once, folder_of  # benchmarks/bigtrees.py
 
 N_ENTRIES = 50_000
 DONE = ".bench-rest-list-complete"

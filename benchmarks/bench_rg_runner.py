@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from trees import build_tree, built_once, rg_tree
+from bigtrees import build_tree, built_once, rg_tree  # benchmarks/bigtrees.py
 
 from dsh_jupyter.core.rg.runner import find_rg, run_rg
 

@@ -20,8 +20,8 @@ import sys
 import tempfile
 import time
 
+from bigtrees import build_tree, built_once, needle_tree  # benchmarks/bigtrees.py
 from timing import median_time  # benchmarks/timing.py
-from trees import build_tree, built_once, needle_tree  # benchmarks/trees.py
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_shapes.py [--runs 5] [--dir DIR] [--only folders-small,...]
 
-The trees (``trees.build_shaped``, built once into DIR, default ``$TMPDIR/dsh-bench-shapes``):
+The trees (``bigtrees.build_shaped``, built once into DIR, default ``$TMPDIR/dsh-bench-shapes``):
 100,000 files laid out and dated three ways — ``folders`` (written folder by folder: times
 follow the folders), ``spread`` (the same folders, each file dated at random over a year),
 ``huge`` (one folder of 50,000 files beside 2,500 small folders, dated at random) — in two
@@ -42,7 +42,7 @@ import tempfile
 import time
 
 from bench_mcp_startup import INIT, INITIALIZED, reference_server  # benchmarks/bench_mcp_startup.py
-from trees import MIXES, SHAPES, build_listing, build_shaped  # benchmarks/trees.py
+from bigtrees import MIXES, SHAPES, build_listing, build_shaped  # benchmarks/bigtrees.py
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.fs import mtimes as compiled

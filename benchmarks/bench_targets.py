@@ -2,7 +2,7 @@
 
     python benchmarks/bench_targets.py [--runs 7] [--dir DIR]
 
-Uses the trees of ``trees.py`` (built once into DIR, default ``$TMPDIR/dsh-bench-targets``)
+Uses the trees of ``bigtrees.py`` (built once into DIR, default ``$TMPDIR/dsh-bench-targets``)
 and times, through ``Workspace.run``, side by side with the floor in the same run (in turns: floor,
 tool, floor, tool, ..., so a change in the shared machine's load falls on both):
 
@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 
-from trees import DEFAULT_DIR, build_all  # benchmarks/trees.py
+from bigtrees import DEFAULT_DIR, build_all  # benchmarks/bigtrees.py
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.recheck import Rechecker

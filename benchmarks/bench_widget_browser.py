@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from servers import JupyterProcess  # noqa: E402 (tests/servers.py)
-from trees import build_tree  # noqa: E402 (benchmarks/trees.py)
+from trees import build_tree  # noqa: E402 (tests/trees.py)
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 

@@ -24,8 +24,8 @@ import tempfile
 import time
 
 import comm
+from bigtrees import build_tree, built_once, folder_of  # benchmarks/bigtrees.py
 from comm.base_comm import BaseComm
-from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.kernel.widgets import ListingView

@@ -58,7 +58,7 @@ import pytest
 from jupyter_server.auth.authorizer import Authorizer
 from jupyter_server.auth.identity import IdentityProvider, User
 from traitlets.config import Config
-from trees import TREE, Link, build_tree  # benchmarks/trees.py (tests/conftest.py puts it on sys.path)
+from trees import TREE, Link, build_tree  # tests/trees.py
 
 # What the extension exports into its own process (and a kernel's clients read): kept out of
 # every server subprocess's environment, and restored around every in-process server test.

@@ -28,7 +28,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from servers import JupyterProcess
-from trees import build_tree  # benchmarks/trees.py
+from trees import build_tree  # tests/trees.py
 
 REPO = Path(__file__).resolve().parents[2]
 VIEWPORT = {"width": 1200, "height": 800}

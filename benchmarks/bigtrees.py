@@ -1,12 +1,10 @@
-"""Trees on disk for the tests and the benchmarks: one builder, the tests' small workspace, and the
-big generated trees the benchmarks measure on.
+"""The big generated trees the benchmarks measure on, built with the tests' tree builder.
 
-    python benchmarks/trees.py [DIR]     # build (or check) bench_targets.py's trees without timing anything
+    python benchmarks/bigtrees.py [DIR]     # build (or check) bench_targets.py's trees without timing anything
 
-- ``build_tree(base, spec)`` writes a spec: str/bytes -> file, dict -> folder, ``Link`` -> symlink;
-  keys may hold ``/`` to create nested paths in one go. Every tree here but the big text file is
-  written by it; the tests also reach it as the ``tree`` fixture (tests/conftest.py).
-- ``TREE``: the small workspace the server, MCP and kernel tests serve.
+- ``build_tree(base, spec)`` and ``Link``: the tests' builder (``tests/trees.py``), re-exported
+  here so a benchmark takes all its trees from one import; str/bytes -> file, dict -> folder,
+  ``Link`` -> symlink; keys may hold ``/`` to create nested paths in one go.
 - ``built_once(marker, build)``: a big tree is built once and reused while its marker exists
   (each benchmark keeps its marker where it always was: beside its tree, or inside it).
 - The generated trees: ``folder_of`` (one folder of N entries, for the listing benchmarks),
@@ -19,11 +17,9 @@ big generated trees the benchmarks measure on.
     folder), 60,101 of them ``*.py``, with 44,453 lines holding ``perf_needle`` in 11,112 files;
   - ``big.txt``: a 1 GiB text file of short numbered lines (37 bytes each).
 
-Why here and not in tests/: every benchmark is a script run from this folder, so ``from trees
-import ...`` works there as ``from timing import ...`` does, with no path set-up in any of them;
-the tests all pass through one module first (tests/conftest.py), which puts this folder on
-``sys.path`` once. This module imports neither the package nor pytest, and importing it creates
-nothing.
+Why here: every benchmark is a script run from this folder, so ``from bigtrees import ...`` works
+there as ``from timing import ...`` does; this module puts ``tests/`` on ``sys.path`` once, for
+the builder. It imports neither the package nor pytest, and importing it creates nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +31,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+_TESTS = str(Path(__file__).resolve().parents[1] / "tests")
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+
+from trees import Link, build_tree  # noqa: E402  (tests/trees.py)
+
 __all__ = [
     "DEFAULT_DIR",
     "LISTING_ENTRIES",
@@ -43,7 +45,6 @@ __all__ = [
     "PY_FILES",
     "SEARCH_FILES",
     "SHAPES",
-    "TREE",
     "Link",
     "build_all",
     "build_shaped",
@@ -57,34 +58,6 @@ __all__ = [
 ]
 
 
-class Link:
-    """A symlink in a ``tree`` spec: ``{"l": Link("target")}``."""
-
-    def __init__(self, target: str | os.PathLike) -> None:
-        self.target = os.fspath(target)
-
-
-def build_tree(base: Path, spec: dict) -> Path:
-    """Create ``spec`` under ``base``: str/bytes -> file, dict -> directory, Link -> symlink.
-
-    Keys may hold ``/`` to create nested paths in one go.
-    """
-    base = Path(base)
-    base.mkdir(parents=True, exist_ok=True)
-    for name, node in spec.items():
-        path = base / name
-        if isinstance(node, dict):
-            build_tree(path, node)
-        elif isinstance(node, Link):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.symlink(node.target, path)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            data = node.encode("utf-8") if isinstance(node, str) else bytes(node)
-            path.write_bytes(data)
-    return base
-
-
 def built_once(marker: str | os.PathLike, build: Callable[[], object]) -> bool:
     """Run ``build()`` unless ``marker`` exists, then create the marker; True when it built."""
     if os.path.exists(marker):
@@ -92,19 +65,6 @@ def built_once(marker: str | os.PathLike, build: Callable[[], object]) -> bool:
     build()
     Path(marker).touch()
     return True
-
-
-# The small workspace the server, MCP and kernel tests serve.
-TREE = {
-    "src": {
-        "app.py": "def main():\n    return 'hello world'\n",
-        "util/helpers.py": "def helper():\n    return 'hello helper'\n",
-    },
-    "docs/guide with space.md": "# Guide\nhello again\n",
-    "données/été.txt": "café hello\n",
-    "notes.txt": "first line\nsecond line\n",
-    "empty": {},
-}
 
 
 # -- generated trees ------------------------------------------------------------------------------
