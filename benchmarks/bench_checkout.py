@@ -22,6 +22,7 @@ import sys
 import tempfile
 
 from bench_shapes import paired, rg_floor  # benchmarks/bench_shapes.py
+
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.runner import find_rg
 

@@ -20,9 +20,10 @@ import sys
 import tempfile
 import time
 
-from dsh_jupyter import Workspace
+from bigtrees import build_tree, confinement_tree  # benchmarks/bigtrees.py
 from timing import median_time  # benchmarks/timing.py
-from trees import build_tree, confinement_tree  # benchmarks/trees.py
+
+from dsh_jupyter import Workspace
 
 
 def main() -> int:
@@ -47,13 +48,26 @@ def main() -> int:
         return lambda: w.run(tool, **args)
 
     rows = [
-        ("glob small/", run(fenced, "glob", pattern="*", path="small"), run(unfenced, "glob", pattern="*", path="small")),
-        ("grep small/", run(fenced, "grep", pattern="needle", path="small"),
-         run(unfenced, "grep", pattern="needle", path="small")),
-        (f"glob big/ ({opts.files})", run(fenced, "glob", pattern="*", path="big"),
-         run(unfenced, "glob", pattern="*", path="big")),
-        (f"grep big/ ({opts.files // 3} hits)", run(fenced, "grep", pattern="needle", path="big"),
-         run(unfenced, "grep", pattern="needle", path="big")),
+        (
+            "glob small/",
+            run(fenced, "glob", pattern="*", path="small"),
+            run(unfenced, "glob", pattern="*", path="small"),
+        ),
+        (
+            "grep small/",
+            run(fenced, "grep", pattern="needle", path="small"),
+            run(unfenced, "grep", pattern="needle", path="small"),
+        ),
+        (
+            f"glob big/ ({opts.files})",
+            run(fenced, "glob", pattern="*", path="big"),
+            run(unfenced, "glob", pattern="*", path="big"),
+        ),
+        (
+            f"grep big/ ({opts.files // 3} hits)",
+            run(fenced, "grep", pattern="needle", path="big"),
+            run(unfenced, "grep", pattern="needle", path="big"),
+        ),
     ]
     print(f"\n{'search':<26}{'landlock (ms)':>15}{'descriptors (ms)':>18}{'landlock - off':>16}")
     for name, a, b in rows:
@@ -71,8 +85,12 @@ def main() -> int:
         sorted(e.name for e in os.scandir(os.path.join(tree, "small")))
 
     rows = [
-        ("read a/b/c/d/deep.txt", run(beneath, "read", file_path="a/b/c/d/deep.txt"),
-         run(walked, "read", file_path="a/b/c/d/deep.txt"), bare_read),
+        (
+            "read a/b/c/d/deep.txt",
+            run(beneath, "read", file_path="a/b/c/d/deep.txt"),
+            run(walked, "read", file_path="a/b/c/d/deep.txt"),
+            bare_read,
+        ),
         ("list small/", run(beneath, "list", path="small"), run(walked, "list", path="small"), bare_list),
     ]
     print(f"\n{'tool':<24}{'openat2 (ms)':>14}{'walk (ms)':>12}{'bare (ms)':>12}")
@@ -87,8 +105,10 @@ def main() -> int:
     for _ in range(200):
         walked.resolver.resolve(walked.root, "a/b/c/d/deep.txt", verb="read").close()
     t2 = time.perf_counter()
-    print(f"\nresolution alone, 5 levels deep: openat2 {(t1 - t0) / 200 * 1e6:.1f} µs, "
-          f"walk {(t2 - t1) / 200 * 1e6:.1f} µs")
+    print(
+        f"\nresolution alone, 5 levels deep: openat2 {(t1 - t0) / 200 * 1e6:.1f} µs, "
+        f"walk {(t2 - t1) / 200 * 1e6:.1f} µs"
+    )
     return 0
 
 

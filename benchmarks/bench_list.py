@@ -15,9 +15,10 @@ import os
 import sys
 import tempfile
 
-from dsh_jupyter import Workspace
+from bigtrees import build_tree, built_once, folder_of  # benchmarks/bigtrees.py
 from timing import median_time  # benchmarks/timing.py
-from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
+
+from dsh_jupyter import Workspace
 
 
 def floor(path: str) -> list[str]:

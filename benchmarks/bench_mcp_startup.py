@@ -33,12 +33,16 @@ import time
 import urllib.request
 from pathlib import Path
 
-from trees import build_tree  # benchmarks/trees.py
+from bigtrees import build_tree  # benchmarks/bigtrees.py
 
 HERE = Path(__file__).resolve().parent
 NODE_DIR = HERE / "node"
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
@@ -48,8 +52,11 @@ def reference_server() -> list[str] | None:
     if not entry.exists():
         if shutil.which("npm") is None:
             return None
-        subprocess.run(["npm", "install", "--ignore-scripts", "--no-package-lock", "--no-audit", "--no-fund",
-                        "--loglevel=error"], cwd=NODE_DIR, check=True)
+        subprocess.run(
+            ["npm", "install", "--ignore-scripts", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=NODE_DIR,
+            check=True,
+        )
     return [shutil.which("node") or "node", str(entry)]
 
 
@@ -81,17 +88,34 @@ def free_port() -> int:
 def http_first_answer(root: Path, tmp: Path) -> tuple[float, float]:
     """(server start until ready, then initialize + first tools/call) in seconds, for one server."""
     port, token = free_port(), "bench-token"
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"), "JUPYTER_CONFIG_DIR": str(tmp / "config"),
-           "JUPYTER_DATA_DIR": str(tmp / "data"), "JUPYTER_PLATFORM_DIRS": "1"}
-    argv = [sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-            f"--DshJupyter.state_path={tmp / 'state.sqlite'}"]
+    env = {
+        **os.environ,
+        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+        "JUPYTER_CONFIG_DIR": str(tmp / "config"),
+        "JUPYTER_DATA_DIR": str(tmp / "data"),
+        "JUPYTER_PLATFORM_DIRS": "1",
+    }
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "server",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        f"--DshJupyter.state_path={tmp / 'state.sqlite'}",
+    ]
     base = f"http://127.0.0.1:{port}/"
-    headers = {"Authorization": f"token {token}", "Content-Type": "application/json",
-               "Accept": "application/json, text/event-stream"}
+    headers = {
+        "Authorization": f"token {token}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         while True:
             try:
@@ -105,8 +129,12 @@ def http_first_answer(root: Path, tmp: Path) -> tuple[float, float]:
         t1 = time.perf_counter()
 
         def post(message: dict, extra: dict) -> tuple[dict, str]:
-            req = urllib.request.Request(base + "dsh/mcp?session=bench", data=json.dumps(message).encode(),
-                                         headers={**headers, **extra}, method="POST")
+            req = urllib.request.Request(
+                base + "dsh/mcp?session=bench",
+                data=json.dumps(message).encode(),
+                headers={**headers, **extra},
+                method="POST",
+            )
             with urllib.request.urlopen(req, timeout=30) as resp:
                 body = resp.read().decode()
                 sid = resp.headers.get("mcp-session-id", "")
@@ -116,8 +144,9 @@ def http_first_answer(root: Path, tmp: Path) -> tuple[float, float]:
         _, sid = post(INIT, {})
         more = {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"} if sid else {}
         post(INITIALIZED, more)
-        reply, _ = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                         "params": {"name": "list", "arguments": {}}}, more)
+        reply, _ = post(
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list", "arguments": {}}}, more
+        )
         assert reply["result"]["isError"] is False
         return ready, time.perf_counter() - t1
     finally:
@@ -132,12 +161,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="dsh-bench-mcp-") as tmp_name:
         tmp = Path(tmp_name)
         root = build_tree(tmp / "root", {"src": {}, **{f"file{i:02}.txt": "hello\n" for i in range(20)}})
-        dsh = [str(Path(sys.executable).with_name("dsh-jupyter-mcp")), "--root", str(root),
-               "--state-path", str(tmp / "stdio.sqlite")]
+        dsh = [
+            str(Path(sys.executable).with_name("dsh-jupyter-mcp")),
+            "--root",
+            str(root),
+            "--state-path",
+            str(tmp / "stdio.sqlite"),
+        ]
         dsh_call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list", "arguments": {}}}
         ref = reference_server()
-        ref_call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                    "params": {"name": "list_directory", "arguments": {"path": str(root)}}}
+        ref_call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "list_directory", "arguments": {"path": str(root)}},
+        }
         first_answer(dsh, dsh_call)  # warm the OS file cache for both, untimed
         if ref is not None:
             first_answer([*ref, str(root)], ref_call)
@@ -155,8 +193,10 @@ def main() -> None:
     print(f"stdio: process start -> initialize -> first tools/call, median of {args.runs} (in turns)")
     print(f"  dsh-jupyter-mcp (list)                         {med(ours) * 1000:7.0f} ms   target <= 500 ms")
     if theirs:
-        print(f"  @modelcontextprotocol/server-filesystem         {med(theirs) * 1000:7.0f} ms   "
-              f"(list_directory; ratio {med(ours) / med(theirs):.2f}x)")
+        print(
+            f"  @modelcontextprotocol/server-filesystem         {med(theirs) * 1000:7.0f} ms   "
+            f"(list_directory; ratio {med(ours) / med(theirs):.2f}x)"
+        )
     else:
         print("  @modelcontextprotocol/server-filesystem         (not measured: no npm here)")
     print(f"http: a jupyter server with the extension, median of {len(http_first)}")

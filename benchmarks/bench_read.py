@@ -22,9 +22,10 @@ import subprocess
 import sys
 import tempfile
 
-from dsh_jupyter import Workspace
+from bigtrees import numbered_lines  # benchmarks/bigtrees.py
 from timing import median_time  # benchmarks/timing.py
-from trees import numbered_lines  # benchmarks/trees.py
+
+from dsh_jupyter import Workspace
 
 
 def main() -> int:
@@ -43,10 +44,16 @@ def main() -> int:
     r = ws.run("read", file_path=name, offset=start)
     assert not r.is_error and r.value["lines"][0]["number"] == start, r.text[-300:]
 
-    t_tail = median_time(lambda: subprocess.run(f"tail -n +{start} '{path}' | head -n 2000", shell=True,
-                                           stdout=subprocess.DEVNULL, check=True), opts.runs)
-    t_sed = median_time(lambda: subprocess.run(["sed", "-n", f"{start},{end}p;{end}q", path],
-                                          stdout=subprocess.DEVNULL, check=True), opts.runs)
+    t_tail = median_time(
+        lambda: subprocess.run(
+            f"tail -n +{start} '{path}' | head -n 2000", shell=True, stdout=subprocess.DEVNULL, check=True
+        ),
+        opts.runs,
+    )
+    t_sed = median_time(
+        lambda: subprocess.run(["sed", "-n", f"{start},{end}p;{end}q", path], stdout=subprocess.DEVNULL, check=True),
+        opts.runs,
+    )
     t_tool = median_time(lambda: ws.run("read", file_path=name, offset=start), opts.runs)
 
     # The last 2,000 lines, in turns (tail, read, tail, read, ...) so both meet the same machine.
@@ -57,8 +64,9 @@ def main() -> int:
     assert last.value["lines"][-1]["number"] == -1, last.text[-300:]
     tails, reads = [], []
     for _ in range(max(opts.runs, 21)):
-        tails.append(median_time(lambda: subprocess.run(["tail", "-n", "2000", path], stdout=subprocess.PIPE,
-                                                        check=True), 1))
+        tails.append(
+            median_time(lambda: subprocess.run(["tail", "-n", "2000", path], stdout=subprocess.PIPE, check=True), 1)
+        )
         reads.append(median_time(lambda: ws.run("read", file_path=name, offset=-2000), 1))
     t_last_floor, t_last = statistics.median(tails), statistics.median(reads)
 
@@ -80,8 +88,12 @@ def main() -> int:
     print("the last 2,000 lines")
     print(f"{'tail -n 2000 (pipe)':<28}{t_last_floor * 1000:>8.1f}{1:>8.2f}")
     print(f"{'read offset=-2000':<28}{t_last * 1000:>8.1f}{t_last / t_last_floor:>8.2f}")
-    print(f"peak memory growth of one read: {(after_kib - before_kib) / 1024:.1f} MiB "
-          f"(process peak {after_kib / 1024:.0f} MiB; this process {int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0]) / 1024:.0f} MiB)")
+    with open("/proc/self/status") as status:
+        own_peak_kib = int(status.read().split("VmHWM:")[1].split()[0])
+    print(
+        f"peak memory growth of one read: {(after_kib - before_kib) / 1024:.1f} MiB "
+        f"(process peak {after_kib / 1024:.0f} MiB; this process {own_peak_kib / 1024:.0f} MiB)"
+    )
     return 0
 
 

@@ -30,7 +30,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
+from bigtrees import build_tree, built_once, folder_of  # benchmarks/bigtrees.py
 
 N_ENTRIES = 50_000
 DONE = ".bench-rest-list-complete"
@@ -59,13 +59,22 @@ def start_server(work: Path, token: str) -> tuple[subprocess.Popen, str]:
     for name in ("config", "data", "runtime"):
         env[f"JUPYTER_{name.upper()}_DIR"] = str(work / f"jupyter-{name}")
     argv = [
-        sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work / 'tree'}",
-        f"--DshJupyter.state_path={work / 'state.sqlite'}", f"--DshJupyter.spill_root={work / 'spills'}",
+        sys.executable,
+        "-m",
+        "jupyter",
+        "server",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={work / 'tree'}",
+        f"--DshJupyter.state_path={work / 'state.sqlite'}",
+        f"--DshJupyter.spill_root={work / 'spills'}",
     ]
-    log = open(work / "server.log", "wb")
-    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
+    with open(work / "server.log", "wb") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -95,8 +104,12 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 def fetch(url: str, token: str, body: dict | None = None) -> bytes:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method="GET" if body is None else "POST",
-                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url,
+        data=data,
+        method="GET" if body is None else "POST",
+        headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=600) as resp:
         return resp.read()
 
@@ -117,6 +130,7 @@ def main() -> None:
     token = secrets.token_hex(16)
     proc, url = start_server(work, token)
     try:
+
         def dsh() -> bytes:
             return fetch(f"{url}/dsh/api/tools/list", token, {"args": {"path": "big"}})
 

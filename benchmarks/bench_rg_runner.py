@@ -24,8 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dsh_jupyter.core.rg.runner import find_rg, run_rg  # noqa: E402
-from trees import build_tree, built_once, rg_tree  # noqa: E402 (benchmarks/trees.py)
+from bigtrees import build_tree, built_once, rg_tree  # benchmarks/bigtrees.py
+
+from dsh_jupyter.core.rg.runner import find_rg, run_rg
 
 N_FILES = 100_000
 FANOUT = (50, 20, 100)  # top dirs x sub dirs x files = 100,000
@@ -88,8 +89,7 @@ def main() -> None:
     try:
         build(root)
         print(f"rg: {rg}; median of {RUNS} runs")
-        compare("--files", rg, ["--no-config", "--files", "--sort=modified", "--no-ignore", "--hidden"],
-                str(root))
+        compare("--files", rg, ["--no-config", "--files", "--sort=modified", "--no-ignore", "--hidden"], str(root))
         compare("--json", rg, ["--no-config", "--json", JSON_PATTERN], str(root))
     finally:
         if tmp is not None:

@@ -18,9 +18,9 @@ import tempfile
 
 from jupyter_server.services.contents.filemanager import FileContentsManager
 from nbformat import v4, writes
+from timing import median_time  # benchmarks/timing.py
 
 from dsh_jupyter.server.contents_guard import guard_contents
-from timing import median_time  # benchmarks/timing.py
 
 
 def build(folder: str, mib: int) -> None:
@@ -30,8 +30,13 @@ def build(folder: str, mib: int) -> None:
     cells = []
     while sum(len(c.source) + len(c.outputs[0].text) for c in cells) < mib * 1024 * 1024:
         n = len(cells)
-        cells.append(v4.new_code_cell(f"for i in range(100):\n    print({n}, i)", id=f"c{n}",
-                                      outputs=[v4.new_output("stream", name="stdout", text=f"{n} line\n" * 400)]))
+        cells.append(
+            v4.new_code_cell(
+                f"for i in range(100):\n    print({n}, i)",
+                id=f"c{n}",
+                outputs=[v4.new_output("stream", name="stdout", text=f"{n} line\n" * 400)],
+            )
+        )
     with open(os.path.join(folder, "big.ipynb"), "w", encoding="utf-8") as f:
         f.write(writes(v4.new_notebook(cells=cells)))
 
@@ -73,7 +78,9 @@ def main() -> int:
         for label, m in (("unchanged", model), ("changed", changed)):
             t_plain = timed_saves(plain, m, name, path, original, opts.runs)
             t_guarded = timed_saves(guarded, m, name, path, original, opts.runs)
-            print(f"{name + ', ' + label:<28}{t_plain * 1000:>10.1f}{t_guarded * 1000:>12.1f}{t_guarded / t_plain:>8.2f}")
+            print(
+                f"{name + ', ' + label:<28}{t_plain * 1000:>10.1f}{t_guarded * 1000:>12.1f}{t_guarded / t_plain:>8.2f}"
+            )
     return 0
 
 

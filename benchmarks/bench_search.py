@@ -20,16 +20,25 @@ import sys
 import tempfile
 import time
 
+from bigtrees import build_tree, built_once, needle_tree  # benchmarks/bigtrees.py
+from timing import median_time  # benchmarks/timing.py
+
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
-from dsh_jupyter.core.tools.search.flags import DISCOVERY as _DISCOVERY, VCS_EXCLUDES as _VCS_EXCLUDES
-from timing import median_time  # benchmarks/timing.py
-from trees import build_tree, built_once, needle_tree  # benchmarks/trees.py
+from dsh_jupyter.core.tools.search.flags import DISCOVERY as _DISCOVERY
+from dsh_jupyter.core.tools.search.flags import VCS_EXCLUDES as _VCS_EXCLUDES
 
 
 def raw(rg: str, args: list[str], cwd: str) -> int:
-    out = subprocess.run([rg, *args], cwd=cwd, env=scrubbed_env(), stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, check=False)
+    out = subprocess.run(
+        [rg, *args],
+        cwd=cwd,
+        env=scrubbed_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     return len(out.stdout)
 
 
@@ -56,8 +65,10 @@ def main() -> int:
     check = ws.run("glob", pattern="*")
     hits = ws.run("grep", pattern="needle")
     assert not check.is_error and not hits.is_error, (check.text, hits.text)
-    print(f"glob: {check.value['totalPaths']} paths ({size_glob / 1e6:.1f} MB raw); "
-          f"grep: {hits.value['totalMatches']} matches ({size_grep / 1e6:.1f} MB of JSON)")
+    print(
+        f"glob: {check.value['totalPaths']} paths ({size_glob / 1e6:.1f} MB raw); "
+        f"grep: {hits.value['totalMatches']} matches ({size_grep / 1e6:.1f} MB of JSON)"
+    )
 
     rows = [
         ("glob *", lambda: ws.run("glob", pattern="*"), lambda: raw(rg, ["--no-config", *glob_args], tree)),

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_shapes.py [--runs 5] [--dir DIR] [--only folders-small,...]
 
-The trees (``trees.build_shaped``, built once into DIR, default ``$TMPDIR/dsh-bench-shapes``):
+The trees (``bigtrees.build_shaped``, built once into DIR, default ``$TMPDIR/dsh-bench-shapes``):
 100,000 files laid out and dated three ways — ``folders`` (written folder by folder: times
 follow the folders), ``spread`` (the same folders, each file dated at random over a year),
 ``huge`` (one folder of 50,000 files beside 2,500 small folders, dated at random) — in two
@@ -42,11 +42,12 @@ import tempfile
 import time
 
 from bench_mcp_startup import INIT, INITIALIZED, reference_server  # benchmarks/bench_mcp_startup.py
+from bigtrees import MIXES, SHAPES, build_listing, build_shaped  # benchmarks/bigtrees.py
+
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.fs import mtimes as compiled
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
 from dsh_jupyter.core.tools.search.flags import DISCOVERY, VCS_EXCLUDES
-from trees import MIXES, SHAPES, build_listing, build_shaped  # benchmarks/trees.py
 
 NEEDLE = "perf_needle"
 
@@ -69,16 +70,26 @@ def rg_floor(rg: str, args: list[str], cwd: str):
     argv = [rg, "--no-config", *DISCOVERY, *VCS_EXCLUDES, *args, "--", "."]
 
     def run() -> int:
-        out = subprocess.run(argv, cwd=cwd, env=scrubbed_env(), stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, check=False)
+        out = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=scrubbed_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
         return len(out.stdout)
 
     return run
 
 
 def tree_rows(tree: str, runs: int, rg: str) -> list[tuple[str, float, float, float]]:
-    ws = Workspace(tree, state_path=os.path.join(tempfile.mkdtemp(prefix="dsh-bench-"), "s.sqlite"),
-                   raw_output_max_bytes=200_000_000)
+    ws = Workspace(
+        tree,
+        state_path=os.path.join(tempfile.mkdtemp(prefix="dsh-bench-"), "s.sqlite"),
+        raw_output_max_bytes=200_000_000,
+    )
     glob = ws.run("glob", pattern="*.py")
     grep = ws.run("grep", pattern=NEEDLE)
     files = ws.run("grep", pattern=NEEDLE, output_mode="files_with_matches")
@@ -86,13 +97,19 @@ def tree_rows(tree: str, runs: int, rg: str) -> list[tuple[str, float, float, fl
     assert grep.value["totalMatches"] == 44_453, grep.text[:300]
     assert files.value["filesTotal"] == 11_113, files.text[:300]
     rows = []
-    t, f = paired(lambda: ws.run("glob", pattern="*.py"),
-                  rg_floor(rg, ["--files", "--null", "--sort=modified", "--glob=*.py"], tree), runs)
+    t, f = paired(
+        lambda: ws.run("glob", pattern="*.py"),
+        rg_floor(rg, ["--files", "--null", "--sort=modified", "--glob=*.py"], tree),
+        runs,
+    )
     rows.append(("glob *.py", t, f, 1.0))
     # for the record: what an install without a C compiler gets (glob's dater in Python)
     with compiled.python_only():
-        t, f = paired(lambda: ws.run("glob", pattern="*.py"),
-                      rg_floor(rg, ["--files", "--null", "--sort=modified", "--glob=*.py"], tree), runs)
+        t, f = paired(
+            lambda: ws.run("glob", pattern="*.py"),
+            rg_floor(rg, ["--files", "--null", "--sort=modified", "--glob=*.py"], tree),
+            runs,
+        )
     rows.append(("  dated in Python", t, f, 0.0))
     heading = rg_floor(rg, ["--heading", "--line-number", "--no-column", f"--regexp={NEEDLE}"], tree)
     t, f = paired(lambda: ws.run("grep", pattern=NEEDLE), rg_floor(rg, ["--json", f"--regexp={NEEDLE}"], tree), runs)
@@ -129,8 +146,14 @@ class Stdio:
 
     def call(self, name: str, arguments: dict) -> dict:
         self.next_id += 1
-        return self.send({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
-                          "params": {"name": name, "arguments": arguments}})
+        return self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": self.next_id,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
+        )
 
     def close(self) -> None:
         self.proc.stdin.close()
@@ -156,8 +179,9 @@ def scandir_walk(path: str) -> int:
 def list_dir_rows(top: str, runs: int) -> list[tuple[str, float, float, float]]:
     folder = build_listing(top)
     state = os.path.join(tempfile.mkdtemp(prefix="dsh-bench-"), "s.sqlite")
-    ours = Stdio([os.path.join(os.path.dirname(sys.executable), "dsh-jupyter-mcp"), "--root", folder,
-                  "--state-path", state])
+    ours = Stdio(
+        [os.path.join(os.path.dirname(sys.executable), "dsh-jupyter-mcp"), "--root", folder, "--state-path", state]
+    )
     rows = []
     try:
         ours_call = lambda: ours.call("list_dir", {"path": ".", "recursive": True})  # noqa: E731
@@ -197,7 +221,9 @@ def main() -> int:
         built = time.perf_counter() - t0
         for work, tool, floor, target in tree_rows(tree, opts.runs, rg):
             goal = f"<={target:.1f}" if target else ""
-            print(f"{name:<15}{work:<30}{tool * 1000:>9.0f}{floor * 1000:>10.0f}{tool / floor:>8.2f}{goal:>8}", flush=True)
+            print(
+                f"{name:<15}{work:<30}{tool * 1000:>9.0f}{floor * 1000:>10.0f}{tool / floor:>8.2f}{goal:>8}", flush=True
+            )
         if built > 1:
             print(f"{'':<15}(tree built in {built:.0f} s)")
     for work, tool, floor, target in list_dir_rows(opts.dir, opts.runs):

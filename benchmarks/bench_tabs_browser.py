@@ -60,7 +60,8 @@ def timed(fn, runs: int) -> list[float]:
 
 
 def line(name: str, samples: list[float]) -> str:
-    return f"  {name:<58} median {statistics.median(samples):7.1f} ms, slowest {max(samples):7.1f} ms, {len(samples)} calls"
+    median = statistics.median(samples)
+    return f"  {name:<58} median {median:7.1f} ms, slowest {max(samples):7.1f} ms, {len(samples)} calls"
 
 
 def main() -> int:
@@ -78,9 +79,13 @@ def main() -> int:
     text.write_text("".join(f"line {i}: some text to carry\n" for i in range(opts.lines)))
     book = root / "book.ipynb"
     kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(nbformat.v4.new_notebook(metadata={"kernelspec": kernelspec},
-                                            cells=[nbformat.v4.new_markdown_cell(f"cell {i}") for i in range(opts.cells)]),
-                   str(book))
+    nbformat.write(
+        nbformat.v4.new_notebook(
+            metadata={"kernelspec": kernelspec},
+            cells=[nbformat.v4.new_markdown_cell(f"cell {i}") for i in range(opts.cells)],
+        ),
+        str(book),
+    )
     lab = InProcessLab(tmp, root).start()
     tabs = lab.tabs
     n = 0
@@ -105,9 +110,12 @@ def main() -> int:
         nonlocal n
         n += 1
         body = json.dumps({"type": "file", "format": "text", "content": f"agent {n}\n" + text.read_text()}).encode()
-        request = urllib.request.Request(f"{lab.url}api/contents/text.txt", data=body, method="PUT",
-                                         headers={"Authorization": f"token {lab.token}",
-                                                  "Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"{lab.url}api/contents/text.txt",
+            data=body,
+            method="PUT",
+            headers={"Authorization": f"token {lab.token}", "Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(request) as reply:
             reply.read()
 
@@ -138,14 +146,18 @@ def main() -> int:
             second.close()
             first.goto(f"{lab.url}lab/tree/book.ipynb?reset&token={lab.token}")
             first.wait_for_function(
-                "() => /\\| Idle/.test(document.querySelector('#jp-main-statusbar')?.innerText || '')")
+                "() => /\\| Idle/.test(document.querySelector('#jp-main-statusbar')?.innerText || '')"
+            )
             first.keyboard.press("Control+s")  # what the kernel added to the metadata, saved: the tab is clean
             wait_open(str(book), 1)
             notebook = timed(change_a_cell, opts.runs)
             browser.close()
     finally:
         lab.stop()
-    print(f"save_in_tabs in JupyterLab + Chromium (no collaboration), a {opts.lines}-line file, a {opts.cells}-cell notebook")
+    print(
+        "save_in_tabs in JupyterLab + Chromium (no collaboration), "
+        f"a {opts.lines}-line file, a {opts.cells}-cell notebook"
+    )
     print(line("baseline: PUT /api/contents of the file (any save)", put))
     print(line("save_in_tabs, one page (take and save in one turn)", one_page))
     print(line("save_in_tabs, two pages (take, save, learn)", two_pages))

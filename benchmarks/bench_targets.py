@@ -2,7 +2,7 @@
 
     python benchmarks/bench_targets.py [--runs 7] [--dir DIR]
 
-Uses the trees of ``trees.py`` (built once into DIR, default ``$TMPDIR/dsh-bench-targets``)
+Uses the trees of ``bigtrees.py`` (built once into DIR, default ``$TMPDIR/dsh-bench-targets``)
 and times, through ``Workspace.run``, side by side with the floor in the same run (in turns: floor,
 tool, floor, tool, ..., so a change in the shared machine's load falls on both):
 
@@ -32,11 +32,12 @@ import sys
 import tempfile
 import time
 
+from bigtrees import DEFAULT_DIR, build_all  # benchmarks/bigtrees.py
+
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.recheck import Rechecker
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
 from dsh_jupyter.core.tools.search.flags import DISCOVERY, VCS_EXCLUDES
-from trees import DEFAULT_DIR, build_all  # benchmarks/trees.py
 
 START = 5_000_001
 WINDOW = 2000
@@ -60,15 +61,29 @@ def paired(tool, floor, runs: int, before=None) -> tuple[float, float]:
 
 
 def rg_raw(rg: str, args: list[str], cwd: str) -> None:
-    subprocess.run([rg, *args], cwd=cwd, env=scrubbed_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                   stdin=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        [rg, *args],
+        cwd=cwd,
+        env=scrubbed_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def unsorted_and_stat(rg: str, args: list[str], cwd: str) -> None:
     """The alternative glob was measured against: rg's parallel unsorted walk, then our own
     ``fstatat`` of every path (beneath the root, no symlink followed) and a sort by mtime."""
-    out = subprocess.run([rg, *args], cwd=cwd, env=scrubbed_env(), stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, check=False).stdout
+    out = subprocess.run(
+        [rg, *args],
+        cwd=cwd,
+        env=scrubbed_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    ).stdout
     paths = out.decode("utf-8", "surrogateescape").split("\0")[:-1]
     root = os.open(cwd, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -134,8 +149,10 @@ def main() -> int:
     r2 = ws_big.run("read", file_path=big_name, offset=START + WINDOW)
     p2 = ws_list.run("list", offset=201)
     assert not (g.is_error or m.is_error or r.is_error or r2.is_error or p2.is_error)
-    assert g.value["totalPaths"] == 60_101 and m.value["totalMatches"] == 44_453, (g.value["totalPaths"],
-                                                                                  m.value["totalMatches"])
+    assert g.value["totalPaths"] == 60_101 and m.value["totalMatches"] == 44_453, (
+        g.value["totalPaths"],
+        m.value["totalMatches"],
+    )
     assert r.value["lines"][0]["number"] == START and r2.value["lines"][0]["number"] == START + WINDOW
     assert len(p2.value["entries"]) == 200
 
@@ -151,18 +168,54 @@ def main() -> int:
         ws_list.run("list")
 
     rows = [
-        ("glob *.py, 100k files", lambda: ws_search.run("glob", pattern="*.py"), None,
-         "rg --files --sort=modified", lambda: rg_raw(rg, glob_args, search), 1.0),
-        ("(glob alternative: rg unsorted + stat)", lambda: unsorted_and_stat(rg, unsorted_args, search), None,
-         "rg --files --sort=modified", lambda: rg_raw(rg, glob_args, search), None),
-        ("grep perf_needle, 44k matches", lambda: ws_search.run("grep", pattern="perf_needle"), None,
-         "rg --json", lambda: rg_raw(rg, grep_args, search), 1.2),
-        ("read 5,000,001+2000 of 1 GiB", lambda: ws_big.run("read", file_path=big_name, offset=START), fresh_read,
-         "tail | head", lambda: tail_head(trees["big"], START), 1.5),
-        ("read next window 5,002,001", lambda: ws_big.run("read", file_path=big_name, offset=START + WINDOW),
-         first_window, "tail | head", lambda: tail_head(trees["big"], START + WINDOW), 0.1),
-        ("list page 2 after page 1", lambda: ws_list.run("list", offset=201), page_one,
-         "scandir + sort + 200", lambda: scandir_floor(listing), 0.2),
+        (
+            "glob *.py, 100k files",
+            lambda: ws_search.run("glob", pattern="*.py"),
+            None,
+            "rg --files --sort=modified",
+            lambda: rg_raw(rg, glob_args, search),
+            1.0,
+        ),
+        (
+            "(glob alternative: rg unsorted + stat)",
+            lambda: unsorted_and_stat(rg, unsorted_args, search),
+            None,
+            "rg --files --sort=modified",
+            lambda: rg_raw(rg, glob_args, search),
+            None,
+        ),
+        (
+            "grep perf_needle, 44k matches",
+            lambda: ws_search.run("grep", pattern="perf_needle"),
+            None,
+            "rg --json",
+            lambda: rg_raw(rg, grep_args, search),
+            1.2,
+        ),
+        (
+            "read 5,000,001+2000 of 1 GiB",
+            lambda: ws_big.run("read", file_path=big_name, offset=START),
+            fresh_read,
+            "tail | head",
+            lambda: tail_head(trees["big"], START),
+            1.5,
+        ),
+        (
+            "read next window 5,002,001",
+            lambda: ws_big.run("read", file_path=big_name, offset=START + WINDOW),
+            first_window,
+            "tail | head",
+            lambda: tail_head(trees["big"], START + WINDOW),
+            0.1,
+        ),
+        (
+            "list page 2 after page 1",
+            lambda: ws_list.run("list", offset=201),
+            page_one,
+            "scandir + sort + 200",
+            lambda: scandir_floor(listing),
+            0.2,
+        ),
     ]
     print(f"trees in {opts.dir}; medians of {runs}; load average {os.getloadavg()[0]:.2f}")
     print(f"{'work':<32}{'tool ms':>9}  {'floor':<28}{'ms':>7}{'ratio':>8}{'target':>8}")
@@ -178,8 +231,10 @@ def main() -> int:
             print(f"{name:<32}{t_tool * 1000:>9.1f}  {floor_name:<28}{t_floor * 1000:>7.1f}{ratio:>8.2f}")
             continue
         met &= ratio <= target
-        print(f"{name:<32}{t_tool * 1000:>9.1f}  {floor_name:<28}{t_floor * 1000:>7.1f}{ratio:>8.2f}"
-              f"{'≤' + format(target, '.1f'):>8}{'' if ratio <= target else '  MISSED'}")
+        print(
+            f"{name:<32}{t_tool * 1000:>9.1f}  {floor_name:<28}{t_floor * 1000:>7.1f}{ratio:>8.2f}"
+            f"{'≤' + format(target, '.1f'):>8}{'' if ratio <= target else '  MISSED'}"
+        )
     growth = read_memory(big_folder, big_name) if opts.only in "read" else 0.0
     met &= growth < 64
     print(f"memory growth of a process doing both deep reads: {growth:.1f} MiB (target < 64)")

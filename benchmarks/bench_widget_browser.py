@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from servers import JupyterProcess  # noqa: E402 (tests/servers.py)
-from trees import build_tree  # noqa: E402 (benchmarks/trees.py)
+from trees import build_tree  # noqa: E402 (tests/trees.py)
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
@@ -52,9 +52,12 @@ _TIMED_CLICK = """([root, target]) => new Promise(resolve => {
 
 
 def build(root: Path, entries: int) -> None:
-    build_tree(root, {"big": {f"file-{i:05d}.txt": f"{i}\n" for i in range(entries)}, "docs": {}, "src": {}, "tests": {}})
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                            "language": "python"}})
+    build_tree(
+        root, {"big": {f"file-{i:05d}.txt": f"{i}\n" for i in range(entries)}, "docs": {}, "src": {}, "tests": {}}
+    )
+    nb = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
     nb.cells = [nbformat.v4.new_code_cell("%load_ext dsh_jupyter\n%dsh list")]
     nbformat.write(nb, root / "bench.ipynb")
 
@@ -73,8 +76,10 @@ def find_chromium() -> str:
 
 def summary(name: str, samples: list[list[float]]) -> str:
     total, rows, frame = ([s[i] for s in samples] for i in range(3))
-    return (f"  {name:<36} median {statistics.median(total):6.1f} ms (rows in the page {statistics.median(rows):5.1f}"
-            f" + frame {statistics.median(frame):5.1f}), slowest {max(total):6.1f} ms, {len(samples)} clicks")
+    return (
+        f"  {name:<36} median {statistics.median(total):6.1f} ms (rows in the page {statistics.median(rows):5.1f}"
+        f" + frame {statistics.median(frame):5.1f}), slowest {max(total):6.1f} ms, {len(samples)} clicks"
+    )
 
 
 def main() -> int:
@@ -96,7 +101,9 @@ def main() -> int:
             page = browser.new_page(viewport={"width": 1200, "height": 800})
             page.set_default_timeout(90_000)
             page.goto(f"{server.url}lab/tree/bench.ipynb?reset&token=bench")
-            page.wait_for_function("() => /\\| Idle/.test(document.querySelector('#jp-main-statusbar')?.innerText || '')")
+            page.wait_for_function(
+                "() => /\\| Idle/.test(document.querySelector('#jp-main-statusbar')?.innerText || '')"
+            )
             page.keyboard.press("Shift+Enter")
             root = page.locator(".dsh").first
             root.locator("[data-row]").first.wait_for()

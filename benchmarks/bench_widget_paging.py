@@ -16,19 +16,19 @@ to draw the rows is measured by ``bench_widget_browser.py``.
 from __future__ import annotations
 
 import argparse
-import os
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
 
 import comm
+from bigtrees import build_tree, built_once, folder_of  # benchmarks/bigtrees.py
 from comm.base_comm import BaseComm
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.kernel.widgets import ListingView
-from trees import build_tree, built_once, folder_of  # benchmarks/trees.py
 
 SENT: list = []
 
@@ -111,8 +111,10 @@ def main() -> int:
     print(f"page size: {page} (list_max_entries); medians of {opts.runs} runs")
     print(f"  os.scandir + sort + page (floor)     {f:8.1f} ms")
     print(f"  Workspace.run('list', offset=…)      {tool:8.1f} ms   {tool / f:5.2f}x floor")
-    print(f"  widget 'next' request (kernel side)  {clicked:8.1f} ms   {clicked / f:5.2f}x floor, "
-          f"{clicked - tool:+.1f} ms over the core call (the change stamp and the state update)")
+    print(
+        f"  widget 'next' request (kernel side)  {clicked:8.1f} ms   {clicked / f:5.2f}x floor, "
+        f"{clicked - tool:+.1f} ms over the core call (the change stamp and the state update)"
+    )
     print(f"  first display of the widget          {build_s * 1000:8.1f} ms   ({opened} widget models opened)")
     print(f"  rows held after each request:         {held}")
     print(f"  messages per request:                 {messages}")

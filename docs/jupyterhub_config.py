@@ -43,15 +43,22 @@ readers = json.loads(os.environ.get("DSH_HUB_READERS", "{}"))  # {"bob": "alice"
 c.JupyterHub.load_roles = [
     # owners keep everything they have by default, and may write on their own servers
     {"name": "user", "scopes": ["self", "custom:dsh:write!user"]},
-    *({"name": f"reads-{owner}", "scopes": [f"access:servers!server={owner}/"], "users": [reader]}
-      for reader, owner in readers.items()),
+    *(
+        {"name": f"reads-{owner}", "scopes": [f"access:servers!server={owner}/"], "users": [reader]}
+        for reader, owner in readers.items()
+    ),
 ]
 
 # A service token for scripts (the test uses it to start servers and make tokens).
 if os.environ.get("DSH_HUB_SERVICE_TOKEN"):
     c.JupyterHub.services = [{"name": "dsh-admin", "api_token": os.environ["DSH_HUB_SERVICE_TOKEN"]}]
-    c.JupyterHub.load_roles.append({"name": "dsh-admin", "services": ["dsh-admin"],
-                                    "scopes": ["admin:users", "admin:servers", "tokens", "read:users"]})
+    c.JupyterHub.load_roles.append(
+        {
+            "name": "dsh-admin",
+            "services": ["dsh-admin"],
+            "scopes": ["admin:users", "admin:servers", "tokens", "read:users"],
+        }
+    )
 
 # Named servers share a home (and so, by default, one state file: sessions are kept apart by root,
 # but two servers on the same root share them). To give each server its own state file:

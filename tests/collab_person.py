@@ -27,7 +27,9 @@ from dsh_jupyter.server.collab import _units
 def _session(server, path: str, notebook: bool) -> dict:
     body = json.dumps({"format": "json" if notebook else "text", "type": "notebook" if notebook else "file"})
     req = urllib.request.Request(
-        f"{server.url}api/collaboration/session/{path}", data=body.encode(), method="PUT",
+        f"{server.url}api/collaboration/session/{path}",
+        data=body.encode(),
+        method="PUT",
         headers={"Authorization": f"token {server.token}", "Content-Type": "application/json"},
     )
     with urllib.request.urlopen(req, timeout=30) as resp:

@@ -4,29 +4,24 @@ Every workspace a test makes keeps its state file under the test's ``tmp_path``:
 touch the user's default state file.
 
 The tree builder (``build_tree``, ``Link``) is the one the benchmarks use too, in
-``benchmarks/trees.py``, beside the small workspace ``TREE`` the server, MCP and kernel tests
-serve: this module puts ``benchmarks/`` on ``sys.path`` once, so any test module imports
-``from trees import ...`` (and ``from conftest import build_tree, Link`` still works).
+``tests/trees.py``, beside the small workspace ``TREE`` the server, MCP and kernel tests serve;
+any test module imports ``from trees import ...`` (and ``from conftest import build_tree, Link``
+still works).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
+from trees import Link, build_tree  # tests/trees.py
 
-_BENCHMARKS = str(Path(__file__).resolve().parents[1] / "benchmarks")
-if _BENCHMARKS not in sys.path:
-    sys.path.insert(0, _BENCHMARKS)
-
-from trees import Link, build_tree  # noqa: E402  (benchmarks/trees.py)
-
-from dsh_jupyter import Workspace  # noqa: E402
-from dsh_jupyter.core.caches.stamps import COARSE_MARGIN_NS, MARGIN_NS  # noqa: E402
+from dsh_jupyter import Workspace
+from dsh_jupyter.core.caches.stamps import COARSE_MARGIN_NS, MARGIN_NS
 
 
 @pytest.fixture
@@ -71,6 +66,13 @@ def tree():
 @pytest.fixture
 def link():
     return Link
+
+
+@pytest.fixture
+def marker() -> str:
+    """A ``sleep`` duration no other process uses, so the test finds its stand-in rg in /proc
+    (the hung searches of ``servers.hanging_rg_settings``)."""
+    return f"60.{uuid.uuid4().int % 10**9:09d}"
 
 
 def run_guarded(fn, timeout: float = 5.0):

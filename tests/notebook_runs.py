@@ -49,15 +49,24 @@ def _fail(nb_name: str, index: int, cell, error: dict | None) -> NotebookFailed:
     return NotebookFailed(f"{nb_name}: cell {index} failed:\n{cell.source}\n---\n{trace}")
 
 
-def execute_in_server_kernel(server: JupyterProcess, nb_path: Path, timeout: float = 180,
-                             kernel_name: str = "python3") -> nbformat.NotebookNode:
+def execute_in_server_kernel(
+    server: JupyterProcess, nb_path: Path, timeout: float = 180, kernel_name: str = "python3"
+) -> nbformat.NotebookNode:
     """Run ``nb_path`` in a kernel started by ``server``; returns the notebook with its outputs."""
     from jupyter_client import BlockingKernelClient
 
     nb = nbformat.read(nb_path, as_version=4)
-    status, session = server.request("POST", "api/sessions", {
-        "path": nb_path.name, "name": nb_path.name, "type": "notebook", "kernel": {"name": kernel_name},
-    }, timeout=120)
+    status, session = server.request(
+        "POST",
+        "api/sessions",
+        {
+            "path": nb_path.name,
+            "name": nb_path.name,
+            "type": "notebook",
+            "kernel": {"name": kernel_name},
+        },
+        timeout=120,
+    )
     assert status == 201, (status, session, server.log_tail())
     kernel_id = session["kernel"]["id"]
     connection_file = server.runtime_dir / f"kernel-{kernel_id}.json"
@@ -75,13 +84,14 @@ def execute_in_server_kernel(server: JupyterProcess, nb_path: Path, timeout: flo
             cell.outputs = []
             errors = []
 
-            def hook(msg, cell=cell):
+            def hook(msg, cell=cell, errors=errors):
                 _output_hook(cell)(msg)
                 if msg["msg_type"] == "error":
                     errors.append(msg["content"])
 
-            reply = client.execute_interactive(cell.source, output_hook=hook, timeout=timeout,
-                                               store_history=True, allow_stdin=False)
+            reply = client.execute_interactive(
+                cell.source, output_hook=hook, timeout=timeout, store_history=True, allow_stdin=False
+            )
             cell.execution_count = reply["content"].get("execution_count")
             if reply["content"]["status"] != "ok":
                 raise _fail(nb_path.name, index, cell, errors[0] if errors else reply["content"])
@@ -91,8 +101,9 @@ def execute_in_server_kernel(server: JupyterProcess, nb_path: Path, timeout: flo
     return nb
 
 
-def execute_with_nbclient(nb_path: Path, cwd: Path, timeout: float = 180,
-                          kernel_name: str = "python3") -> nbformat.NotebookNode:
+def execute_with_nbclient(
+    nb_path: Path, cwd: Path, timeout: float = 180, kernel_name: str = "python3"
+) -> nbformat.NotebookNode:
     """Run ``nb_path`` headless with nbclient in a kernel of this Python, with ``cwd`` as its folder."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError

@@ -36,8 +36,8 @@ stays Jupyter's token-only caller, named anew on each request, who may not write
 
 **Searches that never finish**, for the tests of what a hung search must not block:
 ``hanging_rg_settings()`` makes a module's ``dsh_settings`` point ``rg_path`` at a stand-in
-that sleeps for a duration unique to the test (the ``marker`` fixture), so ``processes_with(marker)``
-finds exactly its processes in /proc; ``wait_for`` polls a condition without blocking the loop.
+that sleeps for a duration unique to the test (the ``marker`` fixture, in ``tests/conftest.py``), so
+``processes_with(marker)`` finds exactly its processes in /proc; ``wait_for`` polls a condition without blocking the loop.
 """
 
 from __future__ import annotations
@@ -52,15 +52,13 @@ import sys
 import time
 import urllib.error
 import urllib.request
-import uuid
 from pathlib import Path
 
 import pytest
 from jupyter_server.auth.authorizer import Authorizer
 from jupyter_server.auth.identity import IdentityProvider, User
 from traitlets.config import Config
-
-from trees import TREE, Link, build_tree  # benchmarks/trees.py (tests/conftest.py puts it on sys.path)
+from trees import TREE, Link, build_tree  # tests/trees.py
 
 # What the extension exports into its own process (and a kernel's clients read): kept out of
 # every server subprocess's environment, and restored around every in-process server test.
@@ -113,23 +111,41 @@ class JupyterProcess:
         self.state_path = tmp / "dsh-state.sqlite"
 
     @classmethod
-    def start(cls, tmp: Path, root: Path, *, app: str = "server", python: str = sys.executable,
-              token: str = "dsh-test-token", extra_args: list[str] = (), env: dict | None = None,
-              timeout: float = 120) -> "JupyterProcess":
+    def start(
+        cls,
+        tmp: Path,
+        root: Path,
+        *,
+        app: str = "server",
+        python: str = sys.executable,
+        token: str = "dsh-test-token",
+        extra_args: list[str] = (),
+        env: dict | None = None,
+        timeout: float = 120,
+    ) -> JupyterProcess:
         tmp.mkdir(parents=True, exist_ok=True)
         env = isolated_env(tmp, env)
         port = free_port()
         argv = [
-            python, "-m", "jupyter", app, "--no-browser", "--allow-root",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-            f"--DshJupyter.state_path={tmp / 'dsh-state.sqlite'}", f"--DshJupyter.spill_root={tmp / 'dsh-spills'}",
+            python,
+            "-m",
+            "jupyter",
+            app,
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            f"--DshJupyter.state_path={tmp / 'dsh-state.sqlite'}",
+            f"--DshJupyter.spill_root={tmp / 'dsh-spills'}",
             *extra_args,
         ]
-        log = open(tmp / "jupyter.log", "wb")
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp,
-                                start_new_session=True)
-        log.close()
+        with open(tmp / "jupyter.log", "wb") as log:
+            proc = subprocess.Popen(
+                argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp, start_new_session=True
+            )
         server = cls(proc, f"http://127.0.0.1:{port}/", token, Path(root), tmp, env)
         server.wait_until_up(timeout)
         return server
@@ -159,8 +175,9 @@ class JupyterProcess:
         self.stop()
         raise RuntimeError(f"jupyter did not answer within {timeout} s:\n{self.log_tail()}")
 
-    def request(self, method: str, path: str, body=None, timeout: float = 30, *,
-                token: str | None = _OWN_TOKEN) -> tuple[int, object]:
+    def request(
+        self, method: str, path: str, body=None, timeout: float = 30, *, token: str | None = _OWN_TOKEN
+    ) -> tuple[int, object]:
         """``(status, JSON or text)`` of ``method url/path``, with this server's token unless
         ``token`` names another (``None``: no Authorization header)."""
         token = self.token if token is _OWN_TOKEN else token
@@ -327,19 +344,14 @@ class OnlyAliceWrites(Authorizer):
 
 # alice and bob carry no login cookie and are not token-authenticated as Jupyter counts it, so
 # their POSTs would meet the browser's XSRF check; these tests are not about XSRF.
-TWO_USERS = {"ServerApp": {"identity_provider_class": TwoUsers, "authorizer_class": OnlyAliceWrites,
-                           "disable_check_xsrf": True}}
+TWO_USERS = {
+    "ServerApp": {"identity_provider_class": TwoUsers, "authorizer_class": OnlyAliceWrites, "disable_check_xsrf": True}
+}
 ALICE = {"Authorization": "token alice-token"}
 BOB = {"Authorization": "token bob-token"}
 
 
 # -- searches that never finish ------------------------------------------------------------------
-
-
-@pytest.fixture
-def marker() -> str:
-    """A ``sleep`` duration no other process uses, so the test finds its stand-in rg in /proc."""
-    return f"60.{uuid.uuid4().int % 10**9:09d}"
 
 
 def hanging_rg_settings(*, listing_hangs: bool = True):

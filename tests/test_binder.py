@@ -20,16 +20,28 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from notebook_runs import execute_in_server_kernel, stream_text
 from servers import ANSI, JupyterProcess, isolated_env
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK_RUNS = Path(__file__).resolve().parent / "notebook_runs.py"  # run as a script in the Binder venv
-SKIP_NAMES = {".git", ".venv", ".venv-ci", "venv", "node_modules", "__pycache__", ".pytest_cache", "build",
-              "dist", ".ipynb_checkpoints"}
-SKIP_PATHS = {("dsh_jupyter", "labextension"), ("dsh_jupyter", "kernel", "widgets", "static"),
-              ("labextension_shim", "lib")}
+SKIP_NAMES = {
+    ".git",
+    ".venv",
+    ".venv-ci",
+    "venv",
+    "node_modules",
+    "__pycache__",
+    ".pytest_cache",
+    "build",
+    "dist",
+    ".ipynb_checkpoints",
+}
+SKIP_PATHS = {
+    ("dsh_jupyter", "labextension"),
+    ("dsh_jupyter", "kernel", "widgets", "static"),
+    ("labextension_shim", "lib"),
+}
 
 pytestmark = pytest.mark.slow
 
@@ -40,8 +52,7 @@ def copy_tree(dest: Path) -> Path:
     def ignore(folder: str, names: list[str]) -> set[str]:
         rel = Path(folder).relative_to(REPO).parts
         return {
-            n for n in names
-            if n in SKIP_NAMES or n.endswith((".egg-info", ".tsbuildinfo")) or (*rel, n) in SKIP_PATHS
+            n for n in names if n in SKIP_NAMES or n.endswith((".egg-info", ".tsbuildinfo")) or (*rel, n) in SKIP_PATHS
         }
 
     shutil.copytree(REPO, dest, ignore=ignore, symlinks=True)
@@ -68,8 +79,21 @@ def binder_env(tmp_path_factory):
     base = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
     base["PATH"] = f"{bin_dir}{os.pathsep}{base.get('PATH', '')}"  # repo2docker puts the env first too
     env = isolated_env(tmp / "home", base)
-    run([bin_dir / "python", "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
-         "-r", "binder/requirements.txt"], repo, env, timeout=1500)
+    run(
+        [
+            bin_dir / "python",
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--quiet",
+            "-r",
+            "binder/requirements.txt",
+        ],
+        repo,
+        env,
+        timeout=1500,
+    )
     post = repo / "binder" / "postBuild"
     postbuild_out = run([post], repo, env, timeout=300) if post.exists() else ""
     return {"repo": repo, "bin": bin_dir, "env": env, "tmp": tmp, "postBuild": postbuild_out}
@@ -91,31 +115,42 @@ def test_postbuild_checked_both_extensions(binder_env):
 
 
 def test_server_extension_enabled_and_ok(binder_env):
-    out = run([binder_env["bin"] / "jupyter", "server", "extension", "list"], binder_env["repo"], binder_env["env"],
-              timeout=120)
+    out = run(
+        [binder_env["bin"] / "jupyter", "server", "extension", "list"],
+        binder_env["repo"],
+        binder_env["env"],
+        timeout=120,
+    )
     assert re.search(r"dsh_jupyter\s+enabled", out), out
     assert re.search(r"dsh_jupyter 0\.\d+\.\d+\S*\s+OK", out), out
 
 
 def test_labextension_enabled_and_ok(binder_env):
-    out = run([binder_env["bin"] / "jupyter", "labextension", "list"], binder_env["repo"], binder_env["env"],
-              timeout=120)
+    out = run(
+        [binder_env["bin"] / "jupyter", "labextension", "list"], binder_env["repo"], binder_env["env"], timeout=120
+    )
     line = next((ln for ln in out.splitlines() if "dsh-jupyter-shim" in ln), "")
     assert re.search(r"enabled\s+OK", line), out
     assert str(binder_env["bin"].parent) in out  # installed in the venv, not found elsewhere
 
 
 def test_the_package_comes_from_the_copy(binder_env):
-    out = run([binder_env["bin"] / "python", "-c", "import dsh_jupyter, sys; print(dsh_jupyter.__file__)"],
-              binder_env["tmp"], binder_env["env"], timeout=60)
+    out = run(
+        [binder_env["bin"] / "python", "-c", "import dsh_jupyter, sys; print(dsh_jupyter.__file__)"],
+        binder_env["tmp"],
+        binder_env["env"],
+        timeout=60,
+    )
     assert str(binder_env["bin"].parent) in out or str(binder_env["repo"]) in out, out
     assert str(REPO / "dsh_jupyter") not in out, out
 
 
 def test_the_same_build_made_the_widgets_module(binder_env):
     """The npm build that made the JupyterLab extension also bundled the widgets' front end."""
-    code = ("from dsh_jupyter.kernel.widgets import frontend; from dsh_jupyter.kernel.widgets.base import DshView; "
-            "print(frontend.STATIC); print(DshView._esm == (frontend.STATIC / 'widget.js').read_text() != '')")
+    code = (
+        "from dsh_jupyter.kernel.widgets import frontend; from dsh_jupyter.kernel.widgets.base import DshView; "
+        "print(frontend.STATIC); print(DshView._esm == (frontend.STATIC / 'widget.js').read_text() != '')"
+    )
     out = run([binder_env["bin"] / "python", "-c", code], binder_env["tmp"], binder_env["env"], timeout=120)
     static, same = out.strip().splitlines()[-2:]
     assert same == "True"
@@ -128,16 +163,21 @@ def test_notebook_runs_headless_in_the_binder_env(binder_env, name, tmp_path):
     env["DSH_STATE_PATH"] = str(tmp_path / "state.sqlite")
     work = tmp_path / "cwd"
     work.mkdir()
-    out = run([binder_env["bin"] / "python", NOTEBOOK_RUNS, binder_env["repo"] / "notebooks" / name, work], work, env,
-              timeout=600)
+    out = run(
+        [binder_env["bin"] / "python", NOTEBOOK_RUNS, binder_env["repo"] / "notebooks" / name, work],
+        work,
+        env,
+        timeout=600,
+    )
     assert out.strip(), "the notebook printed nothing"
 
 
 def test_agent_notebook_runs_in_a_kernel_of_the_binder_lab(binder_env, tmp_path):
     root = tmp_path / "root"
     root.mkdir()
-    lab = JupyterProcess.start(tmp_path / "lab", root, app="lab", python=str(binder_env["bin"] / "python"),
-                               env=binder_env["env"])
+    lab = JupyterProcess.start(
+        tmp_path / "lab", root, app="lab", python=str(binder_env["bin"] / "python"), env=binder_env["env"]
+    )
     probe = tmp_path / "probe.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import sys; print(sys.prefix)")]), probe)
     try:

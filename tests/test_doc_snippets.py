@@ -105,10 +105,14 @@ def test_every_snippet_runs_pasted_as_shown(doc, tmp_path, monkeypatch):
     found = snippets(doc)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.code) for s in found])
     replies: dict[int, dict] = {}
-    client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(work)}},
-                            on_cell_executed=lambda cell, cell_index, execute_reply: replies.update(
-                                {cell_index: execute_reply["content"]}))
+    client = NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(work)}},
+        on_cell_executed=lambda cell, cell_index, execute_reply: replies.update({cell_index: execute_reply["content"]}),
+    )
     client.execute()
     failures = []
     for index, (snippet, cell) in enumerate(zip(found, nb.cells)):

@@ -68,7 +68,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return [*path[path.index(nxt) :], nxt]
             if nxt not in state:
                 cycle = visit(nxt)
                 if cycle:
@@ -111,8 +111,11 @@ def test_the_core_imports_no_jupyter():
         path = module_file(name)
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            )
             for imported in names:
                 top = imported.split(".")[0]
                 assert top not in {"jupyter_server", "tornado", "ipywidgets", "IPython", "traitlets"}, (name, imported)
@@ -122,10 +125,19 @@ def test_the_core_imports_no_jupyter():
 # and of the layers below it, never of a layer above. A prefix names a module or a whole folder;
 # the longest prefix that matches decides a module's layer.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("dsh_jupyter.core.errors", "dsh_jupyter.core.settings",
-              "dsh_jupyter.core.locations", "dsh_jupyter.core.policy", "dsh_jupyter.core.progress",
-              "dsh_jupyter.core.documents",
-              "dsh_jupyter.core.text", "dsh_jupyter.core.images")),
+    (
+        "base",
+        (
+            "dsh_jupyter.core.errors",
+            "dsh_jupyter.core.settings",
+            "dsh_jupyter.core.locations",
+            "dsh_jupyter.core.policy",
+            "dsh_jupyter.core.progress",
+            "dsh_jupyter.core.documents",
+            "dsh_jupyter.core.text",
+            "dsh_jupyter.core.images",
+        ),
+    ),
     ("fs", ("dsh_jupyter.core.fs",)),
     ("notebooks", ("dsh_jupyter.core.notebooks",)),
     ("caches", ("dsh_jupyter.core.caches",)),
@@ -137,21 +149,38 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # that read, write and edit share)
     ("tools", ("dsh_jupyter.core.tools",)),
     ("tool parts", ("dsh_jupyter.core.tools.search", "dsh_jupyter.core.tools.opened")),
-    ("tool families", ("dsh_jupyter.core.tools.listing", "dsh_jupyter.core.tools.read",
-                       "dsh_jupyter.core.tools.write", "dsh_jupyter.core.tools.edit", "dsh_jupyter.core.tools.move",
-                       "dsh_jupyter.core.tools.glob", "dsh_jupyter.core.tools.grep", "dsh_jupyter.core.tools.cells")),
-    ("core top", ("dsh_jupyter.core.registry", "dsh_jupyter.core.result", "dsh_jupyter.core.workspace",
-                  "dsh_jupyter.core")),
+    (
+        "tool families",
+        (
+            "dsh_jupyter.core.tools.listing",
+            "dsh_jupyter.core.tools.read",
+            "dsh_jupyter.core.tools.write",
+            "dsh_jupyter.core.tools.edit",
+            "dsh_jupyter.core.tools.move",
+            "dsh_jupyter.core.tools.glob",
+            "dsh_jupyter.core.tools.grep",
+            "dsh_jupyter.core.tools.cells",
+        ),
+    ),
+    (
+        "core top",
+        ("dsh_jupyter.core.registry", "dsh_jupyter.core.result", "dsh_jupyter.core.workspace", "dsh_jupyter.core"),
+    ),
     ("package", ("dsh_jupyter",)),  # __init__ (Workspace, the version, the extension hooks)
     ("mcp", ("dsh_jupyter.mcp",)),
     ("jupyter-side settings", ("dsh_jupyter.settings_traits",)),
-    ("surfaces", ("dsh_jupyter.server", "dsh_jupyter.kernel", "dsh_jupyter.hub", "dsh_jupyter.demo",
-                  "dsh_jupyter.seedtree")),
+    (
+        "surfaces",
+        ("dsh_jupyter.server", "dsh_jupyter.kernel", "dsh_jupyter.hub", "dsh_jupyter.demo", "dsh_jupyter.seedtree"),
+    ),
 ]
 # Lazy imports that run only when called, by design: the package's Jupyter hooks import the
 # surfaces they start, and the settings docs table reads the server's own traits.
-LAZY_UPWARD = {("dsh_jupyter", "dsh_jupyter.server.app"), ("dsh_jupyter", "dsh_jupyter.kernel"),
-               ("dsh_jupyter.settings_traits", "dsh_jupyter.server.app")}
+LAZY_UPWARD = {
+    ("dsh_jupyter", "dsh_jupyter.server.app"),
+    ("dsh_jupyter", "dsh_jupyter.kernel"),
+    ("dsh_jupyter.settings_traits", "dsh_jupyter.server.app"),
+}
 
 
 def layer_of(name: str) -> int:
@@ -180,11 +209,13 @@ def test_the_surfaces_do_not_import_each_other():
     known = set(all_modules())
     for name in known:
         if name.startswith("dsh_jupyter.kernel"):
-            assert not {t for t in imported_modules(name, known) if t.startswith(("dsh_jupyter.server",
-                                                                                     "dsh_jupyter.mcp"))}, name
+            assert not {
+                t for t in imported_modules(name, known) if t.startswith(("dsh_jupyter.server", "dsh_jupyter.mcp"))
+            }, name
         if name.startswith("dsh_jupyter.mcp"):
-            assert not {t for t in imported_modules(name, known) if t.startswith(("dsh_jupyter.server",
-                                                                                     "dsh_jupyter.kernel"))}, name
+            assert not {
+                t for t in imported_modules(name, known) if t.startswith(("dsh_jupyter.server", "dsh_jupyter.kernel"))
+            }, name
 
 
 def test_the_layer_check_catches_an_upward_import():

@@ -124,8 +124,11 @@ def test_the_same_build_made_the_widgets_module_in_the_installed_package() -> No
     assert "// src/common/dom.ts" in esm and "// src/widget/main.js" in esm
     # the build step names both outputs: a wheel build fails if either is missing
     pyproject = (REPO / "pyproject.toml").read_text()
-    for target in ("dsh_jupyter/labextension/static/style.js", "dsh_jupyter/kernel/widgets/static/widget.js",
-                   "dsh_jupyter/kernel/widgets/static/widget.css"):
+    for target in (
+        "dsh_jupyter/labextension/static/style.js",
+        "dsh_jupyter/kernel/widgets/static/widget.js",
+        "dsh_jupyter/kernel/widgets/static/widget.css",
+    ):
         assert f'    "{target}",\n' in pyproject.split("ensured-targets = [", 1)[1].split("]", 1)[0]
     scripts = json.loads((SHIM / "package.json").read_text())["scripts"]
     assert scripts["build:prod"].endswith("npm run build:labextension && npm run build:widget")

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from notebook_runs import execute_in_server_kernel, execute_with_nbclient, stream_text
 from servers import JupyterProcess
 
@@ -78,7 +77,9 @@ def test_02_explore_a_source_tree(isolated):
     assert "entries 9-16 of" in out  # paged inside core/
     assert "lines 201-400 of" in out  # the spill viewer paged
     widget_views = [
-        o for c in nb.cells for o in c.get("outputs", [])
+        o
+        for c in nb.cells
+        for o in c.get("outputs", [])
         if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
     ]
     assert len(widget_views) >= 4  # list, glob, grep, calls: shown as widgets in a kernel

@@ -18,8 +18,18 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SKIP = {".git", ".venv", ".venv-ci", "venv", "node_modules", "__pycache__", ".pytest_cache", "build", "dist",
-        ".ipynb_checkpoints"}
+SKIP = {
+    ".git",
+    ".venv",
+    ".venv-ci",
+    "venv",
+    "node_modules",
+    "__pycache__",
+    ".pytest_cache",
+    "build",
+    "dist",
+    ".ipynb_checkpoints",
+}
 
 pytestmark = pytest.mark.slow
 
@@ -32,18 +42,36 @@ def wheel(tmp_path_factory) -> Path:
     def ignore(folder: str, names: list[str]) -> set[str]:
         shim_build = Path(folder) == REPO / "labextension_shim"
         # the dater built for the editable install is left behind too: the wheel's build makes its own
-        return {n for n in names
-                if n in SKIP or n.endswith((".egg-info", ".tsbuildinfo")) or (shim_build and n == "lib")
-                or n.startswith("libmtimes.so.")}
+        return {
+            n
+            for n in names
+            if n in SKIP
+            or n.endswith((".egg-info", ".tsbuildinfo"))
+            or (shim_build and n == "lib")
+            or n.startswith("libmtimes.so.")
+        }
 
     shutil.copytree(REPO, src, ignore=ignore)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_REQUIRE_VIRTUALENV")}
     env["SKIP_JUPYTER_BUILDER"] = "1"
     out = tmp / "dist"
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "--quiet",
-         "--wheel-dir", str(out), str(src)],
-        capture_output=True, text=True, env=env, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "--quiet",
+            "--wheel-dir",
+            str(out),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (built,) = out.glob("dsh_jupyter-*.whl")
@@ -70,12 +98,16 @@ def test_the_wheel_ships_the_lab_extra_and_the_extensions(wheel):
         metadata = whl.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode("utf-8")
     assert "Provides-Extra: lab" in metadata.splitlines()
     # JupyterLab comes with real-time collaboration (docs/server.md, "Collaboration is on")
-    lab = sorted(line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra == 'lab'" in line)
-    assert lab == ["Requires-Dist: jupyter-collaboration<6,>=5; extra == 'lab'",
-                   "Requires-Dist: jupyterlab<5,>=4.2; extra == 'lab'",
-                   # a write of a file open with collaboration is merged (server/merging.py)
-                   "Requires-Dist: merge3>=0.0.15; extra == 'lab'",
-                   "Requires-Dist: nbdime<5,>=4; extra == 'lab'"], lab
+    lab = sorted(
+        line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra == 'lab'" in line
+    )
+    assert lab == [
+        "Requires-Dist: jupyter-collaboration<6,>=5; extra == 'lab'",
+        "Requires-Dist: jupyterlab<5,>=4.2; extra == 'lab'",
+        # a write of a file open with collaboration is merged (server/merging.py)
+        "Requires-Dist: merge3>=0.0.15; extra == 'lab'",
+        "Requires-Dist: nbdime<5,>=4; extra == 'lab'",
+    ], lab
     assert any(n.endswith("etc/jupyter/jupyter_server_config.d/dsh_jupyter.json") for n in names)
     assert any(n.endswith("share/jupyter/labextensions/dsh-jupyter-shim/package.json") for n in names)
 
@@ -89,11 +121,14 @@ def test_the_wheel_carries_the_widgets_front_end_and_the_widgets_load_it(wheel, 
             assert whl.read(f"dsh_jupyter/kernel/widgets/static/{name}") == (static / name).read_bytes()
         assert not [n for n in names if n.startswith("dsh_jupyter/kernel/widgets/front/") or "labextension_shim" in n]
         whl.extractall(tmp_path / "site", [n for n in names if n.startswith("dsh_jupyter/")])
-    code = ("from dsh_jupyter.kernel.widgets.base import DshView; import dsh_jupyter; "
-            "print(dsh_jupyter.__file__); print(len(DshView._esm), len(DshView._css))")
+    code = (
+        "from dsh_jupyter.kernel.widgets.base import DshView; import dsh_jupyter; "
+        "print(dsh_jupyter.__file__); print(len(DshView._esm), len(DshView._css))"
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONPATH": str(tmp_path / "site")}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     where, sizes = out.stdout.splitlines()
     assert where == str(tmp_path / "site" / "dsh_jupyter" / "__init__.py")

@@ -15,8 +15,8 @@ import os
 import random
 
 import pytest
-
 from conftest import assert_error
+
 from dsh_jupyter import Workspace
 
 PROTECTED = "Jupyter's own folders (runtime, data, config) and this tool's state are never shown"
@@ -31,8 +31,15 @@ def home(root, tmp_path, monkeypatch):
     there), IPython's folder there, and a payload ready to be planted."""
     monkeypatch.setenv("HOME", str(root))
     monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
-    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "XDG_CONFIG_HOME",
-                 "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "JUPYTER_PREFER_ENV_PATH"):
+    for name in (
+        "JUPYTER_CONFIG_DIR",
+        "JUPYTER_DATA_DIR",
+        "JUPYTER_RUNTIME_DIR",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "XDG_RUNTIME_DIR",
+        "JUPYTER_PREFER_ENV_PATH",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(root / "envcfg" / "jupyter"))  # missing
     monkeypatch.setenv("JUPYTER_PATH", str(root / "shared" / "jupyter"))  # there
@@ -50,8 +57,13 @@ def home(root, tmp_path, monkeypatch):
 @pytest.fixture(params=[True, False], ids=["openat2", "walk"])
 def hws(request, home, tmp_path):
     """A workspace on the home, hidden files shown (the stdio server's default), its state outside."""
-    ws = Workspace(home, session="s1", state_path=tmp_path / "state" / "state.sqlite", openat2=request.param,
-                   protected_paths=[str(home / "vault" / "inner")])
+    ws = Workspace(
+        home,
+        session="s1",
+        state_path=tmp_path / "state" / "state.sqlite",
+        openat2=request.param,
+        protected_paths=[str(home / "vault" / "inner")],
+    )
     yield ws
     ws.close()
 
@@ -87,8 +99,16 @@ def test_a_payload_moved_to_the_missing_config_folder_is_refused(hws, home):
 
 def test_every_missing_protected_place_is_refused_as_a_destination(hws, home):
     before = snapshot(home)
-    for dest in (".config/jupyter", ".local", ".local/share", ".local/share/jupyter", "envcfg", "envcfg/jupyter",
-                 "vault", "vault/inner"):
+    for dest in (
+        ".config/jupyter",
+        ".local",
+        ".local/share",
+        ".local/share/jupyter",
+        "envcfg",
+        "envcfg/jupyter",
+        "vault",
+        "vault/inner",
+    ):
         r = hws.run("move", source="payload", destination=dest)
         assert r.value["code"] == "FS_PROTECTED", (dest, r.text)
     assert snapshot(home) == before
@@ -99,13 +119,19 @@ def test_every_missing_protected_place_is_refused_as_a_destination(hws, home):
 def test_a_missing_parent_is_never_made_where_a_protected_folder_belongs(hws, home):
     before = snapshot(home)
     r = hws.run("move", source="payload", destination=".local/share/stuff")
-    assert_error(r, "FS_PROTECTED",
-                 f'cannot move to ".local/share/stuff": {KINDS} belongs inside ".local", and no tool makes one')
+    assert_error(
+        r,
+        "FS_PROTECTED",
+        f'cannot move to ".local/share/stuff": {KINDS} belongs inside ".local", and no tool makes one',
+    )
     r = hws.run("write", file_path=".config/notes.txt", content="x\n")
-    assert_error(r, "FS_PROTECTED",
-                 f'cannot write ".config/notes.txt": {KINDS} belongs inside ".config", and no tool makes one')
+    assert_error(
+        r, "FS_PROTECTED", f'cannot write ".config/notes.txt": {KINDS} belongs inside ".config", and no tool makes one'
+    )
     r = hws.run("write", file_path="vault/x.txt", content="x\n")
-    assert_error(r, "FS_PROTECTED", f'cannot write "vault/x.txt": {KINDS} belongs inside "vault", and no tool makes one')
+    assert_error(
+        r, "FS_PROTECTED", f'cannot write "vault/x.txt": {KINDS} belongs inside "vault", and no tool makes one'
+    )
     assert snapshot(home) == before
 
 
@@ -168,12 +194,33 @@ def test_write_makes_a_hundred_missing_parents(hws, home):
 # Names an operation may use: protected places present and missing, their parents and children,
 # the payload and ordinary files.
 PATHS = [
-    ".config", ".config/jupyter", ".config/jupyter/jupyter_server_config.py", ".local", ".local/share",
-    ".local/share/jupyter", ".local/share/jupyter/runtime", ".local/share/jupyter/runtime/jpserver-1.json",
-    "envcfg", "envcfg/jupyter", "envcfg/jupyter/jupyter_server_config.py", "shared", "shared/jupyter",
-    "shared/jupyter/kernels/k.json", ".ipython", ".ipython/profile_default/startup/00.py",
-    ".ipython/profile_default/startup/01.py", "vault", "vault/inner", "vault/inner/x", "payload",
-    "payload/jupyter", "payload/jupyter/jupyter_server_config.py", "notes.txt", "work", "work/a.txt", "plink",
+    ".config",
+    ".config/jupyter",
+    ".config/jupyter/jupyter_server_config.py",
+    ".local",
+    ".local/share",
+    ".local/share/jupyter",
+    ".local/share/jupyter/runtime",
+    ".local/share/jupyter/runtime/jpserver-1.json",
+    "envcfg",
+    "envcfg/jupyter",
+    "envcfg/jupyter/jupyter_server_config.py",
+    "shared",
+    "shared/jupyter",
+    "shared/jupyter/kernels/k.json",
+    ".ipython",
+    ".ipython/profile_default/startup/00.py",
+    ".ipython/profile_default/startup/01.py",
+    "vault",
+    "vault/inner",
+    "vault/inner/x",
+    "payload",
+    "payload/jupyter",
+    "payload/jupyter/jupyter_server_config.py",
+    "notes.txt",
+    "work",
+    "work/a.txt",
+    "plink",
 ]
 
 
@@ -194,13 +241,24 @@ def test_no_sequence_of_changes_touches_a_protected_place(home, tmp_path, seed):
     (home / "work").mkdir()
     (home / "work" / "a.txt").write_text("False\n")
     os.symlink("payload", home / "plink")
-    protected = [".config/jupyter", ".local/share/jupyter", "envcfg/jupyter", "shared/jupyter", ".ipython",
-                 "vault/inner"]
+    protected = [
+        ".config/jupyter",
+        ".local/share/jupyter",
+        "envcfg/jupyter",
+        "shared/jupyter",
+        ".ipython",
+        "vault/inner",
+    ]
     missing_above = [".config", ".local", "envcfg", "vault"]  # not there: nothing may make them
     before = {p: snapshot(home / p) if (home / p).exists() else None for p in protected}
     rng = random.Random(seed)
-    ws = Workspace(home, session="s1", state_path=tmp_path / "state" / "state.sqlite", openat2=seed % 2 == 0,
-                   protected_paths=[str(home / "vault" / "inner")])
+    ws = Workspace(
+        home,
+        session="s1",
+        state_path=tmp_path / "state" / "state.sqlite",
+        openat2=seed % 2 == 0,
+        protected_paths=[str(home / "vault" / "inner")],
+    )
     try:
         refused = 0
         for _ in range(150):

@@ -24,11 +24,24 @@ OWNER = Caller("rest", "owner")
 def shared(root, tree, tmp_path):
     """Two workspaces on one root and one state file: what a server hides (``.env``), and what
     a stdio server or a plain Python process shows."""
-    tree(root, {".env": "SECRET_KEY=hunter2\n", "src": {"app.py": "SECRET_KEY = env('SECRET_KEY')\n"},
-                "many": {f"f{i:02}.txt": f"hello {i}\n" for i in range(40)}})
+    tree(
+        root,
+        {
+            ".env": "SECRET_KEY=hunter2\n",
+            "src": {"app.py": "SECRET_KEY = env('SECRET_KEY')\n"},
+            "many": {f"f{i:02}.txt": f"hello {i}\n" for i in range(40)},
+        },
+    )
     state = tmp_path / "state" / "s.sqlite"
-    server = Workspace(root, state_path=state, allow_hidden=False, surface="rest", grep_max_matches=5,
-                       glob_max_results=5, spill_max_bytes_read_only=600)
+    server = Workspace(
+        root,
+        state_path=state,
+        allow_hidden=False,
+        surface="rest",
+        grep_max_matches=5,
+        glob_max_results=5,
+        spill_max_bytes_read_only=600,
+    )
     local = Workspace(root, state_path=state, surface="mcp", grep_max_matches=5, glob_max_results=5)
     return server, local
 
@@ -37,15 +50,41 @@ def shared(root, tree, tmp_path):
 
 RULES = [
     # (caller, tool, args, session, refused with)
-    (READER, "write", {"file_path": "x.txt", "content": "x"}, "default", "User is not authorized to write on resource: contents."),
-    (READER, "edit", {"file_path": "src/app.py", "old_string": "a", "new_string": "b"}, "default",
-     "User is not authorized to write on resource: contents."),
-    (READER, "move", {"source": "src/app.py", "destination": "app.py"}, "default",
-     "User is not authorized to write on resource: contents."),
-    (READER, "list", {}, "brand-new", "a caller without contents:write cannot create sessions; use an existing "
-     "session or default"),
-    (TOKEN, "grep", {"pattern": "x"}, "brand-new", "a caller without contents:write cannot create sessions; use an "
-     "existing session or default"),
+    (
+        READER,
+        "write",
+        {"file_path": "x.txt", "content": "x"},
+        "default",
+        "User is not authorized to write on resource: contents.",
+    ),
+    (
+        READER,
+        "edit",
+        {"file_path": "src/app.py", "old_string": "a", "new_string": "b"},
+        "default",
+        "User is not authorized to write on resource: contents.",
+    ),
+    (
+        READER,
+        "move",
+        {"source": "src/app.py", "destination": "app.py"},
+        "default",
+        "User is not authorized to write on resource: contents.",
+    ),
+    (
+        READER,
+        "list",
+        {},
+        "brand-new",
+        "a caller without contents:write cannot create sessions; use an existing session or default",
+    ),
+    (
+        TOKEN,
+        "grep",
+        {"pattern": "x"},
+        "brand-new",
+        "a caller without contents:write cannot create sessions; use an existing session or default",
+    ),
     (READER, "list", {}, "default", None),
     (READER, "read", {"file_path": "src/app.py"}, "existing", None),
     (OWNER, "write", {"file_path": "x.txt", "content": "x"}, "brand-new", None),
@@ -53,8 +92,11 @@ RULES = [
 ]
 
 
-@pytest.mark.parametrize("caller, tool, args, session, refused", RULES,
-                         ids=[f"{c.surface}-{'ro' if not c.may_write else 'rw'}-{t}-{s}" for c, t, _, s, _ in RULES])
+@pytest.mark.parametrize(
+    "caller, tool, args, session, refused",
+    RULES,
+    ids=[f"{c.surface}-{'ro' if not c.may_write else 'rw'}-{t}-{s}" for c, t, _, s, _ in RULES],
+)
 def test_every_rule_of_the_policy(shared, root, caller, tool, args, session, refused):
     server, _ = shared
     server.create_session("existing")
@@ -80,8 +122,9 @@ def rows(state) -> dict[str, list]:
 
     db = sqlite3.connect(state)
     try:
-        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                                          "'sqlite_%'")]
+        names = [
+            r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        ]
         return {n: sorted(map(repr, db.execute(f"SELECT * FROM {n}"))) for n in names}
     finally:
         db.close()
@@ -169,8 +212,10 @@ def test_only_a_caller_who_may_write_creates_moves_or_deletes_sessions(shared, r
     with pytest.raises(CallRefused) as refused:
         server.create_session("made-by-reader", caller=READER)
     assert refused.value.message == SESSION_REFUSED
-    for act in (lambda: server.move_session("existing", "src", caller=READER),
-                lambda: server.delete_session("existing", caller=READER)):
+    for act in (
+        lambda: server.move_session("existing", "src", caller=READER),
+        lambda: server.delete_session("existing", caller=READER),
+    ):
         with pytest.raises(CallRefused) as refused:
             act()
         assert refused.value.message == "User is not authorized to write on resource: contents."
@@ -186,7 +231,7 @@ def test_a_writers_call_records_its_new_session_as_the_caller(shared):
 def test_a_page_is_bound_to_who_reported_it_and_only_a_writer_answers_for_it():
     assert admit_page(OWNER) == admit_page(OWNER, answers=True) == "user:owner"
     assert admit_page(READER) == "user:reader"
-    with pytest.raises(CallRefused, match="^User is not authorized to write on resource: contents.$"):
+    with pytest.raises(CallRefused, match=r"^User is not authorized to write on resource: contents.$"):
         admit_page(READER, answers=True)
     token = Caller("rest", "Anonymous Io", anonymous=True, credential="d1")
     assert admit_page(token) == "token:d1"
@@ -215,8 +260,9 @@ def test_a_search_that_waited_past_the_timeout_is_not_started(shared):
     stale = Admission("grep", "default", OWNER, True, time.monotonic() - 31, None)
     r = server.call("grep", {"pattern": "hello"}, admission=stale)
     assert r.value["code"] == "SEARCH_ABORTED"
-    assert r.text.startswith("Error: grep waited ") and r.text.endswith(" ms for a free search slot and was not "
-                                                                        "started; try again")
+    assert r.text.startswith("Error: grep waited ") and r.text.endswith(
+        " ms for a free search slot and was not started; try again"
+    )
     fresh = Admission("read", "default", OWNER, False, time.monotonic() - 31, None)
     assert not server.call("read", {"file_path": "src/app.py"}, admission=fresh).is_error  # only searches wait
 
@@ -255,8 +301,9 @@ def test_read_only_callers_cannot_push_out_the_owners_records(make_ws, root, tre
     ws = make_ws(call_log_max_bytes_read_only=5000, call_log_max_bytes=10**7)
     ws.run("read", file_path="big.txt")  # the owner's record
     for i in range(40):  # each record holds the read's ~1 KB of text
-        ws.call("read", {"file_path": "big.txt"}, caller=Caller("rest", f"Anonymous {i}", may_write=False,
-                                                                    anonymous=True))
+        ws.call(
+            "read", {"file_path": "big.txt"}, caller=Caller("rest", f"Anonymous {i}", may_write=False, anonymous=True)
+        )
     calls = ws.calls(limit=1000)["calls"]
     assert calls[0]["user"] == ws.user and calls[0]["surface"] == "python"  # kept
     assert 1 < len(calls) < 10  # the readers' records were bounded on their own
@@ -297,12 +344,14 @@ def test_a_saved_result_made_where_more_is_shown_is_not_served(shared, root):
     locator = grep.value["spill"]
     assert locator
     listed = server.spill_list()
-    assert listed == [{**listed[0], "label": "", "withheld": "it was made where hidden files are shown, and this "
-                                                             "surface hides them"}]
+    assert listed == [
+        {**listed[0], "label": "", "withheld": "it was made where hidden files are shown, and this surface hides them"}
+    ]
     r = server.run("read", file_path=locator)
     assert r.value["code"] == "FS_HIDDEN"
-    assert r.text == (f'Error: cannot read "{locator}": it was made where hidden files are shown, and this surface '
-                      "hides them")
+    assert r.text == (
+        f'Error: cannot read "{locator}": it was made where hidden files are shown, and this surface hides them'
+    )
     page = server.spill_page(locator)
     assert page.is_error and "hunter2" not in page.text
     assert not local.run("read", file_path=locator).is_error  # its own surface reads it
@@ -314,8 +363,9 @@ def test_records_made_under_the_same_or_narrower_visibility_are_served(shared):
     assert [c.get("withheld") for c in local.calls()["calls"]] == [None]  # narrower: served to a wider reader
     assert [c.get("withheld") for c in server.calls()["calls"]] == [None]
     narrower = Workspace(server.root, state_path=server.state_path, allow_hidden=False, hide_globs=["*.py"])
-    assert narrower.calls()["calls"][0]["withheld"] == ("it was made where names this surface hides (hide_globs) "
-                                                        "are shown")
+    assert narrower.calls()["calls"][0]["withheld"] == (
+        "it was made where names this surface hides (hide_globs) are shown"
+    )
 
 
 V2_SCHEMA = """
@@ -333,7 +383,8 @@ PRAGMA user_version = 2;
 
 
 def test_a_state_file_of_the_previous_version_is_migrated_and_its_calls_withheld_where_anything_is_hidden(
-        root, tree, tmp_path):
+    root, tree, tmp_path
+):
     import sqlite3
 
     from dsh_jupyter.core.state.store import SCHEMA_VERSION, session_key
@@ -344,8 +395,11 @@ def test_a_state_file_of_the_previous_version_is_migrated_and_its_calls_withheld
     db.executescript(V2_SCHEMA)
     key = session_key(str(root.resolve()), "default")
     db.execute("INSERT INTO sessions VALUES (?, ?, 'default', ?, 1.0, 'u')", (key, str(root.resolve()), str(root)))
-    db.execute("INSERT INTO calls (call_id, session, tool, args, text, is_error, surface, started, duration_ms, user) "
-               "VALUES ('c1', ?, 'read', '{\"file_path\": \".env\"}', 'SECRET=1', 0, 'python', 2.0, 1.0, 'u')", (key,))
+    db.execute(
+        "INSERT INTO calls (call_id, session, tool, args, text, is_error, surface, started, duration_ms, user) "
+        "VALUES ('c1', ?, 'read', '{\"file_path\": \".env\"}', 'SECRET=1', 0, 'python', 2.0, 1.0, 'u')",
+        (key,),
+    )
     db.commit()
     db.close()
     hides = Workspace(root, state_path=state, allow_hidden=False)

@@ -34,8 +34,18 @@ SECRET = "OUTSIDE-SECRET"
 OUT_NAME = "outside-only-name.txt"
 INSIDE = "INSIDE-TEXT"
 # A tool may refuse while names flip; these are honest refusals. Anything else fails the test.
-ALLOWED = {"FS_OUTSIDE_ROOT", "FS_ERROR", "FS_NOT_OBSERVED", "FS_NOT_FOUND", "FS_NOT_DIRECTORY",
-           "FS_NOT_REGULAR_FILE", "FS_EXISTS", "not-found", "not-a-dir", "fs-error"}
+ALLOWED = {
+    "FS_OUTSIDE_ROOT",
+    "FS_ERROR",
+    "FS_NOT_OBSERVED",
+    "FS_NOT_FOUND",
+    "FS_NOT_DIRECTORY",
+    "FS_NOT_REGULAR_FILE",
+    "FS_EXISTS",
+    "not-found",
+    "not-a-dir",
+    "fs-error",
+}
 
 RACER = textwrap.dedent(f"""
     import importlib.util, sys
@@ -76,7 +86,7 @@ def snapshot(folder: Path) -> dict:
         for name in dirnames + filenames:
             p = os.path.join(dirpath, name)
             st = os.lstat(p)
-            out[p] = (st.st_ino, st.st_size, st.st_mtime_ns, open(p, "rb").read() if os.path.isfile(p) else None)
+            out[p] = (st.st_ino, st.st_size, st.st_mtime_ns, Path(p).read_bytes() if os.path.isfile(p) else None)
     return out
 
 
@@ -307,8 +317,9 @@ def test_a_file_created_meanwhile_is_never_replaced(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     ws = Workspace(root, session="race", state_path=tmp_path / "state.sqlite")
-    watcher = subprocess.Popen([sys.executable, "-c", WATCHER, str(root)], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, text=True)
+    watcher = subprocess.Popen(
+        [sys.executable, "-c", WATCHER, str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert watcher.stdout.readline().strip() == "ready"
     outcomes = {"created": 0, "late": 0}
     try:
@@ -321,8 +332,13 @@ def test_a_file_created_meanwhile_is_never_replaced(tmp_path):
             outcomes[outcome] += 1
             data = (root / name).read_text()
             if outcome == "created":  # theirs was there first: kept, and the tool says so
-                assert r.value == {"name": "FsError", "code": "FS_NOT_OBSERVED", "message": (
-                    f'cannot write "{name}": it was created by someone else since this session looked; read it first')}
+                assert r.value == {
+                    "name": "FsError",
+                    "code": "FS_NOT_OBSERVED",
+                    "message": (
+                        f'cannot write "{name}": it was created by someone else since this session looked; read it first'
+                    ),
+                }
                 assert data == "theirs\n"
             else:
                 assert r.text.endswith("Created file\n</content>") and data == "ours\n"

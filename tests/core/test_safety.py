@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-
 SETPRIV = shutil.which("setpriv")
 NOBODY = 65534
 
@@ -50,8 +49,19 @@ print(json.dumps(out))
 
 
 def run_as_nobody(root: Path, state: Path, calls: list) -> list:
-    argv = [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all",
-            sys.executable, "-c", AS_NOBODY, str(root), str(state), json.dumps(calls)]
+    argv = [
+        SETPRIV,
+        f"--reuid={NOBODY}",
+        f"--regid={NOBODY}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        sys.executable,
+        "-c",
+        AS_NOBODY,
+        str(root),
+        str(state),
+        json.dumps(calls),
+    ]
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(state.parent), "LANG": "C.UTF-8"}
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -73,17 +83,23 @@ def test_permissions_are_the_kernels_for_a_non_root_user(shared_tmp):
     os.chmod(root / "ro-folder", 0o555)  # ... nor create anything in here
     os.chmod(root / "secret.txt", 0o000)
     before = {p: (p.read_bytes(), p.stat().st_ino) for p in (root / "ro.txt", root / "ro-folder" / "inside.txt")}
-    out = run_as_nobody(root, state, [
-        ["read", {"file_path": "ro.txt"}],
-        ["write", {"file_path": "ro.txt", "content": "pwned\n"}],
-        ["edit", {"file_path": "ro.txt", "old_string": "read", "new_string": "pwned"}],
-        ["write", {"file_path": "ro-folder/new.txt", "content": "new\n"}],
-        ["write", {"file_path": "ro-folder/deeper/new.txt", "content": "new\n"}],
-        ["read", {"file_path": "secret.txt"}],
-        ["list", {"path": "ro-folder"}],
-        ["write", {"file_path": "fine.txt", "content": "fine\n"}],
-    ])
-    assert out[0] == {"ok": "<path>ro.txt</path>\n<type>file</type>\n<content>\n1: read only\n\n(End of file - total 1 line)\n</content>"}
+    out = run_as_nobody(
+        root,
+        state,
+        [
+            ["read", {"file_path": "ro.txt"}],
+            ["write", {"file_path": "ro.txt", "content": "pwned\n"}],
+            ["edit", {"file_path": "ro.txt", "old_string": "read", "new_string": "pwned"}],
+            ["write", {"file_path": "ro-folder/new.txt", "content": "new\n"}],
+            ["write", {"file_path": "ro-folder/deeper/new.txt", "content": "new\n"}],
+            ["read", {"file_path": "secret.txt"}],
+            ["list", {"path": "ro-folder"}],
+            ["write", {"file_path": "fine.txt", "content": "fine\n"}],
+        ],
+    )
+    assert out[0] == {
+        "ok": "<path>ro.txt</path>\n<type>file</type>\n<content>\n1: read only\n\n(End of file - total 1 line)\n</content>"
+    }
     denied = {"name": "FsError", "code": "FS_PERMISSION_DENIED"}
     assert out[1] == {**denied, "message": 'cannot write "ro.txt": permission denied'}
     assert out[2] == {**denied, "message": 'cannot edit "ro.txt": permission denied'}
@@ -106,12 +122,21 @@ def test_root_still_refuses_files_and_folders_without_write_bits(ws, root, expec
     os.chmod(root / "ro.txt", 0o444)
     os.chmod(root / "ro-folder", 0o555)
     assert not ws.run("read", file_path="ro.txt").is_error
-    expect_error(ws.run("write", file_path="ro.txt", content="x\n"), "FS_PERMISSION_DENIED",
-                 'cannot write "ro.txt": permission denied')
-    expect_error(ws.run("edit", file_path="ro.txt", old_string="read", new_string="x"), "FS_PERMISSION_DENIED",
-                 'cannot edit "ro.txt": permission denied')
-    expect_error(ws.run("write", file_path="ro-folder/n.txt", content="x\n"), "FS_PERMISSION_DENIED",
-                 'cannot write "ro-folder/n.txt": permission denied')
+    expect_error(
+        ws.run("write", file_path="ro.txt", content="x\n"),
+        "FS_PERMISSION_DENIED",
+        'cannot write "ro.txt": permission denied',
+    )
+    expect_error(
+        ws.run("edit", file_path="ro.txt", old_string="read", new_string="x"),
+        "FS_PERMISSION_DENIED",
+        'cannot edit "ro.txt": permission denied',
+    )
+    expect_error(
+        ws.run("write", file_path="ro-folder/n.txt", content="x\n"),
+        "FS_PERMISSION_DENIED",
+        'cannot write "ro-folder/n.txt": permission denied',
+    )
     assert (root / "ro.txt").read_text() == "read only\n"
     assert os.listdir(root / "ro-folder") == []
     os.chmod(root / "ro.txt", 0o644)  # with a write bit (and a read of this new version) it is writable
@@ -121,8 +146,11 @@ def test_root_still_refuses_files_and_folders_without_write_bits(ws, root, expec
 
 def test_write_over_a_binary_file_says_so_before_read_it_first(ws, root, expect_error):
     (root / "blob.bin").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
-    expect_error(ws.run("write", file_path="blob.bin", content="text\n"), "FS_NOT_TEXT",
-                 'cannot write "blob.bin": binary file; write replaces text files only')
+    expect_error(
+        ws.run("write", file_path="blob.bin", content="text\n"),
+        "FS_NOT_TEXT",
+        'cannot write "blob.bin": binary file; write replaces text files only',
+    )
     assert (root / "blob.bin").read_bytes().startswith(b"\x89PNG")
 
 
@@ -160,7 +188,7 @@ def test_rg_killed_mid_search_is_a_search_failure_not_a_short_result(make_ws, ro
     to_ab = bytes(b"ab"[n & 1] for n in range(256))
     for i in range(4):
         text = rnd.randbytes(200 * 60_000).translate(to_ab)
-        (root / f"ab{i}.txt").write_bytes(b"\n".join(text[j:j + 200] for j in range(0, len(text), 200)))
+        (root / f"ab{i}.txt").write_bytes(b"\n".join(text[j : j + 200] for j in range(0, len(text), 200)))
     ws = make_ws(landlock=landlock, search_timeout_ms=120_000, raw_output_max_bytes=500_000_000)
     killed: list[int] = []
 
@@ -181,7 +209,11 @@ def test_rg_killed_mid_search_is_a_search_failure_not_a_short_result(make_ws, ro
     r = ws.run("grep", pattern="(a|b)*a(a|b){16}b")
     t.join(70)
     assert killed, "rg finished before it could be killed; make the search slower"
-    assert r.value == {"name": "SearchError", "code": "SEARCH_FAILED", "message": "grep failed: ripgrep was killed (SIGKILL)"}
+    assert r.value == {
+        "name": "SearchError",
+        "code": "SEARCH_FAILED",
+        "message": "grep failed: ripgrep was killed (SIGKILL)",
+    }
 
 
 @pytest.mark.parametrize("name", ["-", "-e", "--files", "-x-dir"])
@@ -199,11 +231,18 @@ def test_names_that_look_like_options_are_searched_as_paths(ws, root, name):
         assert ws.run("glob", pattern="*", path=name).text == f"{name}/f.txt"
 
 
-@pytest.mark.parametrize("tool, args, shown", [
-    ("glob", {"pattern": "["}, "rg: error parsing glob '[': unclosed character class; missing ']'"),
-    ("glob", {"pattern": "a{b"}, "rg: error parsing glob 'a{b': unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)"),
-    ("grep", {"pattern": "x", "include": "["}, "rg: error parsing glob '[': unclosed character class; missing ']'"),
-])
+@pytest.mark.parametrize(
+    "tool, args, shown",
+    [
+        ("glob", {"pattern": "["}, "rg: error parsing glob '[': unclosed character class; missing ']'"),
+        (
+            "glob",
+            {"pattern": "a{b"},
+            "rg: error parsing glob 'a{b': unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)",
+        ),
+        ("grep", {"pattern": "x", "include": "["}, "rg: error parsing glob '[': unclosed character class; missing ']'"),
+    ],
+)
 def test_invalid_globs_are_invalid_patterns(ws, root, tool, args, shown, expect_error):
     (root / "a.txt").write_text("x\n")
     expect_error(ws.run(tool, **args), "SEARCH_INVALID_PATTERN", f"invalid pattern: {shown}")
@@ -214,7 +253,9 @@ def test_a_long_invalid_regex_is_still_an_invalid_pattern(ws, root):
     r = ws.run("grep", pattern="a" * 1500 + "(")
     assert r.value["code"] == "SEARCH_INVALID_PATTERN", r.text
     message = r.value["message"]
-    assert message.startswith("invalid pattern: rg: regex parse error: (?:aaaa") and message.endswith("error: unclosed group")
+    assert message.startswith("invalid pattern: rg: regex parse error: (?:aaaa") and message.endswith(
+        "error: unclosed group"
+    )
     assert len(message) <= 1100
 
 
@@ -229,13 +270,16 @@ def test_grep_on_a_named_binary_file_skips_it_and_says_so(ws, root):
 # -- names ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("raw, shown", [
-    ("a\u2028b.txt", '"a\\u2028b.txt"'),
-    ("a\u2029b.txt", '"a\\u2029b.txt"'),
-    ("nel\u0085.txt", '"nel\\u0085.txt"'),
-    ("evil\u202etxt.exe", '"evil\\u202etxt.exe"'),
-    ("iso\u2066late\u2069.txt", '"iso\\u2066late\\u2069.txt"'),
-])
+@pytest.mark.parametrize(
+    "raw, shown",
+    [
+        ("a\u2028b.txt", '"a\\u2028b.txt"'),
+        ("a\u2029b.txt", '"a\\u2029b.txt"'),
+        ("nel\u0085.txt", '"nel\\u0085.txt"'),
+        ("evil\u202etxt.exe", '"evil\\u202etxt.exe"'),
+        ("iso\u2066late\u2069.txt", '"iso\\u2066late\\u2069.txt"'),
+    ],
+)
 def test_line_separators_and_bidi_controls_are_quoted_everywhere(ws, root, raw, shown):
     (root / raw).write_text("needle\n")
     listing = ws.run("list").text
@@ -251,7 +295,10 @@ def test_line_separators_and_bidi_controls_are_quoted_everywhere(ws, root, raw, 
 def test_mixed_line_endings_edit_only_the_edited_region(ws, root):
     (root / "m.txt").write_bytes(b"one\r\ntwo\nthree\r\nfour\n")
     r = ws.run("read", file_path="m.txt")
-    assert r.text == "<path>m.txt</path>\n<type>file</type>\n<content>\n1: one\n2: two\n3: three\n4: four\n\n(End of file - total 4 lines)\n</content>"
+    assert (
+        r.text
+        == "<path>m.txt</path>\n<type>file</type>\n<content>\n1: one\n2: two\n3: three\n4: four\n\n(End of file - total 4 lines)\n</content>"
+    )
     # old_string as read showed it: LF between lines, though line 1 ends in CRLF
     assert not ws.run("edit", file_path="m.txt", old_string="one\ntwo", new_string="ONE\nTWO").is_error
     assert (root / "m.txt").read_bytes() == b"ONE\r\nTWO\nthree\r\nfour\n"
@@ -264,7 +311,10 @@ def test_mixed_line_endings_edit_only_the_edited_region(ws, root):
 def test_bom_is_not_shown_and_is_kept(ws, root):
     (root / "b.txt").write_bytes(b"\xef\xbb\xbffirst\nsecond\n")
     r = ws.run("read", file_path="b.txt")
-    assert r.text == "<path>b.txt</path>\n<type>file</type>\n<content>\n1: first\n2: second\n\n(End of file - total 2 lines)\n</content>"
+    assert (
+        r.text
+        == "<path>b.txt</path>\n<type>file</type>\n<content>\n1: first\n2: second\n\n(End of file - total 2 lines)\n</content>"
+    )
     assert not ws.run("edit", file_path="b.txt", old_string="first", new_string="1st").is_error
     assert (root / "b.txt").read_bytes() == b"\xef\xbb\xbf1st\nsecond\n"
     assert not ws.run("write", file_path="b.txt", content="whole\n").is_error

@@ -96,8 +96,11 @@ def test_cache_sizes_take_zero_to_turn_the_cache_off(make_ws, name):
         make_ws(**{name: True})
     assert make_ws(**{name: 5}).settings.as_dict()[name] == 5
     ws = make_ws(**{name: 0})
-    assert {"list_cache_max_entries": ws.folders, "read_index_max_files": ws.lines,
-            "notebook_tree_max_folders": ws.notebooks}[name] is None
+    assert {
+        "list_cache_max_entries": ws.folders,
+        "read_index_max_files": ws.lines,
+        "notebook_tree_max_folders": ws.notebooks,
+    }[name] is None
     assert not ws.run("list").is_error
 
 
@@ -192,7 +195,9 @@ def test_exported_settings_of_a_newer_server_drop_unknown_names(caplog):
 
 @pytest.mark.parametrize("raw", ["read_limit=5", "[1, 2]", '"text"', "{"])
 def test_exported_settings_must_be_a_json_object(raw):
-    with pytest.raises(SettingsError, match="^" + re.escape(f"DSH_SETTINGS must be a JSON object of settings, got {raw!r}") + "$"):
+    with pytest.raises(
+        SettingsError, match="^" + re.escape(f"DSH_SETTINGS must be a JSON object of settings, got {raw!r}") + "$"
+    ):
         settings_from_env({SETTINGS_ENV: raw})
 
 

@@ -7,11 +7,9 @@ import os
 
 import pandas as pd
 import pytest
+from conftest import Link, assert_error
 
 from dsh_jupyter import Result, Workspace
-
-from conftest import Link, assert_error
-from servers import marker  # noqa: F401 (a fixture)
 
 
 @pytest.fixture
@@ -162,15 +160,27 @@ def test_state_file_that_cannot_be_opened(tmp_path, root):
     ws = Workspace(root, session="s1", state_path=tmp_path / "blocker" / "state.sqlite")
     assert ws.store is None
     r = ws.run("read", file_path="f.txt")
-    assert r.text == "<path>f.txt</path>\n<type>file</type>\n<content>\n1: hello\n\n(End of file - total 1 line)\n</content>"
+    assert (
+        r.text
+        == "<path>f.txt</path>\n<type>file</type>\n<content>\n1: hello\n\n(End of file - total 1 line)\n</content>"
+    )
     assert not ws.run("list").is_error
     assert ws.run("list_dir", path=".").value == {"entries": ["f.txt"], "nextOffset": None, "footer": ""}
-    assert_error(ws.run("write", file_path="f.txt", content="x"), "STATE_UNAVAILABLE",
-                 'cannot write "f.txt": the session state is unavailable')
-    assert_error(ws.run("edit", file_path="f.txt", old_string="hello", new_string="x"), "STATE_UNAVAILABLE",
-                 'cannot edit "f.txt": the session state is unavailable')
-    assert_error(ws.run("write", file_path="new.txt", content="x"), "STATE_UNAVAILABLE",
-                 'cannot write "new.txt": the session state is unavailable')
+    assert_error(
+        ws.run("write", file_path="f.txt", content="x"),
+        "STATE_UNAVAILABLE",
+        'cannot write "f.txt": the session state is unavailable',
+    )
+    assert_error(
+        ws.run("edit", file_path="f.txt", old_string="hello", new_string="x"),
+        "STATE_UNAVAILABLE",
+        'cannot edit "f.txt": the session state is unavailable',
+    )
+    assert_error(
+        ws.run("write", file_path="new.txt", content="x"),
+        "STATE_UNAVAILABLE",
+        'cannot write "new.txt": the session state is unavailable',
+    )
     assert ws.run("write", file_path="new.txt", content="x").value["name"] == "StateError"
     assert (root / "f.txt").read_text() == "hello\n"
     assert sorted(os.listdir(root)) == ["f.txt"]
@@ -254,7 +264,7 @@ def test_cancel_running_stops_a_search_in_progress(tmp_path, marker):
     import threading
     import time
 
-    from servers import processes_with  # noqa: PLC0415
+    from servers import processes_with
 
     script = tmp_path / "rg-hangs"
     script.write_text(f"#!/bin/sh\nexec sleep {marker}\n")

@@ -27,15 +27,19 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from servers import JupyterProcess
-from trees import build_tree  # benchmarks/trees.py
+from trees import build_tree  # tests/trees.py
 
 REPO = Path(__file__).resolve().parents[2]
 VIEWPORT = {"width": 1200, "height": 800}
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 TOKEN = "dsh-e2e-token"
 
@@ -91,18 +95,18 @@ NOTEBOOKS = {
     "long.ipynb": ["%load_ext dsh_jupyter\n%dsh read logs/long.txt"],
     "slow.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-slow", SLOW_LISTING],
     "stop.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-stop", STOPPABLE_LISTING],
-    "saved.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-saved",
-                    "for i in range(50):\n    _ = get_ipython().run_line_magic('dsh', f'read src/app/main.py --offset {i % 30 + 1}')",
-                    "%dsh calls"],
+    "saved.ipynb": [
+        "%load_ext dsh_jupyter\n%dsh session e2e-saved",
+        "for i in range(50):\n    _ = get_ipython().run_line_magic('dsh', f'read src/app/main.py --offset {i % 30 + 1}')",
+        "%dsh calls",
+    ],
     "read.ipynb": ["%load_ext dsh_jupyter\n%dsh read src/app/main.py --limit 12"],
     "glob.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.glob_max_results = 12", "%dsh glob '*'"],
-    "grep.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.grep_max_matches = 8",
-                   "%dsh grep TODO --include '*.py'"],
+    "grep.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.grep_max_matches = 8", "%dsh grep TODO --include '*.py'"],
     "spaced.ipynb": ["%load_ext dsh_jupyter", "%dsh grep TODO src/lib/spaced.py"],
     "refine.ipynb": ["%load_ext dsh_jupyter\n%dsh grep todo src/lib"],
     # rg stopped by the raw-output guard after 1,500 bytes: a partial page, marked so
-    "partial.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.raw_output_max_bytes = 1500",
-                      "%dsh grep file big"],
+    "partial.ipynb": ["%load_ext dsh_jupyter\n%config DshMagics.raw_output_max_bytes = 1500", "%dsh grep file big"],
     "progress.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-progress", TOLD_GREP],
     "calls.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-calls", "%dsh list", "%dsh calls"],
 }
@@ -223,7 +227,11 @@ def browser(chromium, tmp_path_factory):
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=chromium, headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT,
+            str(profile),
+            executable_path=chromium,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport=VIEWPORT,
         )
         yield context
         context.close()

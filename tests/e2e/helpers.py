@@ -71,7 +71,9 @@ def rows(scope):
 
 
 def row(scope, label: str):
-    return scope.locator("[data-row]", has=scope.page.locator(".dsh-label", has_text=re.compile(rf"^{re.escape(label)}$")))
+    return scope.locator(
+        "[data-row]", has=scope.page.locator(".dsh-label", has_text=re.compile(rf"^{re.escape(label)}$"))
+    )
 
 
 def labels(scope) -> list[str]:

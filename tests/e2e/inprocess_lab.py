@@ -10,8 +10,8 @@ process, with the event loop on a thread: the test's thread is then exactly a to
 
 Everything else is as ``start_lab``: 127.0.0.1, a token, no real-time collaboration, news and
 update checks off, the app exposed as ``window.jupyterapp``, Jupyter's folders and the dsh state
-under a temporary folder, and Notebook 7's server extensions off (``EXTENSIONS``). ``stop()`` stops the server (its kernels too) and puts the process's
-environment back.
+under a temporary folder, and Notebook 7's server extensions off (``EXTENSIONS``). ``stop()``
+stops the server (its kernels too) and puts the process's environment back.
 """
 
 from __future__ import annotations
@@ -51,11 +51,18 @@ class InProcessLab:
         os.environ.clear()
         os.environ.update(isolated_env(home, self._saved_env))
         argv = [
-            "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
-            "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
-            f"--ServerApp.root_dir={self.root}", f"--DshJupyter.state_path={self.tmp / 'dsh-state.sqlite'}",
-            f"--DshJupyter.spill_root={self.tmp / 'dsh-spills'}", "--LabApp.expose_app_in_browser=True",
-            "--YDocExtension.disable_rtc=True", *self.extra_args,
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
+            f"--DshJupyter.state_path={self.tmp / 'dsh-state.sqlite'}",
+            f"--DshJupyter.spill_root={self.tmp / 'dsh-spills'}",
+            "--LabApp.expose_app_in_browser=True",
+            "--YDocExtension.disable_rtc=True",
+            *self.extra_args,
         ]
         ready = threading.Event()
         failed: list[BaseException] = []
@@ -75,7 +82,7 @@ class InProcessLab:
                 app.initialize(argv=argv, starter_extension=LabApp.name, find_extensions=True)
                 self.serverapp = app
                 app.io_loop.add_callback(ready.set)
-            except BaseException as exc:  # noqa: BLE001 - reported to the starting thread
+            except BaseException as exc:
                 failed.append(exc)
                 ready.set()
                 return

@@ -17,7 +17,6 @@ keyboard; opening and closing go through JupyterLab's own commands, as its menus
 from __future__ import annotations
 
 import contextlib
-
 import time
 
 __all__ = ["Person", "letters"]

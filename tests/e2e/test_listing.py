@@ -13,8 +13,20 @@ import re
 import pytest
 
 from .helpers import (
-    ACTIVE, contrast, expect, footer, labels, not_busy, output, row, rows, run_notebook, screenshot, set_theme,
-    status, widget,
+    ACTIVE,
+    contrast,
+    expect,
+    footer,
+    labels,
+    not_busy,
+    output,
+    row,
+    rows,
+    run_notebook,
+    screenshot,
+    set_theme,
+    status,
+    widget,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -88,7 +100,9 @@ def test_sizes_times_sort_by_size_and_filter(page, lab):
     expect()(size).to_have_attribute("aria-sort", "ascending")
     not_busy(w)
     assert labels(w) == ["tiny.txt", "small.txt", "medium.bin", "app.log"]
-    expect()(w.locator(".dsh-order")).to_have_text(re.compile(r"^Sorted by size, smallest first, over all 4 entries: not the model's order"))
+    expect()(w.locator(".dsh-order")).to_have_text(
+        re.compile(r"^Sorted by size, smallest first, over all 4 entries: not the model's order")
+    )
     expect()(w.locator(".dsh-footer-note")).to_contain_text("of the model's own page")
     size.locator("button").click()
     expect()(size).to_have_attribute("aria-sort", "descending")
@@ -180,8 +194,27 @@ def test_keyboard_moves_opens_and_goes_up_without_reaching_the_notebook(page, la
     expect()(status(w)).to_have_text("entries 205-210 of 210")
 
 
-CELL_KEYS = ["m", "r", "x", "d", "d", "a", "b", "z", "j", "k", "c", "v", "y", "1", "Shift+m", "Shift+j",
-             "Shift+Enter", "Control+Enter", "Alt+Enter"]
+CELL_KEYS = [
+    "m",
+    "r",
+    "x",
+    "d",
+    "d",
+    "a",
+    "b",
+    "z",
+    "j",
+    "k",
+    "c",
+    "v",
+    "y",
+    "1",
+    "Shift+m",
+    "Shift+j",
+    "Shift+Enter",
+    "Control+Enter",
+    "Alt+Enter",
+]
 
 
 def test_plain_keys_stay_in_the_widget_and_the_palette_still_opens(page, lab):
@@ -320,7 +353,8 @@ def test_a_call_running_over_a_second_can_be_stopped(page, lab):
     stop.click()
     not_busy(w)
     expect()(w.locator(".dsh-error")).to_have_text(
-        "Error: stopped before it finished ('page' was interrupted); the page is as it was")
+        "Error: stopped before it finished ('page' was interrupted); the page is as it was"
+    )
     expect()(status(w)).to_have_text("entries 1-200 of 210")
     expect()(stop).to_be_hidden()
     w.locator(".dsh-controls .dsh-next").click()  # the kernel is fine: the next call runs

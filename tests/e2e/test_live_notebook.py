@@ -53,10 +53,16 @@ def test_a_rest_edit_shows_in_the_open_notebook_and_keeps_unsaved_typing(page, c
     lab = collab_lab
     path = lab.root / "live.ipynb"
     kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(v4.new_notebook(metadata={"kernelspec": kernelspec}, cells=[
-        v4.new_code_cell("threshold = 1\nprint(threshold)", id="first"),
-        v4.new_code_cell("", id="second"),
-    ]), str(path))
+    nbformat.write(
+        v4.new_notebook(
+            metadata={"kernelspec": kernelspec},
+            cells=[
+                v4.new_code_cell("threshold = 1\nprint(threshold)", id="first"),
+                v4.new_code_cell("", id="second"),
+            ],
+        ),
+        str(path),
+    )
     page.goto(f"{lab.url}lab/tree/live.ipynb?reset&token={lab.token}")
     cells = page.locator(f"{ACTIVE} .jp-Cell")
     expect()(cells.nth(0).locator(".cm-content")).to_contain_text("threshold = 1", timeout=90_000)
@@ -72,7 +78,9 @@ def test_a_rest_edit_shows_in_the_open_notebook_and_keeps_unsaved_typing(page, c
     read = lab.tool("read", session="live", file_path="live.ipynb")
     assert read["value"]["live"] is True, read
     # the person's typing is in the document the agent reads
-    assert read["text"] == f"""<path>live.ipynb</path>
+    assert (
+        read["text"]
+        == f"""<path>live.ipynb</path>
 <type>notebook</type>
 <content>
 <cell index="1" id="first" type="code">
@@ -86,17 +94,29 @@ def test_a_rest_edit_shows_in_the_open_notebook_and_keeps_unsaved_typing(page, c
 (This notebook is open in Jupyter: shown as its live document, unsaved changes included.)
 (End of notebook - total 2 cells)
 </content>"""
+    )
 
-    diff = ('--- live.ipynb cell 1 (id="first")\n+++ live.ipynb cell 1 (id="first")\n@@ -1,2 +1,2 @@\n'
-            "-threshold = 1\n+threshold = 42\n print(threshold)")
-    preview = lab.tool("edit", session="live", file_path="live.ipynb", old_string="threshold = 1",
-                       new_string="threshold = 42", dry_run=True)
+    diff = (
+        '--- live.ipynb cell 1 (id="first")\n+++ live.ipynb cell 1 (id="first")\n@@ -1,2 +1,2 @@\n'
+        "-threshold = 1\n+threshold = 42\n print(threshold)"
+    )
+    preview = lab.tool(
+        "edit",
+        session="live",
+        file_path="live.ipynb",
+        old_string="threshold = 1",
+        new_string="threshold = 42",
+        dry_run=True,
+    )
     assert preview["text"] == "Dry run: live.ipynb was not changed. The edit would make 1 replacement:\n" + diff
     expect()(cells.nth(0).locator(".cm-content")).to_contain_text("threshold = 1")  # the document as it was
-    edit = lab.tool("edit", session="live", file_path="live.ipynb", old_string="threshold = 1",
-                    new_string="threshold = 42")
-    assert edit["text"] == ("The file live.ipynb has been updated successfully. The change went to the notebook "
-                            "open in Jupyter, which saves it.\n" + diff), edit
+    edit = lab.tool(
+        "edit", session="live", file_path="live.ipynb", old_string="threshold = 1", new_string="threshold = 42"
+    )
+    assert edit["text"] == (
+        "The file live.ipynb has been updated successfully. The change went to the notebook "
+        "open in Jupyter, which saves it.\n" + diff
+    ), edit
     assert edit["value"]["live"] is True and edit["value"]["cells"] == [1]
 
     expect()(cells.nth(0).locator(".cm-content")).to_contain_text("threshold = 42")
@@ -116,20 +136,33 @@ def test_a_rest_edit_shows_in_the_open_notebook_and_keeps_unsaved_typing(page, c
     page.keyboard.type("!")
     expect()(cells.nth(1).locator(".cm-content")).to_have_text(TYPED + "!")
     assert document_has(lab, "live.ipynb", TYPED + "!")
-    again = lab.request("POST", "dsh/api/tools/edit", {"session": "live", "args": {
-        "file_path": "live.ipynb", "old_string": "threshold = 42", "new_string": "threshold = 7"}})[1]
+    again = lab.request(
+        "POST",
+        "dsh/api/tools/edit",
+        {
+            "session": "live",
+            "args": {"file_path": "live.ipynb", "old_string": "threshold = 42", "new_string": "threshold = 7"},
+        },
+    )[1]
     assert again["value"]["code"] == "FS_NOT_OBSERVED", again
-    assert again["text"] == ('Error: cannot write "live.ipynb": it changed since this session last read it; '
-                             "read it again")
+    assert again["text"] == (
+        'Error: cannot write "live.ipynb": it changed since this session last read it; read it again'
+    )
     expect()(cells.nth(0).locator(".cm-content")).to_contain_text("threshold = 42")
 
     # a whole-notebook write of the open notebook replaces the document, again without a dialog
     assert lab.tool("read", session="live", file_path="live.ipynb")["value"]["live"] is True
-    content = nbformat.writes(v4.new_notebook(metadata={"kernelspec": kernelspec}, cells=[
-        v4.new_markdown_cell("# Rewritten", id="title"), v4.new_code_cell("threshold = 3", id="first")]))
+    content = nbformat.writes(
+        v4.new_notebook(
+            metadata={"kernelspec": kernelspec},
+            cells=[v4.new_markdown_cell("# Rewritten", id="title"), v4.new_code_cell("threshold = 3", id="first")],
+        )
+    )
     wrote = lab.tool("write", session="live", file_path="live.ipynb", content=content)
-    assert wrote["text"] == ("<path>live.ipynb</path>\n<type>file</type>\n<content>\nUpdated file. The change went "
-                             "to the notebook open in Jupyter, which saves it.\n</content>"), wrote
+    assert wrote["text"] == (
+        "<path>live.ipynb</path>\n<type>file</type>\n<content>\nUpdated file. The change went "
+        "to the notebook open in Jupyter, which saves it.\n</content>"
+    ), wrote
     expect()(cells).to_have_count(2)
     expect()(cells.nth(1).locator(".cm-content")).to_have_text("threshold = 3")
     expect()(page.locator(".jp-Dialog")).to_have_count(0)

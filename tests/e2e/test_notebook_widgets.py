@@ -25,15 +25,27 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 def test_a_grep_match_in_a_cell_opens_the_cell(page, lab, screenshot_dir):
     data = lab.root / "nbdata"
     data.mkdir(exist_ok=True)
-    nbformat.write(v4.new_notebook(cells=[
-        v4.new_markdown_cell("# Thresholds", id="intro"),
-        v4.new_code_cell("limit_value = 3\nplot(limit_value)", id="calc", execution_count=7, outputs=[
-            v4.new_output("stream", name="stdout", text="plotted\n"),
-            v4.new_output("display_data", data={"image/png": PNG}),
-        ]),
-    ]), str(data / "analysis.ipynb"))
-    driver = v4.new_notebook(metadata={"kernelspec": KERNELSPEC},
-                             cells=[v4.new_code_cell("%load_ext dsh_jupyter"), v4.new_code_cell("%dsh grep limit_value nbdata")])
+    nbformat.write(
+        v4.new_notebook(
+            cells=[
+                v4.new_markdown_cell("# Thresholds", id="intro"),
+                v4.new_code_cell(
+                    "limit_value = 3\nplot(limit_value)",
+                    id="calc",
+                    execution_count=7,
+                    outputs=[
+                        v4.new_output("stream", name="stdout", text="plotted\n"),
+                        v4.new_output("display_data", data={"image/png": PNG}),
+                    ],
+                ),
+            ]
+        ),
+        str(data / "analysis.ipynb"),
+    )
+    driver = v4.new_notebook(
+        metadata={"kernelspec": KERNELSPEC},
+        cells=[v4.new_code_cell("%load_ext dsh_jupyter"), v4.new_code_cell("%dsh grep limit_value nbdata")],
+    )
     nbformat.write(driver, str(lab.root / "nbgrep.ipynb"))
 
     run_notebook(page, lab, "nbgrep.ipynb")
@@ -48,8 +60,14 @@ def test_a_grep_match_in_a_cell_opens_the_cell(page, lab, screenshot_dir):
     expect()(hit.locator(".dsh-code")).to_have_text("plot(limit_value)")
     expect()(panel.locator(".dsh-nb-cell .dsh-code")).to_have_text(["code cell 2 · id calc · In [7]"])
     outputs = panel.locator(".dsh-nb-output .dsh-code")
-    expect()(outputs).to_have_text(["[output 1: stream stdout]", "| plotted", "[output 2: display_data]",
-                                    "[image/png: 308 bytes, not attached: not a valid PNG, JPEG, GIF or WebP image]"])
+    expect()(outputs).to_have_text(
+        [
+            "[output 1: stream stdout]",
+            "| plotted",
+            "[output 2: display_data]",
+            "[image/png: 308 bytes, not attached: not a valid PNG, JPEG, GIF or WebP image]",
+        ]
+    )
     assert "monospace" in hit.locator(".dsh-code").evaluate("el => getComputedStyle(el).fontFamily")
     assert panel.locator("img").count() == 0 and PNG[:24] not in panel.inner_text()
     box = hit.bounding_box()

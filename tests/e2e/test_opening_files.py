@@ -26,7 +26,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat import v4
-
 from servers import JupyterProcess, free_port, isolated_env
 
 from .conftest import REPO, TOKEN, start_lab
@@ -49,8 +48,10 @@ def seed(root: Path, prefix: str) -> dict[str, Path]:
     files["crlf"].write_bytes(CRLF)
     files["lf"].write_bytes(LF)
     kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nb = v4.new_notebook(metadata={"kernelspec": kernelspec, "language_info": {"name": "python"}},
-                         cells=[v4.new_markdown_cell("# Looked at", id="title"), v4.new_code_cell("x = 1", id="code")])
+    nb = v4.new_notebook(
+        metadata={"kernelspec": kernelspec, "language_info": {"name": "python"}},
+        cells=[v4.new_markdown_cell("# Looked at", id="title"), v4.new_code_cell("x = 1", id="code")],
+    )
     nbformat.write(nb, str(files["nb"]))
     for path in files.values():
         os.utime(path, ns=(OLD_NS, OLD_NS))
@@ -167,8 +168,10 @@ def test_without_collaboration_opening_and_saving_unchanged_changes_nothing(page
     checkpoints = {name: value for name, value in after.items() if name.startswith(".ipynb_checkpoints")}
     assert {name: value for name, value in after.items() if name not in checkpoints} == before
     assert {name: value[0] for name, value in checkpoints.items()} == {
-        ".ipynb_checkpoints": None, ".ipynb_checkpoints/crlf-checkpoint.py": CRLF,
-        ".ipynb_checkpoints/plain-checkpoint.txt": LF, ".ipynb_checkpoints/note-checkpoint.ipynb": before["note.ipynb"][0],
+        ".ipynb_checkpoints": None,
+        ".ipynb_checkpoints/crlf-checkpoint.py": CRLF,
+        ".ipynb_checkpoints/plain-checkpoint.txt": LF,
+        ".ipynb_checkpoints/note-checkpoint.ipynb": before["note.ipynb"][0],
     }
     assert not (lab.root / ".jupyter").exists() and not (lab.tmp / ".jupyter_ystore.db").exists()
 
@@ -197,8 +200,17 @@ def test_the_demo_configuration_leaves_the_notebooks_as_they_were(page, tmp_path
     home.mkdir()
     env = {**isolated_env(tmp_path / "jupyter"), "HOME": str(home)}
     port = free_port()
-    argv = [sys.executable, "-m", "jupyter", "lab", *demo_lab_args(clone), "--no-browser",
-            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={TOKEN}"]
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        *demo_lab_args(clone),
+        "--no-browser",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={TOKEN}",
+    ]
     tmp = tmp_path / "jupyter"
     with open(tmp / "jupyter.log", "wb") as log:
         # from the clone, as ./dev demo runs from the repository (collaboration's default files go there)

@@ -12,7 +12,16 @@ import re
 import pytest
 
 from .helpers import (
-    ACTIVE, expect, footer, not_busy, output, run_notebook, screenshot, set_theme, status, widget,
+    ACTIVE,
+    expect,
+    footer,
+    not_busy,
+    output,
+    run_notebook,
+    screenshot,
+    set_theme,
+    status,
+    widget,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -187,8 +196,12 @@ def test_glob_and_the_saved_result_whose_paths_are_links(page, lab, screenshot_d
     screenshot(page, output(page, 1), screenshot_dir / "glob.png")
     w.locator(".dsh-order-select").select_option("name")  # each group by name, and back
     not_busy(w)
-    expect()(w.locator(".dsh-summary")).to_have_text(re.compile(r", by name in each \(the model's page is oldest first\)$"))
-    big_paths = w.locator(".dsh-group", has=page.locator(".dsh-group-head", has_text="big/")).locator(".dsh-item .dsh-label")
+    expect()(w.locator(".dsh-summary")).to_have_text(
+        re.compile(r", by name in each \(the model's page is oldest first\)$")
+    )
+    big_paths = w.locator(".dsh-group", has=page.locator(".dsh-group-head", has_text="big/")).locator(
+        ".dsh-item .dsh-label"
+    )
     names = big_paths.all_inner_texts()
     assert names == sorted(names), names
     w.locator(".dsh-order-select").select_option("time")
@@ -239,11 +252,19 @@ def test_call_log_titles_filters_and_the_exact_text(page, lab, screenshot_dir):
     not_busy(log)
     calls = log.locator(".dsh-call")
     expect()(calls).to_have_count(4)
-    assert [t.strip() for t in log.locator(".dsh-call .dsh-surface").all_inner_texts()] == ["rest", "rest", "magic", "widget"]
+    assert [t.strip() for t in log.locator(".dsh-call .dsh-surface").all_inner_texts()] == [
+        "rest",
+        "rest",
+        "magic",
+        "widget",
+    ]
     titles = [t.strip() for t in log.locator(".dsh-call .dsh-call-title").all_inner_texts()]
-    assert titles == ["grep TODO --include '*.md'",
-                      "edit notes.txt --old_string '<5 characters>' --new_string '<3 characters>'",
-                      "list", "list src --offset 1"], titles
+    assert titles == [
+        "grep TODO --include '*.md'",
+        "edit notes.txt --old_string '<5 characters>' --new_string '<3 characters>'",
+        "list",
+        "list src --offset 1",
+    ], titles
     expect()(calls.nth(1).locator(".dsh-badge-error")).to_have_text("ERROR")
     expect()(calls.first.locator(".dsh-time")).to_have_text(re.compile(r"^\d\d:\d\d:\d\d$"))
     expect()(calls.first.locator(".dsh-ms")).to_have_text(re.compile(r"^[\d.]+ ms$"))
@@ -270,8 +291,9 @@ def test_a_search_stopped_by_the_output_guard_shows_a_partial_page(page, lab):
     run_notebook(page, lab, "partial.ipynb")
     w = widget(page, 1)
     expect()(w.locator(".dsh-search-header")).to_have_text(re.compile(r"^Found (\d+ of )?at least \d+ matches$"))
-    expect()(footer(w)).to_contain_text("(Partial result: rg was stopped after writing 1500 bytes of matches "
-                                        "(setting raw_output_max_bytes)")
+    expect()(footer(w)).to_contain_text(
+        "(Partial result: rg was stopped after writing 1500 bytes of matches (setting raw_output_max_bytes)"
+    )
     expect()(w.locator(".dsh-error")).to_be_hidden()
 
 
@@ -315,8 +337,11 @@ def test_a_saved_notebook_with_50_reads_and_the_call_log_stays_small(page, lab):
     expect()(log.locator(".dsh-call")).to_have_count(50)  # the newest page of 51 calls
     page.locator(f"{ACTIVE} .jp-Cell").first.click(position={"x": 5, "y": 5})
     page.keyboard.press("Control+s")
-    page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)').title.includes('*')"
-                           " && !document.querySelector('.lm-TabBar-tab.lm-mod-current.jp-mod-dirty')", timeout=30_000)
+    page.wait_for_function(
+        "() => !document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)').title.includes('*')"
+        " && !document.querySelector('.lm-TabBar-tab.lm-mod-current.jp-mod-dirty')",
+        timeout=30_000,
+    )
     saved = (lab.root / "saved.ipynb").read_bytes()
     print(f"saved notebook: {len(saved):,} bytes")
     assert len(saved) < 200_000, len(saved)

@@ -167,7 +167,9 @@ def test_open_in_editor_selects_the_line_and_centres_it(page, lab):
     page.goto(f"{lab.url}lab?reset&token={lab.token}")
     expect()(page.locator(".jp-LauncherCard", has_text=LABEL)).to_be_visible(timeout=90_000)
 
-    page.evaluate("() => window.jupyterapp.commands.execute('dsh-jupyter:open-in-editor', {path: 'logs/long.txt', line: 1500})")
+    page.evaluate(
+        "() => window.jupyterapp.commands.execute('dsh-jupyter:open-in-editor', {path: 'logs/long.txt', line: 1500})"
+    )
     state = _wait_for_editor(page, "logs/long.txt", 1500)
     assert state["selected"] == state["lineText"] == "log line 1500: " + "." * (1500 % 50), state
     assert state["scrolled"] > 0 and 0.35 < state["middle"] < 0.65, state

@@ -96,7 +96,11 @@ def test_search_groups_matches_by_file_with_counts_and_the_footer(page, lab, scr
     expect()(status(panel)).to_have_text("13 matches in 5 files")
     paths = panel.locator(".dsh-sb-file").evaluate_all("els => els.map(e => e.dataset.path)")
     assert paths == [
-        "src/app/main.py", "src/app/util.py", "src/lib/numbers.py", "src/lib/spaced.py", "src/lib/strings.py",
+        "src/app/main.py",
+        "src/app/util.py",
+        "src/lib/numbers.py",
+        "src/lib/spaced.py",
+        "src/lib/strings.py",
     ]
     expect()(group(panel, "src/lib/numbers.py").locator(".dsh-sb-count")).to_have_text("2")
     screenshot(page, panel, screenshot_dir / "sidebar.png")

@@ -100,7 +100,9 @@ def test_with_collaboration_a_shared_document_is_listed_and_the_agents_edit_goes
     # closed once the room has saved the typing and the edit (about a second after them): a tab
     # closed before asks "Save your work?", JupyterLab's own question, not this test's subject
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not {"ALPHA", "gamma"} <= set(re.findall(r"[A-Za-z]+", (lab.root / "shared.txt").read_text())):
+    while time.monotonic() < deadline and not {"ALPHA", "gamma"} <= set(
+        re.findall(r"[A-Za-z]+", (lab.root / "shared.txt").read_text())
+    ):
         time.sleep(0.1)
     expect()(tab).not_to_have_class(re.compile(r"\bjp-mod-dirty\b"), timeout=POLL)
     tab.locator(".lm-TabBar-tabCloseIcon").click()

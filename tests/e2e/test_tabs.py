@@ -143,10 +143,10 @@ def test_an_open_text_file_takes_the_change_at_once_and_the_persons_save_meets_n
 
 def test_an_emoji_and_crlf_line_endings_come_through_as_the_agent_wrote_them(page, lab):
     path = lab.root / "crlf.txt"
-    path.write_bytes("caf\u00e9 \U0001F600 end\r\nsecond\r\n".encode())
-    open_file(page, lab, "crlf.txt", "caf\u00e9 \U0001F600 end\nsecond\n")  # JupyterLab shows it with \n
-    text, at = version(path)
-    wanted = "caf\u00e9 \U0001F603 end\r\nsecond\r\nthird\r\n"  # one emoji for another: same first half
+    path.write_bytes("caf\u00e9 \U0001f600 end\r\nsecond\r\n".encode())
+    open_file(page, lab, "crlf.txt", "caf\u00e9 \U0001f600 end\nsecond\n")  # JupyterLab shows it with \n
+    _, at = version(path)
+    wanted = "caf\u00e9 \U0001f603 end\r\nsecond\r\nthird\r\n"  # one emoji for another: same first half
     assert lab.tabs.save_in_tabs(str(path), wanted, False, at) is True
     assert path.read_bytes() == wanted.encode()  # saved with the file's own CRLF
     assert page.evaluate(TEXT, "crlf.txt") == wanted.replace("\r\n", "\n")
@@ -160,8 +160,9 @@ def test_unsaved_typing_refuses_the_change_and_stays(page, lab):
     page.locator(EDITOR).click()
     page.keyboard.press("Control+End")
     page.keyboard.type("not saved yet")
-    wait_until(lambda: lab.tabs.presence(str(path)) == Presence(shared=False, unsaved=True, tabs=1),
-               what="the unsaved report")
+    wait_until(
+        lambda: lab.tabs.presence(str(path)) == Presence(shared=False, unsaved=True, tabs=1), what="the unsaved report"
+    )
     with pytest.raises(OpenUnsaved):
         lab.tabs.save_in_tabs(str(path), "agent line\n" + NOTES, False)
     assert path.read_text() == NOTES
@@ -203,8 +204,9 @@ def test_typing_during_a_save_stays_unsaved_and_the_change_is_refused(page, lab)
     assert path.read_text() == NOTES + "before the save "
     assert page.evaluate(TEXT, "during.txt") == NOTES + "before the save during the save"
     assert page.evaluate(DIRTY, "during.txt") is True
-    wait_until(lambda: lab.tabs.presence(str(path)) == Presence(shared=False, unsaved=True, tabs=1),
-               what="the unsaved report")
+    wait_until(
+        lambda: lab.tabs.presence(str(path)) == Presence(shared=False, unsaved=True, tabs=1), what="the unsaved report"
+    )
     text, at = version(path)
     with pytest.raises(OpenUnsaved):
         lab.tabs.save_in_tabs(str(path), "agent line\n" + text, False, at)
@@ -217,17 +219,22 @@ def test_typing_during_a_save_stays_unsaved_and_the_change_is_refused(page, lab)
 
 def test_an_open_notebook_takes_changed_cells_and_new_cells(page, lab):
     path = lab.root / "cells.ipynb"
-    nbformat.write(v4.new_notebook(metadata={"kernelspec": KERNELSPEC}, cells=[
-        v4.new_code_cell("threshold = 1\nprint(threshold)", id="first"),
-        v4.new_code_cell("", id="second"),
-    ]), str(path))
+    nbformat.write(
+        v4.new_notebook(
+            metadata={"kernelspec": KERNELSPEC},
+            cells=[
+                v4.new_code_cell("threshold = 1\nprint(threshold)", id="first"),
+                v4.new_code_cell("", id="second"),
+            ],
+        ),
+        str(path),
+    )
     page.goto(f"{lab.url}lab/tree/cells.ipynb?reset&token={lab.token}")
     cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell")
     expect()(cells.nth(0).locator(".cm-content")).to_contain_text("threshold = 1", timeout=90_000)
     wait_for_kernel_idle(page)
     save(page, "cells.ipynb")  # what the kernel added to the metadata is saved: the tab is clean
-    wait_until(lambda: lab.tabs.presence(str(path)) == Presence(shared=False, unsaved=False, tabs=1),
-               what="the report")
+    wait_until(lambda: lab.tabs.presence(str(path)) == Presence(shared=False, unsaved=False, tabs=1), what="the report")
 
     text, at = version(path)
     nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
@@ -236,8 +243,12 @@ def test_an_open_notebook_takes_changed_cells_and_new_cells(page, lab):
     assert lab.tabs.save_in_tabs(str(path), nbformat.writes(nb), True, at) is True
     expect()(cells.nth(0).locator(".cm-content")).to_contain_text("threshold = 42")
     # the changed cell's source was set in place: the same cell objects, not a notebook loaded anew
-    assert page.evaluate(context_js("c.model.sharedModel.cells.every((cell, i) => cell === window.__dshCells[i])"),
-                         "cells.ipynb") is True
+    assert (
+        page.evaluate(
+            context_js("c.model.sharedModel.cells.every((cell, i) => cell === window.__dshCells[i])"), "cells.ipynb"
+        )
+        is True
+    )
     saved = nbformat.read(str(path), as_version=nbformat.NO_CONVERT)
     assert [c.source for c in saved.cells] == ["threshold = 42\nprint(threshold)", ""]
     assert [c.id for c in saved.cells] == ["first", "second"]
@@ -266,8 +277,11 @@ def test_an_open_notebook_takes_changed_cells_and_new_cells(page, lab):
     save(page, "cells.ipynb")
     expect()(page.locator(DIALOG)).to_have_count(0)
     saved = nbformat.read(str(path), as_version=nbformat.NO_CONVERT)
-    assert [c.source for c in saved.cells] == ["# Added by the agent", "threshold = 42\nprint(threshold)",
-                                               "# typed in a cell!"]
+    assert [c.source for c in saved.cells] == [
+        "# Added by the agent",
+        "threshold = 42\nprint(threshold)",
+        "# typed in a cell!",
+    ]
     nbformat.validate(saved)
 
 
@@ -344,8 +358,11 @@ def test_two_pages_take_the_change_and_each_goes_away_in_its_own_way(page, brows
 
         # the first page closes its tab: presence drops at once
         page.locator(f"{MAIN_TAB} .lm-TabBar-tabCloseIcon").click()
-        wait_until(lambda: lab.tabs.presence(real) == Presence(shared=False, unsaved=False, tabs=1),
-                   timeout=5, what="the closed tab leaving the report")
+        wait_until(
+            lambda: lab.tabs.presence(real) == Presence(shared=False, unsaved=False, tabs=1),
+            timeout=5,
+            what="the closed tab leaving the report",
+        )
 
         # the other page goes away: its beacon says so (pages are not forgotten meanwhile)
         lab.tabs.registry.forget_s = 3600
@@ -385,8 +402,13 @@ def test_a_moved_file_and_a_moved_folder_take_their_tabs_along(page, lab):
     lab.tabs.moved(str(old), str(new))
     assert page.evaluate(PATH_OF_CURRENT) == "drafts/final.txt"
     expect()(page.locator(f"{MAIN_TAB} .lm-TabBar-tabLabel")).to_have_text("final.txt")
-    wait_until(lambda: lab.tabs.presence(str(new)) == Presence(shared=False, unsaved=True, tabs=1)
-               and lab.tabs.presence(str(old)) is None, what="the moved file's report")
+    wait_until(
+        lambda: (
+            lab.tabs.presence(str(new)) == Presence(shared=False, unsaved=True, tabs=1)
+            and lab.tabs.presence(str(old)) is None
+        ),
+        what="the moved file's report",
+    )
     save(page, "drafts/final.txt")
     expect()(page.locator(DIALOG)).to_have_count(0)
     assert new.read_text() == NOTES + "typed before the move"
@@ -418,8 +440,9 @@ def test_when_one_page_has_unsaved_typing_the_other_gives_the_change_back(page, 
         other.locator(EDITOR).click()
         other.keyboard.press("Control+End")
         other.keyboard.type("typed, not saved")
-        wait_until(lambda: lab.tabs.presence(real) == Presence(shared=False, unsaved=True, tabs=2),
-                   what="the unsaved report")
+        wait_until(
+            lambda: lab.tabs.presence(real) == Presence(shared=False, unsaved=True, tabs=2), what="the unsaved report"
+        )
         text, at = version(path)
         with pytest.raises(OpenUnsaved):
             lab.tabs.save_in_tabs(real, "agent line\n" + text, False, at)

@@ -29,7 +29,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from servers import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.hub]
@@ -41,14 +40,17 @@ HIDDEN = "hidden files are not shown here; the server's ContentsManager.allow_hi
 
 
 def _proxy() -> str:
-    found = os.environ.get("DSH_CHP") or str(Path(sys.prefix) / "hub-proxy" / "node_modules" / ".bin" /
-                                               "configurable-http-proxy")
+    found = os.environ.get("DSH_CHP") or str(
+        Path(sys.prefix) / "hub-proxy" / "node_modules" / ".bin" / "configurable-http-proxy"
+    )
     if os.path.exists(found):
         return found
     found = shutil.which("configurable-http-proxy")
     if not found:
-        pytest.fail("the hub test needs configurable-http-proxy from npm (./dev test installs it into "
-                    ".venv/hub-proxy; or point DSH_CHP at one)")
+        pytest.fail(
+            "the hub test needs configurable-http-proxy from npm (./dev test installs it into "
+            ".venv/hub-proxy; or point DSH_CHP at one)"
+        )
     return found
 
 
@@ -106,14 +108,30 @@ def _build_user_env(base: Path) -> Path:
     subprocess.run([_system_python(), "-m", "venv", str(venv)], check=True)
     wheels = base / "wheels"
     env = {**os.environ, "SKIP_JUPYTER_BUILDER": "1"}  # the JupyterLab extension is already built
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(REPO)],
-                   check=True, env=env, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(REPO)],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
     (wheel,) = wheels.glob("dsh_jupyter-*.whl")
     import jupyterhub
 
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                    str(wheel), f"jupyterhub=={jupyterhub.__version__}", "ipykernel"], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            str(wheel),
+            f"jupyterhub=={jupyterhub.__version__}",
+            "ipykernel",
+        ],
+        check=True,
+        capture_output=True,
+    )
     for path in (base, *base.rglob("*")):
         try:
             os.chmod(path, os.stat(path).st_mode | 0o055 | (0o011 if path.is_dir() else 0))
@@ -154,10 +172,15 @@ def hub():
             "DSH_HUB_USERS": ",".join(USERS),
             "DSH_HUB_READERS": json.dumps({USERS[1]: USERS[0]}),  # bob may read alice's server
         }
-        log = open(base / "hub.log", "wb")
-        proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(REPO / "docs" / "jupyterhub_config.py")],
-                                cwd=base, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        log.close()
+        with open(base / "hub.log", "wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "jupyterhub", "-f", str(REPO / "docs" / "jupyterhub_config.py")],
+                cwd=base,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         h = Hub(base, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port}/hub/api", proc)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
@@ -181,7 +204,9 @@ def hub():
                     break
                 time.sleep(1)
             else:
-                pytest.fail(f"{user}'s server never became ready:\n{(base / 'hub.log').read_text(errors='replace')[-4000:]}")
+                pytest.fail(
+                    f"{user}'s server never became ready:\n{(base / 'hub.log').read_text(errors='replace')[-4000:]}"
+                )
         for user in USERS:
             # each user's own token, for their own server only (bob's role to read alice's server
             # is used by a token of its own, below)
@@ -224,11 +249,26 @@ def test_the_owner_uses_the_tools_and_files_stay_theirs(hub):
     assert {c["user"] for c in log["calls"]} == {ALICE}  # the hub user, named in every record
 
 
-ROUTES = [("GET", "tools"), ("POST", "tools/list"), ("POST", "tools/read"), ("POST", "tools/write"),
-          ("POST", "tools/edit"), ("POST", "tools/glob"), ("POST", "tools/grep"), ("POST", "tools/list_dir"),
-          ("GET", "sessions"), ("POST", "sessions"), ("GET", "sessions/default"), ("PATCH", "sessions/default"),
-          ("DELETE", "sessions/default"), ("GET", "sessions/default/calls"), ("GET", "sessions/default/spills"),
-          ("GET", "spill?locator=x"), ("GET", "openapi.json"), ("GET", "status")]
+ROUTES = [
+    ("GET", "tools"),
+    ("POST", "tools/list"),
+    ("POST", "tools/read"),
+    ("POST", "tools/write"),
+    ("POST", "tools/edit"),
+    ("POST", "tools/glob"),
+    ("POST", "tools/grep"),
+    ("POST", "tools/list_dir"),
+    ("GET", "sessions"),
+    ("POST", "sessions"),
+    ("GET", "sessions/default"),
+    ("PATCH", "sessions/default"),
+    ("DELETE", "sessions/default"),
+    ("GET", "sessions/default/calls"),
+    ("GET", "sessions/default/spills"),
+    ("GET", "spill?locator=x"),
+    ("GET", "openapi.json"),
+    ("GET", "status"),
+]
 
 
 def test_another_users_token_is_refused_everywhere(hub):
@@ -237,8 +277,9 @@ def test_another_users_token_is_refused_everywhere(hub):
         body = {"args": {"path": "."}} if method in ("POST", "PATCH") else None
         status, _ = hub.dsh(ALICE, method, path, token, body)
         assert status == 403, (method, path, status)
-    status, _ = _request("POST", f"{hub.url}/user/{ALICE}/dsh/mcp", token,
-                         {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    status, _ = _request(
+        "POST", f"{hub.url}/user/{ALICE}/dsh/mcp", token, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    )
     assert status == 403
 
 
@@ -246,16 +287,22 @@ def test_a_reader_without_the_write_scope_reads_but_never_writes(hub):
     reader = hub.token_for(BOB, [f"access:servers!server={ALICE}/"])
     status, data = hub.tool(ALICE, reader, "read", file_path="notes.txt")
     assert status == 200 and not data["isError"], data
-    for name, args in (("write", {"file_path": "by-bob.txt", "content": "x"}),
-                       ("edit", {"file_path": "notes.txt", "old_string": "hi", "new_string": "pwned"})):
+    for name, args in (
+        ("write", {"file_path": "by-bob.txt", "content": "x"}),
+        ("edit", {"file_path": "notes.txt", "old_string": "hi", "new_string": "pwned"}),
+    ):
         status, data = hub.tool(ALICE, reader, name, **args)
         assert status == 403, (name, data)
     assert not (hub.base / "home" / ALICE / "by-bob.txt").exists()
     status, _ = hub.dsh(ALICE, "POST", "sessions", reader, {"id": "bobs"})
     assert status == 403  # a read-only caller cannot create sessions
     # Jupyter's own contents API is read-only for this reader too (same authorizer)
-    status, _ = _request("PUT", f"{hub.url}/user/{ALICE}/api/contents/by-bob.txt", reader,
-                         {"type": "file", "format": "text", "content": "x"})
+    status, _ = _request(
+        "PUT",
+        f"{hub.url}/user/{ALICE}/api/contents/by-bob.txt",
+        reader,
+        {"type": "file", "format": "text", "content": "x"},
+    )
     assert status == 403
 
 
@@ -281,8 +328,13 @@ def test_percent_dsh_in_a_kernel_of_the_users_server_shares_the_session(hub):
     status, kernel = _request("POST", f"{hub.url}/user/{ALICE}/api/kernels", token, {"name": "python3"})
     assert status == 201, kernel
     try:
-        out = asyncio.run(_execute(f"{hub.url}/user/{ALICE}/api/kernels/{kernel['id']}/channels", token,
-                                   "%load_ext dsh_jupyter\n%dsh read notes.txt --text"))
+        out = asyncio.run(
+            _execute(
+                f"{hub.url}/user/{ALICE}/api/kernels/{kernel['id']}/channels",
+                token,
+                "%load_ext dsh_jupyter\n%dsh read notes.txt --text",
+            )
+        )
         assert out.endswith("1: hi from the hub\n\n(End of file - total 1 line)\n</content>\n"), out
         # the magic's read lets an agent over REST edit the file in the same session
         status, data = hub.tool(ALICE, token, "edit", file_path="notes.txt", old_string="hi", new_string="hey")
@@ -301,13 +353,32 @@ async def _execute(url: str, token: str, code: str, timeout: float = 60) -> str:
     ws_url = url.replace("http://", "ws://")
     conn = await websocket_connect(HTTPRequest(ws_url, headers={"Authorization": f"token {token}"}))
     msg_id = uuid.uuid4().hex
-    conn.write_message(json.dumps({
-        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "test", "session": uuid.uuid4().hex,
-                   "date": "", "version": "5.3"},
-        "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-        "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
-                    "allow_stdin": False, "stop_on_error": True},
-    }))
+    conn.write_message(
+        json.dumps(
+            {
+                "header": {
+                    "msg_id": msg_id,
+                    "msg_type": "execute_request",
+                    "username": "test",
+                    "session": uuid.uuid4().hex,
+                    "date": "",
+                    "version": "5.3",
+                },
+                "parent_header": {},
+                "metadata": {},
+                "channel": "shell",
+                "buffers": [],
+                "content": {
+                    "code": code,
+                    "silent": False,
+                    "store_history": False,
+                    "user_expressions": {},
+                    "allow_stdin": False,
+                    "stop_on_error": True,
+                },
+            }
+        )
+    )
     out: list[str] = []
     deadline = time.monotonic() + timeout
     try:

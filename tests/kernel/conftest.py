@@ -8,14 +8,16 @@ test count the messages a click sends.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import comm
 import pytest
 from comm.base_comm import BaseComm
 from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
+from trees import TREE as SERVED
 
 from dsh_jupyter import Workspace
-from trees import TREE as SERVED
 
 # The workspace the server tests serve, with a third line in notes.txt.
 TREE = {**SERVED, "notes.txt": "first line\nsecond line\nthird line\n"}
@@ -24,6 +26,19 @@ TREE = {**SERVED, "notes.txt": "first line\nsecond line\nthird line\n"}
 @pytest.fixture
 def workspace_tree(root, tree):
     tree(root, TREE)
+    return root
+
+
+@pytest.fixture
+def big(root, tree):
+    """The widget tests' tree: ``big/``: 450 files of growing size and 2 directories; ``long.txt``: 5,000 lines."""
+    spec = {f"big/file{i:03}.txt": "x" * i + "\n" for i in range(450)}
+    spec["big/dir_a/inner.txt"] = "inner\n"
+    spec["big/dir_b"] = {}
+    spec["long.txt"] = "".join(f"row {i}\n" for i in range(1, 5001))
+    spec["src/app.py"] = "import os\n\ndef main():\n    return 'hello world'\n"
+    spec["src/lib/util.py"] = "".join(f"x = {i}\n" for i in range(1, 40)) + "hello = 'util'   # hello again\n"
+    tree(root, spec)
     return root
 
 
@@ -82,7 +97,7 @@ def python_ws(env):
 class RecordingComm(BaseComm):
     """A comm that keeps what it would send (``sent`` is shared by every comm of a test)."""
 
-    sent: list = []
+    sent: ClassVar[list] = []
 
     def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
         RecordingComm.sent.append((self.comm_id, msg_type, data))

@@ -25,8 +25,9 @@ def test_executed_notebook_exports_the_table_and_footer(env, root, tree):
         nbformat.v4.new_code_cell("%load_ext dsh_jupyter\n%config DshMagics.list_max_entries = 5"),
         nbformat.v4.new_code_cell("%dsh list many"),
     ]
-    NotebookClient(nb, timeout=120, kernel_name="python3", store_widget_state=False,
-                   resources={"metadata": {"path": str(root)}}).execute()
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", store_widget_state=False, resources={"metadata": {"path": str(root)}}
+    ).execute()
     output = nb.cells[1].outputs[0]
     expected = Workspace(session="check", list_max_entries=5).run("list", path="many")
     assert output["output_type"] == "execute_result"

@@ -28,8 +28,20 @@ def bundled(tmp_path_factory):
     def bundle(module: str) -> Path:
         target = out / (module.replace("/", "-").rsplit(".", 1)[0] + ".mjs")
         if not target.exists():
-            subprocess.run([str(ESBUILD), f"src/{module}", "--bundle", "--format=esm", "--log-level=warning",
-                            f"--outfile={target}"], cwd=SHIM, check=True, capture_output=True, timeout=120)
+            subprocess.run(
+                [
+                    str(ESBUILD),
+                    f"src/{module}",
+                    "--bundle",
+                    "--format=esm",
+                    "--log-level=warning",
+                    f"--outfile={target}",
+                ],
+                cwd=SHIM,
+                check=True,
+                capture_output=True,
+                timeout=120,
+            )
         return target
 
     return bundle
@@ -60,13 +72,24 @@ DOCUMENT = (
 
 def test_sizes_read_the_same_as_before_in_the_widgets_and_in_the_sidebar(run_js):
     sizes = [0, 532, 1023, 1024, 5000, 102399, 102400, 150 * 1024, 16 * 2**20 + 400 * 1024, 3 * 2**50, 2**60]
-    got = run_js("common/format.ts",
-                 f"{json.dumps(sizes)}.map(n => [m.humanSize(n), m.humanSize(n, m.SIDEBAR_SIZES)])"
-                 ".concat([[m.humanSize(null), m.humanSize(undefined)]])")
+    got = run_js(
+        "common/format.ts",
+        f"{json.dumps(sizes)}.map(n => [m.humanSize(n), m.humanSize(n, m.SIDEBAR_SIZES)])"
+        ".concat([[m.humanSize(null), m.humanSize(undefined)]])",
+    )
     assert got == [
-        ["0 B", "0 bytes"], ["532 B", "532 bytes"], ["1023 B", "1023 bytes"], ["1.0 KiB", "1.0 KiB"],
-        ["4.9 KiB", "4.9 KiB"], ["100.0 KiB", "100.0 KiB"], ["100 KiB", "100.0 KiB"], ["150 KiB", "150.0 KiB"],
-        ["16.4 MiB", "16.4 MiB"], ["3.0 PiB", "3072.0 TiB"], ["1024 PiB", "1048576.0 TiB"], ["", ""],
+        ["0 B", "0 bytes"],
+        ["532 B", "532 bytes"],
+        ["1023 B", "1023 bytes"],
+        ["1.0 KiB", "1.0 KiB"],
+        ["4.9 KiB", "4.9 KiB"],
+        ["100.0 KiB", "100.0 KiB"],
+        ["100 KiB", "100.0 KiB"],
+        ["150 KiB", "150.0 KiB"],
+        ["16.4 MiB", "16.4 MiB"],
+        ["3.0 PiB", "3072.0 TiB"],
+        ["1024 PiB", "1048576.0 TiB"],
+        ["", ""],
     ]
 
 
@@ -79,10 +102,16 @@ def test_one_element_builder_for_both_front_ends(run_js):
         " })()",
     )
     assert got == {
-        "tag": "button", "className": "dsh-btn", "attrs": {"type": "button", "disabled": "", "tabindex": "-1"},
+        "tag": "button",
+        "className": "dsh-btn",
+        "attrs": {"type": "button", "disabled": "", "tabindex": "-1"},
         "on": ["click", "change"],
-        "kids": ["go", "3", "a", {"tag": "span", "className": "", "attrs": {"data-row": "0"}, "on": [],
-                                   "kids": ["inner"]}],
+        "kids": [
+            "go",
+            "3",
+            "a",
+            {"tag": "span", "className": "", "attrs": {"data-row": "0"}, "on": [], "kids": ["inner"]},
+        ],
     }
 
 
@@ -102,14 +131,21 @@ def test_an_edit_diff_is_marked_line_by_line_and_its_text_kept(run_js):
         " })()",
     )
     assert got == [
-        "The file f.txt has been updated successfully.\n", "--- f.txt\n", "+++ f.txt\n",
-        ["dsh-diff-hunk", "@@ -1 +1 @@\n"], ["dsh-diff-del", "-old\n"], ["dsh-diff-add", "+new\n"], " same",
+        "The file f.txt has been updated successfully.\n",
+        "--- f.txt\n",
+        "+++ f.txt\n",
+        ["dsh-diff-hunk", "@@ -1 +1 @@\n"],
+        ["dsh-diff-del", "-old\n"],
+        ["dsh-diff-add", "+new\n"],
+        " same",
     ]
 
 
 def test_a_saved_results_path_is_shown_short_with_the_whole_path_kept(run_js):
-    footer = ("(Showing 100 of 716 paths. Full sorted result stored at: /root/.local/share/jupyter/runtime/"
-              "dsh-spills/session-s1-ab/3f2a-glob-results.txt. Use read with offset/limit, or grep this path.)")
+    footer = (
+        "(Showing 100 of 716 paths. Full sorted result stored at: /root/.local/share/jupyter/runtime/"
+        "dsh-spills/session-s1-ab/3f2a-glob-results.txt. Use read with offset/limit, or grep this path.)"
+    )
     got = run_js("widget/dom.js", f"[m.spillParts({json.dumps(footer)}), m.spillParts('(End of listing.)')]")
     assert got == [
         {

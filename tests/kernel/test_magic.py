@@ -63,8 +63,13 @@ def test_line_magic_returns_the_result_object(shell, python_ws, line, tool, args
     r = shell.run_line_magic("dsh", line)
     assert isinstance(r, KernelResult) and isinstance(r, Result)
     expected = python_ws().run(tool, **args)
-    assert (r.tool, r.text, r.value, r.is_error, r.session) == (tool, expected.text, expected.value,
-                                                                 expected.is_error, "default")
+    assert (r.tool, r.text, r.value, r.is_error, r.session) == (
+        tool,
+        expected.text,
+        expected.value,
+        expected.is_error,
+        "default",
+    )
     assert list(r.to_frame().columns) == list(expected.to_frame().columns)
 
 
@@ -183,7 +188,7 @@ def test_edit_several_blocks_in_one_cell_are_one_batch(cell, shell, root):
     shell.run_line_magic("dsh", "read notes.txt")
     # through IPython's whole cell path, as typed: its input transforms keep the separator line
     body = "first line\n=======\nline 1\n~~~~~~~\nline 1\nsecond line\n=======\nline 1\nline 2\n~~~~~~~\n"
-    r, out, err = cell("%%dsh edit notes.txt --text\n" + body)
+    _, out, err = cell("%%dsh edit notes.txt --text\n" + body)
     assert err == ""
     assert out.startswith("The file notes.txt has been updated successfully: 2 edits, 2 replacements.\n")
     assert (root / "notes.txt").read_text() == "line 1\nline 2\nthird line\n"
@@ -196,8 +201,10 @@ def test_edit_a_notebook_cell_by_id(shell, root):
     import nbformat
     from nbformat import v4
 
-    nbformat.write(v4.new_notebook(cells=[v4.new_code_cell("x = 1", id="a"), v4.new_code_cell("x = 1", id="b")]),
-                   str(root / "nb.ipynb"))
+    nbformat.write(
+        v4.new_notebook(cells=[v4.new_code_cell("x = 1", id="a"), v4.new_code_cell("x = 1", id="b")]),
+        str(root / "nb.ipynb"),
+    )
     shell.run_line_magic("dsh", "read nb.ipynb")
     r = shell.run_cell_magic("dsh", "edit nb.ipynb --cell-id b", "x = 1\n=======\nx = 2\n")
     assert r.text.startswith("The file nb.ipynb has been updated successfully.\n") and r.value["cells"] == [2]
@@ -229,19 +236,29 @@ def test_move_renames_and_says_so_exactly(cell, shell, root, python_ws):
     assert (root / "moved dir" / "notes.txt").exists() and not (root / "notes.txt").exists()
     r = shell.run_line_magic("dsh", "move 'moved dir/notes.txt' notes.txt")
     assert isinstance(r, KernelResult) and r.text == "Moved file moved dir/notes.txt to notes.txt."
-    assert r.value == {"source": "moved dir/notes.txt", "destination": "notes.txt", "type": "file",
-                       "replaced": False, "createdParents": False, "nextOffset": None, "footer": ""}
+    assert r.value == {
+        "source": "moved dir/notes.txt",
+        "destination": "notes.txt",
+        "type": "file",
+        "replaced": False,
+        "createdParents": False,
+        "nextOffset": None,
+        "footer": "",
+    }
     calls = python_ws().calls()["calls"]
     assert [(c["tool"], c["surface"], c["args"]) for c in calls] == [
         ("move", "magic", {"source": "notes.txt", "destination": "moved dir/notes.txt"}),
-        ("move", "magic", {"source": "moved dir/notes.txt", "destination": "notes.txt"})]
+        ("move", "magic", {"source": "moved dir/notes.txt", "destination": "notes.txt"}),
+    ]
 
 
 def test_move_overwrite_needs_a_read_like_write(shell, root):
     (root / "other.txt").write_text("other\n")
     r = shell.run_line_magic("dsh", "move other.txt notes.txt")
-    assert r.is_error and r.text == ('Error: cannot move to "notes.txt": a file of that name exists; to replace '
-                                     "it, read it in this session and set overwrite")
+    assert r.is_error and r.text == (
+        'Error: cannot move to "notes.txt": a file of that name exists; to replace '
+        "it, read it in this session and set overwrite"
+    )
     r = shell.run_line_magic("dsh", "move other.txt notes.txt --overwrite")
     assert r.text == 'Error: cannot overwrite "notes.txt": read it first in this session'
     shell.run_line_magic("dsh", "read notes.txt")
@@ -307,7 +324,7 @@ def test_calls_subcommand(shell, cell):
     r = shell.run_line_magic("dsh", "calls")
     assert r.text.splitlines()[0] == 'Calls in session "default", newest last:'
     assert r.text.endswith("(4 calls.)")
-    assert "read(file_path=\"missing.txt\")" in r.text and r.text.count("ERROR") == 1
+    assert 'read(file_path="missing.txt")' in r.text and r.text.count("ERROR") == 1
     frame = r.to_frame()
     assert frame["number"].tolist() == [1, 2, 3, 4]
     assert frame["surface"].tolist() == ["magic"] * 4

@@ -30,8 +30,9 @@ SHELL_LINES = [
 
 def shell_words(line: str, tmp_path) -> list[str]:
     """How bash splits ``line`` (no globbing), word by word."""
-    out = subprocess.run(["bash", "-c", f"set -f; printf '%s\\0' {line}"], capture_output=True, check=True,
-                         cwd=tmp_path)
+    out = subprocess.run(
+        ["bash", "-c", f"set -f; printf '%s\\0' {line}"], capture_output=True, check=True, cwd=tmp_path
+    )
     words = out.stdout.decode().split("\0")[:-1]
     return [] if words == [""] else words
 
@@ -66,9 +67,9 @@ def test_write_empty_creates_an_empty_file(shell, root):
 
 
 def test_a_body_of_one_blank_line_is_one_newline_not_empty(cell, root):
-    result, _, err = cell("%%dsh write one.txt\n\n")
+    _, _, err = cell("%%dsh write one.txt\n\n")
     assert err == "" and (root / "one.txt").read_bytes() == b"\n"
-    result, _, err = cell("%%dsh write none.txt\n")  # IPython itself refuses an empty body
+    _, _, err = cell("%%dsh write none.txt\n")  # IPython itself refuses an empty body
     assert "the cell body is empty" in err and not (root / "none.txt").exists()
 
 
@@ -78,7 +79,7 @@ def test_write_empty_takes_no_body_and_write_without_it_needs_one(cell):
     assert err.strip() == (
         "UsageError: --empty takes no cell body; use the line magic: %dsh write [--empty] [--text | --json] FILE"
     )
-    result, _, err = cell("%dsh write x.txt")
+    _, _, err = cell("%dsh write x.txt")
     assert err.strip() == (
         "UsageError: write takes the cell body as input; use the cell magic: "
         "%%dsh write [--empty] [--text | --json] FILE (or the line magic with --empty)"
@@ -98,16 +99,18 @@ def test_edit_with_another_separator_changes_a_line_of_equals_signs(shell, root)
 
 def test_edit_separator_mistakes_are_usage_errors(cell, shell):
     shell.run_line_magic("dsh", "read notes.txt")
-    result, _, err = cell("%%dsh edit notes.txt --separator ''\nfirst\n\nline 1\n")
+    _, _, err = cell("%%dsh edit notes.txt --separator ''\nfirst\n\nline 1\n")
     assert err.strip() == (
         "UsageError: --separator must be one non-empty line, got ''. Usage: %%dsh edit FILE [--replace-all] "
         "[--dry-run] [--cell-id ID] [--separator LINE] with the body: old text, a line ======= (or the --separator "
         "line), new text; several edits are separated by a line ~~~~~~~"
     )
     # a separator that starts with - is given with = (argparse reads ``--separator ---`` as an option)
-    result, _, err = cell("%%dsh edit notes.txt --separator=---\nfirst\n=======\nline 1\n")
-    assert err.strip().startswith("UsageError: the edit body needs exactly one line --- between the old and the "
-                                  "new text; found none. Usage: %%dsh edit FILE")
+    _, _, err = cell("%%dsh edit notes.txt --separator=---\nfirst\n=======\nline 1\n")
+    assert err.strip().startswith(
+        "UsageError: the edit body needs exactly one line --- between the old and the "
+        "new text; found none. Usage: %%dsh edit FILE"
+    )
 
 
 # -- the server's settings -------------------------------------------------------------------
@@ -115,8 +118,9 @@ def test_edit_separator_mistakes_are_usage_errors(cell, shell):
 
 def test_exported_server_settings_apply_unless_configured(shell, monkeypatch, root, tree):
     tree(root, {f"many/d{i}/f{j}.txt": "x\n" for i in range(8) for j in range(2)})
-    monkeypatch.setenv("DSH_SETTINGS", json.dumps({"glob_max_results": 3, "list_max_entries": 2,
-                                                   "a_setting_from_a_newer_server": 1}))
+    monkeypatch.setenv(
+        "DSH_SETTINGS", json.dumps({"glob_max_results": 3, "list_max_entries": 2, "a_setting_from_a_newer_server": 1})
+    )
     r = shell.run_line_magic("dsh", "glob *.txt many")
     assert len(r.value["paths"]) == 3 and r.value["sampled"] is True
     assert len(shell.run_line_magic("dsh", "list").value["entries"]) == 2
@@ -129,10 +133,10 @@ def test_exported_server_settings_apply_unless_configured(shell, monkeypatch, ro
 
 def test_exported_settings_that_are_not_json_are_refused(shell, monkeypatch, cell):
     monkeypatch.setenv("DSH_SETTINGS", "glob_max_results=3")
-    result, _, err = cell("%dsh list")
+    _, _, err = cell("%dsh list")
     assert err.strip() == (
         "UsageError: dsh cannot start: DSH_SETTINGS must be a JSON object of settings, got 'glob_max_results=3'"
     )
     monkeypatch.setenv("DSH_SETTINGS", json.dumps({"glob_max_results": 0}))
-    result, _, err = cell("%dsh list")
+    _, _, err = cell("%dsh list")
     assert err.strip() == "UsageError: dsh cannot start: setting glob_max_results must be at least 1, got 0"

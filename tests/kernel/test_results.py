@@ -185,11 +185,35 @@ def test_calls_info_shows_a_withheld_call_and_the_dropped_count_never_its_text()
     from dsh_jupyter.kernel.results import calls_info
 
     reason = "it was made where hidden files are shown, and this surface hides them"
-    page = {"session": "s", "offset": 0, "total": 2, "dropped": 3, "calls": [
-        {"callId": "a", "tool": "read", "args": {}, "text": "", "isError": False, "surface": "mcp",
-         "started": 1e9, "durationMs": 1.0, "withheld": reason},
-        {"callId": "b", "tool": "list", "args": {"path": "x"}, "text": "t", "isError": False, "surface": "rest",
-         "started": 1e9, "durationMs": 2.0}]}
+    page = {
+        "session": "s",
+        "offset": 0,
+        "total": 2,
+        "dropped": 3,
+        "calls": [
+            {
+                "callId": "a",
+                "tool": "read",
+                "args": {},
+                "text": "",
+                "isError": False,
+                "surface": "mcp",
+                "started": 1e9,
+                "durationMs": 1.0,
+                "withheld": reason,
+            },
+            {
+                "callId": "b",
+                "tool": "list",
+                "args": {"path": "x"},
+                "text": "t",
+                "isError": False,
+                "surface": "rest",
+                "started": 1e9,
+                "durationMs": 2.0,
+            },
+        ],
+    }
     info = calls_info(page)
     lines = info.text.split("\n")
     assert lines[1].endswith(f"  mcp  read(withheld: {reason})  1.0 ms")

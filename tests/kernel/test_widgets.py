@@ -10,24 +10,9 @@ from __future__ import annotations
 import os
 import time
 
-import pytest
-
 from dsh_jupyter.kernel.results import KernelResult
 from dsh_jupyter.kernel.widgets import DshView, ListingView, ReadView, view_for
 from dsh_jupyter.kernel.widgets.listing import MODEL_ORDER
-
-
-@pytest.fixture
-def big(root, tree):
-    """``big/``: 450 files of growing size and 2 directories; ``long.txt``: 5,000 lines."""
-    spec = {f"big/file{i:03}.txt": "x" * i + "\n" for i in range(450)}
-    spec["big/dir_a/inner.txt"] = "inner\n"
-    spec["big/dir_b"] = {}
-    spec["long.txt"] = "".join(f"row {i}\n" for i in range(1, 5001))
-    spec["src/app.py"] = "import os\n\ndef main():\n    return 'hello world'\n"
-    spec["src/lib/util.py"] = "".join(f"x = {i}\n" for i in range(1, 40)) + "hello = 'util'   # hello again\n"
-    tree(root, spec)
-    return root
 
 
 def shown(ws, tool, **args):
@@ -177,8 +162,12 @@ def test_rows_are_plain_data_with_the_models_names(make_ws, root, tree, link):
     ws = make_ws()
     view = ListingView(ws, ws.session, path="d")
     cells = [(r["label"], r["type"], r["size"]) for r in view.rows]
-    assert cells == [("sub/", "directory", None), ("a file.txt", "file", 5), ('"ends with space "', "file", 1),
-                     ("ln@", "other", None)]
+    assert cells == [
+        ("sub/", "directory", None),
+        ("a file.txt", "file", 5),
+        ('"ends with space "', "file", 1),
+        ("ln@", "other", None),
+    ]
     assert view.rows[3]["target"] == "d/a file.txt"  # shown from the root
     assert all(isinstance(r["mtime"], float) for r in view.rows)
     act(view, "open", index=3)  # a link is not followed

@@ -17,14 +17,21 @@ PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(200)).decode()
 
 
 def write_nb(root, name="report.ipynb"):
-    nb = v4.new_notebook(cells=[
-        v4.new_markdown_cell("# Report", id="intro"),
-        v4.new_code_cell("df = load()\ndf.plot()", id="plot", execution_count=4, outputs=[
-            v4.new_output("stream", name="stdout", text="loaded\n"),
-            v4.new_output("display_data", data={"image/png": PNG}),
-        ]),
-        v4.new_code_cell("summary = df.describe()\nload()", id="sum"),
-    ])
+    nb = v4.new_notebook(
+        cells=[
+            v4.new_markdown_cell("# Report", id="intro"),
+            v4.new_code_cell(
+                "df = load()\ndf.plot()",
+                id="plot",
+                execution_count=4,
+                outputs=[
+                    v4.new_output("stream", name="stdout", text="loaded\n"),
+                    v4.new_output("display_data", data={"image/png": PNG}),
+                ],
+            ),
+            v4.new_code_cell("summary = df.describe()\nload()", id="sum"),
+        ]
+    )
     nbformat.write(nb, os.fspath(root / name))
 
 

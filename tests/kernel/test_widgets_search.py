@@ -1,7 +1,7 @@
 """The search and session widget models driven from Python (no browser): grep, glob, saved results, call log.
 
-Requests are sent as the browser sends them (``act``); the helpers and the ``big`` tree are the
-listing tests' (test_widgets.py).
+Requests are sent as the browser sends them (``act``); the helpers are the listing tests'
+(test_widgets.py), the ``big`` tree is in conftest.py.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import os
 from dsh_jupyter.kernel.results import calls_info
 from dsh_jupyter.kernel.widgets import CallLogView, GlobView, GrepView, SpillsView, SpillView, view_for
 
-from .test_widgets import act, big, shown, widget_calls  # noqa: F401  (big is a fixture)
-
+from .test_widgets import act, shown, widget_calls
 
 # -- grep and glob ------------------------------------------------------------------------------
 
@@ -45,7 +44,9 @@ def test_a_search_from_the_widget_sends_how_far_it_got_before_done(make_ws, big,
     view = view_for(shown(ws, "grep", pattern="HELLO", path="src"))
     comms.sent.clear()
     act(view, "refine", ignore_case=True, output_mode="content", context=0)
-    customs = [data["content"] for _c, kind, data in comms.sent if kind == "comm_msg" and data.get("method") == "custom"]
+    customs = [
+        data["content"] for _c, kind, data in comms.sent if kind == "comm_msg" and data.get("method") == "custom"
+    ]
     assert customs[-1] == {"done": 1, "ok": True}
     told = [c["progress"] for c in customs if "progress" in c]
     assert told and all(t.endswith(" so far") for t in told), customs
@@ -59,11 +60,18 @@ def test_grep_toolbar_asks_again_with_case_mode_and_context(make_ws, big):
     assert view.files == [] and view.notice == "No matches found"
     assert view.options == {"ignore_case": False, "output_mode": "content", "context": 0}
     act(view, "refine", ignore_case=True, output_mode="content", context=0)
-    assert view.error == "" and view.header == "Found 2 matches" and view.by_file == {"src/app.py": 1, "src/lib/util.py": 1}
+    assert (
+        view.error == ""
+        and view.header == "Found 2 matches"
+        and view.by_file == {"src/app.py": 1, "src/lib/util.py": 1}
+    )
     assert view.options["ignore_case"] is True and view.notice == ""
     act(view, "refine", ignore_case=True, output_mode="files_with_matches", context=0)
     assert view.header == "Found 2 matches in 2 files, in path order"
-    assert [(f["path"], f["count"], f["matches"]) for f in view.files] == [("src/app.py", 1, []), ("src/lib/util.py", 1, [])]
+    assert [(f["path"], f["count"], f["matches"]) for f in view.files] == [
+        ("src/app.py", 1, []),
+        ("src/lib/util.py", 1, []),
+    ]
     act(view, "refine", ignore_case=True, output_mode="content", context=1)
     app = view.files[0]
     assert app["count"] == 1 and app["matches"] == [
@@ -114,7 +122,10 @@ def test_glob_groups_and_opens_the_spill(make_ws, big):
     assert view.footer == result.footer() and "sampled across 2 of the 2 top-level entries" in view.footer
     act(view, "spill")
     spill = view.opened
-    assert spill.locator == result.value["spill"] and spill.footer == "(Showing lines 1-200 of 452. Use offset=201 to continue.)"
+    assert (
+        spill.locator == result.value["spill"]
+        and spill.footer == "(Showing lines 1-200 of 452. Use offset=201 to continue.)"
+    )
     assert view.panel["links"][0][1] == 0 and all(link for link in view.panel["links"])  # every line is a path
     act(view, "window", op="next")
     assert spill.offset == 201 and spill.model_text == ws.spill_page(result.value["spill"], offset=201, limit=200).text
@@ -128,8 +139,13 @@ def test_glob_under_the_cap_has_no_spill(make_ws, big):
     ws = make_ws()
     view = view_for(shown(ws, "glob", pattern="*.py"))
     assert view.spill is None and view.open_spill() is None and view.footer == ""
-    assert view.groups == [{"key": "src/", "label": "src/", "paths": [["src/app.py", "src/app.py"],
-                                                                       ["src/lib/util.py", "src/lib/util.py"]]}]
+    assert view.groups == [
+        {
+            "key": "src/",
+            "label": "src/",
+            "paths": [["src/app.py", "src/app.py"], ["src/lib/util.py", "src/lib/util.py"]],
+        }
+    ]
 
 
 def test_spill_viewer_is_for_the_owning_session_only(make_ws, big):

@@ -19,10 +19,8 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-
 from servers import JupyterProcess, start_server
 from trees import TREE
-
 
 # Small caps, so over-cap pages (sampling, spills) need only a few files.
 CAPS = ["--DshJupyter.glob_max_results=5", "--DshJupyter.grep_max_matches=5"]
@@ -48,17 +46,24 @@ def mcp_url(server: JupyterProcess, session: str | None = None) -> str:
 
 
 @asynccontextmanager
-async def connect(server: JupyterProcess, session: str | None = None, token: str | None = "default",
-                  initialize: bool = True, scheme: str = "token"):
+async def connect(
+    server: JupyterProcess,
+    session: str | None = None,
+    token: str | None = "default",
+    initialize: bool = True,
+    scheme: str = "token",
+):
     """An initialized SDK ``ClientSession`` on ``/dsh/mcp`` (``token=None``: no Authorization header)."""
     token = server.token if token == "default" else token
     headers = {} if token is None else {"Authorization": f"{scheme} {token}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
-        async with streamable_http_client(mcp_url(server, session), http_client=http) as (read, write):
-            async with ClientSession(read, write) as client:
-                if initialize:
-                    await client.initialize()
-                yield client
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        streamable_http_client(mcp_url(server, session), http_client=http) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        if initialize:
+            await client.initialize()
+        yield client
 
 
 def calls(server: JupyterProcess, session: str) -> list[dict]:
@@ -100,8 +105,8 @@ def descendants(pid: int) -> list[tuple[int, str]]:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        comm = stat[stat.index("(") + 1: stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
         if fields[0] == "Z":  # a zombie has already exited
             continue
         children.setdefault(int(fields[1]), []).append((int(entry), comm))
@@ -115,4 +120,3 @@ def descendants(pid: int) -> list[tuple[int, str]]:
 
 def rg_processes(pid: int) -> list[int]:
     return [p for p, comm in descendants(pid) if comm == "rg"]
-

@@ -24,7 +24,7 @@ if sys.version_info < (3, 11):  # anyio brings the backport there
 
 pytestmark = pytest.mark.slow
 
-AUTHORIZER_CONFIG = '''
+AUTHORIZER_CONFIG = """
 from jupyter_server.auth.authorizer import Authorizer
 
 class DshTestAuthorizer(Authorizer):
@@ -32,7 +32,7 @@ class DshTestAuthorizer(Authorizer):
         return {refuse}
 
 c.ServerApp.authorizer_class = DshTestAuthorizer
-'''
+"""
 READ_ONLY = 'not (resource == "contents" and action == "write")'
 NO_CONTENTS = 'resource != "contents"'
 
@@ -83,7 +83,7 @@ def test_no_valid_token_is_refused_and_nothing_runs(server, token):
         assert httpx2.request(method, mcp_url(server, session), headers=headers).status_code == 403
     assert not (server.root / "planted.txt").exists()
     assert calls(server, session) == []
-    status, sessions = server.request("GET", "dsh/api/sessions")
+    _, sessions = server.request("GET", "dsh/api/sessions")
     assert session not in [s["id"] for s in sessions]
 
 
@@ -94,8 +94,9 @@ def _leaf(error: BaseException) -> BaseException:
     return error
 
 
-TOKEN_MESSAGE = ('missing or invalid Jupyter token: send the server\'s token in the header '
-                 '"Authorization: token <TOKEN>"')
+TOKEN_MESSAGE = (
+    'missing or invalid Jupyter token: send the server\'s token in the header "Authorization: token <TOKEN>"'
+)
 
 
 @pytest.mark.parametrize("token", [None, "wrong-token"], ids=["no-token", "wrong-token"])
@@ -104,8 +105,11 @@ def test_a_refused_token_is_told_which_header_to_send(server, token):
     headers = {} if token is None else {"Authorization": f"token {token}"}
     reply = _raw_call(server, token, "list", {}, "default")
     assert reply.status_code == 403
-    assert reply.json() == {"jsonrpc": "2.0", "id": 7, "error": {
-        "code": -32001, "message": TOKEN_MESSAGE, "data": {"code": "TOKEN_REQUIRED"}}}
+    assert reply.json() == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {"code": -32001, "message": TOKEN_MESSAGE, "data": {"code": "TOKEN_REQUIRED"}},
+    }
     assert "_xsrf" not in reply.text
     for method in ("GET", "DELETE"):
         reply = httpx2.request(method, mcp_url(server), headers=headers, timeout=30)
@@ -127,16 +131,23 @@ def test_a_browser_cookie_without_xsrf_keeps_jupyters_rule(server):
     with httpx2.Client(base_url=server.url, timeout=30) as browser:
         assert browser.get(f"?token={server.token}").status_code in (200, 302)  # sets the login cookie
         assert browser.cookies, "the token URL set no cookie"
-        reply = browser.post("dsh/mcp", headers={"Accept": "application/json, text/event-stream"},
-                             json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        reply = browser.post(
+            "dsh/mcp",
+            headers={"Accept": "application/json, text/event-stream"},
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        )
     assert reply.status_code == 403
     assert "_xsrf" in reply.text and TOKEN_MESSAGE not in reply.text
 
 
-@pytest.mark.parametrize("session, rule", [
-    ("x" * 201, "session must be a non-empty string of at most 200 characters"),
-    ("bad%0Aname", "session must not contain control characters"),
-], ids=["too-long", "control-character"])
+@pytest.mark.parametrize(
+    "session, rule",
+    [
+        ("x" * 201, "session must be a non-empty string of at most 200 characters"),
+        ("bad%0Aname", "session must not contain control characters"),
+    ],
+    ids=["too-long", "control-character"],
+)
 def test_a_session_name_that_can_never_work_is_refused_at_initialize(server, session, rule):
     async def main():
         with pytest.raises(Exception) as caught:
@@ -153,6 +164,7 @@ def test_a_session_name_that_can_never_work_is_refused_at_initialize(server, ses
 
 def test_a_bearer_token_works_as_well(server):
     """Clients that only know "Authorization: Bearer ..." (Codex's bearer_token_env_var) get in too."""
+
     async def main():
         async with connect(server, "bearer", scheme="Bearer") as client:
             return await client.call_tool("list", {"path": "src"})
@@ -164,18 +176,19 @@ def test_a_bearer_token_works_as_well(server):
 def test_read_only_user_reads_but_cannot_write_or_edit(read_only_server):
     """The reader uses a session its owner made (a reader may not create one) and cannot write in it."""
     server = read_only_server
-    Workspace(server.root, state_path=server.state_path,
-              spill_root=str(server.tmp / "dsh-spills")).create_session("ro")
+    Workspace(server.root, state_path=server.state_path, spill_root=str(server.tmp / "dsh-spills")).create_session("ro")
 
     async def main():
         async with connect(server, "ro") as client:
             listed = await client.call_tool("list", {"path": "src"})
             read = await client.call_tool("read", {"file_path": "notes.txt"})
             refused = []
-            for tool, args in [("write", {"file_path": "notes.txt", "content": "gone"}),
-                               ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "x"}),
-                               ("write", {"file_path": "fresh.txt", "content": "new"}),
-                               ("move", {"source": "notes.txt", "destination": "moved.txt"})]:
+            for tool, args in [
+                ("write", {"file_path": "notes.txt", "content": "gone"}),
+                ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "x"}),
+                ("write", {"file_path": "fresh.txt", "content": "new"}),
+                ("move", {"source": "notes.txt", "destination": "moved.txt"}),
+            ]:
                 with pytest.raises(MCPError) as caught:
                     await client.call_tool(tool, args)
                 refused.append(caught.value)
@@ -189,23 +202,34 @@ def test_read_only_user_reads_but_cannot_write_or_edit(read_only_server):
     assert (server.root / "notes.txt").read_text() == "first line\nsecond line\n"
     assert not (server.root / "fresh.txt").exists() and not (server.root / "moved.txt").exists()
     assert [c["tool"] for c in calls(server, "ro")] == ["list", "read", "grep"]
-    reply = _raw_call(server, server.token, "edit", {"file_path": "notes.txt", "old_string": "first",
-                                                     "new_string": "x"}, "ro")
+    reply = _raw_call(
+        server, server.token, "edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "x"}, "ro"
+    )
     assert reply.status_code == 403
-    assert json.loads(reply.text) == {"jsonrpc": "2.0", "id": 7, "error": {
-        "code": -32003, "message": "User is not authorized to write on resource: contents.",
-        "data": {"code": "FORBIDDEN"}}}
+    assert json.loads(reply.text) == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {
+            "code": -32003,
+            "message": "User is not authorized to write on resource: contents.",
+            "data": {"code": "FORBIDDEN"},
+        },
+    }
 
 
 def test_user_without_contents_read_cannot_even_initialize(tmp_path_factory):
     server = _with_authorizer(tmp_path_factory, "no-contents", NO_CONTENTS)
     try:
+
         async def main():
-            with pytest.raises(Exception):
+            with pytest.raises(Exception) as caught:
                 async with connect(server, "none"):
                     pass
+            return caught.value
 
-        anyio.run(main)
+        error = _leaf(anyio.run(main))
+        assert isinstance(error, MCPError), repr(error)
+        assert error.error.message == "User is not authorized to read on resource: contents."
         assert _raw_call(server, server.token, "list", {}, "none").status_code == 403
         status, _ = server.request("GET", "dsh/api/tools")
         assert status == 403

@@ -24,9 +24,9 @@ from pathlib import Path
 import anyio
 import nbformat
 import pytest
-
 from conftest import build_tree  # tests/conftest.py
 from imagefiles import gif, jpeg, png  # tests/imagefiles.py
+
 from dsh_jupyter import Workspace
 
 from .clients import drive, installed
@@ -62,7 +62,10 @@ def _figures() -> str:
 IMAGE_CAPS = ["--DshJupyter.notebook_page_max_images=2", "--DshJupyter.notebook_page_max_image_bytes=300"]
 
 TREE = {
-    "src": {"app.py": "def main():\n    return 'hello world'\n", "util/helpers.py": "def helper():\n    return 'hello'\n"},
+    "src": {
+        "app.py": "def main():\n    return 'hello world'\n",
+        "util/helpers.py": "def helper():\n    return 'hello'\n",
+    },
     "notes.txt": "first line\nsecond line\n",
     "many": {f"f{i:02}.txt": f"hello {i}\n" for i in range(12)},
     ".env": "SECRET=1\n",
@@ -99,10 +102,22 @@ SCENARIO = [
     ("edit", {"file_path": "notes.txt", "old_string": "1st", "new_string": "one", "dry_run": True}, "EDIT_NOT_FOUND"),
     ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "1st", "dry_run": True}, None),
     ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "1st"}, None),
-    ("edit", {"file_path": "notes.txt", "edits": [{"old_string": "1st", "new_string": "First"},
-                                                  {"old_string": "First", "new_string": "1st"}]}, None),
-    ("edit", {"file_path": "notes.txt", "edits": [{"old_string": "1st", "new_string": "x"},
-                                                  {"old_string": "nope", "new_string": "y"}]}, "EDIT_NOT_FOUND"),
+    (
+        "edit",
+        {
+            "file_path": "notes.txt",
+            "edits": [{"old_string": "1st", "new_string": "First"}, {"old_string": "First", "new_string": "1st"}],
+        },
+        None,
+    ),
+    (
+        "edit",
+        {
+            "file_path": "notes.txt",
+            "edits": [{"old_string": "1st", "new_string": "x"}, {"old_string": "nope", "new_string": "y"}],
+        },
+        "EDIT_NOT_FOUND",
+    ),
     ("edit", {"file_path": "notes.txt", "edits": [{"old_string": "1st"}]}, "ARGUMENT_INVALID"),
     ("edit", {"file_path": "book.ipynb", "old_string": "x = 1", "new_string": "x = 2"}, None),
     ("move", {"source": "made/new.txt", "destination": "made/renamed.txt"}, None),
@@ -138,9 +153,15 @@ def clients(tmp_path_factory):
 def expected(tmp_path_factory):
     """The Python API's answers to the scenario, on the same tree with the same settings."""
     tmp = tmp_path_factory.mktemp("expected")
-    ws = Workspace(build_tree(tmp / "root", TREE), state_path=tmp / "state.sqlite", allow_hidden=False,
-                   glob_max_results=5, grep_max_matches=5, notebook_page_max_images=2,
-                   notebook_page_max_image_bytes=300)
+    ws = Workspace(
+        build_tree(tmp / "root", TREE),
+        state_path=tmp / "state.sqlite",
+        allow_hidden=False,
+        glob_max_results=5,
+        grep_max_matches=5,
+        notebook_page_max_images=2,
+        notebook_page_max_image_bytes=300,
+    )
     return [ws.call(tool, args) for tool, args, _ in SCENARIO]
 
 
@@ -157,9 +178,18 @@ def http_server(tmp_path_factory):
 
 def stdio_spec(tmp: Path) -> dict:
     root = build_tree(tmp / "root", TREE)
-    return {"transport": "stdio", "command": str(Path(sys.executable).with_name("dsh-jupyter-mcp")),
-            "args": ["--root", str(root), "--state-path", str(tmp / "state.sqlite"), "--allow_hidden=false",
-                     *[a.replace("--DshJupyter.", "--") for a in [*CAPS, *IMAGE_CAPS]]]}
+    return {
+        "transport": "stdio",
+        "command": str(Path(sys.executable).with_name("dsh-jupyter-mcp")),
+        "args": [
+            "--root",
+            str(root),
+            "--state-path",
+            str(tmp / "state.sqlite"),
+            "--allow_hidden=false",
+            *[a.replace("--DshJupyter.", "--") for a in [*CAPS, *IMAGE_CAPS]],
+        ],
+    }
 
 
 def _check_report(report: dict, expected: list) -> None:
@@ -185,8 +215,11 @@ def _images(result) -> list:
 
 def test_the_image_scenario_carries_images(expected):
     """What the clients are compared with: the image reads carry 1, 1 and 2 images."""
-    counts = {args["file_path"]: len(want.images) for (tool, args, _), want in zip(SCENARIO, expected)
-              if tool == "read" and isinstance(args.get("file_path"), str)}
+    counts = {
+        args["file_path"]: len(want.images)
+        for (tool, args, _), want in zip(SCENARIO, expected)
+        if tool == "read" and isinstance(args.get("file_path"), str)
+    }
     assert (counts["chart.png"], counts["photo.jpg"], counts["figs.ipynb"], counts["notes.txt"]) == (1, 1, 2, 0)
     figs = next(w for (t, a, _), w in zip(SCENARIO, expected) if a.get("file_path") == "figs.ipynb")
     assert "[image/png: 116 bytes, attached as image 1]" in figs.text
@@ -201,8 +234,12 @@ def spec_args():
 
 
 def test_typescript_sdk_over_http_gets_every_result_as_a_result(clients, http_server, expected, spec_args, tmp_path):
-    spec = {"transport": "http", "url": mcp_url(http_server, "ts-http"),
-            "headers": {"Authorization": f"token {http_server.token}"}, "calls": spec_args}
+    spec = {
+        "transport": "http",
+        "url": mcp_url(http_server, "ts-http"),
+        "headers": {"Authorization": f"token {http_server.token}"},
+        "calls": spec_args,
+    }
     _check_report(drive(clients, spec, tmp_path), expected)
 
 
@@ -246,8 +283,9 @@ def _check_fastmcp(results: list, expected: list) -> None:
 def test_fastmcp_over_http(http_server, expected):
     from fastmcp.client.transports import StreamableHttpTransport
 
-    transport = StreamableHttpTransport(mcp_url(http_server, "fastmcp-http"),
-                                        headers={"Authorization": f"token {http_server.token}"})
+    transport = StreamableHttpTransport(
+        mcp_url(http_server, "fastmcp-http"), headers={"Authorization": f"token {http_server.token}"}
+    )
     _check_fastmcp(_fastmcp_scenario(transport), expected)
 
 
@@ -260,12 +298,21 @@ def test_fastmcp_over_stdio(expected, tmp_path):
 
 def test_mcp_remote_bridges_the_http_endpoint_for_stdio_only_clients(clients, server, tmp_path):
     """``npx mcp-remote URL --header "Authorization: token …"``, as docs/mcp.md shows it."""
-    spec = {"transport": "stdio", "command": clients.node,
-            "args": [str(clients.mcp_remote), mcp_url(server, "remote"), "--header",
-                     f"Authorization: token {server.token}"],
-            "env": {"HOME": str(tmp_path / "home"), "MCP_REMOTE_CONFIG_DIR": str(tmp_path / "mcp-auth")},
-            "calls": [{"name": "read", "arguments": {"file_path": "missing.txt"}},
-                      {"name": "list", "arguments": {"path": "src"}}]}
+    spec = {
+        "transport": "stdio",
+        "command": clients.node,
+        "args": [
+            str(clients.mcp_remote),
+            mcp_url(server, "remote"),
+            "--header",
+            f"Authorization: token {server.token}",
+        ],
+        "env": {"HOME": str(tmp_path / "home"), "MCP_REMOTE_CONFIG_DIR": str(tmp_path / "mcp-auth")},
+        "calls": [
+            {"name": "read", "arguments": {"file_path": "missing.txt"}},
+            {"name": "list", "arguments": {"path": "src"}},
+        ],
+    }
     report = drive(clients, spec, tmp_path)
     first, second = report["calls"]
     assert first["ok"] and first["result"]["isError"] is True

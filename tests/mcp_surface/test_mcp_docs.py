@@ -35,7 +35,7 @@ def blocks(path: Path, lang: str, heading: str | None = None) -> list[str]:
     if heading is not None:
         start = text.index(f"\n{heading}\n")
         ends = [i for i in (text.find("\n## ", start + 1), text.find("\n### ", start + 1)) if i >= 0]
-        text = text[start: min(ends, default=len(text))]
+        text = text[start : min(ends, default=len(text))]
     return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
 
 
@@ -49,8 +49,11 @@ def mcp_servers_entries() -> list[tuple[str, dict]]:
 
 def as_run_here(text: str, server, project: Path) -> str:
     port = server.url.split(":")[2].rstrip("/")
-    return (text.replace("127.0.0.1:8888", f"127.0.0.1:{port}").replace("/path/to/project", str(project))
-            .replace("YOUR_JUPYTER_TOKEN", server.token))
+    return (
+        text.replace("127.0.0.1:8888", f"127.0.0.1:{port}")
+        .replace("/path/to/project", str(project))
+        .replace("YOUR_JUPYTER_TOKEN", server.token)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -133,8 +136,7 @@ def _claude_lines(path: Path) -> list[str]:
 
 
 def _run(command: str, env: dict, cwd: Path, timeout: float = 120) -> str:
-    proc = subprocess.run(["bash", "-c", command], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout)
+    proc = subprocess.run(["bash", "-c", command], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"{command}\n{proc.stdout}\n{proc.stderr}"
     return ANSI.sub("", proc.stdout + proc.stderr)
 
@@ -176,13 +178,17 @@ def _quote(text: str) -> str:
 
 @pytest.mark.slow
 def test_the_mcp_remote_entry_runs_as_claude_desktop_starts_it(clients, server, project, tmp_path):
-    (name, entry), = [(n, e) for n, e in mcp_servers_entries() if e.get("command") == "npx"]
+    ((_, entry),) = [(n, e) for n, e in mcp_servers_entries() if e.get("command") == "npx"]
     entry = json.loads(as_run_here(json.dumps(entry), server, project))
     args = entry["args"]
     assert args[:2] == ["-y", "mcp-remote"]
-    spec = {"transport": "stdio", "command": clients.node, "args": [str(clients.mcp_remote), *args[2:]],
-            "env": {**entry["env"], "HOME": str(tmp_path / "home"), "MCP_REMOTE_CONFIG_DIR": str(tmp_path / "auth")},
-            "calls": [{"name": "list", "arguments": {"path": "src"}}]}
+    spec = {
+        "transport": "stdio",
+        "command": clients.node,
+        "args": [str(clients.mcp_remote), *args[2:]],
+        "env": {**entry["env"], "HOME": str(tmp_path / "home"), "MCP_REMOTE_CONFIG_DIR": str(tmp_path / "auth")},
+        "calls": [{"name": "list", "arguments": {"path": "src"}}],
+    }
     (call,) = drive(clients, spec, tmp_path)["calls"]
     assert call["ok"] and call["result"]["content"][0]["text"].startswith("<path>src</path>")
 
@@ -200,11 +206,13 @@ def test_the_opencode_config_connects(clients, server, project, tmp_path):
 @pytest.mark.slow
 def test_the_inspector_commands_run_in_both_releases(clients, server, project, tmp_path):
     (block,) = blocks(MCP_DOC, "sh", "### MCP Inspector (command line)")
-    npx = (f'npx() {{ case "$1" in\n'
-           f'  @modelcontextprotocol/inspector@0.15) shift; "{clients.node}" "{clients.inspector_015}" "$@";;\n'
-           f'  @modelcontextprotocol/inspector) shift; "{clients.node22}" "{clients.inspector_022}" "$@";;\n'
-           f'  *) echo "unexpected npx $1" >&2; return 9;;\n'
-           f'esac; }}\nset -e\n')
+    npx = (
+        f'npx() {{ case "$1" in\n'
+        f'  @modelcontextprotocol/inspector@0.15) shift; "{clients.node}" "{clients.inspector_015}" "$@";;\n'
+        f'  @modelcontextprotocol/inspector) shift; "{clients.node22}" "{clients.inspector_022}" "$@";;\n'
+        f'  *) echo "unexpected npx $1" >&2; return 9;;\n'
+        f"esac; }}\nset -e\n"
+    )
     env = client_env(tmp_path / "home", clients, JUPYTER_TOKEN=server.token)
     out = _run(npx + as_run_here(block, server, project), env, project, timeout=300)
     documents, decoder, at = [], json.JSONDecoder(), 0
@@ -215,8 +223,10 @@ def test_the_inspector_commands_run_in_both_releases(clients, server, project, t
     tools, listed, read = documents
     assert [t["name"] for t in tools["tools"]][:3] == ["list", "glob", "grep"]
     assert listed["content"][0]["text"].startswith("<path>.</path>")
-    assert read["content"][0]["text"] == ("<path>README.md</path>\n<type>file</type>\n<content>\n1: # A project\n\n"
-                                          "(End of file - total 1 line)\n</content>")
+    assert read["content"][0]["text"] == (
+        "<path>README.md</path>\n<type>file</type>\n<content>\n1: # A project\n\n"
+        "(End of file - total 1 line)\n</content>"
+    )
 
 
 def test_the_documented_stdio_entry_runs(project, tmp_path):
@@ -228,12 +238,12 @@ def test_the_documented_stdio_entry_runs(project, tmp_path):
     async def main():
         params = StdioServerParameters(command=command, args=args)
         with open(tmp_path / "err.log", "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as client:
-                    await client.initialize()
-                    return await client.call_tool("list", {})
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
+                await client.initialize()
+                return await client.call_tool("list", {})
 
     result = anyio.run(main)
     assert result.content[0].text == (
         "<path>.</path>\n<type>directory</type>\n<content>\nsrc/\nREADME.md\n\n"
-        "(2 entries: 1 directory, 1 file)\n</content>")
+        "(2 entries: 1 directory, 1 file)\n</content>"
+    )

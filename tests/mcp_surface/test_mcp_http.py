@@ -37,17 +37,31 @@ CMP = {
 # Every tool, its paged/capped/sampled forms and its errors, in an order whose effects on the
 # files and the session are the same whichever surface runs it.
 STEPS = [
-    ("list", {"path": "cmp"}), ("list", {"path": "cmp/many", "offset": 3}), ("list", {"path": "cmp", "offset": 99}),
-    ("list", {"path": "cmp/nope"}), ("list", {"path": " "}), ("list", {"offset": 0}), ("list", {"path": 3}),
+    ("list", {"path": "cmp"}),
+    ("list", {"path": "cmp/many", "offset": 3}),
+    ("list", {"path": "cmp", "offset": 99}),
+    ("list", {"path": "cmp/nope"}),
+    ("list", {"path": " "}),
+    ("list", {"offset": 0}),
+    ("list", {"path": 3}),
     ("list", {"bogus": True}),
-    ("glob", {"pattern": "*.py", "path": "cmp"}), ("glob", {"pattern": "*.txt", "path": "cmp"}),
-    ("glob", {"pattern": "!*.py"}), ("glob", {}),
-    ("grep", {"pattern": "hello", "path": "cmp/src"}), ("grep", {"pattern": "hello", "path": "cmp"}),
-    ("grep", {"pattern": "hello", "path": "cmp", "include": "*.py"}), ("grep", {"pattern": "(", "path": "cmp"}),
-    ("grep", {"pattern": "zzz-none", "path": "cmp"}), ("grep", {"pattern": "x", "include": "*.py,*.md"}),
-    ("read", {"file_path": "cmp/notes.txt"}), ("read", {"file_path": "cmp/notes.txt", "offset": 2, "limit": 1}),
-    ("read", {"file_path": "cmp/nope.txt"}), ("read", {"file_path": "cmp/notes.txt", "limit": 5000}),
-    ("read", {"file_path": "cmp/notes.txt", "offset": 50}), ("read", {}), ("read", {"file_path": "cmp"}),
+    ("glob", {"pattern": "*.py", "path": "cmp"}),
+    ("glob", {"pattern": "*.txt", "path": "cmp"}),
+    ("glob", {"pattern": "!*.py"}),
+    ("glob", {}),
+    ("grep", {"pattern": "hello", "path": "cmp/src"}),
+    ("grep", {"pattern": "hello", "path": "cmp"}),
+    ("grep", {"pattern": "hello", "path": "cmp", "include": "*.py"}),
+    ("grep", {"pattern": "(", "path": "cmp"}),
+    ("grep", {"pattern": "zzz-none", "path": "cmp"}),
+    ("grep", {"pattern": "x", "include": "*.py,*.md"}),
+    ("read", {"file_path": "cmp/notes.txt"}),
+    ("read", {"file_path": "cmp/notes.txt", "offset": 2, "limit": 1}),
+    ("read", {"file_path": "cmp/nope.txt"}),
+    ("read", {"file_path": "cmp/notes.txt", "limit": 5000}),
+    ("read", {"file_path": "cmp/notes.txt", "offset": 50}),
+    ("read", {}),
+    ("read", {"file_path": "cmp"}),
     ("write", {"file_path": "cmp/dup.txt", "content": "y"}),
     ("write", {"file_path": "cmp/new/created.txt", "content": "c\n"}),
     ("edit", {"file_path": "cmp/dup.txt", "old_string": "x", "new_string": "z"}),
@@ -60,11 +74,15 @@ STEPS = [
     ("edit", {"file_path": "cmp/new/created.txt", "old_string": "c", "new_string": "d"}),
     ("move", {"source": "cmp/new/created.txt", "destination": "cmp/moved/created.txt"}),
     ("edit", {"file_path": "cmp/moved/created.txt", "old_string": "d", "new_string": "e"}),
-    ("move", {"source": "cmp/moved", "destination": "cmp/new"}), ("move", {"source": "cmp/dup.txt", "destination": "cmp/new"}),
+    ("move", {"source": "cmp/moved", "destination": "cmp/new"}),
+    ("move", {"source": "cmp/dup.txt", "destination": "cmp/new"}),
     ("move", {"source": "cmp/dup.txt", "destination": "cmp/notes.txt"}),
     ("move", {"source": "cmp/dup.txt", "destination": "cmp/notes.txt", "overwrite": True}),
-    ("move", {"source": "cmp/nope", "destination": "cmp/x"}), ("move", {"source": "cmp", "destination": "cmp/in"}),
-    ("list_dir", {"path": "cmp"}), ("list_dir", {"path": "cmp", "recursive": True}), ("list_dir", {"path": "cmp/nope"}),
+    ("move", {"source": "cmp/nope", "destination": "cmp/x"}),
+    ("move", {"source": "cmp", "destination": "cmp/in"}),
+    ("list_dir", {"path": "cmp"}),
+    ("list_dir", {"path": "cmp", "recursive": True}),
+    ("list_dir", {"path": "cmp/nope"}),
     ("list_dir", {"path": "cmp/notes.txt"}),
 ]
 
@@ -102,10 +120,18 @@ def test_initialize_negotiates_a_handshake_version_and_gives_the_guidance(server
 
 @pytest.mark.parametrize("version", sorted(HANDSHAKE_VERSIONS))
 def test_every_handshake_version_is_accepted(server, version):
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
-    reply = httpx2.post(mcp_url(server, "versions"), json=init, timeout=30, headers={
-        "Authorization": f"token {server.token}", "Accept": "application/json, text/event-stream"})
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+    }
+    reply = httpx2.post(
+        mcp_url(server, "versions"),
+        json=init,
+        timeout=30,
+        headers={"Authorization": f"token {server.token}", "Accept": "application/json, text/event-stream"},
+    )
     assert reply.status_code == 200
     assert f'"protocolVersion":"{version}"' in reply.text
 
@@ -168,7 +194,8 @@ def test_unknown_tool_is_an_error_result(server):
     result = anyio.run(main)
     assert result.is_error is True
     assert text_of(result) == (
-        'Error: unknown tool "rm"; available tools: list, glob, grep, read, write, edit, move, list_dir')
+        'Error: unknown tool "rm"; available tools: list, glob, grep, read, write, edit, move, list_dir'
+    )
     assert value_of(result)["code"] == "TOOL_UNKNOWN"
 
 
@@ -193,8 +220,9 @@ def test_gate_is_shared_between_mcp_and_rest(server):
 
     async def mcp_read_then_rest_edit():
         async with connect(server, "shared-1") as client:
-            refused = await client.call_tool("edit", {"file_path": "gate/a.txt", "old_string": "alpha",
-                                                      "new_string": "x"})
+            refused = await client.call_tool(
+                "edit", {"file_path": "gate/a.txt", "old_string": "alpha", "new_string": "x"}
+            )
             assert text_of(refused) == 'Error: cannot write "gate/a.txt": read it first in this session'
             await client.call_tool("read", {"file_path": "gate/a.txt"})
         edited = server.tool("edit", "shared-1", file_path="gate/a.txt", old_string="alpha", new_string="ALPHA")
@@ -205,15 +233,19 @@ def test_gate_is_shared_between_mcp_and_rest(server):
         other = server.tool("edit", "shared-3", file_path="gate/b.txt", old_string="beta", new_string="x")
         assert other["isError"] is True  # another session has not read it
         async with connect(server, "shared-2") as client:
-            return await client.call_tool("edit", {"file_path": "gate/b.txt", "old_string": "beta",
-                                                   "new_string": "BETA"})
+            return await client.call_tool(
+                "edit", {"file_path": "gate/b.txt", "old_string": "beta", "new_string": "BETA"}
+            )
 
     anyio.run(mcp_read_then_rest_edit)
     result = anyio.run(rest_read_then_mcp_edit)
     assert text_of(result).split("\n")[0] == "The file gate/b.txt has been updated successfully."
     assert (root / "gate/a.txt").read_text() == "ALPHA\n" and (root / "gate/b.txt").read_text() == "BETA\n"
     assert [(c["tool"], c["surface"]) for c in calls(server, "shared-1")] == [
-        ("edit", "mcp"), ("read", "mcp"), ("edit", "rest")]
+        ("edit", "mcp"),
+        ("read", "mcp"),
+        ("edit", "rest"),
+    ]
     assert [(c["tool"], c["surface"]) for c in calls(server, "shared-2")] == [("read", "rest"), ("edit", "mcp")]
 
 
@@ -230,8 +262,7 @@ def test_spill_locators_are_readable_through_mcp_read(server):
     reset_cmp(server.root)
     locator, page, other = anyio.run(main)
     assert locator.startswith("/") and locator.endswith("-grep-results.txt")
-    status, rest_page = server.request(
-        "GET", f"dsh/api/spill?session=spill-owner&locator={locator}&offset=2&limit=3")
+    status, rest_page = server.request("GET", f"dsh/api/spill?session=spill-owner&locator={locator}&offset=2&limit=3")
     assert status == 200
     assert text_of(page) == rest_page["text"]
     assert page.is_error is False and "\n2: " in text_of(page) and "\n4: " in text_of(page)
@@ -252,10 +283,17 @@ def test_a_write_too_large_for_the_body_limit_is_refused_before_it_runs(server):
 
 def test_raw_protocol_session_id_sse_get_and_delete(server):
     """What the transport answers on the wire, through the tornado bridge."""
-    headers = {"Authorization": f"token {server.token}", "Accept": "application/json, text/event-stream",
-               "Content-Type": "application/json"}
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    headers = {
+        "Authorization": f"token {server.token}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+    }
     with httpx2.Client(headers=headers, timeout=30) as http:
         reply = http.post(mcp_url(server, "raw"), json=init)
         assert reply.status_code == 200
@@ -263,41 +301,74 @@ def test_raw_protocol_session_id_sse_get_and_delete(server):
         session_id = reply.headers["mcp-session-id"]
         assert "event: message" in reply.text and '"protocolVersion":"2025-06-18"' in reply.text
         with_id = {**headers, "Mcp-Session-Id": session_id, "MCP-Protocol-Version": "2025-06-18"}
-        note = http.post(mcp_url(server, "raw"), headers=with_id,
-                         json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        note = http.post(
+            mcp_url(server, "raw"), headers=with_id, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+        )
         assert (note.status_code, note.content) == (202, b"")
-        call = http.post(mcp_url(server, "raw"), headers=with_id, json={
-            "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list", "arguments": {"path": "src"}}})
+        call = http.post(
+            mcp_url(server, "raw"),
+            headers=with_id,
+            json={
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "list", "arguments": {"path": "src"}},
+            },
+        )
         assert call.status_code == 200 and "(2 entries: 1 directory, 1 file)" in call.text
         started = time.monotonic()
         with http.stream("GET", mcp_url(server, "raw"), headers={**with_id, "Accept": "text/event-stream"}) as stream:
             assert stream.status_code == 200
             assert stream.headers["content-type"].startswith("text/event-stream")
         assert time.monotonic() - started < 5  # the headers do not wait for the first event
-        unknown = http.post(mcp_url(server, "raw"), headers={**with_id, "Mcp-Session-Id": "nope"}, json={
-            "jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+        unknown = http.post(
+            mcp_url(server, "raw"),
+            headers={**with_id, "Mcp-Session-Id": "nope"},
+            json={"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+        )
         assert unknown.status_code == 404
         gone = http.delete(mcp_url(server, "raw"), headers=with_id)
         assert gone.status_code == 200
-        after = http.post(mcp_url(server, "raw"), headers=with_id, json={
-            "jsonrpc": "2.0", "id": 4, "method": "tools/list"})
+        after = http.post(
+            mcp_url(server, "raw"), headers=with_id, json={"jsonrpc": "2.0", "id": 4, "method": "tools/list"}
+        )
         assert after.status_code == 404
 
 
 def test_a_client_without_cookies_keeps_its_session(server):
     """Jupyter names a token-only client anew on each request; its MCP session must still work."""
-    headers = {"Authorization": f"token {server.token}", "Accept": "application/json, text/event-stream",
-               "Content-Type": "application/json"}
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    headers = {
+        "Authorization": f"token {server.token}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+    }
     reply = httpx2.post(mcp_url(server, "cookieless"), headers=headers, json=init, timeout=30)
     assert reply.cookies  # Jupyter offered a login cookie, which this client never sends back
     with_id = {**headers, "Mcp-Session-Id": reply.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
-    note = httpx2.post(mcp_url(server, "cookieless"), headers=with_id, timeout=30,
-                       json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    note = httpx2.post(
+        mcp_url(server, "cookieless"),
+        headers=with_id,
+        timeout=30,
+        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+    )
     assert note.status_code == 202
-    call = httpx2.post(mcp_url(server, "cookieless"), headers=with_id, timeout=30, json={
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list", "arguments": {"path": "src"}}})
+    call = httpx2.post(
+        mcp_url(server, "cookieless"),
+        headers=with_id,
+        timeout=30,
+        json={
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "list", "arguments": {"path": "src"}},
+        },
+    )
     assert call.status_code == 200, call.text
     assert "(2 entries: 1 directory, 1 file)" in call.text
     with httpx2.stream("GET", mcp_url(server, "cookieless"), headers=with_id, timeout=30) as stream:
@@ -312,8 +383,9 @@ def test_a_second_client_fastmcp_smoke(server):
     from fastmcp.client.transports import StreamableHttpTransport
 
     async def main():
-        transport = StreamableHttpTransport(mcp_url(server, "fastmcp"),
-                                            headers={"Authorization": f"token {server.token}"})
+        transport = StreamableHttpTransport(
+            mcp_url(server, "fastmcp"), headers={"Authorization": f"token {server.token}"}
+        )
         async with Client(transport) as client:
             tools = await client.list_tools()
             listed = await client.call_tool("list", {"path": "src"})
@@ -335,11 +407,13 @@ def test_the_sdks_auto_client_speaks_the_newest_protocol_too(server):
     from mcp.client.streamable_http import streamable_http_client
 
     async def main():
-        async with httpx2.AsyncClient(headers={"Authorization": f"token {server.token}"}) as http:
-            async with Client(streamable_http_client(mcp_url(server, "auto"), http_client=http)) as client:
-                tools = await client.list_tools()
-                result = await client.call_tool("read", {"file_path": "notes.txt"})
-                return tools, result
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"token {server.token}"}) as http,
+            Client(streamable_http_client(mcp_url(server, "auto"), http_client=http)) as client,
+        ):
+            tools = await client.list_tools()
+            result = await client.call_tool("read", {"file_path": "notes.txt"})
+            return tools, result
 
     tools, result = anyio.run(main)
     assert [t.name for t in tools.tools][:2] == ["list", "glob"]

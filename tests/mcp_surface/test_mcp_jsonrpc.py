@@ -28,8 +28,12 @@ class Raw:
     """The stdio server as a child process, spoken to one JSON line at a time."""
 
     def __init__(self, root, state_file) -> None:
-        self.proc = subprocess.Popen([*PROG, "--root", str(root), "--state-path", str(state_file)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [*PROG, "--root", str(root), "--state-path", str(state_file)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
 
     def send(self, message) -> None:
         data = message if isinstance(message, bytes) else json.dumps(message).encode()
@@ -65,8 +69,12 @@ def raw(root, tree, state_file):
 
 
 def init(version: str = "2025-06-18", request_id=1) -> dict:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize",
-            "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+    }
 
 
 def call(request_id, name: str, arguments=None) -> dict:
@@ -77,12 +85,13 @@ def call(request_id, name: str, arguments=None) -> dict:
 def test_the_versions_are_the_sdks_handshake_versions():
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-    assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)
+    assert tuple(HANDSHAKE_PROTOCOL_VERSIONS) == HANDSHAKE_VERSIONS
     assert LATEST_VERSION == "2025-11-25"
 
 
-@pytest.mark.parametrize("asked, agreed", [(v, v) for v in HANDSHAKE_VERSIONS] + [("1999-01-01", "2025-11-25"),
-                                                                                   ("2026-07-28", "2025-11-25")])
+@pytest.mark.parametrize(
+    "asked, agreed", [(v, v) for v in HANDSHAKE_VERSIONS] + [("1999-01-01", "2025-11-25"), ("2026-07-28", "2025-11-25")]
+)
 def test_initialize_agrees_on_a_version(raw, asked, agreed):
     reply = raw.ask(init(asked))
     assert reply["id"] == 1
@@ -95,18 +104,28 @@ def test_initialize_agrees_on_a_version(raw, asked, agreed):
 
 def test_malformed_messages_get_json_rpc_errors_and_the_session_goes_on(raw):
     raw.ask(init())
-    assert raw.ask(b"{not json") == {"jsonrpc": "2.0", "id": None, "error": {
-        "code": -32700, "message": "Parse error: a line is not valid JSON"}}
+    assert raw.ask(b"{not json") == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error: a line is not valid JSON"},
+    }
     assert raw.ask([])["error"]["code"] == -32600
     assert raw.ask({"id": 2, "method": "ping"})["error"]["code"] == -32600  # no "jsonrpc": "2.0"
     assert raw.ask({"jsonrpc": "2.0", "id": None, "method": "ping"})["error"]["code"] == -32600
-    assert raw.ask({"jsonrpc": "2.0", "id": 3, "method": "resources/list"}) == {"jsonrpc": "2.0", "id": 3, "error": {
-        "code": -32601, "message": "Method not found: resources/list"}}
+    assert raw.ask({"jsonrpc": "2.0", "id": 3, "method": "resources/list"}) == {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {"code": -32601, "message": "Method not found: resources/list"},
+    }
     assert raw.ask({"jsonrpc": "2.0", "id": 4, "method": "server/discover"})["error"]["code"] == -32601
     assert raw.ask({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": [1]})["error"] == {
-        "code": -32602, "message": "Invalid params: params must be an object"}
+        "code": -32602,
+        "message": "Invalid params: params must be an object",
+    }
     assert raw.ask({"jsonrpc": "2.0", "id": "six", "method": "tools/call", "params": {}})["error"] == {
-        "code": -32602, "message": "Invalid params: name must be a string"}
+        "code": -32602,
+        "message": "Invalid params: name must be a string",
+    }
     raw.send({"jsonrpc": "2.0", "id": 99, "result": {}})  # an answer to nothing: ignored
     raw.send({"jsonrpc": "2.0", "method": "notifications/whatever"})  # an unknown notification: ignored
     assert raw.ask({"jsonrpc": "2.0", "id": 7, "method": "ping"}) == {"jsonrpc": "2.0", "id": 7, "result": {}}
@@ -116,10 +135,17 @@ def test_malformed_messages_get_json_rpc_errors_and_the_session_goes_on(raw):
 def test_argument_problems_are_tool_results(raw):
     raw.ask(init())
     reply = raw.ask(call(2, "read", [1, 2]))
-    assert reply["result"] == {"content": [{"type": "text", "text": "Error: arguments must be an object"}],
-                               "isError": True, "_meta": {"dsh-jupyter/error": {
-                                   "name": "ArgumentError", "code": "ARGUMENT_INVALID",
-                                   "message": "arguments must be an object"}}}
+    assert reply["result"] == {
+        "content": [{"type": "text", "text": "Error: arguments must be an object"}],
+        "isError": True,
+        "_meta": {
+            "dsh-jupyter/error": {
+                "name": "ArgumentError",
+                "code": "ARGUMENT_INVALID",
+                "message": "arguments must be an object",
+            }
+        },
+    }
     listed = raw.ask(call(3, "list"))["result"]  # no arguments at all: {}
     assert listed["isError"] is False and listed["structuredContent"]["path"] == "."
 
@@ -181,8 +207,9 @@ def test_the_sdks_auto_client_falls_back_to_initialize(root, tree, state_file, t
     from mcp.client.stdio import stdio_client
 
     tree(root, TREE)
-    params = StdioServerParameters(command=PROG[0], args=[*PROG[1:], "--root", str(root), "--state-path",
-                                                          str(state_file)])
+    params = StdioServerParameters(
+        command=PROG[0], args=[*PROG[1:], "--root", str(root), "--state-path", str(state_file)]
+    )
 
     async def main():
         with open(tmp_path / "err.log", "w") as errlog:

@@ -33,10 +33,9 @@ def mroot(root, tree):
 async def stdio(args: list[str], errlog_path: Path, env: dict | None = None):
     params = StdioServerParameters(command=PROG[0], args=[*PROG[1:], *args], env=env)
     with open(errlog_path, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as client:
-                await client.initialize()
-                yield client
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            yield client
 
 
 def test_tools_and_texts_equal_the_python_api(mroot, state_file, tmp_path):
@@ -44,12 +43,20 @@ def test_tools_and_texts_equal_the_python_api(mroot, state_file, tmp_path):
     args = ["--root", str(mroot), "--state-path", str(state_file), "--glob_max_results=5", "--grep-max-matches=5"]
     ws = Workspace(mroot, session="py", state_path=state_file, glob_max_results=5, grep_max_matches=5)
     steps = [
-        ("list", {}), ("list", {"path": "many", "offset": 3}), ("list", {"offset": 0}),
-        ("glob", {"pattern": "*.py"}), ("glob", {"pattern": "!*.py"}),
-        ("grep", {"pattern": "hello", "path": "src"}), ("grep", {"pattern": "("}),
-        ("read", {"file_path": "notes.txt", "offset": 2}), ("read", {"file_path": "gone.txt"}),
-        ("read", {"file_path": 7}), ("read", {}), ("read", {"file_path": "notes.txt", "bogus": 1}),
-        ("list_dir", {"path": "src", "recursive": True}), ("list_dir", {"path": "nope"}),
+        ("list", {}),
+        ("list", {"path": "many", "offset": 3}),
+        ("list", {"offset": 0}),
+        ("glob", {"pattern": "*.py"}),
+        ("glob", {"pattern": "!*.py"}),
+        ("grep", {"pattern": "hello", "path": "src"}),
+        ("grep", {"pattern": "("}),
+        ("read", {"file_path": "notes.txt", "offset": 2}),
+        ("read", {"file_path": "gone.txt"}),
+        ("read", {"file_path": 7}),
+        ("read", {}),
+        ("read", {"file_path": "notes.txt", "bogus": 1}),
+        ("list_dir", {"path": "src", "recursive": True}),
+        ("list_dir", {"path": "nope"}),
         ("nope", {}),
     ]
 
@@ -59,7 +66,8 @@ def test_tools_and_texts_equal_the_python_api(mroot, state_file, tmp_path):
             assert init.server_info.name == "dsh-jupyter"
             listed = (await client.list_tools()).tools
             assert [(t.name, t.description, t.input_schema) for t in listed] == [
-                (d["name"], d["description"], d["inputSchema"]) for d in ws.tools()]
+                (d["name"], d["description"], d["inputSchema"]) for d in ws.tools()
+            ]
             got = []
             for tool, call_args in steps:
                 got.append(await client.call_tool(tool, call_args))
@@ -86,20 +94,23 @@ def test_writes_share_the_gate_and_spills_with_a_notebook_on_the_same_state(mroo
     async def main():
         async with stdio(args, tmp_path / "err.log") as client:
             out = {}
-            out["edit"] = await client.call_tool("edit", {"file_path": "notes.txt", "old_string": "first",
-                                                          "new_string": "1st"})
+            out["edit"] = await client.call_tool(
+                "edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "1st"}
+            )
             out["unread"] = await client.call_tool("write", {"file_path": "src/app.py", "content": "x"})
             out["create"] = await client.call_tool("write", {"file_path": "made/by/agent.txt", "content": "a\n"})
             out["glob"] = await client.call_tool("glob", {"pattern": "*.txt"})
-            out["spill"] = await client.call_tool("read", {"file_path": out["glob"].structured_content["spill"],
-                                                           "limit": 2})
+            out["spill"] = await client.call_tool(
+                "read", {"file_path": out["glob"].structured_content["spill"], "limit": 2}
+            )
             return out
 
     out = anyio.run(main)
     assert text_of(out["edit"]).split("\n")[0] == "The file notes.txt has been updated successfully."
     assert text_of(out["unread"]) == 'Error: cannot write "src/app.py": read it first in this session'
     assert text_of(out["create"]) == (
-        "<path>made/by/agent.txt</path>\n<type>file</type>\n<content>\nCreated file\n</content>")
+        "<path>made/by/agent.txt</path>\n<type>file</type>\n<content>\nCreated file\n</content>"
+    )
     spill_text = text_of(out["spill"])
     assert spill_text.startswith(f"<path>{out['glob'].structured_content['spill']}</path>\n")
     assert "\n1: " in spill_text and "\n2: " in spill_text
@@ -141,37 +152,59 @@ def test_session_option(mroot, state_file, tmp_path):
     assert ws.session_info("default") is None
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--glob_max_results=0"], "setting glob_max_results must be at least 1, got 0"),
-    (["--glob-max-results=many"], "setting glob_max_results must be an integer, got 'many'"),
-    (["--glob_sample_over_cap=maybe"], "setting glob_sample_over_cap must be true or false, got 'maybe'"),
-    (["--globmax=3"], "unknown setting 'globmax'; known settings: list_max_entries, glob_max_results"),
-    (["--root=/no/such/dir"], "root '/no/such/dir' is not a directory"),
-    (["--session", "x" * 201], "--session: session must be a non-empty string of at most 200 characters"),
-    (["--session", "a\nb"], "--session: session must not contain control characters"),
-], ids=["range", "type", "bool", "unknown", "root", "session-long", "session-control"])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--glob_max_results=0"], "setting glob_max_results must be at least 1, got 0"),
+        (["--glob-max-results=many"], "setting glob_max_results must be an integer, got 'many'"),
+        (["--glob_sample_over_cap=maybe"], "setting glob_sample_over_cap must be true or false, got 'maybe'"),
+        (["--globmax=3"], "unknown setting 'globmax'; known settings: list_max_entries, glob_max_results"),
+        (["--root=/no/such/dir"], "root '/no/such/dir' is not a directory"),
+        (["--session", "x" * 201], "--session: session must be a non-empty string of at most 200 characters"),
+        (["--session", "a\nb"], "--session: session must not contain control characters"),
+    ],
+    ids=["range", "type", "bool", "unknown", "root", "session-long", "session-control"],
+)
 def test_invalid_settings_exit_with_a_clear_message(mroot, state_file, argv, message):
-    proc = subprocess.run([*PROG, "--root", str(mroot), "--state-path", str(state_file), *argv],
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [*PROG, "--root", str(mroot), "--state-path", str(state_file), *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
     assert f"dsh-jupyter-mcp: error: {message}" in proc.stderr
 
 
 def test_stdout_is_only_json_rpc_and_it_exits_when_stdin_closes(mroot, state_file):
-    proc = subprocess.Popen([*PROG, "--root", str(mroot), "--state-path", str(state_file)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*PROG, "--root", str(mroot), "--state-path", str(state_file)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "raw", "version": "0"}}}
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        }
         proc.stdin.write((json.dumps(init) + "\n").encode())
         proc.stdin.flush()
         reply = json.loads(proc.stdout.readline())
         assert reply["id"] == 1 and reply["result"]["protocolVersion"] == "2025-06-18"
         proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-        proc.stdin.write(b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
-                         b'"params": {"name": "list", "arguments": {"path": "src"}}}\n')
+        proc.stdin.write(
+            b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
+            b'"params": {"name": "list", "arguments": {"path": "src"}}}\n'
+        )
         proc.stdin.flush()
         reply = json.loads(proc.stdout.readline())
         assert reply["result"]["content"][0]["text"].startswith("<path>src</path>")
@@ -224,7 +257,7 @@ def test_a_cancelled_call_kills_rg(mroot, state_file, tmp_path):
     finally:
         slow.unlink()
     calls = Workspace(mroot, state_path=state_file).calls("default")["calls"]
-    assert [(c["tool"], c["text"]) for c in calls][0] == ("grep", "Error: grep was cancelled before it finished")
+    assert next((c["tool"], c["text"]) for c in calls) == ("grep", "Error: grep was cancelled before it finished")
 
 
 def _child_pid() -> int:
@@ -263,8 +296,10 @@ def test_a_root_made_again_is_served_as_the_new_folder(root, state_file, tmp_pat
             gone = await client.call_tool("read", {"file_path": "a.txt"})
             root.mkdir()
             (root / "b.txt").write_text("b\n")
-            after = [text_of(await client.call_tool(t, a)) for t, a in
-                     [("list", {}), ("read", {"file_path": "b.txt"}), ("glob", {"pattern": "*"})]]
+            after = [
+                text_of(await client.call_tool(t, a))
+                for t, a in [("list", {}), ("read", {"file_path": "b.txt"}), ("glob", {"pattern": "*"})]
+            ]
             return before, gone, after
 
     before, gone, after = anyio.run(main)

@@ -56,14 +56,22 @@ async def eventually(predicate, timeout: float = 10.0) -> bool:
 
 
 def _headers(server, extra: dict | None = None) -> dict:
-    return {"Authorization": f"token {server.token}", "Accept": "application/json, text/event-stream",
-            "Content-Type": "application/json", **(extra or {})}
+    return {
+        "Authorization": f"token {server.token}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        **(extra or {}),
+    }
 
 
 def test_responses_are_sse_or_json_as_configured(any_server):
     server = any_server
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+    }
     reply = httpx2.post(mcp_url(server, "mode"), headers=_headers(server), json=init, timeout=30)
     assert reply.status_code == 200
     expected = "text/event-stream" if server.mode == "sse" else "application/json"
@@ -111,13 +119,24 @@ def test_a_client_that_goes_away_kills_rg(any_server, slow_file):
     session = f"gone-{server.mode}"
 
     async def main():
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        }
         async with httpx2.AsyncClient(headers=_headers(server), timeout=60) as http:
             reply = await http.post(mcp_url(server, session), json=init)
             with_id = {"Mcp-Session-Id": reply.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-06-18"}
-            await http.post(mcp_url(server, session), headers=with_id,
-                            json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+            await http.post(
+                mcp_url(server, session),
+                headers=with_id,
+                json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+            )
             call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "grep", "arguments": SLOW}}
             async with anyio.create_task_group() as tg:
                 scope = anyio.CancelScope()

@@ -19,15 +19,45 @@ from dsh_jupyter.mcp.tools import ERROR_META, call_result, instructions, tool_an
 from .conftest import TREE
 
 READ_ONLY = {"list", "glob", "grep", "read", "list_dir"}
-TITLES = {"list": "List folder", "glob": "Find files", "grep": "Search file contents", "read": "Read file",
-          "write": "Write file", "edit": "Edit file", "move": "Move file or folder", "list_dir": "List folder (JSON)"}
+TITLES = {
+    "list": "List folder",
+    "glob": "Find files",
+    "grep": "Search file contents",
+    "read": "Read file",
+    "write": "Write file",
+    "edit": "Edit file",
+    "move": "Move file or folder",
+    "list_dir": "List folder (JSON)",
+}
 
 # Every keyword of JSON Schema draft 2020-12's vocabularies that draft 7 also has: a schema that
 # uses only these compiles under ajv's strict mode and under jsonschema for either draft.
 STANDARD_KEYWORDS = {
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "oneOf",
-    "allOf", "not", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
-    "pattern", "minItems", "maxItems", "uniqueItems", "description", "title", "default", "examples",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "description",
+    "title",
+    "default",
+    "examples",
 }
 
 
@@ -77,16 +107,35 @@ def test_tool_definitions_are_the_registry_with_the_rest_fields(mws):
 def test_annotations_say_which_tools_change_files(mws):
     got = {t["name"]: t["annotations"] for t in tool_definitions(mws.registry)}
     for name in READ_ONLY:
-        assert got[name] == {"title": TITLES[name], "readOnlyHint": True, "idempotentHint": True,
-                             "openWorldHint": False}, name
-    assert got["write"] == {"title": "Write file", "readOnlyHint": False, "destructiveHint": True,
-                            "idempotentHint": True, "openWorldHint": False}
-    assert got["edit"] == {"title": "Edit file", "readOnlyHint": False, "destructiveHint": False,
-                           "idempotentHint": False, "openWorldHint": False}
+        assert got[name] == {
+            "title": TITLES[name],
+            "readOnlyHint": True,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        }, name
+    assert got["write"] == {
+        "title": "Write file",
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
+    assert got["edit"] == {
+        "title": "Edit file",
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    }
     # move removes the old name and, with overwrite, replaces a file: destructive; the same move twice
     # finds its source gone: not idempotent
-    assert got["move"] == {"title": "Move file or folder", "readOnlyHint": False, "destructiveHint": True,
-                           "idempotentHint": False, "openWorldHint": False}
+    assert got["move"] == {
+        "title": "Move file or folder",
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    }
     assert tool_annotations(mws.registry["write"])["destructiveHint"] is True
 
 
@@ -107,8 +156,9 @@ def test_path_arguments_refuse_blank_and_nul_in_the_schema_itself(mws):
                 with pytest.raises(jsonschema.ValidationError):
                     validate({name: bad}, schema)
             validate({name: " src/a b.py "}, schema)
-    assert {p.get("pattern") for t in tool_definitions(mws.registry)
-            for p in t["inputSchema"]["properties"].values()} == {NOT_BLANK, NO_NUL, None}
+    assert {
+        p.get("pattern") for t in tool_definitions(mws.registry) for p in t["inputSchema"]["properties"].values()
+    } == {NOT_BLANK, NO_NUL, None}
 
 
 def test_instructions_carry_every_tools_guidance(mws):
@@ -118,8 +168,11 @@ def test_instructions_carry_every_tools_guidance(mws):
 
 def test_a_success_carries_its_value_as_structured_content(mws):
     result = mws.run("list", path="src")
-    assert call_result(result) == {"content": [{"type": "text", "text": result.text}],
-                                   "structuredContent": result.value, "isError": False}
+    assert call_result(result) == {
+        "content": [{"type": "text", "text": result.text}],
+        "structuredContent": result.value,
+        "isError": False,
+    }
 
 
 def test_an_error_carries_no_structured_content_and_its_code_in_meta(mws):
@@ -128,8 +181,9 @@ def test_an_error_carries_no_structured_content_and_its_code_in_meta(mws):
     assert call_result(result) == {
         "content": [{"type": "text", "text": 'Error: cannot read "missing.txt": not found'}],
         "isError": True,
-        "_meta": {ERROR_META: {"name": "FsError", "code": "FS_NOT_FOUND",
-                               "message": 'cannot read "missing.txt": not found'}},
+        "_meta": {
+            ERROR_META: {"name": "FsError", "code": "FS_NOT_FOUND", "message": 'cannot read "missing.txt": not found'}
+        },
     }
     assert ERROR_META == "dsh-jupyter/error"
 
@@ -137,9 +191,11 @@ def test_an_error_carries_no_structured_content_and_its_code_in_meta(mws):
 def _notebook(cells: int = 3) -> str:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(f"x = {i}\nprint(x)") for i in range(cells)]
-    nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="0\n"),
-                           nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0K", "text/plain": "<img>"}),
-                           nbformat.v4.new_output("error", ename="E", evalue="v", traceback=["t1", "t2"])]
+    nb.cells[0].outputs = [
+        nbformat.v4.new_output("stream", text="0\n"),
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0K", "text/plain": "<img>"}),
+        nbformat.v4.new_output("error", ename="E", evalue="v", traceback=["t1", "t2"]),
+    ]
     nb.cells.append(nbformat.v4.new_markdown_cell("# title", attachments={"a.png": {"image/png": "iVBORw0K"}}))
     return nbformat.writes(nb)
 
@@ -150,9 +206,11 @@ def _figures() -> str:
 
     nb = nbformat.v4.new_notebook()
     b64 = base64.b64encode(png(2, 2)).decode()
-    outputs = [nbformat.v4.new_output("display_data", data={"image/png": b64}),
-               nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0K"}),
-               nbformat.v4.new_output("display_data", data={"image/gif": base64.b64encode(gif(1, 1)).decode()})]
+    outputs = [
+        nbformat.v4.new_output("display_data", data={"image/png": b64}),
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0K"}),
+        nbformat.v4.new_output("display_data", data={"image/gif": base64.b64encode(gif(1, 1)).decode()}),
+    ]
     nb.cells = [nbformat.v4.new_code_cell("plot()", outputs=outputs)]
     return nbformat.writes(nb)
 
@@ -164,13 +222,23 @@ def test_an_image_read_answers_the_text_then_an_image_block(mws):
 
     assert result == {
         "content": [
-            {"type": "text",
-             "text": "<path>chart.png</path>\n<type>image</type>\n<content>\n(PNG image, 3x2 pixels, 88 bytes)\n</content>"},
+            {
+                "type": "text",
+                "text": "<path>chart.png</path>\n<type>image</type>\n<content>\n(PNG image, 3x2 pixels, 88 bytes)\n</content>",
+            },
             {"type": "image", "data": base64.b64encode(png(3, 2)).decode(), "mimeType": "image/png"},
         ],
-        "structuredContent": {"path": "chart.png", "type": "image", "format": "PNG", "mimeType": "image/png",
-                              "width": 3, "height": 2, "bytes": 88, "nextOffset": None,
-                              "footer": "(PNG image, 3x2 pixels, 88 bytes)"},
+        "structuredContent": {
+            "path": "chart.png",
+            "type": "image",
+            "format": "PNG",
+            "mimeType": "image/png",
+            "width": 3,
+            "height": 2,
+            "bytes": 88,
+            "nextOffset": None,
+            "footer": "(PNG image, 3x2 pixels, 88 bytes)",
+        },
         "isError": False,
     }
 
@@ -178,8 +246,13 @@ def test_an_image_read_answers_the_text_then_an_image_block(mws):
 def test_an_image_error_carries_no_image(mws):
     (Path(mws.root) / "fake.png").write_text("text")
     result = call_result(mws.run("read", file_path="fake.png"))
-    assert result["content"] == [{"type": "text", "text": 'Error: cannot read "fake.png": its name says PNG image, '
-                                                          "but its content is not a PNG, JPEG, GIF or WebP image"}]
+    assert result["content"] == [
+        {
+            "type": "text",
+            "text": 'Error: cannot read "fake.png": its name says PNG image, '
+            "but its content is not a PNG, JPEG, GIF or WebP image",
+        }
+    ]
     assert result["_meta"][ERROR_META]["code"] == "IMAGE_INVALID" and "structuredContent" not in result
 
 
@@ -191,7 +264,10 @@ def test_notebook_output_images_follow_the_text_in_its_order(mws):
     assert "[image/png: 6 bytes, not attached: not a valid PNG, JPEG, GIF or WebP image]\n" in text
     assert "[image/gif: 35 bytes, attached as image 2]\n" in text
     assert [(c["type"], c.get("mimeType")) for c in result["content"]] == [
-        ("text", None), ("image", "image/png"), ("image", "image/gif")]
+        ("text", None),
+        ("image", "image/png"),
+        ("image", "image/gif"),
+    ]
 
 
 def _successes(ws) -> list:
@@ -206,16 +282,25 @@ def _successes(ws) -> list:
     (Path(ws.root) / "pics" / "dot.gif").write_bytes(gif(1, 1))
     ws.run("write", file_path="nb/figs.ipynb", content=_figures())
     calls = [
-        ("list", {}), ("list", {"path": "many", "offset": 4}), ("list", {"path": "empty"}),
-        ("glob", {"pattern": "*.py"}), ("glob", {"pattern": "*.txt"}), ("glob", {"pattern": "*.none"}),
-        ("grep", {"pattern": "hello"}), ("grep", {"pattern": "hello", "include": "*.py"}),
-        ("grep", {"pattern": "nothing-matches-this"}), ("grep", {"pattern": "x", "path": "wide.txt"}),
+        ("list", {}),
+        ("list", {"path": "many", "offset": 4}),
+        ("list", {"path": "empty"}),
+        ("glob", {"pattern": "*.py"}),
+        ("glob", {"pattern": "*.txt"}),
+        ("glob", {"pattern": "*.none"}),
+        ("grep", {"pattern": "hello"}),
+        ("grep", {"pattern": "hello", "include": "*.py"}),
+        ("grep", {"pattern": "nothing-matches-this"}),
+        ("grep", {"pattern": "x", "path": "wide.txt"}),
         ("grep", {"pattern": "print", "path": "nb"}),
-        ("read", {"file_path": "notes.txt"}), ("read", {"file_path": "notes.txt", "offset": 2, "limit": 1}),
+        ("read", {"file_path": "notes.txt"}),
+        ("read", {"file_path": "notes.txt", "offset": 2, "limit": 1}),
         ("read", {"file_path": "wide.txt"}),
-        ("read", {"file_path": "nb/book.ipynb"}), ("read", {"file_path": "nb/book.ipynb", "offset": 2, "limit": 1}),
+        ("read", {"file_path": "nb/book.ipynb"}),
+        ("read", {"file_path": "nb/book.ipynb", "offset": 2, "limit": 1}),
         ("read", {"file_path": "nb/broken.ipynb"}),
-        ("read", {"file_path": "pics/chart.png"}), ("read", {"file_path": "pics/dot.gif"}),
+        ("read", {"file_path": "pics/chart.png"}),
+        ("read", {"file_path": "pics/dot.gif"}),
         ("read", {"file_path": "nb/figs.ipynb"}),
         ("edit", {"file_path": "nb/book.ipynb", "old_string": "x = 1", "new_string": "x = 10"}),
         ("write", {"file_path": "nb/book.ipynb", "content": _notebook(1)}),
@@ -227,7 +312,8 @@ def _successes(ws) -> list:
         ("move", {"source": "new/created.txt", "destination": "moved/created.txt"}),
         ("move", {"source": "moved", "destination": "moved2"}),
         ("move", {"source": "moved2/created.txt", "destination": "wide.txt", "overwrite": True}),
-        ("list_dir", {"path": "."}), ("list_dir", {"path": "src", "recursive": True}),
+        ("list_dir", {"path": "."}),
+        ("list_dir", {"path": "src", "recursive": True}),
     ]
     results = [ws.call(tool, args) for tool, args in calls]
     spill = next(r.value["spill"] for r in results if r.tool == "glob" and r.value["spill"])
@@ -275,8 +361,13 @@ def test_the_mcp_package_imports_neither_jupyter_nor_tornado():
 
 def test_the_core_and_the_package_import_no_mcp():
     code = "import sys, dsh_jupyter, dsh_jupyter.core.workspace\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'mcp'))\n"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
@@ -288,16 +379,21 @@ def test_a_streamed_window_without_a_total_satisfies_its_output_schema(make_ws, 
     validate(result.value, make_ws().registry["read"].output_schema)
 
 
-@pytest.mark.parametrize("modules, banned", [
-    # the stdio server answers its first call in well under a second: no SDK, no data libraries
-    ("dsh_jupyter.mcp.stdio, dsh_jupyter.mcp.jsonrpc", ("mcp", "mcp_types", "pydantic", "pandas", "numpy",
-                                                        "ipywidgets", "jupyter_server", "tornado", "nbformat")),
-    # the server extension: nothing a tool call does not need
-    ("dsh_jupyter.server.app", ("pandas", "numpy", "ipywidgets", "IPython")),
-], ids=["stdio", "server-extension"])
+@pytest.mark.parametrize(
+    "modules, banned",
+    [
+        # the stdio server answers its first call in well under a second: no SDK, no data libraries
+        (
+            "dsh_jupyter.mcp.stdio, dsh_jupyter.mcp.jsonrpc",
+            ("mcp", "mcp_types", "pydantic", "pandas", "numpy", "ipywidgets", "jupyter_server", "tornado", "nbformat"),
+        ),
+        # the server extension: nothing a tool call does not need
+        ("dsh_jupyter.server.app", ("pandas", "numpy", "ipywidgets", "IPython")),
+    ],
+    ids=["stdio", "server-extension"],
+)
 def test_start_up_imports_only_what_a_call_needs(modules, banned):
-    code = (f"import sys, {modules}\n"
-            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({banned!r})))\n")
+    code = f"import sys, {modules}\nprint(sorted({{m.split('.')[0] for m in sys.modules}} & set({banned!r})))\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

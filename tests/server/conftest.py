@@ -15,9 +15,8 @@ from __future__ import annotations
 # is refused by pytest in a conftest below the rootdir when the whole suite runs, and in the
 # root conftest it would put pytest-jupyter's autouse event-loop fixture on every core test.
 # Importing the plugin's fixtures and hooks here registers them for tests/server only.
-from pytest_jupyter.jupyter_server import *  # noqa: E402,F401,F403
-
-from servers import (  # noqa: E402,F401 (fixtures and the marker hook, registered by being here)
+from pytest_jupyter.jupyter_server import *  # noqa: F403
+from servers import (  # noqa: F401 (fixtures and the marker hook, registered by being here)
     _isolated_dsh_env,
     api,
     dsh_settings,

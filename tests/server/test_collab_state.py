@@ -17,10 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
+from servers import JupyterProcess
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
-
-from servers import JupyterProcess
 
 pytestmark = pytest.mark.slow
 
@@ -60,8 +59,9 @@ def test_collaboration_state_goes_to_the_data_folder(tmp_path):
     server = JupyterProcess.start(tmp_path / "srv", root, timeout=90)
     data = Path(server.env["JUPYTER_DATA_DIR"]) / "dsh_jupyter"
     try:
-        open_room(server, "crlf.py", lambda: (data / "collaboration_sessions.json").exists()
-                  and (data / "ystore.db").exists())
+        open_room(
+            server, "crlf.py", lambda: (data / "collaboration_sessions.json").exists() and (data / "ystore.db").exists()
+        )
     finally:
         server.stop()
     assert (data / "ystore.db").is_file()
@@ -71,17 +71,24 @@ def test_collaboration_state_goes_to_the_data_folder(tmp_path):
     assert (root / "crlf.py").read_bytes() == CRLF and (root / "crlf.py").stat().st_mtime_ns == OLD_NS
     assert not (server.tmp / ".jupyter_ystore.db").exists()  # the server's working folder
     log = server.log.read_text(errors="replace")
-    assert (f"dsh_jupyter: collaboration state outside the workspace: SQLiteYStore.db_path = {data / 'ystore.db'}, "
-            f"YDocExtension.session_store_path = {data / 'collaboration_sessions.json'}") in log
+    assert (
+        f"dsh_jupyter: collaboration state outside the workspace: SQLiteYStore.db_path = {data / 'ystore.db'}, "
+        f"YDocExtension.session_store_path = {data / 'collaboration_sessions.json'}"
+    ) in log
 
 
 def test_the_user_s_own_locations_win(tmp_path):
     root = make_root(tmp_path)
     mine = tmp_path / "mine"
-    server = JupyterProcess.start(tmp_path / "srv", root, timeout=90, extra_args=[
-        f"--SQLiteYStore.db_path={mine / 'history.db'}",
-        f"--YDocExtension.session_store_path={mine / 'sessions.json'}",
-    ])
+    server = JupyterProcess.start(
+        tmp_path / "srv",
+        root,
+        timeout=90,
+        extra_args=[
+            f"--SQLiteYStore.db_path={mine / 'history.db'}",
+            f"--YDocExtension.session_store_path={mine / 'sessions.json'}",
+        ],
+    )
     mine.mkdir()
     data = Path(server.env["JUPYTER_DATA_DIR"]) / "dsh_jupyter"
     try:

@@ -102,7 +102,7 @@ def test_an_unchanged_save_leaves_bytes_and_mtime(cls, files):
     async def go():
         model = await ensure_async(cm.get("notes.txt"))
         saved = await ensure_async(cm.save(model, "notes.txt"))
-        assert saved["last_modified"] == model["last_modified"] and "content" not in saved or saved["content"] is None
+        assert (saved["last_modified"] == model["last_modified"] and "content" not in saved) or saved["content"] is None
         assert saved["name"] == "notes.txt" and saved["type"] == "file"
 
     run(go)
@@ -223,8 +223,10 @@ def write_notebook(path: Path, nb, indent: int = 1) -> Path:
 
 def notebook():
     return v4.new_notebook(
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                  "language_info": {"name": "python"}},
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
         cells=[v4.new_markdown_cell("# Title", id="title"), v4.new_code_cell("x = 1\nprint(x)", id="code")],
     )
 
@@ -242,7 +244,11 @@ def test_a_notebook_saved_unchanged_is_untouched(cls, indent, files):
         await ensure_async(cm.save(model, "nb.ipynb"))
         # the front end copies the kernel's language_info into the metadata when a kernel connects
         model["content"]["metadata"]["language_info"] = {
-            "name": "python", "version": "3.11.7", "mimetype": "text/x-python", "file_extension": ".py"}
+            "name": "python",
+            "version": "3.11.7",
+            "mimetype": "text/x-python",
+            "file_extension": ".py",
+        }
         await ensure_async(cm.save(model, "nb.ipynb"))
 
     run(go)

@@ -16,14 +16,25 @@ from dsh_jupyter.server.mcp_bridge import McpHandler, called_tools, route_table
 
 from .test_server_auth import LOCKED, _browser_login
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 async def _post(jp_fetch, body, headers):
-    response = await jp_fetch("dsh", "mcp", method="POST", body=json.dumps(body), headers=headers,
-                              raise_error=False, params={"session": "browser"})
+    response = await jp_fetch(
+        "dsh",
+        "mcp",
+        method="POST",
+        body=json.dumps(body),
+        headers=headers,
+        raise_error=False,
+        params={"session": "browser"},
+    )
     return response.code, response.body.decode("utf-8", "replace"), response.headers
 
 
@@ -47,8 +58,12 @@ async def test_a_locked_down_server_warns_about_no_mcp_route(jp_configurable_ser
 async def test_browser_post_needs_the_xsrf_token(jp_fetch, jp_root_dir, state_path, spill_root):
     jar = await _browser_login(jp_fetch)
     browser = {"Authorization": "", "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()), **MCP_HEADERS}
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "write", "arguments": {"file_path": "csrf.txt", "content": "x"}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "write", "arguments": {"file_path": "csrf.txt", "content": "x"}},
+    }
     for body in (INIT, call):
         status, text, _ = await _post(jp_fetch, body, browser)
         assert status == 403 and "_xsrf" in text, text
@@ -61,8 +76,12 @@ async def test_browser_post_needs_the_xsrf_token(jp_fetch, jp_root_dir, state_pa
 
 
 async def test_body_over_the_limit_is_413_before_the_sdk_sees_it(jp_fetch):
-    big = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-           "params": {"name": "list", "arguments": {"path": "x" * (11 * 2**20)}}}
+    big = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "list", "arguments": {"path": "x" * (11 * 2**20)}},
+    }
     status, text, _ = await _post(jp_fetch, big, MCP_HEADERS)
     assert status == 413, text
     assert json.loads(text)["error"]["data"]["code"] == "BODY_TOO_LARGE"

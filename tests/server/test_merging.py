@@ -18,8 +18,10 @@ BASE = "".join(f"line {i}\n" for i in range(1, 9))
 def test_changes_on_different_lines_are_both_kept():
     mine = BASE.replace("line 2", "LINE 2")
     theirs = BASE.replace("line 7", "line 7 (typed)") + "# end\n"
-    assert merge_texts(BASE, mine, theirs) == (BASE.replace("line 2", "LINE 2").replace(
-        "line 7", "line 7 (typed)") + "# end\n", True)
+    assert merge_texts(BASE, mine, theirs) == (
+        BASE.replace("line 2", "LINE 2").replace("line 7", "line 7 (typed)") + "# end\n",
+        True,
+    )
 
 
 def test_one_side_unchanged_takes_the_other_whole():
@@ -28,11 +30,14 @@ def test_one_side_unchanged_takes_the_other_whole():
     assert merge_texts(BASE, "same\n", "same\n") == ("same\n", False)
 
 
-@pytest.mark.parametrize("theirs,where", [
-    (BASE.replace("line 3", "line 3!"), "lines 3-4"),
-    (BASE.replace("line 3\nline 4\n", "three\nfour\nfour and a half\n"), "lines 3-5"),
-    (BASE.replace("line 3\n", ""), "line 3"),
-])
+@pytest.mark.parametrize(
+    "theirs,where",
+    [
+        (BASE.replace("line 3", "line 3!"), "lines 3-4"),
+        (BASE.replace("line 3\nline 4\n", "three\nfour\nfour and a half\n"), "lines 3-5"),
+        (BASE.replace("line 3\n", ""), "line 3"),
+    ],
+)
 def test_changes_to_the_same_lines_name_them_and_merge_nothing(theirs, where):
     mine = BASE.replace("line 3", "LINE 3").replace("line 4", "LINE 4")
     with pytest.raises(MergeConflict) as caught:

@@ -47,7 +47,8 @@ async def open_files(api, headers=ALICE) -> dict:
 
 
 async def test_what_pages_have_open_is_listed_as_list_would_name_it_to_every_reader(
-        api, jp_root_dir, state_path, jp_auth_header):
+    api, jp_root_dir, state_path, jp_auth_header
+):
     (jp_root_dir / ".env").write_text("SECRET=1\n")
     (jp_root_dir / "lib" / "__pycache__").mkdir(parents=True)
     (jp_root_dir / "lib" / "__pycache__" / "mod.cpython-311.pyc").write_bytes(b"\0")
@@ -59,14 +60,27 @@ async def test_what_pages_have_open_is_listed_as_list_would_name_it_to_every_rea
     assert await open_files(api) == NOTHING
 
     one, two = uuid.uuid4().hex, uuid.uuid4().hex
-    await report(api, one, doc("notes.txt", dirty=True), doc("code/app.py"), doc(".env"),
-                 doc("lib/__pycache__/mod.cpython-311.pyc"), doc("kept/plan.txt"), doc("copy.sqlite"),
-                 doc("outside_link/hostname"), doc("../beside.txt"))
+    await report(
+        api,
+        one,
+        doc("notes.txt", dirty=True),
+        doc("code/app.py"),
+        doc(".env"),
+        doc("lib/__pycache__/mod.cpython-311.pyc"),
+        doc("kept/plan.txt"),
+        doc("copy.sqlite"),
+        doc("outside_link/hostname"),
+        doc("../beside.txt"),
+    )
     await report(api, two, doc("notes.txt", tabs=2), doc("données/été.txt", kind="notebook"))
     await report(api, uuid.uuid4().hex, doc("docs/guide with space.md"), headers=BOB)  # a reader's page counts
     want = {
-        "files": [row("docs/guide with space.md"), row("données/été.txt"), row("notes.txt", tabs=3, unsaved=True),
-                  row("src/app.py")],  # by path, named where it really lies (code/app.py is src/app.py)
+        "files": [
+            row("docs/guide with space.md"),
+            row("données/été.txt"),
+            row("notes.txt", tabs=3, unsaved=True),
+            row("src/app.py"),
+        ],  # by path, named where it really lies (code/app.py is src/app.py)
         "total": 4,
         "notShown": 6,  # hidden, a hide glob, protected, the state file by another name, outside the root twice
     }
@@ -76,8 +90,11 @@ async def test_what_pages_have_open_is_listed_as_list_would_name_it_to_every_rea
     await report(api, one, doc("code/app.py"))  # the page closed the others: the list follows at once
     status, _ = await api("POST", "tabs", two, body={"gone": True}, headers=ALICE)
     assert status == 200
-    assert await open_files(api, BOB) == {"files": [row("docs/guide with space.md"), row("src/app.py")],
-                                          "total": 2, "notShown": 0}
+    assert await open_files(api, BOB) == {
+        "files": [row("docs/guide with space.md"), row("src/app.py")],
+        "total": 2,
+        "notShown": 0,
+    }
 
 
 async def test_a_longer_list_is_cut_and_says_how_long_it_was(api, jp_root_dir):
@@ -114,5 +131,9 @@ async def test_the_call_log_says_how_each_call_s_file_was_open(api, jp_root_dir)
     status, log = await api("GET", "sessions", "agent", "calls", headers=BOB)
     assert status == 200
     assert [(c["callId"], c["open"]) for c in log["calls"]] == [
-        (unsaved["callId"], "unsaved"), (in_tab["callId"], "tab"), (closed["callId"], None), (refused["callId"], None)]
+        (unsaved["callId"], "unsaved"),
+        (in_tab["callId"], "tab"),
+        (closed["callId"], None),
+        (refused["callId"], None),
+    ]
     assert (jp_root_dir / "notes.txt").read_text() == "first line\nsecond line\n"

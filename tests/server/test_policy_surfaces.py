@@ -15,10 +15,10 @@ import sys
 
 import httpx2
 import pytest
+from servers import start_server
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.policy import ANONYMOUS
-from servers import start_server
 
 pytestmark = pytest.mark.slow
 
@@ -48,11 +48,17 @@ def reader_server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("policy")
     (tmp / "jupyter-config").mkdir()
     (tmp / "jupyter-config" / "jupyter_server_config.py").write_text(AUTHORIZER)
-    srv = start_server(tmp, TREE, extra_args=[
-        "--DshJupyter.glob_max_results=3", "--DshJupyter.grep_max_matches=3",
-        f"--DshJupyter.spill_max_bytes_read_only={QUOTA}", "--DshJupyter.call_log_max_bytes_read_only=20000",
-        "--DshJupyter.mcp_json_response=True",
-    ])
+    srv = start_server(
+        tmp,
+        TREE,
+        extra_args=[
+            "--DshJupyter.glob_max_results=3",
+            "--DshJupyter.grep_max_matches=3",
+            f"--DshJupyter.spill_max_bytes_read_only={QUOTA}",
+            "--DshJupyter.call_log_max_bytes_read_only=20000",
+            "--DshJupyter.mcp_json_response=True",
+        ],
+    )
     try:
         yield srv
     finally:
@@ -61,8 +67,14 @@ def reader_server(tmp_path_factory):
 
 def owner(server) -> Workspace:
     """The server's owner, as a notebook of that server would be: same root, state and spill root."""
-    return Workspace(server.root, state_path=server.state_path, spill_root=str(server.tmp / "dsh-spills"),
-                     allow_hidden=False, glob_max_results=3, grep_max_matches=3)
+    return Workspace(
+        server.root,
+        state_path=server.state_path,
+        spill_root=str(server.tmp / "dsh-spills"),
+        allow_hidden=False,
+        glob_max_results=3,
+        grep_max_matches=3,
+    )
 
 
 def rest(server, tool: str, args: dict, session: str | None = None) -> tuple[int, dict]:
@@ -87,14 +99,19 @@ def mcp_session_call(server, tool: str, args: dict) -> dict:
     """A whole MCP exchange, as a client makes it: initialize, initialized, one tools/call; its result."""
     url = server.url + "dsh/mcp"
     headers = {**ACCEPT, "Authorization": f"token {server.token}"}
-    init = httpx2.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                                   "params": INIT}, timeout=60)
+    init = httpx2.post(
+        url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}, timeout=60
+    )
     assert init.status_code == 200, init.text
     headers["Mcp-Session-Id"] = init.headers["mcp-session-id"]
     headers["MCP-Protocol-Version"] = "2025-06-18"
     httpx2.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, timeout=60)
-    reply = httpx2.post(url, headers=headers, timeout=60, json={
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+    reply = httpx2.post(
+        url,
+        headers=headers,
+        timeout=60,
+        json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": args}},
+    )
     assert reply.status_code == 200, reply.text
     return reply.json()["result"]
 
@@ -116,9 +133,11 @@ def refused(surface: str, server, tool: str, args: dict, session: str | None = N
 @pytest.mark.parametrize("surface", ["rest", "mcp"])
 def test_a_reader_may_not_write_on_any_surface(reader_server, surface):
     server = reader_server
-    for tool, args in [("write", {"file_path": "planted.txt", "content": "x"}),
-                       ("edit", {"file_path": "notes.txt", "old_string": "hello", "new_string": "bye"}),
-                       ("move", {"source": "notes.txt", "destination": "planted.txt"})]:
+    for tool, args in [
+        ("write", {"file_path": "planted.txt", "content": "x"}),
+        ("edit", {"file_path": "notes.txt", "old_string": "hello", "new_string": "bye"}),
+        ("move", {"source": "notes.txt", "destination": "planted.txt"}),
+    ]:
         assert refused(surface, server, tool, args) == WRITE_REFUSED
     assert not (server.root / "planted.txt").exists()
     assert (server.root / "notes.txt").read_text() == "hello notes\n"
@@ -162,12 +181,28 @@ def test_token_only_readers_share_one_quota_and_never_push_out_the_owners_result
 def _stdio(server, *calls: tuple[str, dict]) -> list[dict]:
     """Calls through the stdio server on the server's root and state file, hidden files shown."""
     messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}]
-    messages += [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": t, "arguments": a}}
-                 for i, (t, a) in enumerate(calls, start=1)]
+    messages += [
+        {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": t, "arguments": a}}
+        for i, (t, a) in enumerate(calls, start=1)
+    ]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dsh_jupyter.mcp", "--root", str(server.root), "--state-path", str(server.state_path),
-         f"--spill_root={server.tmp / 'dsh-spills'}", "--grep_max_matches=1", "--session=agent"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=server.env,
+        [
+            sys.executable,
+            "-m",
+            "dsh_jupyter.mcp",
+            "--root",
+            str(server.root),
+            "--state-path",
+            str(server.state_path),
+            f"--spill_root={server.tmp / 'dsh-spills'}",
+            "--grep_max_matches=1",
+            "--session=agent",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=server.env,
     )
     try:
         replies = []
@@ -194,12 +229,14 @@ def test_what_a_wider_surface_read_never_reaches_a_reader_through_the_shared_sta
     assert "hunter2" not in json.dumps(log)
     assert [(c["tool"], c["withheld"]) for c in log["calls"]] == [
         ("read", "it was made where hidden files are shown, and this surface hides them"),
-        ("grep", "it was made where hidden files are shown, and this surface hides them")]
+        ("grep", "it was made where hidden files are shown, and this surface hides them"),
+    ]
     assert all(c["args"] == {} and c["text"] == "" for c in log["calls"])
     status, spills = server.request("GET", "dsh/api/sessions/agent/spills")
     assert status == 200 and "hunter2" not in json.dumps(spills)
-    assert [s.get("withheld") for s in spills] == ["it was made where hidden files are shown, and this surface "
-                                                   "hides them"]
+    assert [s.get("withheld") for s in spills] == [
+        "it was made where hidden files are shown, and this surface hides them"
+    ]
     status, page = server.request("GET", f"dsh/api/spill?session=agent&locator={locator}")
     assert status == 200 and page["isError"] and "hunter2" not in json.dumps(page)
     status, data = rest(server, "read", {"file_path": locator}, "agent")

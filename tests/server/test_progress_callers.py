@@ -12,7 +12,7 @@ import asyncio
 import json
 
 import pytest
-from servers import ALICE, BOB, TWO_USERS, hanging_rg_settings, marker, processes_with, wait_for  # noqa: F401
+from servers import ALICE, BOB, TWO_USERS, hanging_rg_settings, processes_with, wait_for
 
 dsh_settings = hanging_rg_settings(listing_hangs=False)
 pytestmark = pytest.mark.server_config(TWO_USERS)
@@ -24,8 +24,19 @@ HUNG = {"running": True, "progress": None}  # a search that has found nothing ye
 def start(jp_fetch, headers: dict, progress_id: str, seconds: float, tool: str = "grep") -> asyncio.Future:
     """A call posted with ``progress_id`` whose client gives up after ``seconds``."""
     body = {"args": {"pattern": "hello"} if tool == "grep" else {}, "progress_id": progress_id}
-    return asyncio.ensure_future(jp_fetch("dsh", "api", "tools", tool, method="POST", body=json.dumps(body),
-                                          headers=dict(headers), request_timeout=seconds, raise_error=False))
+    return asyncio.ensure_future(
+        jp_fetch(
+            "dsh",
+            "api",
+            "tools",
+            tool,
+            method="POST",
+            body=json.dumps(body),
+            headers=dict(headers),
+            request_timeout=seconds,
+            raise_error=False,
+        )
+    )
 
 
 async def test_two_users_see_and_keep_only_their_own_progress(jp_fetch, api, jp_auth_header, marker):

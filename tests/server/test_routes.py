@@ -31,8 +31,10 @@ from dsh_jupyter.core.policy import ANONYMOUS, Caller
 from dsh_jupyter.core.state.spills import session_folder
 from dsh_jupyter.core.state.store import session_key
 
-pytestmark = [pytest.mark.server_config(TWO_USERS),
-              pytest.mark.dsh_settings(mcp_json_response=True, glob_max_results=2, grep_max_matches=2)]
+pytestmark = [
+    pytest.mark.server_config(TWO_USERS),
+    pytest.mark.dsh_settings(mcp_json_response=True, glob_max_results=2, grep_max_matches=2),
+]
 
 SESSION_REFUSED = "a caller without contents:write cannot create sessions; use an existing session or default"
 FRESH, EXISTING = "made-by-a-reader", "shared"
@@ -40,14 +42,22 @@ PROGRESS_ID, PROGRESS_TEXT = "p1", "alice's search: 1,204 matches in 310 files s
 ALICES_PAGE = "a11ce5a11ce5a11ce5a11ce5a11ce5aa"  # a JupyterLab page of alice's with notes.txt open
 METHODS = ("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE")
 ARGS = {
-    "list": {}, "glob": {"pattern": "*"}, "grep": {"pattern": "e"}, "read": {"file_path": "notes.txt"},
-    "list_dir": {"path": "."}, "write": {"file_path": "planted.txt", "content": "x"},
+    "list": {},
+    "glob": {"pattern": "*"},
+    "grep": {"pattern": "e"},
+    "read": {"file_path": "notes.txt"},
+    "list_dir": {"path": "."},
+    "write": {"file_path": "planted.txt", "content": "x"},
     "edit": {"file_path": "notes.txt", "old_string": "first", "new_string": "gone"},
     "move": {"source": "notes.txt", "destination": "moved.txt"},
 }
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
 
 
 def dsh_routes(app) -> list[tuple[str, PathMatches]]:
@@ -77,8 +87,11 @@ def fills(pattern: str, matcher: PathMatches, session: str, tools: list[str]) ->
         combos = [{**c, name: v} for c in combos for v in options[name]]
     out = []
     for combo in combos:  # (tornado's own reverse trips over the "%40" of the tests' base_url)
-        path = re.sub(r"\(\?P<(\w+)>[^)]*\)", lambda m, c=combo: urllib.parse.quote(c[m.group(1)], safe=""),
-                      pattern.removesuffix("$"))
+        path = re.sub(
+            r"\(\?P<(\w+)>[^)]*\)",
+            lambda m, c=combo: urllib.parse.quote(c[m.group(1)], safe=""),
+            pattern.removesuffix("$"),
+        )
         assert not re.search(r"[()\[\]*+?\\^$|]", path), f"route {pattern}: teach this test to fill it"
         out.append((path, combo.get("name")))
     return out
@@ -93,8 +106,15 @@ def bodies(method: str, session: str, tool: str | None) -> list[bytes | None]:
         {"cwd": "."},
     ]
     if method == "POST":
-        shapes += [INIT, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                          "params": {"name": tool or "list", "arguments": ARGS.get(tool or "list", {})}}]
+        shapes += [
+            INIT,
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": tool or "list", "arguments": ARGS.get(tool or "list", {})},
+            },
+        ]
     return [json.dumps(s).encode() for s in shapes]
 
 
@@ -103,8 +123,9 @@ def snapshot(state_path: Path, spill_root: Path, root: Path) -> dict[str, set[st
     db = sqlite3.connect(f"file:{state_path}?mode=ro", uri=True)
     db.row_factory = sqlite3.Row
     try:
-        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                           "AND name NOT LIKE 'sqlite_%'")]
+        tables = [
+            r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        ]
         out = {t: {json.dumps(dict(r), sort_keys=True) for r in db.execute(f"SELECT * FROM {t}")} for t in tables}
     finally:
         db.close()
@@ -119,8 +140,11 @@ def snapshot(state_path: Path, spill_root: Path, root: Path) -> dict[str, set[st
 
 
 def changes(before: dict[str, set[str]], after: dict[str, set[str]]) -> dict[str, tuple[list, list]]:
-    return {k: (sorted(before.get(k, set()) - after.get(k, set())), sorted(after.get(k, set()) - before.get(k, set())))
-            for k in set(before) | set(after) if before.get(k) != after.get(k)}
+    return {
+        k: (sorted(before.get(k, set()) - after.get(k, set())), sorted(after.get(k, set()) - before.get(k, set())))
+        for k in set(before) | set(after)
+        if before.get(k) != after.get(k)
+    }
 
 
 def what_an_admitted_call_may_change(diff: dict, key: str, quota_owner: str) -> list[str]:
@@ -158,15 +182,22 @@ async def prepare(jp_serverapp, api):
     """alice's session with saved results, an observation and calls; alice's search running
     (its entry: end it when done)."""
     for _ in range(2):  # two saved results: one for the session, one the readers' spill routes name
-        status, data = await api("POST", "tools", "grep", body={"session": EXISTING, "args": {"pattern": "e"}},
-                                 headers=ALICE)
+        status, data = await api(
+            "POST", "tools", "grep", body={"session": EXISTING, "args": {"pattern": "e"}}, headers=ALICE
+        )
         assert status == 200 and data["value"]["spill"], data
     locator = data["value"]["spill"]
-    status, _ = await api("POST", "tools", "read", body={"session": EXISTING, "args": {"file_path": "notes.txt"}},
-                          headers=ALICE)
+    status, _ = await api(
+        "POST", "tools", "read", body={"session": EXISTING, "args": {"file_path": "notes.txt"}}, headers=ALICE
+    )
     assert status == 200
-    status, _ = await api("POST", "tabs", ALICES_PAGE, headers=ALICE,
-                          body={"documents": [{"path": "notes.txt", "kind": "file", "dirty": True, "tabs": 1}]})
+    status, _ = await api(
+        "POST",
+        "tabs",
+        ALICES_PAGE,
+        headers=ALICE,
+        body={"documents": [{"path": "notes.txt", "kind": "file", "dirty": True, "tabs": 1}]},
+    )
     assert status == 200
     ws = jp_serverapp.web_app.settings["dsh_jupyter_workspace"]
     alice = Caller("rest", "alice")
@@ -175,8 +206,9 @@ async def prepare(jp_serverapp, api):
     return ws, locator, reporter
 
 
-async def sweep(client, app, ws, headers: dict, quota_owner: str, session: str, locator: str,
-                paths: tuple[Path, Path, Path]):
+async def sweep(
+    client, app, ws, headers: dict, quota_owner: str, session: str, locator: str, paths: tuple[Path, Path, Path]
+):
     """Every route, method and body for the reader with ``headers``; a list of what went wrong,
     and how many requests were answered as admitted tool calls."""
     tools = list(ws.registry)
@@ -190,9 +222,15 @@ async def sweep(client, app, ws, headers: dict, quota_owner: str, session: str, 
     async def one(method: str, path: str, body: bytes | None, extra: dict | None = None):
         nonlocal admitted
         before = snapshot(*paths)
-        response = await client.fetch(f"{path}?{query}", method=method, body=body, raise_error=False,
-                                      allow_nonstandard_methods=True, request_timeout=30,
-                                      headers={**MCP_HEADERS, **headers, **(extra or {})})
+        response = await client.fetch(
+            f"{path}?{query}",
+            method=method,
+            body=body,
+            raise_error=False,
+            allow_nonstandard_methods=True,
+            request_timeout=30,
+            headers={**MCP_HEADERS, **headers, **(extra or {})},
+        )
         raw = response.body or b""
         try:
             data = json.loads(raw) if raw else None
@@ -222,8 +260,12 @@ async def sweep(client, app, ws, headers: dict, quota_owner: str, session: str, 
                         note = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
                         await one("POST", path, note, extra)
                         for name in tools:
-                            call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                                    "params": {"name": name, "arguments": ARGS[name]}}
+                            call = {
+                                "jsonrpc": "2.0",
+                                "id": 3,
+                                "method": "tools/call",
+                                "params": {"name": name, "arguments": ARGS[name]},
+                            }
                             await one("POST", path, json.dumps(call).encode(), extra)
                         await one("DELETE", path, None, extra)
     return wrong, admitted
@@ -234,14 +276,16 @@ READERS = {"bob": (BOB, "bob"), "token-only": (None, ANONYMOUS)}
 
 @pytest.mark.parametrize("session", [FRESH, EXISTING])
 @pytest.mark.parametrize("reader", list(READERS))
-async def test_no_route_changes_state_for_a_reader(jp_serverapp, api, http_server_client, jp_auth_header,
-                                                   state_path, spill_root, jp_root_dir, reader, session):
+async def test_no_route_changes_state_for_a_reader(
+    jp_serverapp, api, http_server_client, jp_auth_header, state_path, spill_root, jp_root_dir, reader, session
+):
     ws, locator, alices = await prepare(jp_serverapp, api)
     auth, quota_owner = READERS[reader]
     paths = (state_path, spill_root, jp_root_dir)
     start = snapshot(*paths)
-    wrong, admitted = await sweep(http_server_client, jp_serverapp.web_app, ws, auth or jp_auth_header, quota_owner,
-                                  session, locator, paths)
+    wrong, admitted = await sweep(
+        http_server_client, jp_serverapp.web_app, ws, auth or jp_auth_header, quota_owner, session, locator, paths
+    )
     assert not wrong, "\n".join(wrong)
     sessions = {json.loads(r)["name"] for r in snapshot(*paths)["sessions"]}
     assert sessions == {json.loads(r)["name"] for r in start["sessions"]} == {EXISTING}  # none was made
@@ -282,10 +326,12 @@ def test_route_parameters_are_filled_or_named():
         fills(matcher.regex.pattern, matcher, "s", ["list"])
 
 
-async def test_a_session_that_does_not_exist_gets_the_same_answer_on_every_route(api, http_server_client,
-                                                                                  jp_base_url, state_path):
+async def test_a_session_that_does_not_exist_gets_the_same_answer_on_every_route(
+    api, http_server_client, jp_base_url, state_path
+):
     """What a reader and a writer are told when they name a session nobody made; only a writer's
     POST makes it, recorded as that writer."""
+
     def sessions() -> set[str]:
         db = sqlite3.connect(f"file:{state_path}?mode=ro", uri=True)
         try:
@@ -294,15 +340,22 @@ async def test_a_session_that_does_not_exist_gets_the_same_answer_on_every_route
             db.close()
 
     await api("POST", "tools", "list", body={"args": {}}, headers=ALICE)  # the state file exists
-    uses = [("GET", ("browse",), {"session": "ghost"}, None),
-            ("GET", ("spill",), {"session": "ghost", "locator": "~/x"}, None),
-            ("POST", ("tools", "list"), None, {"session": "ghost", "args": {}})]
+    uses = [
+        ("GET", ("browse",), {"session": "ghost"}, None),
+        ("GET", ("spill",), {"session": "ghost", "locator": "~/x"}, None),
+        ("POST", ("tools", "list"), None, {"session": "ghost", "args": {}}),
+    ]
     records = [("sessions", "ghost"), ("sessions", "ghost", "calls"), ("sessions", "ghost", "spills")]
     for method, parts, params, body in uses:
         status, data = await api(method, *parts, params=params, body=body, headers=BOB)
         assert (status, data["code"], data["message"]) == (403, "FORBIDDEN", SESSION_REFUSED), (parts, data)
-    reply = await http_server_client.fetch(f"{jp_base_url}dsh/mcp?session=ghost", method="POST", raise_error=False,
-                                           body=json.dumps(INIT), headers={**MCP_HEADERS, **BOB})
+    reply = await http_server_client.fetch(
+        f"{jp_base_url}dsh/mcp?session=ghost",
+        method="POST",
+        raise_error=False,
+        body=json.dumps(INIT),
+        headers={**MCP_HEADERS, **BOB},
+    )
     assert reply.code == 403 and json.loads(reply.body)["error"]["message"] == SESSION_REFUSED
     for headers in (BOB, ALICE):
         for parts in records:

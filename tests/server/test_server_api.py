@@ -169,8 +169,15 @@ async def test_sessions_lifecycle(api, jp_root_dir):
 async def test_session_create_generates_an_id_and_refuses_bad_input(api, jp_root_dir):
     status, data = await api("POST", "sessions", body={})
     assert status == 201 and data["id"] and data["cwd"] == "."
-    for body, want in [({"cwd": "notes.txt"}, 404), ({"cwd": "nowhere"}, 404), ({"cwd": "../.."}, 400),
-                       ({"id": 7}, 400), ({"name": "x"}, 400), ([1], 400), ({"id": "x" * 201}, 400)]:
+    for body, want in [
+        ({"cwd": "notes.txt"}, 404),
+        ({"cwd": "nowhere"}, 404),
+        ({"cwd": "../.."}, 400),
+        ({"id": 7}, 400),
+        ({"name": "x"}, 400),
+        ([1], 400),
+        ({"id": "x" * 201}, 400),
+    ]:
         status, data = await api("POST", "sessions", body=body)
         assert status == want, (body, data)
         assert_clean_error(data, jp_root_dir)
@@ -233,9 +240,20 @@ async def test_openapi_document_validates_and_covers_every_route(api):
     assert status == 200
     validate(doc)
     paths = doc["paths"]
-    for p in ["/tools", "/tools/{name}", "/sessions", "/sessions/{session}", "/sessions/{session}/calls",
-              "/sessions/{session}/spills", "/spill", "/openapi.json", "/tabs/{client}", "/tabs/{client}/requests",
-              "/tabs/{client}/answers", "/documents"]:
+    for p in [
+        "/tools",
+        "/tools/{name}",
+        "/sessions",
+        "/sessions/{session}",
+        "/sessions/{session}/calls",
+        "/sessions/{session}/spills",
+        "/spill",
+        "/openapi.json",
+        "/tabs/{client}",
+        "/tabs/{client}/requests",
+        "/tabs/{client}/answers",
+        "/documents",
+    ]:
         assert p in paths
     status, tools = await api("GET", "tools")
     for t in tools:
@@ -262,8 +280,9 @@ def jp_server_config_defaults(jp_server_config):
     return jp_server_config
 
 
-async def test_default_locations_are_in_jupyter_dirs(jp_configurable_serverapp, jp_server_config_defaults,
-                                                     jp_data_dir, jp_runtime_dir):
+async def test_default_locations_are_in_jupyter_dirs(
+    jp_configurable_serverapp, jp_server_config_defaults, jp_data_dir, jp_runtime_dir
+):
     app = jp_configurable_serverapp(config=jp_server_config_defaults)
     ext = app.extension_manager.extension_points["dsh_jupyter"].app
     assert ext.workspace.state_path == os.path.join(str(jp_data_dir), "dsh_jupyter", "state.sqlite")
@@ -284,10 +303,19 @@ def test_every_setting_is_a_traitlet_with_its_docs():
             assert traits[name].default_value == default
 
 
-@pytest.mark.parametrize("setting,value", [("glob_max_results", 0), ("read_limit", -5), ("max_body_bytes", 0),
-                                           ("tool_threads", 0), ("rg_path", "/nonexistent/rg")])
-async def test_invalid_setting_stops_the_extension_with_its_name(jp_configurable_serverapp, jp_server_config,
-                                                               setting, value):
+@pytest.mark.parametrize(
+    "setting,value",
+    [
+        ("glob_max_results", 0),
+        ("read_limit", -5),
+        ("max_body_bytes", 0),
+        ("tool_threads", 0),
+        ("rg_path", "/nonexistent/rg"),
+    ],
+)
+async def test_invalid_setting_stops_the_extension_with_its_name(
+    jp_configurable_serverapp, jp_server_config, setting, value
+):
     jp_server_config["DshJupyter"][setting] = value
     jp_server_config["ServerApp"]["reraise_server_extension_failures"] = True
     with pytest.raises(SettingsError, match=setting):

@@ -31,13 +31,20 @@ class NoContentsAuthorizer(Authorizer):
         return resource != "contents"
 
 
-GET_ROUTES = [("tools",), ("sessions",), ("sessions", "default"), ("sessions", "default", "calls"),
-              ("sessions", "default", "spills"), ("openapi.json",)]
+GET_ROUTES = [
+    ("tools",),
+    ("sessions",),
+    ("sessions", "default"),
+    ("sessions", "default", "calls"),
+    ("sessions", "default", "spills"),
+    ("openapi.json",),
+]
 
 
 @pytest.mark.server_config(LOCKED)
-@pytest.mark.parametrize("headers", [{"Authorization": ""}, {"Authorization": "token wrong"}],
-                         ids=["no-token", "wrong-token"])
+@pytest.mark.parametrize(
+    "headers", [{"Authorization": ""}, {"Authorization": "token wrong"}], ids=["no-token", "wrong-token"]
+)
 async def test_missing_or_wrong_token_is_refused(api, headers, jp_root_dir):
     for parts in GET_ROUTES:
         status, data = await api("GET", *parts, headers=dict(headers))
@@ -45,9 +52,11 @@ async def test_missing_or_wrong_token_is_refused(api, headers, jp_root_dir):
         assert TOKEN not in json.dumps(data) and str(jp_root_dir) not in json.dumps(data)
     status, _ = await api("GET", "spill", params={"locator": "x"}, headers=dict(headers))
     assert status == 403
-    for parts, body in [(("tools", "list"), {"args": {}}), (("tools", "write"), {"args": {"file_path": "x",
-                                                                                          "content": ""}}),
-                        (("sessions",), {"id": "x"})]:
+    for parts, body in [
+        (("tools", "list"), {"args": {}}),
+        (("tools", "write"), {"args": {"file_path": "x", "content": ""}}),
+        (("sessions",), {"id": "x"}),
+    ]:
         status, _ = await api("POST", *parts, body=body, headers=dict(headers))
         assert status == 403, parts
     status, _ = await api("DELETE", "sessions", "default", headers=dict(headers))
@@ -84,15 +93,22 @@ async def test_right_token_is_accepted(api):
 async def test_read_only_user_can_read_but_not_write(api, jp_root_dir, state_path, spill_root):
     # a session someone with write access made: a read-only caller may use it, not create one
     Workspace(jp_root_dir, state_path=state_path, spill_root=str(spill_root)).create_session("ro")
-    for name, args in [("list", {}), ("read", {"file_path": "notes.txt"}), ("glob", {"pattern": "*.py"}),
-                       ("grep", {"pattern": "hello"}), ("list_dir", {"path": "."})]:
+    for name, args in [
+        ("list", {}),
+        ("read", {"file_path": "notes.txt"}),
+        ("glob", {"pattern": "*.py"}),
+        ("grep", {"pattern": "hello"}),
+        ("list_dir", {"path": "."}),
+    ]:
         status, data = await api("POST", "tools", name, body={"session": "ro", "args": args})
         assert (status, data["isError"]) == (200, False), (name, data)
     # the session has observed notes.txt, so only authorization can stop these
-    for name, args in [("write", {"file_path": "notes.txt", "content": "gone"}),
-                       ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "x"}),
-                       ("write", {"file_path": "fresh.txt", "content": "new"}),
-                       ("move", {"source": "notes.txt", "destination": "moved.txt"})]:
+    for name, args in [
+        ("write", {"file_path": "notes.txt", "content": "gone"}),
+        ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "x"}),
+        ("write", {"file_path": "fresh.txt", "content": "new"}),
+        ("move", {"source": "notes.txt", "destination": "moved.txt"}),
+    ]:
         status, data = await api("POST", "tools", name, body={"session": "ro", "args": args})
         assert status == 403, (name, data)
         assert data["code"] == "FORBIDDEN"
@@ -141,8 +157,9 @@ async def _browser_login(jp_fetch) -> dict:
     cookie = "; ".join(f"{k}={v}" for k, v in jar.items())
     form = urllib.parse.urlencode({"password": TOKEN, "_xsrf": xsrf})
     try:
-        done = await jp_fetch("login", method="POST", body=form, follow_redirects=False,
-                              headers={"Authorization": "", "Cookie": cookie})
+        done = await jp_fetch(
+            "login", method="POST", body=form, follow_redirects=False, headers={"Authorization": "", "Cookie": cookie}
+        )
     except HTTPClientError as exc:  # the 302 after a successful login
         done = exc.response
     jar.update(_cookies(done))
@@ -159,6 +176,7 @@ async def test_browser_post_needs_the_xsrf_token(api, jp_fetch):
     assert status == 200  # cookie-authenticated GET
     status, data = await api("POST", "tools", "list", body={"args": {}}, headers=dict(browser))
     assert status == 403 and "_xsrf" in data["message"]
-    status, data = await api("POST", "tools", "list", body={"args": {}},
-                             headers={**browser, "X-XSRFToken": jar["_xsrf"]})
+    status, data = await api(
+        "POST", "tools", "list", body={"args": {}}, headers={**browser, "X-XSRFToken": jar["_xsrf"]}
+    )
     assert (status, data["isError"]) == (200, False)

@@ -10,9 +10,8 @@ import asyncio
 import time
 
 import pytest
+from servers import hanging_rg_settings, processes_with, wait_for
 from tornado.httpclient import HTTPClientError
-
-from servers import hanging_rg_settings, marker, processes_with, wait_for  # noqa: F401 (marker: a fixture)
 
 # every search hangs, the notebook listing beside a grep too
 dsh_settings = hanging_rg_settings()
@@ -20,14 +19,12 @@ dsh_settings = hanging_rg_settings()
 
 async def test_disconnect_kills_the_search_and_others_are_served(jp_fetch, api, marker):
     grep = asyncio.ensure_future(
-        jp_fetch("dsh", "api", "tools", "grep", method="POST", body='{"args": {"pattern": "hello"}}',
-                 request_timeout=3)
+        jp_fetch("dsh", "api", "tools", "grep", method="POST", body='{"args": {"pattern": "hello"}}', request_timeout=3)
     )
     assert await wait_for(lambda: processes_with(marker), 3), "the stand-in rg never started"
 
     started = time.monotonic()
-    results = await asyncio.gather(*(api("POST", "tools", "list", body={"args": {"path": "src"}})
-                                     for _ in range(20)))
+    results = await asyncio.gather(*(api("POST", "tools", "list", body={"args": {"path": "src"}}) for _ in range(20)))
     elapsed = time.monotonic() - started
     assert [status for status, _ in results] == [200] * 20
     assert all(not data["isError"] for _, data in results)

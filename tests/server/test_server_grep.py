@@ -47,7 +47,10 @@ async def test_rest_grep_page_is_spread_and_says_so(tool, api, tree, jp_root_dir
     status, page = await api("GET", "spill", params={"session": "g", "locator": loc, "offset": 1, "limit": 4})
     assert status == 200
     assert re.findall(r"^\d+: (.*)$", page["text"], re.M) == [
-        "Found 1135 matches", "", "hay/aaa/f0.txt", "Line 1: needle"
+        "Found 1135 matches",
+        "",
+        "hay/aaa/f0.txt",
+        "Line 1: needle",
     ]
 
 
@@ -56,7 +59,9 @@ async def test_rest_grep_modes_case_context_and_pages(tool, api, tree, jp_root_d
     """grep's modes, case, context and pages through REST, bad values refused as a result."""
     tree(jp_root_dir / "m", {"a.py": "one\nTODO two\nthree\n", "b.py": "todo\n", "c/d.py": "x\nTodo\n"})
     files = await tool("grep", session="m", pattern="todo", path="m", ignore_case=True, output_mode="count")
-    assert files["text"] == "Found 3 matches in 3 files, by match count, most first\n\nm/a.py: 1\nm/b.py: 1\nm/c/d.py: 1"
+    assert (
+        files["text"] == "Found 3 matches in 3 files, by match count, most first\n\nm/a.py: 1\nm/b.py: 1\nm/c/d.py: 1"
+    )
     around = await tool("grep", session="m", pattern="TODO", path="m", context=1, offset=1)
     assert around["text"] == (
         "Found 1 match (rows Line N- are context, not matches)\n\nm/a.py\nLine 1- one\nLine 2: TODO two\nLine 3- three"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from servers import JupyterProcess
 
 from .test_server_auth import ReadOnlyAuthorizer
@@ -25,8 +24,11 @@ async def test_hidden_files_follow_the_contents_manager_by_default(api, tool, jp
     response = await jp_fetch("api", "contents", ".env", raise_error=False)
     assert response.code == 404
     r = await tool("read", file_path=".env")
-    assert r["isError"] and r["value"] == {"name": "FsError", "code": "FS_HIDDEN",
-                                           "message": f'cannot read ".env": {HIDDEN}'}
+    assert r["isError"] and r["value"] == {
+        "name": "FsError",
+        "code": "FS_HIDDEN",
+        "message": f'cannot read ".env": {HIDDEN}',
+    }
     r = await tool("write", file_path=".bashrc", content="evil\n")
     assert r["value"]["code"] == "FS_HIDDEN"
     listing = await tool("list")
@@ -34,7 +36,7 @@ async def test_hidden_files_follow_the_contents_manager_by_default(api, tool, jp
     assert listing["text"].endswith("; 2 hidden entries not shown)\n</content>")
     grep = await tool("grep", pattern="SECRET")
     assert grep["text"] == "No matches found"
-    status, data = await api("GET", "status")
+    _, data = await api("GET", "status")
     assert data["allowHidden"] is False and "__pycache__" in data["hideGlobs"]
 
 
@@ -48,14 +50,14 @@ async def test_allow_hidden_on_the_contents_manager_allows_them(tool):
 
 async def test_every_call_record_names_its_caller_and_can_be_filtered(api, tool):
     await tool("list", session="who")
-    status, log = await api("GET", "sessions", "who", "calls")
+    _, log = await api("GET", "sessions", "who", "calls")
     (call,) = log["calls"]
     assert call["surface"] == "rest" and call["user"]  # Jupyter's name for the token's user
-    status, mine = await api("GET", "sessions", "who", "calls", params={"user": call["user"]})
+    _, mine = await api("GET", "sessions", "who", "calls", params={"user": call["user"]})
     assert [c["callId"] for c in mine["calls"]] == [call["callId"]]
-    status, none = await api("GET", "sessions", "who", "calls", params={"user": "somebody-else"})
+    _, none = await api("GET", "sessions", "who", "calls", params={"user": "somebody-else"})
     assert none["calls"] == [] and none["total"] == 0
-    status, sessions = await api("GET", "sessions", params={"user": call["user"]})
+    _, sessions = await api("GET", "sessions", params={"user": call["user"]})
     assert [s["id"] for s in sessions] == ["who"] and sessions[0]["user"] == call["user"]
 
 
@@ -75,8 +77,9 @@ def test_a_broad_grep_never_finds_the_servers_own_token(tmp_path):
     root = tmp_path  # the server's Jupyter folders (jupyter-runtime, -data, -config) lie in it
     (root / "notes.txt").write_text("the word token, harmless\n")
     token = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
-    server = JupyterProcess.start(tmp_path, root, token=token, extra_args=["--ContentsManager.allow_hidden=True"],
-                                  timeout=60)
+    server = JupyterProcess.start(
+        tmp_path, root, token=token, extra_args=["--ContentsManager.allow_hidden=True"], timeout=60
+    )
     try:
         files = list((root / "jupyter-runtime").glob("jpserver-*.json"))
         assert files and token in files[0].read_text(), "the server did not write its runtime file there"
@@ -87,8 +90,9 @@ def test_a_broad_grep_never_finds_the_servers_own_token(tmp_path):
             assert status == 200, data
             assert token not in json.dumps(data["value"]["matches"]) and token not in data["text"], data["text"]
             assert "jpserver" not in data["text"] and "jupyter-runtime" not in data["text"]
-        status, data = server.request("POST", "dsh/api/tools/read",
-                                      {"args": {"file_path": str(files[0].relative_to(root))}})
+        status, data = server.request(
+            "POST", "dsh/api/tools/read", {"args": {"file_path": str(files[0].relative_to(root))}}
+        )
         assert data["value"]["code"] == "FS_PROTECTED"
         status, data = server.request("POST", "dsh/api/tools/glob", {"args": {"pattern": "*.json"}})
         assert data["text"] == "No files found"

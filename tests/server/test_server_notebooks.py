@@ -12,7 +12,6 @@ import os
 import nbformat
 import pytest
 from nbformat import v4
-
 from servers import JupyterProcess
 
 pytestmark = pytest.mark.slow
@@ -26,7 +25,9 @@ def server(tmp_path_factory):
     root = tmp / "tree"
     root.mkdir()
     root = type(root)(os.path.realpath(root))
-    nbformat.write(v4.new_notebook(cells=[v4.new_code_cell("df = load()\nplot(df)", id="plot")]), str(root / "nb.ipynb"))
+    nbformat.write(
+        v4.new_notebook(cells=[v4.new_code_cell("df = load()\nplot(df)", id="plot")]), str(root / "nb.ipynb")
+    )
     srv = JupyterProcess.start(tmp, root, token=TOKEN, timeout=60)
     try:
         yield srv
@@ -64,5 +65,8 @@ def test_a_notebook_not_open_is_read_grepped_and_edited_as_a_file(server):
 def test_an_invalid_notebook_is_refused_over_rest(server):
     bad = call(server, "write", file_path="new.ipynb", content='{"cells": []}')
     assert bad["isError"] and bad["value"]["code"] == "NOTEBOOK_INVALID"
-    assert bad["text"] == 'Error: cannot write "new.ipynb": it is not a valid notebook: it has no nbformat version; nothing was written'
+    assert (
+        bad["text"]
+        == 'Error: cannot write "new.ipynb": it is not a valid notebook: it has no nbformat version; nothing was written'
+    )
     assert not (server.root / "new.ipynb").exists()

@@ -15,9 +15,8 @@ import time
 
 import nbformat
 import pytest
-from nbformat import v4
-
 from collab_person import person, type_at, until
+from nbformat import v4
 from servers import JupyterProcess
 
 pytestmark = pytest.mark.slow
@@ -32,8 +31,9 @@ def server(tmp_path_factory):
     root = tmp / "tree"
     root.mkdir()
     root = type(root)(os.path.realpath(root))
-    srv = JupyterProcess.start(tmp, root, token=TOKEN, timeout=90,
-                               extra_args=["--YDocExtension.document_save_delay=0.5"])
+    srv = JupyterProcess.start(
+        tmp, root, token=TOKEN, timeout=90, extra_args=["--YDocExtension.document_save_delay=0.5"]
+    )
     try:
         yield srv
     finally:
@@ -178,8 +178,10 @@ def test_a_moved_open_file_takes_its_document_along_and_never_comes_back(server)
             moved = await agent(server, "move", "m", source=name, destination="sub/moved.py")
             await until(lambda: doc.path == "sub/moved.py", what="the document's path following the file")
             type_at(doc, 0, "# typed after the move\n")  # the room saves this ... at the new path
-            await until(lambda: (server.root / "sub" / "moved.py").read_text().startswith("# typed after"),
-                        what="the room saving at the new path")
+            await until(
+                lambda: (server.root / "sub" / "moved.py").read_text().startswith("# typed after"),
+                what="the room saving at the new path",
+            )
             return moved
 
     moved = asyncio.run(scenario())
@@ -236,8 +238,10 @@ def test_the_open_shared_documents_are_listed_and_each_call_on_one_says_so(serve
 
     shown, read = asyncio.run(scenario())
     assert shown == {
-        "files": [{"path": "listed.ipynb", "shared": True, "tabs": 1, "unsaved": None},
-                  {"path": "listed.py", "shared": True, "tabs": 2, "unsaved": None}],
+        "files": [
+            {"path": "listed.ipynb", "shared": True, "tabs": 1, "unsaved": None},
+            {"path": "listed.py", "shared": True, "tabs": 2, "unsaved": None},
+        ],
         "total": 2,
         "notShown": 0,
     }

@@ -25,8 +25,12 @@ TOKEN = "real-server-token"
 def real_server(tmp_path_factory):
     # a page's long poll is held tabs_poll_s when nothing waits: 2 s here, within schemathesis's
     # 10 s request timeout, when it polls a page id it reported itself
-    server = start_server(tmp_path_factory.mktemp("real"), token=TOKEN, timeout=60,
-                          extra_args=["--DshJupyter.search_timeout_ms=3000", "--DshJupyter.tabs_poll_s=2"])
+    server = start_server(
+        tmp_path_factory.mktemp("real"),
+        token=TOKEN,
+        timeout=60,
+        extra_args=["--DshJupyter.search_timeout_ms=3000", "--DshJupyter.tabs_poll_s=2"],
+    )
     try:
         yield server
     finally:
@@ -66,8 +70,13 @@ def test_works_under_jupyter_lab_and_notebook(app, tmp_path):
 
 
 def test_extension_list_shows_it_enabled_and_ok(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "jupyter", "server", "extension", "list"],
-                          capture_output=True, text=True, timeout=60, env=isolated_env(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-m", "jupyter", "server", "extension", "list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=isolated_env(tmp_path),
+    )
     out = ANSI.sub("", proc.stdout + proc.stderr)
     assert proc.returncode == 0, out
     assert any(line.split()[:2] == ["dsh_jupyter", "enabled"] for line in out.splitlines()), out
@@ -94,14 +103,26 @@ def test_schemathesis_finds_no_server_error(real_server, tmp_path):
     if st is None:
         pytest.skip("schemathesis is not installed")
     argv = [
-        *st, "run", f"{real_server.url}dsh/api/openapi.json",
-        "-H", f"Authorization: token {TOKEN}",
-        "--checks", "all", "--exclude-checks", "negative_data_rejection,positive_data_acceptance",
-        "--max-examples", "8", "--seed", "7", "--no-shrink", "--request-timeout", "10",
-        "--report-dir", str(tmp_path / "report"),
+        *st,
+        "run",
+        f"{real_server.url}dsh/api/openapi.json",
+        "-H",
+        f"Authorization: token {TOKEN}",
+        "--checks",
+        "all",
+        "--exclude-checks",
+        "negative_data_rejection,positive_data_acceptance",
+        "--max-examples",
+        "8",
+        "--seed",
+        "7",
+        "--no-shrink",
+        "--request-timeout",
+        "10",
+        "--report-dir",
+        str(tmp_path / "report"),
     ]
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=90, cwd=tmp_path,
-                          env=isolated_env(tmp_path))
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=90, cwd=tmp_path, env=isolated_env(tmp_path))
     out = ANSI.sub("", proc.stdout + proc.stderr)
     assert proc.returncode == 0, out[-6000:]
     assert "No issues found" in out, out[-3000:]

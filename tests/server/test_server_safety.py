@@ -7,7 +7,7 @@ import json
 import time
 
 import pytest
-from servers import hanging_rg_settings, marker, processes_with, wait_for  # noqa: F401 (marker: a fixture)
+from servers import hanging_rg_settings, processes_with, wait_for
 
 from dsh_jupyter.core.registry import TOOLS
 
@@ -30,10 +30,21 @@ async def test_deeply_nested_json_is_a_bad_request_not_a_crash(api):
 
 async def test_hung_searches_never_delay_list_or_read(jp_fetch, api, marker):
     """8 searches hang at once (the default search pool is 4): list and read are served at once."""
-    greps = [asyncio.ensure_future(jp_fetch("dsh", "api", "tools", "grep", method="POST",
-                                            body='{"args": {"pattern": "hello"}}', request_timeout=6,
-                                            raise_error=False))
-             for _ in range(8)]
+    greps = [
+        asyncio.ensure_future(
+            jp_fetch(
+                "dsh",
+                "api",
+                "tools",
+                "grep",
+                method="POST",
+                body='{"args": {"pattern": "hello"}}',
+                request_timeout=6,
+                raise_error=False,
+            )
+        )
+        for _ in range(8)
+    ]
     assert await wait_for(lambda: len(processes_with(marker)) >= 4, 10), "the stand-in searches never started"
     worst = 0.0
     for _ in range(10):
@@ -59,7 +70,9 @@ async def test_a_search_queued_too_long_is_aborted_unstarted(tool, marker):
     assert codes == ["SEARCH_ABORTED"] * 3
     waited = [r["value"]["message"] for r in results if "free search slot" in r["value"]["message"]]
     assert waited, [r["value"]["message"] for r in results]
-    assert waited[0].startswith("grep waited ") and waited[0].endswith(" ms for a free search slot and was not started; try again")
+    assert waited[0].startswith("grep waited ") and waited[0].endswith(
+        " ms for a free search slot and was not started; try again"
+    )
     assert await wait_for(lambda: not processes_with(marker), 5)
 
 
@@ -70,18 +83,29 @@ CORS_CONFIGS = [
     pytest.param({}, id="default"),
     pytest.param({"ServerApp": {"allow_origin": "*"}}, id="allow-any"),
     pytest.param({"ServerApp": {"allow_origin": "http://good.example"}}, id="allow-one"),
-    pytest.param({"ServerApp": {"allow_origin_pat": r"http://.*\.good\.example", "allow_credentials": True}},
-                 id="pattern-with-credentials"),
+    pytest.param(
+        {"ServerApp": {"allow_origin_pat": r"http://.*\.good\.example", "allow_credentials": True}},
+        id="pattern-with-credentials",
+    ),
     pytest.param({"ServerApp": {"allow_credentials": True}}, id="credentials-only"),
 ]
-CORS_HEADERS = ("Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Access-Control-Allow-Methods",
-                "Access-Control-Allow-Headers")
+CORS_HEADERS = (
+    "Access-Control-Allow-Origin",
+    "Access-Control-Allow-Credentials",
+    "Access-Control-Allow-Methods",
+    "Access-Control-Allow-Headers",
+)
 
 
 async def _cors(jp_fetch, method, parts, origin, extra=None):
     headers = {"Origin": origin, **(extra or {})}
-    response = await jp_fetch(*parts, method=method, headers=headers, raise_error=False,
-                              **({"allow_nonstandard_methods": True} if method == "OPTIONS" else {}))
+    response = await jp_fetch(
+        *parts,
+        method=method,
+        headers=headers,
+        raise_error=False,
+        **({"allow_nonstandard_methods": True} if method == "OPTIONS" else {}),
+    )
     return response.code, {h: response.headers.get(h) for h in CORS_HEADERS}
 
 
@@ -90,8 +114,10 @@ async def _cors(jp_fetch, method, parts, origin, extra=None):
 async def test_cors_is_never_more_permissive_than_the_contents_api(jp_fetch, jp_server_config, config, origin):
     for section, values in config.items():
         jp_server_config.setdefault(section, {}).update(values)
-    for method, extra in (("GET", None), ("OPTIONS", {"Access-Control-Request-Method": "POST",
-                                                      "Access-Control-Request-Headers": "authorization"})):
+    for method, extra in (
+        ("GET", None),
+        ("OPTIONS", {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization"}),
+    ):
         theirs = await _cors(jp_fetch, method, ("api", "contents"), origin, extra)
         ours = await _cors(jp_fetch, method, ("dsh", "api", "tools"), origin, extra)
         assert ours[0] == theirs[0], (method, ours, theirs)

@@ -13,8 +13,7 @@ import threading
 import time
 
 import pytest
-
-from servers import marker, processes_with, start_server  # noqa: F401 (marker: a fixture)
+from servers import processes_with, start_server
 
 pytestmark = pytest.mark.slow
 

@@ -64,16 +64,18 @@ async def poll(api, client, after=0, headers=None):
 
 
 async def answer(api, client, request, status, headers=None, **extra):
-    code, data = await api("POST", "tabs", client, "answers",
-                           body={"request": request["id"], "status": status, **extra}, headers=headers)
+    code, data = await api(
+        "POST", "tabs", client, "answers", body={"request": request["id"], "status": status, **extra}, headers=headers
+    )
     assert code == 200, data
     return data["accepted"]
 
 
 async def save_as_the_page(jp_fetch, path: str, content: str) -> dict:
     """What JupyterLab's document context does: PUT the file, then ask its new hash."""
-    await jp_fetch("api", "contents", path, method="PUT",
-                   body=json.dumps({"type": "file", "format": "text", "content": content}))
+    await jp_fetch(
+        "api", "contents", path, method="PUT", body=json.dumps({"type": "file", "format": "text", "content": content})
+    )
     reply = await jp_fetch("api", "contents", path, params={"content": "0", "hash": "1"})
     return json.loads(reply.body)
 
@@ -110,23 +112,36 @@ async def test_a_path_through_a_symlink_names_the_real_file(api, tabs, jp_root_d
     assert tabs.presence(str(jp_root_dir / "src" / "app.py")) == Presence(shared=False, unsaved=False, tabs=1)
 
 
-@pytest.mark.parametrize("body,message", [
-    ({"documents": "x"}, "documents must be a list"),
-    ({"documents": [], "extra": 1}, 'unknown field "extra" (expected documents, or gone)'),
-    ({"documents": [{"path": "a", "kind": "pdf", "dirty": False}]}, "a document's kind must be file or notebook"),
-    ({"documents": [{"path": "", "kind": "file", "dirty": False}]},
-     "a document's path must be a file's path relative to the server's root"),
-    ({"documents": [{"path": "a\0b", "kind": "file", "dirty": False}]},
-     "a document's path must be a file's path relative to the server's root"),
-    ({"documents": [{"path": "a", "kind": "file", "dirty": "no"}]}, "a document's dirty must be true or false"),
-    ({"documents": [{"path": "a", "kind": "file", "dirty": False, "tabs": 0}]},
-     "a document's tabs must be a number from 1 to 1000"),
-    ({"documents": [{"path": "a", "kind": "file", "dirty": False, "cursor": 3}]},
-     "each document must be an object of path, kind, dirty and tabs"),
-    ({"documents": [{"path": f"f{i}", "kind": "file", "dirty": False} for i in range(1001)]},
-     "documents lists more than 1000 files"),
-    ({"gone": False}, 'unknown field "gone" (expected documents, or gone)'),
-])
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ({"documents": "x"}, "documents must be a list"),
+        ({"documents": [], "extra": 1}, 'unknown field "extra" (expected documents, or gone)'),
+        ({"documents": [{"path": "a", "kind": "pdf", "dirty": False}]}, "a document's kind must be file or notebook"),
+        (
+            {"documents": [{"path": "", "kind": "file", "dirty": False}]},
+            "a document's path must be a file's path relative to the server's root",
+        ),
+        (
+            {"documents": [{"path": "a\0b", "kind": "file", "dirty": False}]},
+            "a document's path must be a file's path relative to the server's root",
+        ),
+        ({"documents": [{"path": "a", "kind": "file", "dirty": "no"}]}, "a document's dirty must be true or false"),
+        (
+            {"documents": [{"path": "a", "kind": "file", "dirty": False, "tabs": 0}]},
+            "a document's tabs must be a number from 1 to 1000",
+        ),
+        (
+            {"documents": [{"path": "a", "kind": "file", "dirty": False, "cursor": 3}]},
+            "each document must be an object of path, kind, dirty and tabs",
+        ),
+        (
+            {"documents": [{"path": f"f{i}", "kind": "file", "dirty": False} for i in range(1001)]},
+            "documents lists more than 1000 files",
+        ),
+        ({"gone": False}, 'unknown field "gone" (expected documents, or gone)'),
+    ],
+)
 async def test_a_bad_report_is_refused_whole(api, tabs, jp_root_dir, body, message):
     client = new_page()
     status, data = await api("POST", "tabs", client, body=body)
@@ -134,23 +149,35 @@ async def test_a_bad_report_is_refused_whole(api, tabs, jp_root_dir, body, messa
     assert tabs.registry.pages() == 0
 
 
-@pytest.mark.parametrize("body,message", [
-    ({"request": "x", "status": "done", "cursor": 1},
-     'unknown field "cursor" (expected request, status, canSave, exact, model, message)'),
-    ({"request": "", "status": "done"}, "request must be the id of a request this page was sent"),
-    ({"request": "x", "status": "ok"},
-     "status must be one of taken, saved, unsaved, changed, busy, gone, failed, done"),
-    ({"request": "x", "status": "taken", "canSave": "yes"}, "canSave must be true or false"),
-    ({"request": "x", "status": "saved", "exact": 1}, "exact must be true or false"),
-    ({"request": "x", "status": "failed", "message": 3}, "message must be a string"),
-    ({"request": "x", "status": "saved", "model": {"hash": 5}}, "model must be a contents model (strings and booleans)"),
-])
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        (
+            {"request": "x", "status": "done", "cursor": 1},
+            'unknown field "cursor" (expected request, status, canSave, exact, model, message)',
+        ),
+        ({"request": "", "status": "done"}, "request must be the id of a request this page was sent"),
+        (
+            {"request": "x", "status": "ok"},
+            "status must be one of taken, saved, unsaved, changed, busy, gone, failed, done",
+        ),
+        ({"request": "x", "status": "taken", "canSave": "yes"}, "canSave must be true or false"),
+        ({"request": "x", "status": "saved", "exact": 1}, "exact must be true or false"),
+        ({"request": "x", "status": "failed", "message": 3}, "message must be a string"),
+        (
+            {"request": "x", "status": "saved", "model": {"hash": 5}},
+            "model must be a contents model (strings and booleans)",
+        ),
+    ],
+)
 async def test_a_bad_answer_is_refused_and_the_request_still_waits(api, tabs, jp_root_dir, quick, body, message):
     client = new_page()
     await report(api, client, doc("notes.txt"))
     saving = in_thread(tabs.save_in_tabs, str(jp_root_dir / "notes.txt"), "agent\n", False)
     (take,) = await poll(api, client)
-    status, data = await api("POST", "tabs", client, "answers", body={**body, "request": body["request"] and take["id"]})
+    status, data = await api(
+        "POST", "tabs", client, "answers", body={**body, "request": body["request"] and take["id"]}
+    )
     assert (status, data["code"], data["message"]) == (400, "BODY_INVALID", message)
     with pytest.raises(PageSilent):  # nothing was answered
         await saving
@@ -159,11 +186,17 @@ async def test_a_bad_answer_is_refused_and_the_request_still_waits(api, tabs, jp
 
 @pytest.mark.parametrize("client", ["short", "x" * 65, "with space", "caf\u00e9-caf\u00e9"])
 async def test_a_page_id_must_look_like_one(api, tabs, client):
-    for method, parts, body in [("POST", (), {"documents": []}), ("GET", ("requests",), None),
-                                ("POST", ("answers",), {"request": "x", "status": "done"})]:
+    for method, parts, body in [
+        ("POST", (), {"documents": []}),
+        ("GET", ("requests",), None),
+        ("POST", ("answers",), {"request": "x", "status": "done"}),
+    ]:
         status, data = await api(method, "tabs", client, *parts, body=body)
         assert (status, data["code"], data["message"]) == (
-            400, "ARGUMENT_INVALID", "a page id is 8 to 64 letters, digits, - or _")
+            400,
+            "ARGUMENT_INVALID",
+            "a page id is 8 to 64 letters, digits, - or _",
+        )
     assert tabs.registry.pages() == 0
 
 
@@ -185,13 +218,15 @@ async def test_a_page_that_stops_polling_is_forgotten(api, tabs, jp_root_dir):
 
 
 @pytest.mark.server_config(LOCKED)
-async def test_a_beacon_says_the_page_went_away_with_the_xsrf_cookie_as_a_query_argument(api, jp_fetch, tabs,
-                                                                                             jp_root_dir):
+async def test_a_beacon_says_the_page_went_away_with_the_xsrf_cookie_as_a_query_argument(
+    api, jp_fetch, tabs, jp_root_dir
+):
     jar = await _browser_login(jp_fetch)
     browser = {"Authorization": "", "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items())}
     client = new_page()
-    status, _ = await api("POST", "tabs", client, body={"documents": [doc("notes.txt")]},
-                          headers={**browser, "X-XSRFToken": jar["_xsrf"]})
+    status, _ = await api(
+        "POST", "tabs", client, body={"documents": [doc("notes.txt")]}, headers={**browser, "X-XSRFToken": jar["_xsrf"]}
+    )
     assert status == 200
     real = str(jp_root_dir / "notes.txt")
     assert tabs.presence(real) is not None
@@ -199,8 +234,14 @@ async def test_a_beacon_says_the_page_went_away_with_the_xsrf_cookie_as_a_query_
     status, data = await api("POST", "tabs", client, body={"gone": True}, headers=browser)
     assert status == 403 and "_xsrf" in data["message"]
     assert tabs.presence(real) is not None
-    status, _ = await api("POST", "tabs", client, body=json.dumps({"gone": True}), headers=browser,
-                          params={"_xsrf": urllib.parse.unquote(jar["_xsrf"])})
+    status, _ = await api(
+        "POST",
+        "tabs",
+        client,
+        body=json.dumps({"gone": True}),
+        headers=browser,
+        params={"_xsrf": urllib.parse.unquote(jar["_xsrf"])},
+    )
     assert status == 200
     assert tabs.presence(real) is None
     assert TOKEN  # the page never sends the token itself
@@ -218,7 +259,10 @@ async def test_a_page_is_its_reporters_alone(api, tabs, jp_root_dir, jp_auth_hea
         assert (status, data["code"]) == (404, "PAGE_UNKNOWN")
         status, data = await report(api, client, headers=headers)
         assert (status, data["code"], data["message"]) == (
-            403, "FORBIDDEN", f'page "{client}" was reported by another caller')
+            403,
+            "FORBIDDEN",
+            f'page "{client}" was reported by another caller',
+        )
         status, data = await api("POST", "tabs", client, body={"gone": True}, headers=headers)
         assert (status, data["code"]) == (404, "PAGE_UNKNOWN")
     status, data = await api("POST", "tabs", client, "answers", body={"request": "x", "status": "done"}, headers=BOB)
@@ -255,10 +299,20 @@ async def test_one_page_takes_the_change_and_saves_it_in_one_turn(api, jp_fetch,
     (take,) = await poll(api, client)
     stat = os.stat(real)
     modified = datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc).isoformat().replace("+00:00", "Z")
-    assert take == {"id": take["id"], "seq": 1, "type": "take", "path": "notes.txt", "notebook": False,
-                    "content": "agent line\n" + NOTES, "save": True,
-                    "expect": {"hash": hashlib.sha256(NOTES.encode()).hexdigest(), "hash_algorithm": "sha256",
-                               "last_modified": modified}}
+    assert take == {
+        "id": take["id"],
+        "seq": 1,
+        "type": "take",
+        "path": "notes.txt",
+        "notebook": False,
+        "content": "agent line\n" + NOTES,
+        "save": True,
+        "expect": {
+            "hash": hashlib.sha256(NOTES.encode()).hexdigest(),
+            "hash_algorithm": "sha256",
+            "last_modified": modified,
+        },
+    }
     await save_as_the_page(jp_fetch, "notes.txt", take["content"])
     assert await answer(api, client, take, "saved", exact=True, model={"hash": "h"}) is True
     assert await saving is True
@@ -266,8 +320,10 @@ async def test_one_page_takes_the_change_and_saves_it_in_one_turn(api, jp_fetch,
     assert await answer(api, client, take, "saved") is False  # answered already: off the queue
 
 
-@pytest.mark.parametrize("status,error", [("unsaved", OpenUnsaved), ("changed", DocumentChanged),
-                                          ("busy", PageSilent), ("failed", PageSilent)])
+@pytest.mark.parametrize(
+    "status,error",
+    [("unsaved", OpenUnsaved), ("changed", DocumentChanged), ("busy", PageSilent), ("failed", PageSilent)],
+)
 async def test_a_page_that_refuses_leaves_the_file_alone(api, tabs, jp_root_dir, status, error):
     real = str(jp_root_dir / "notes.txt")
     client = new_page()
@@ -325,9 +381,28 @@ async def test_two_pages_take_one_saves_the_other_learns_the_saved_file(api, jp_
     model = await save_as_the_page(jp_fetch, "notes.txt", "agent\n")
     await answer(api, two, save, "saved", exact=True, model=model)
     (learn,) = await poll(api, one, after=take1["seq"])
-    assert learn == {"id": learn["id"], "seq": 2, "type": "saved", "path": "notes.txt", "take": take1["id"],
-                     "model": {k: model[k] for k in ("path", "name", "type", "writable", "created", "last_modified",
-                                                     "mimetype", "format", "hash", "hash_algorithm")}}
+    assert learn == {
+        "id": learn["id"],
+        "seq": 2,
+        "type": "saved",
+        "path": "notes.txt",
+        "take": take1["id"],
+        "model": {
+            k: model[k]
+            for k in (
+                "path",
+                "name",
+                "type",
+                "writable",
+                "created",
+                "last_modified",
+                "mimetype",
+                "format",
+                "hash",
+                "hash_algorithm",
+            )
+        },
+    }
     await answer(api, one, learn, "done")
     assert await saving is True
     assert (jp_root_dir / "notes.txt").read_text() == "agent\n"
@@ -371,9 +446,17 @@ async def test_moved_tells_the_pages_and_presence_follows(api, tabs, jp_root_dir
     os.rename(old, new)
     moving = in_thread(tabs.moved, old, new)
     (moved,) = await poll(api, page)
-    assert moved == {"id": moved["id"], "seq": 1, "type": "moved", "from": "src", "to": "code",
-                     "moves": [{"from": "src/app.py", "to": "code/app.py"},
-                               {"from": "src/util/helpers.py", "to": "code/util/helpers.py"}]}
+    assert moved == {
+        "id": moved["id"],
+        "seq": 1,
+        "type": "moved",
+        "from": "src",
+        "to": "code",
+        "moves": [
+            {"from": "src/app.py", "to": "code/app.py"},
+            {"from": "src/util/helpers.py", "to": "code/util/helpers.py"},
+        ],
+    }
     await answer(api, page, moved, "done")
     assert await moving is None
     assert tabs.presence(str(jp_root_dir / "src" / "app.py")) is None

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 
+from conftest import settle
+
 from dsh_jupyter.core.caches.folders import FolderCache
 from dsh_jupyter.core.caches.stamps import look
-
-from conftest import settle
 
 
 def names(result) -> list[str]:

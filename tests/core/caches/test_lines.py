@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from dsh_jupyter.core.fs.files import file_version
-from dsh_jupyter.core.caches.lines import MARK_EVERY, LineIndex
 from conftest import settle
+
+from dsh_jupyter.core.caches.lines import MARK_EVERY, LineIndex
+from dsh_jupyter.core.fs.files import file_version
 
 N = 3 * MARK_EVERY + 500  # 197,108 lines: three every-65,536th marks
 
@@ -30,8 +30,9 @@ def write_lines(path, n: int = N, width=lambda n: n % 7) -> None:
 @pytest.fixture
 def pair(make_ws):
     """A workspace with the index and one without, both streaming every file over 1000 bytes."""
-    return make_ws(read_stream_min_size=1000, read_limit=100), make_ws(read_stream_min_size=1000, read_limit=100,
-                                                                       read_index_max_files=0)
+    return make_ws(read_stream_min_size=1000, read_limit=100), make_ws(
+        read_stream_min_size=1000, read_limit=100, read_index_max_files=0
+    )
 
 
 def test_a_continuation_starts_at_the_last_window_end(pair, root):
@@ -58,7 +59,7 @@ def test_marks_name_the_first_byte_of_their_line(pair, root):
     data = (root / "big.txt").read_bytes()
     for number, offset in marks:
         assert data[offset:].split(b"\n", 1)[0].decode() == line(number, number % 7)
-        assert offset == 0 or data[offset - 1:offset] == b"\n"
+        assert offset == 0 or data[offset - 1 : offset] == b"\n"
 
 
 @pytest.mark.parametrize("offset", [1, 2, MARK_EVERY, MARK_EVERY + 1, MARK_EVERY + 2, 140_000, N - 99, N, N + 1])
@@ -140,13 +141,16 @@ def test_the_index_keeps_a_bounded_number_of_versions(make_ws, root):
         ws.run("read", file_path=name, offset=1001)
     assert len(ws.lines) == 2
     assert not ws.lines.marks(file_version(os.stat(root / "a.txt")))
-    assert ws.lines.marks(file_version(os.stat(root / "c.txt"))) == [(1001, 1000 * 12 + sum(i % 7 for i in range(1, 1001))),
-                                                                      (1011, 1010 * 12 + sum(i % 7 for i in range(1, 1011)))]
+    assert ws.lines.marks(file_version(os.stat(root / "c.txt"))) == [
+        (1001, 1000 * 12 + sum(i % 7 for i in range(1, 1001))),
+        (1011, 1010 * 12 + sum(i % 7 for i in range(1, 1011))),
+    ]
 
 
 def test_marks_per_version_are_bounded():
     index = LineIndex(1)
     from dsh_jupyter.core.caches.lines import MAX_MARKS, FileLines
+
     lines = FileLines(index, "v")
     lines.learn([(k * 10 + 1, k * 100) for k in range(1, MAX_MARKS + 10)])
     kept = index.marks("v")

@@ -13,15 +13,14 @@ import subprocess
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.caches.notebooks import NotebookTree, plain_globs
-from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.caches.stamps import MARGIN_NS
+from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.tools.search.flags import VCS_DIRS
-
-import nbformat
 
 NB = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("needle = 1\n", id="c1")]))
 
@@ -31,8 +30,17 @@ def settle() -> None:
 
 
 def make_tree(root: Path) -> None:
-    for rel in ["a/one.ipynb", "a/b/c/deep.ipynb", "top.ipynb", ".hid/h.ipynb", "a/.git/g.ipynb",
-                "__pycache__/p.ipynb", "a/build-x/skip.ipynb", "a/keep.ipynb.txt", "z/plain.py"]:
+    for rel in [
+        "a/one.ipynb",
+        "a/b/c/deep.ipynb",
+        "top.ipynb",
+        ".hid/h.ipynb",
+        "a/.git/g.ipynb",
+        "__pycache__/p.ipynb",
+        "a/build-x/skip.ipynb",
+        "a/keep.ipynb.txt",
+        "z/plain.py",
+    ]:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(NB)
@@ -42,9 +50,21 @@ def make_tree(root: Path) -> None:
 
 
 def rg_listing(root: Path, hidden: bool, globs: list[str]) -> list[str]:
-    argv = [find_rg(), "--files", "--null", "--no-config", "--no-ignore", "--no-follow", *(["--hidden"] if hidden else []),
-            "--glob=*.ipynb", *[f"--glob=!{v}" for v in VCS_DIRS], *([] if hidden else ["--glob=!.*"]),
-            *[f"--glob=!{g}" for g in globs], "--", "."]
+    argv = [
+        find_rg(),
+        "--files",
+        "--null",
+        "--no-config",
+        "--no-ignore",
+        "--no-follow",
+        *(["--hidden"] if hidden else []),
+        "--glob=*.ipynb",
+        *[f"--glob=!{v}" for v in VCS_DIRS],
+        *([] if hidden else ["--glob=!.*"]),
+        *[f"--glob=!{g}" for g in globs],
+        "--",
+        ".",
+    ]
     out = subprocess.run(argv, cwd=root, capture_output=True, check=False).stdout
     return sorted(p[2:] for p in out.decode().split("\0") if p)
 
@@ -52,8 +72,9 @@ def rg_listing(root: Path, hidden: bool, globs: list[str]) -> list[str]:
 def listed(tree: NotebookTree, root: Path, ws: Workspace) -> list[str]:
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        return tree.list_notebooks(fd, shown=ws.resolver.visibility.shown, skip_dirs=frozenset(VCS_DIRS),
-                                   excluded=frozenset())
+        return tree.list_notebooks(
+            fd, shown=ws.resolver.visibility.shown, skip_dirs=frozenset(VCS_DIRS), excluded=frozenset()
+        )
     finally:
         os.close(fd)
 
@@ -90,8 +111,9 @@ def test_a_kept_answer_serves_only_the_rules_and_exclusions_it_was_made_for(tmp_
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
         for _ in range(2):
-            got = tree.list_notebooks(fd, shown=plain.resolver.visibility.shown, skip_dirs=frozenset(VCS_DIRS),
-                                      excluded=frozenset({"a/b"}))
+            got = tree.list_notebooks(
+                fd, shown=plain.resolver.visibility.shown, skip_dirs=frozenset(VCS_DIRS), excluded=frozenset({"a/b"})
+            )
             assert "a/b/c/deep.ipynb" not in got and "a/one.ipynb" in got
     finally:
         os.close(fd)
@@ -108,15 +130,16 @@ def test_every_change_is_seen_on_the_next_call_even_in_the_same_tick(tmp_path):
     before = listed(tree, root, ws)
     assert listed(tree, root, ws) == before and tree.answered == 1  # each change below meets a kept answer
     (root / "a" / "b" / "c" / "new.ipynb").write_text(NB)  # right after the look
-    assert listed(tree, root, ws) == sorted(before + ["a/b/c/new.ipynb"])
+    assert listed(tree, root, ws) == sorted([*before, "a/b/c/new.ipynb"])
     settle()
     listed(tree, root, ws)
     listed(tree, root, ws)
     assert tree.answered == 2
     (root / "a" / "one.ipynb").unlink()
     os.rename(root / "a" / "b", root / "a" / "moved")
-    assert listed(tree, root, ws) == sorted(p.replace("a/b/", "a/moved/") for p in before + ["a/b/c/new.ipynb"]
-                                            if p != "a/one.ipynb")
+    assert listed(tree, root, ws) == sorted(
+        p.replace("a/b/", "a/moved/") for p in [*before, "a/b/c/new.ipynb"] if p != "a/one.ipynb"
+    )
     settle()
     listed(tree, root, ws)
     listed(tree, root, ws)
@@ -153,8 +176,12 @@ def test_a_cancelled_walk_answers_nothing(tmp_path):
     make_tree(root)
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        assert NotebookTree().list_notebooks(fd, shown=lambda n: True, skip_dirs=frozenset(), excluded=frozenset(),
-                                             cancelled=lambda: True) is None
+        assert (
+            NotebookTree().list_notebooks(
+                fd, shown=lambda n: True, skip_dirs=frozenset(), excluded=frozenset(), cancelled=lambda: True
+            )
+            is None
+        )
     finally:
         os.close(fd)
 

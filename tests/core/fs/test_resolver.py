@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import assert_error
 
 ALL_TOOLS = {
@@ -38,7 +37,7 @@ def snapshot(*dirs: Path) -> dict:
         for dirpath, dirnames, filenames in os.walk(d):
             for n in dirnames + filenames:
                 p = os.path.join(dirpath, n)
-                out[p] = open(p, "rb").read() if os.path.isfile(p) and not os.path.islink(p) else None
+                out[p] = Path(p).read_bytes() if os.path.isfile(p) and not os.path.islink(p) else None
     return out
 
 
@@ -88,7 +87,10 @@ def test_absolute_path_inside_the_root_works(ws, layout):
     root = layout["root"]
     p = str(root / "inside.txt")
     r = ws.run("read", file_path=p)
-    assert r.text == "<path>inside.txt</path>\n<type>file</type>\n<content>\n1: inside\n\n(End of file - total 1 line)\n</content>"
+    assert (
+        r.text
+        == "<path>inside.txt</path>\n<type>file</type>\n<content>\n1: inside\n\n(End of file - total 1 line)\n</content>"
+    )
     assert ws.run("edit", file_path=p, old_string="inside", new_string="edited").text.split("\n")[0] == (
         "The file inside.txt has been updated successfully."
     )
@@ -99,7 +101,11 @@ def test_absolute_path_inside_the_root_works(ws, layout):
         "<path>new/n.txt</path>\n<type>file</type>\n<content>\nCreated file\n</content>"
     )
     assert ws.run("list", path=str(root)).value["path"] == "."
-    assert ws.run("list_dir", path=str(root)).value == {"entries": ["inside.txt", "new"], "nextOffset": None, "footer": ""}
+    assert ws.run("list_dir", path=str(root)).value == {
+        "entries": ["inside.txt", "new"],
+        "nextOffset": None,
+        "footer": "",
+    }
     assert (root / "inside.txt").read_text() == "written\n"
 
 
@@ -221,10 +227,16 @@ def test_spill_root_inside_the_workspace_is_read_only(make_ws, layout):
     assert shown.startswith(".spills/session-")
     assert not ws.run("read", file_path=loc).is_error
     before = (root / loc).read_text()
-    assert_error(ws.run("write", file_path=shown, content="x"), "FS_READ_ONLY",
-                 f'cannot write "{shown}": saved search results are read-only')
-    assert_error(ws.run("edit", file_path=shown, old_string="many", new_string="x"), "FS_READ_ONLY",
-                 f'cannot edit "{shown}": saved search results are read-only')
+    assert_error(
+        ws.run("write", file_path=shown, content="x"),
+        "FS_READ_ONLY",
+        f'cannot write "{shown}": saved search results are read-only',
+    )
+    assert_error(
+        ws.run("edit", file_path=shown, old_string="many", new_string="x"),
+        "FS_READ_ONLY",
+        f'cannot edit "{shown}": saved search results are read-only',
+    )
     assert (root / loc).read_text() == before
     # A file in the spill root that no search of this session saved is not readable as a spill
     # (and the message names it as the model would, never by the workspace's absolute path).
@@ -238,10 +250,16 @@ def test_spill_root_outside_is_readable_not_writable(make_ws, layout, tmp_path):
     loc = _spill_of(ws, layout["root"])
     r = ws.run("read", file_path=loc)
     assert r.text.startswith(f"<path>{loc}</path>\n<type>file</type>\n<content>\n1: many")
-    assert_error(ws.run("write", file_path=loc, content="x"), "FS_READ_ONLY",
-                 f'cannot write "{loc}": saved search results are read-only')
-    assert_error(ws.run("edit", file_path=loc, old_string="many", new_string="x"), "FS_READ_ONLY",
-                 f'cannot edit "{loc}": saved search results are read-only')
+    assert_error(
+        ws.run("write", file_path=loc, content="x"),
+        "FS_READ_ONLY",
+        f'cannot write "{loc}": saved search results are read-only',
+    )
+    assert_error(
+        ws.run("edit", file_path=loc, old_string="many", new_string="x"),
+        "FS_READ_ONLY",
+        f'cannot edit "{loc}": saved search results are read-only',
+    )
     assert ws.run("list", path=str(spills)).value["code"] == "FS_OUTSIDE_ROOT"
     # a planted file in the spill root is not a saved result of this session
     planted = spills / "planted.txt"
@@ -253,8 +271,11 @@ def test_spill_root_outside_is_readable_not_writable(make_ws, layout, tmp_path):
 def test_lone_surrogate_path_is_an_argument_error(ws, tool):
     # JSON can carry "\ud800"; no file name can hold it, and it must not crash the tool
     for path in ("\ud800", "dir/\udfffx"):
-        assert_error(ws.run(tool, **ALL_TOOLS[tool](path)), "ARGUMENT_INVALID",
-                     "path must not contain an unpaired surrogate character")
+        assert_error(
+            ws.run(tool, **ALL_TOOLS[tool](path)),
+            "ARGUMENT_INVALID",
+            "path must not contain an unpaired surrogate character",
+        )
 
 
 def test_undecodable_name_is_addressable_with_surrogate_escapes(ws, root):
@@ -264,7 +285,10 @@ def test_undecodable_name_is_addressable_with_surrogate_escapes(ws, root):
     name = os.fsdecode(b"bad\xff.txt")
     r = ws.run("read", file_path=name)
     # the name is quoted with its raw byte as \udcff (valid UTF-8 text); the content's bad byte is U+FFFD
-    assert r.text == '<path>"bad\\udcff.txt"</path>\n<type>file</type>\n<content>\n1: one \ufffd\n\n(End of file - total 1 line)\n</content>'
+    assert (
+        r.text
+        == '<path>"bad\\udcff.txt"</path>\n<type>file</type>\n<content>\n1: one \ufffd\n\n(End of file - total 1 line)\n</content>'
+    )
     assert r.value["path"] == name
 
 

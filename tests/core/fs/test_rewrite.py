@@ -114,14 +114,33 @@ def test_shared_and_sticky_folders_for_an_unprivileged_member_of_the_group():
         state = base / "state"
         state.mkdir()
         os.chown(state, NOBODY, NOBODY)
-        argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", f"--groups={OTHER_GID}", "--inh-caps=-all",
-                sys.executable, "-c", AS_NOBODY, str(root), str(state / "s.sqlite"), "sticky/f.txt", "shared/f.txt"]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120,
-                              env={"PATH": os.environ["PATH"], "HOME": str(state), "LANG": "C.UTF-8"})
+        argv = [
+            "setpriv",
+            f"--reuid={NOBODY}",
+            f"--regid={NOBODY}",
+            f"--groups={OTHER_GID}",
+            "--inh-caps=-all",
+            sys.executable,
+            "-c",
+            AS_NOBODY,
+            str(root),
+            str(state / "s.sqlite"),
+            "sticky/f.txt",
+            "shared/f.txt",
+        ]
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={"PATH": os.environ["PATH"], "HOME": str(state), "LANG": "C.UTF-8"},
+        )
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
-        assert out == [[False, "The file sticky/f.txt has been updated successfully."],
-                       [False, "The file shared/f.txt has been updated successfully."]]
+        assert out == [
+            [False, "The file sticky/f.txt has been updated successfully."],
+            [False, "The file shared/f.txt has been updated successfully."],
+        ]
         for f, ino in zip(files, inodes):
             st = f.stat()
             assert (st.st_uid, st.st_gid, st.st_ino, f.read_text()) == (OTHER_UID, OTHER_GID, ino, "after\n")

@@ -12,7 +12,6 @@ import json
 import os
 
 import pytest
-
 from conftest import assert_error, jupyter_folders_in
 
 HIDDEN = "hidden files are not shown here; the server's ContentsManager.allow_hidden setting allows them"
@@ -56,13 +55,20 @@ def test_hidden_paths_are_refused_by_name_and_left_out_of_listings(make_ws, home
     assert (home / ".env").read_text() == "SECRET=1\n"
     r = ws.run("list")
     # .env .config .local .jupyter .ipython (hidden) and __pycache__ (a hide glob) are counted, not listed
-    assert r.text == ("<path>.</path>\n<type>directory</type>\n<content>\nsrc/\nnotes.txt\n\n"
-                      "(2 entries: 1 directory, 1 file; 6 hidden entries not shown)\n</content>")
+    assert r.text == (
+        "<path>.</path>\n<type>directory</type>\n<content>\nsrc/\nnotes.txt\n\n"
+        "(2 entries: 1 directory, 1 file; 6 hidden entries not shown)\n</content>"
+    )
     assert r.value["hiddenEntries"] == 6
     assert ws.run("glob", pattern="*").text == "notes.txt\nsrc/app.py"  # oldest first
-    assert ws.run("grep", pattern="SECRET|x=1|token").text == "Found 1 match\n\nsrc/app.py\nLine 1: token = 'not a secret'"
+    assert (
+        ws.run("grep", pattern="SECRET|x=1|token").text == "Found 1 match\n\nsrc/app.py\nLine 1: token = 'not a secret'"
+    )
     assert json.loads(ws.run("list_dir", path=".", recursive=True).text) == {
-        "entries": ["notes.txt", "src", "src/app.py"], "totalEntries": 3, "hiddenEntries": 6}
+        "entries": ["notes.txt", "src", "src/app.py"],
+        "totalEntries": 3,
+        "hiddenEntries": 6,
+    }
 
 
 def test_a_symlink_does_not_make_a_hidden_place_visible(make_ws, home):
@@ -84,8 +90,12 @@ def test_with_hidden_files_allowed_they_are_shown_but_jupyters_folders_never(mak
         ("read", {"file_path": f"{runtime}/jpserver-4242.json"}, "read", f"{runtime}/jpserver-4242.json"),
         ("list", {"path": runtime}, "list", runtime),
         ("read", {"file_path": ".jupyter/jupyter_server_config.py"}, "read", ".jupyter/jupyter_server_config.py"),
-        ("write", {"file_path": ".ipython/profile_default/startup/00-evil.py", "content": "import os\n"}, "write",
-         ".ipython/profile_default/startup/00-evil.py"),
+        (
+            "write",
+            {"file_path": ".ipython/profile_default/startup/00-evil.py", "content": "import os\n"},
+            "write",
+            ".ipython/profile_default/startup/00-evil.py",
+        ),
         ("grep", {"pattern": "token", "path": ".jupyter"}, "grep", ".jupyter"),
     ]:
         assert_error(ws.run(tool, **args), "FS_PROTECTED", f'cannot {verb} "{shown}": {PROTECTED}')
@@ -97,8 +107,11 @@ def test_with_hidden_files_allowed_they_are_shown_but_jupyters_folders_never(mak
     assert not any("runtime" in p or p.startswith(".jupyter") for p in ws.run("glob", pattern="*").value["paths"])
     # and a symlink into a protected folder does not lead there
     os.symlink(".local/share/jupyter/runtime", home / "rt")
-    assert_error(ws.run("read", file_path="rt/jpserver-4242.json"), "FS_PROTECTED",
-                 f'cannot read "rt/jpserver-4242.json": {PROTECTED}')
+    assert_error(
+        ws.run("read", file_path="rt/jpserver-4242.json"),
+        "FS_PROTECTED",
+        f'cannot read "rt/jpserver-4242.json": {PROTECTED}',
+    )
 
 
 def test_the_state_folder_and_spill_root_inside_the_root_are_protected(make_ws, root, expect_error):
@@ -108,8 +121,9 @@ def test_the_state_folder_and_spill_root_inside_the_root_are_protected(make_ws, 
     loc = r.value["spill"]
     assert loc and loc.startswith("spills/session-")  # shown relative: no absolute path of the root
     assert ws.run("list").text.endswith("(1 entry: 0 directories, 1 file; 2 hidden entries not shown)\n</content>")
-    expect_error(ws.run("read", file_path="state/s.sqlite"), "FS_PROTECTED",
-                 f'cannot read "state/s.sqlite": {PROTECTED}')
+    expect_error(
+        ws.run("read", file_path="state/s.sqlite"), "FS_PROTECTED", f'cannot read "state/s.sqlite": {PROTECTED}'
+    )
     assert not ws.run("read", file_path=loc).is_error  # a saved result, through its own session
     assert ws.run("glob", pattern="*").text == "work.txt"
 
@@ -120,14 +134,26 @@ def _stdio_call(root, state, env: dict, tool: str, args: dict) -> dict:
     import sys
 
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": args}},
     ]
     proc = subprocess.run(
         [sys.executable, "-m", "dsh_jupyter.mcp", "--root", str(root), "--state-path", str(state)],
-        input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True, text=True, timeout=60, env=env,
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     replies = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["id"] for r in replies] == [1, 2], proc.stderr
@@ -145,8 +171,11 @@ def test_jupyters_folders_come_from_jupyter_core_on_every_surface(tmp_path, monk
     venv_etc = home / "proj" / ".venv" / "etc" / "jupyter"
     venv_etc.mkdir(parents=True)
     (home / "proj" / "notes.txt").write_text("hello\n")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("JUPYTER_", "XDG_", "DSH_")) and k not in ("IPYTHONDIR",)}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("JUPYTER_", "XDG_", "DSH_")) and k not in ("IPYTHONDIR",)
+    }
     env.update(HOME=str(home), JUPYTER_PLATFORM_DIRS="1", JUPYTER_CONFIG_PATH=str(venv_etc))
     for key in [k for k in os.environ if k.startswith(("JUPYTER_", "XDG_", "DSH_")) or k == "IPYTHONDIR"]:
         monkeypatch.delenv(key)
@@ -188,7 +217,10 @@ def test_a_hard_link_to_a_protected_file_is_protected_wherever_it_is(make_ws, ro
     assert ws.run("grep", pattern="token").text == 'Found 1 match\n\nplain.json\nLine 1: {"token": "not it"}'
     assert ws.run("grep", pattern=TOKEN).text == "No matches found"
     assert_error(ws.run("grep", pattern="token", path="sub/innocent.json"), "FS_PROTECTED")
-    assert ws.run("edit", file_path="sub/innocent.json", old_string="token", new_string="x").value["code"] == "FS_PROTECTED"
+    assert (
+        ws.run("edit", file_path="sub/innocent.json", old_string="token", new_string="x").value["code"]
+        == "FS_PROTECTED"
+    )
     assert ws.run("write", file_path="sub/innocent.json", content="{}").value["code"] == "FS_PROTECTED"
     assert token_file.read_text() == json.dumps({"token": TOKEN}) + "\n"
     # the same file with one name only is an ordinary file again

@@ -19,8 +19,13 @@ def make(root, name=NB):
     nb = v4.new_notebook(
         cells=[
             v4.new_markdown_cell("# Title\nload the data", id="intro"),
-            v4.new_code_cell("df = load()\ndf.head()", id="load", execution_count=4, metadata={"tags": ["keep"]},
-                             outputs=[v4.new_output("stream", name="stdout", text="ok\n")]),
+            v4.new_code_cell(
+                "df = load()\ndf.head()",
+                id="load",
+                execution_count=4,
+                metadata={"tags": ["keep"]},
+                outputs=[v4.new_output("stream", name="stdout", text="ok\n")],
+            ),
             v4.new_code_cell("df = load()\nplot(df)", id="plot", execution_count=5),
         ],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
@@ -43,7 +48,10 @@ def test_edit_replaces_text_in_one_cell_and_keeps_the_rest(ws, root):
     r = ws.run("edit", file_path=NB, old_string="df.head()", new_string="df.describe()")
     assert r.text.startswith("The file nb.ipynb has been updated successfully.\n--- nb.ipynb cell ")
     assert {k: r.value[k] for k in ("path", "replaceAll", "replacements", "cells")} == {
-        "path": NB, "replaceAll": False, "replacements": 1, "cells": [2]
+        "path": NB,
+        "replaceAll": False,
+        "replacements": 1,
+        "cells": [2],
     }
     assert r.value["diff"].startswith('--- nb.ipynb cell 2 (id="load")\n+++ nb.ipynb cell 2 (id="load")\n@@ ')
     nb, text = saved(path)
@@ -58,11 +66,17 @@ def test_edit_replaces_text_in_one_cell_and_keeps_the_rest(ws, root):
 def test_old_string_must_be_unique_across_the_notebook(ws, root, expect_error):
     make(root)
     ws.run("read", file_path=NB)
-    expect_error(ws.run("edit", file_path=NB, old_string="df = load()", new_string="df = fetch()"),
-                 "EDIT_AMBIGUOUS", 'old_string appears 2 times in the cell sources of "nb.ipynb" (cells 2, 3); '
-                 "add context, give cell_id or set replace_all")
-    expect_error(ws.run("edit", file_path=NB, old_string="nope", new_string="x"), "EDIT_NOT_FOUND",
-                 'old_string not found in the cell sources of "nb.ipynb"')
+    expect_error(
+        ws.run("edit", file_path=NB, old_string="df = load()", new_string="df = fetch()"),
+        "EDIT_AMBIGUOUS",
+        'old_string appears 2 times in the cell sources of "nb.ipynb" (cells 2, 3); '
+        "add context, give cell_id or set replace_all",
+    )
+    expect_error(
+        ws.run("edit", file_path=NB, old_string="nope", new_string="x"),
+        "EDIT_NOT_FOUND",
+        'old_string not found in the cell sources of "nb.ipynb"',
+    )
     # outputs are not sources: "ok" is only in an output
     expect_error(ws.run("edit", file_path=NB, old_string="ok\n", new_string="x"), "EDIT_NOT_FOUND")
 
@@ -75,10 +89,16 @@ def test_cell_id_narrows_the_edit_to_one_cell(ws, root, expect_error):
     assert r.value["cells"] == [3]
     nb, _ = saved(path)
     assert nb.cells[1].source.startswith("df = load()") and nb.cells[2].source == "df = fetch()\nplot(df)"
-    expect_error(ws.run("edit", file_path=NB, old_string="x", new_string="y", cell_id="nope"), "EDIT_NOT_FOUND",
-                 'no cell has the id "nope" in "nb.ipynb"')
-    expect_error(ws.run("edit", file_path=NB, old_string="df.head()", new_string="y", cell_id="plot"),
-                 "EDIT_NOT_FOUND", 'old_string not found in cell "plot" of "nb.ipynb"')
+    expect_error(
+        ws.run("edit", file_path=NB, old_string="x", new_string="y", cell_id="nope"),
+        "EDIT_NOT_FOUND",
+        'no cell has the id "nope" in "nb.ipynb"',
+    )
+    expect_error(
+        ws.run("edit", file_path=NB, old_string="df.head()", new_string="y", cell_id="plot"),
+        "EDIT_NOT_FOUND",
+        'old_string not found in cell "plot" of "nb.ipynb"',
+    )
 
 
 def test_replace_all_changes_every_cell(ws, root):
@@ -93,14 +113,20 @@ def test_replace_all_changes_every_cell(ws, root):
 
 def test_an_edit_needs_a_read_of_the_current_version(ws, make_ws, root, expect_error):
     path = make(root)
-    expect_error(ws.run("edit", file_path=NB, old_string="plot(df)", new_string="x"), "FS_NOT_OBSERVED",
-                 'cannot write "nb.ipynb": read it first in this session')
+    expect_error(
+        ws.run("edit", file_path=NB, old_string="plot(df)", new_string="x"),
+        "FS_NOT_OBSERVED",
+        'cannot write "nb.ipynb": read it first in this session',
+    )
     ws.run("read", file_path=NB)
     other = make_ws(session="other")
     other.run("read", file_path=NB)
     assert not other.run("edit", file_path=NB, old_string="plot(df)", new_string="show(df)").is_error
-    expect_error(ws.run("edit", file_path=NB, old_string="show(df)", new_string="x"), "FS_NOT_OBSERVED",
-                 'cannot write "nb.ipynb": it changed since this session last read it; read it again')
+    expect_error(
+        ws.run("edit", file_path=NB, old_string="show(df)", new_string="x"),
+        "FS_NOT_OBSERVED",
+        'cannot write "nb.ipynb": it changed since this session last read it; read it again',
+    )
     # after its own edit a session needs no new read
     ws.run("read", file_path=NB)
     assert not ws.run("edit", file_path=NB, old_string="show(df)", new_string="a(df)").is_error
@@ -116,13 +142,20 @@ def test_an_edit_that_would_break_the_notebook_is_refused(ws, root, expect_error
     # the cells view cannot break JSON; a text edit of a broken notebook is checked the same way
     (root / "bad.ipynb").write_text('{"cells": []')
     ws.run("read", file_path="bad.ipynb")
-    expect_error(ws.run("edit", file_path="bad.ipynb", old_string='"cells"', new_string='"cels"'), "NOTEBOOK_INVALID",
-                 'cannot edit "bad.ipynb": it is not valid JSON (Expecting \',\' delimiter: line 1 column 12 (char 11)); '
-                 "nothing was written")
+    expect_error(
+        ws.run("edit", file_path="bad.ipynb", old_string='"cells"', new_string='"cels"'),
+        "NOTEBOOK_INVALID",
+        "cannot edit \"bad.ipynb\": it is not valid JSON (Expecting ',' delimiter: line 1 column 12 (char 11)); "
+        "nothing was written",
+    )
     assert (root / "bad.ipynb").read_text() == '{"cells": []'
     # a text edit that repairs it is allowed
-    fixed = ws.run("edit", file_path="bad.ipynb", old_string='{"cells": []',
-                   new_string='{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n')
+    fixed = ws.run(
+        "edit",
+        file_path="bad.ipynb",
+        old_string='{"cells": []',
+        new_string='{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n',
+    )
     assert not fixed.is_error, fixed.text
     assert (root / "raw.ipynb").read_bytes() == before
 
@@ -130,30 +163,57 @@ def test_an_edit_that_would_break_the_notebook_is_refused(ws, root, expect_error
 def test_cell_id_needs_a_notebook(ws, root, expect_error):
     (root / "a.py").write_text("x = 1\n")
     ws.run("read", file_path="a.py")
-    expect_error(ws.run("edit", file_path="a.py", old_string="x", new_string="y", cell_id="a"), "ARGUMENT_INVALID",
-                 "cell_id applies to notebooks (.ipynb files) only")
+    expect_error(
+        ws.run("edit", file_path="a.py", old_string="x", new_string="y", cell_id="a"),
+        "ARGUMENT_INVALID",
+        "cell_id applies to notebooks (.ipynb files) only",
+    )
     (root / "bad.ipynb").write_text("[]")
     ws.run("read", file_path="bad.ipynb")
-    expect_error(ws.run("edit", file_path="bad.ipynb", old_string="[", new_string="(", cell_id="a"), "NOTEBOOK_INVALID",
-                 'cannot edit "bad.ipynb" by cell: it is not a valid notebook: the top level is not a JSON object')
+    expect_error(
+        ws.run("edit", file_path="bad.ipynb", old_string="[", new_string="(", cell_id="a"),
+        "NOTEBOOK_INVALID",
+        'cannot edit "bad.ipynb" by cell: it is not a valid notebook: the top level is not a JSON object',
+    )
 
 
 def test_write_of_a_notebook_must_be_valid(ws, root, expect_error):
-    expect_error(ws.run("write", file_path="new.ipynb", content="{not json"), "NOTEBOOK_INVALID",
-                 'cannot write "new.ipynb": it is not valid JSON (Expecting property name enclosed in double quotes: '
-                 "line 1 column 2 (char 1)); nothing was written")
+    expect_error(
+        ws.run("write", file_path="new.ipynb", content="{not json"),
+        "NOTEBOOK_INVALID",
+        'cannot write "new.ipynb": it is not valid JSON (Expecting property name enclosed in double quotes: '
+        "line 1 column 2 (char 1)); nothing was written",
+    )
     assert not (root / "new.ipynb").exists()
-    bad = json.dumps({"cells": [{"cell_type": "code", "source": "x", "metadata": {}, "id": "a"}],
-                      "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
-    expect_error(ws.run("write", file_path="sub/new.ipynb", content=bad), "NOTEBOOK_INVALID",
-                 "cannot write \"sub/new.ipynb\": it is not a valid notebook: 'outputs' is a required property "
-                 "(in cell 1); nothing was written")
+    bad = json.dumps(
+        {
+            "cells": [{"cell_type": "code", "source": "x", "metadata": {}, "id": "a"}],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+    expect_error(
+        ws.run("write", file_path="sub/new.ipynb", content=bad),
+        "NOTEBOOK_INVALID",
+        "cannot write \"sub/new.ipynb\": it is not a valid notebook: 'outputs' is a required property "
+        "(in cell 1); nothing was written",
+    )
     assert not (root / "sub").exists()
-    dup = json.dumps({"cells": [v4.new_markdown_cell("a", id="same"), v4.new_markdown_cell("b", id="same")],
-                      "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
-    expect_error(ws.run("write", file_path="new.ipynb", content=dup), "NOTEBOOK_INVALID",
-                 'cannot write "new.ipynb": it is not a valid notebook: cells 1 and 2 have the same id "same"; '
-                 "nothing was written")
+    dup = json.dumps(
+        {
+            "cells": [v4.new_markdown_cell("a", id="same"), v4.new_markdown_cell("b", id="same")],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+    expect_error(
+        ws.run("write", file_path="new.ipynb", content=dup),
+        "NOTEBOOK_INVALID",
+        'cannot write "new.ipynb": it is not a valid notebook: cells 1 and 2 have the same id "same"; '
+        "nothing was written",
+    )
     good = nbformat.writes(v4.new_notebook(cells=[v4.new_code_cell("x = 1", id="a")]))
     r = ws.run("write", file_path="new.ipynb", content=good)
     assert r.text == "<path>new.ipynb</path>\n<type>file</type>\n<content>\nCreated file\n</content>"

@@ -76,8 +76,7 @@ def test_envelope_quotes_a_forging_path():
             50,
             450,
             counts(150, 200, 100),
-            f"(Showing entries 401-450 of 450: 150 directories, 200 files, 100 other. {ORDER} "
-            "End of listing.)",
+            f"(Showing entries 401-450 of 450: 150 directories, 200 files, 100 other. {ORDER} End of listing.)",
         ),
         (
             3,

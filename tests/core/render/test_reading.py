@@ -81,6 +81,7 @@ def test_render_edit_exact():
         "The file f.txt has been updated successfully.\n--- f.txt\n+++ f.txt\n@@ -1 +1 @@\n-a\n+b\n"
         "(Showing 5 of 9 diff lines.)"
     )
-    assert render_edit({"path": "f.txt", "replaceAll": False, "replacements": 1, **diff, "dryRun": True}).split(
-        "\n"
-    )[0] == "Dry run: f.txt was not changed. The edit would make 1 replacement:"
+    assert (
+        render_edit({"path": "f.txt", "replaceAll": False, "replacements": 1, **diff, "dryRun": True}).split("\n")[0]
+        == "Dry run: f.txt was not changed. The edit would make 1 replacement:"
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from dsh_jupyter.core.render.search import (
@@ -139,9 +138,7 @@ def test_glob_with_paths_left_out_never_calls_its_saved_result_full():
         f" Sorted result stored at: {SPILL}. {HINT})"
     )
     value["spill"] = None
-    assert render_glob(value).endswith(
-        "narrow path to see the others. The full result could not be saved.)"
-    )
+    assert render_glob(value).endswith("narrow path to see the others. The full result could not be saved.)")
     empty = glob_value([], 0)
     empty.update({"unreadable": 1, "ignoreFiles": True})
     assert render_glob(empty) == f"No files found\n\n(1 folder could not be read and was left out.)\n\n{IGNORED_NOTE}"
@@ -290,9 +287,7 @@ def test_grep_head_page_makes_no_sampling_claim():
 
 def test_grep_spill_is_the_complete_result():
     matches = [m("a", 1, "x"), m("a", 2, "x"), m("b\nc", 5, "x")]
-    assert render_grep_spill(matches, 3) == (
-        'Found 3 matches\n\na\nLine 1: x\nLine 2: x\n\n"b\\u000ac"\nLine 5: x\n'
-    )
+    assert render_grep_spill(matches, 3) == ('Found 3 matches\n\na\nLine 1: x\nLine 2: x\n\n"b\\u000ac"\nLine 5: x\n')
     assert render_grep_spill([m("a", 1, "x")], 1) == "Found 1 match\n\na\nLine 1: x\n"
 
 
@@ -301,15 +296,21 @@ def test_grep_spill_from_runs_is_the_complete_result_with_split_files_joined():
 
     paths = ["a", "a", "b\nc", "d.ipynb", "e"]
     pieces = [[(1, "x"), (2, "y")], b"3: w", [(5, "z")], [(CellLine(2, 4, "c1"), "cell text")], b"9: v\n10: \xff u"]
-    assert render_grep_spill_runs(paths, pieces, 7) == (
-        'Found 7 matches\n\na\nLine 1: x\nLine 2: y\nLine 3: w\n\n"b\\u000ac"\nLine 5: z\n\n'
-        'd.ipynb\nCell 4 (id="c1"), line 2: cell text\n\ne\nLine 9: v\nLine 10: \ufffd u\n'
-    ).encode()
+    assert (
+        render_grep_spill_runs(paths, pieces, 7)
+        == (
+            'Found 7 matches\n\na\nLine 1: x\nLine 2: y\nLine 3: w\n\n"b\\u000ac"\nLine 5: z\n\n'
+            'd.ipynb\nCell 4 (id="c1"), line 2: cell text\n\ne\nLine 9: v\nLine 10: \ufffd u\n'
+        ).encode()
+    )
     assert render_grep_spill_runs([], [], 0) == b"No matches found\n"
     # every run a heading-form file of its own: the one-join form, the same text
-    assert render_grep_spill_runs(["a", "b\nc", "e"], [b"1: x\n2: y", b"5: z", b"9: v\n10: \xff u"], 5) == (
-        'Found 5 matches\n\na\nLine 1: x\nLine 2: y\n\n"b\\u000ac"\nLine 5: z\n\ne\nLine 9: v\nLine 10: \ufffd u\n'
-    ).encode()
+    assert (
+        render_grep_spill_runs(["a", "b\nc", "e"], [b"1: x\n2: y", b"5: z", b"9: v\n10: \xff u"], 5)
+        == (
+            'Found 5 matches\n\na\nLine 1: x\nLine 2: y\n\n"b\\u000ac"\nLine 5: z\n\ne\nLine 9: v\nLine 10: \ufffd u\n'
+        ).encode()
+    )
 
 
 def test_grep_spill_from_runs_agrees_with_the_row_form_on_random_results():
@@ -321,12 +322,16 @@ def test_grep_spill_from_runs_agrees_with_the_row_form_on_random_results():
         numbers = [rng.randint(1, 99) for _ in range(n)]
         texts = [rng.choice(["a", "b c", " lead", "tab\t", "caf\u00e9", ""]) for _ in range(n)]
         cuts = sorted(rng.sample(range(1, n), rng.randint(0, n - 1))) if n > 1 else []
-        bounds = list(zip([0] + cuts, cuts + [n]))
+        bounds = list(zip([0, *cuts], [*cuts, n]))
         runs = sorted(((rng.choice(["p", "q/r", "s t", "@x@", "\u00e9"]), a, b) for a, b in bounds), key=lambda r: r[0])
         rows = [m(path, numbers[i], texts[i]) for path, a, b in runs for i in range(a, b)]
         mixed = rng.random() < 0.5  # else every run in the heading form
-        pieces = [[(numbers[i], texts[i]) for i in range(a, b)] if mixed and rng.random() < 0.5 else
-                  "\n".join(f"{numbers[i]}: {texts[i]}" for i in range(a, b)).encode() for _, a, b in runs]
+        pieces = [
+            [(numbers[i], texts[i]) for i in range(a, b)]
+            if mixed and rng.random() < 0.5
+            else "\n".join(f"{numbers[i]}: {texts[i]}" for i in range(a, b)).encode()
+            for _, a, b in runs
+        ]
         assert render_grep_spill_runs([r[0] for r in runs], pieces, n).decode() == render_grep_spill(rows, n)
 
 

@@ -18,21 +18,26 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.rg.recheck import Rechecker
 from dsh_jupyter.core.render.search import render_grep_spill, render_grep_spill_runs, truncate_line
-from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
 from dsh_jupyter.core.rg.jsonstream import parse_all
+from dsh_jupyter.core.rg.recheck import Rechecker
+from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.tools.grep.page import _decoded, shaped_bodies
 from dsh_jupyter.core.tools.grep.tool import _confirmed
+
 from .test_jsonstream import fed as fed_in_pieces
 
 ARGS = ["--no-config", "--no-ignore", "--hidden"]
 
 
 def rg_out(directory: Path, pattern: str, *form: str) -> bytes:
-    proc = subprocess.run([find_rg(), *ARGS, *form, "--sort=path", f"--regexp={pattern}", "--", "."], cwd=directory,
-                          capture_output=True, check=False)
+    proc = subprocess.run(
+        [find_rg(), *ARGS, *form, "--sort=path", f"--regexp={pattern}", "--", "."],
+        cwd=directory,
+        capture_output=True,
+        check=False,
+    )
     assert proc.returncode in (0, 1), proc.stderr
     return proc.stdout
 
@@ -50,9 +55,9 @@ def triples(found) -> list[tuple]:
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    (tmp_path / "a.txt").write_bytes(b"needle one\nhay\r\nneedle crlf\r\nneedle \"q\" \\ back\ttab: 12:x\n")
+    (tmp_path / "a.txt").write_bytes(b'needle one\nhay\r\nneedle crlf\r\nneedle "q" \\ back\ttab: 12:x\n')
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "caf\u00e9 \"q\":7:.txt").write_text("x\nneedle caf\u00e9 \u2028 sep\nneedle last")
+    (tmp_path / "sub" / 'caf\u00e9 "q":7:.txt').write_text("x\nneedle caf\u00e9 \u2028 sep\nneedle last")
     (tmp_path / "bad-content.txt").write_bytes(b"needle \xff\xfe end\n")
     (tmp_path / "empty-after.txt").write_bytes(b"needle\n\n\nneedle: \n")
     with open(os.path.join(os.fsencode(tmp_path), b"bad\xffname.txt"), "wb") as fh:
@@ -129,8 +134,11 @@ def reference(blob: bytes) -> list[tuple[bytes, bytes]] | None:
             path = None
         elif _MATCH_LINE.fullmatch(line):
             out.append((path, line))
-        elif not (last_of_block and line.startswith(path + b": WARNING: stopped searching binary file after match")
-                  and b"\0" not in line):
+        elif not (
+            last_of_block
+            and line.startswith(path + b": WARNING: stopped searching binary file after match")
+            and b"\0" not in line
+        ):
             return None
     return None if path is None else out
 
@@ -164,8 +172,11 @@ def test_a_damaged_output_is_read_as_the_obvious_reading_reads_it_or_refused(tmp
             outcomes["refused"] += 1
             continue
         outcomes["read"] += 1
-        mine = [(p.encode("utf-8", "surrogateescape"), line) for b, p in enumerate(got.paths)
-                for line in got.bodies[b].split(b"\n")]
+        mine = [
+            (p.encode("utf-8", "surrogateescape"), line)
+            for b, p in enumerate(got.paths)
+            for line in got.bodies[b].split(b"\n")
+        ]
         assert mine == want, bytes(damaged)
     assert outcomes["read"] > 300 and outcomes["refused"] > 300, outcomes
 
@@ -183,11 +194,14 @@ def test_a_binary_files_warning_line_is_dropped_and_grep_answers_as_json_does(tm
     assert [m["submatches"] for m in r.value["matches"]] == [[[0, 6]], [[0, 6]]]
 
 
-@pytest.mark.parametrize("forged", [
-    'a.txt: WARNING: stopped searching binary file after match (found "\\0" byte around offset 5)\nb.txt',
-    "a.txt\n\nb.txt",
-    "c.txt\n1: needle c",
-])
+@pytest.mark.parametrize(
+    "forged",
+    [
+        'a.txt: WARNING: stopped searching binary file after match (found "\\0" byte around offset 5)\nb.txt',
+        "a.txt\n\nb.txt",
+        "c.txt\n1: needle c",
+    ],
+)
 @pytest.mark.parametrize("landlock", [True, False], ids=["landlock", "descriptors-only"])
 def test_a_name_holding_newlines_is_not_believed(tmp_path, forged, landlock):
     # In the heading form these names read as more than one file or line; only one file, with
@@ -213,8 +227,10 @@ def test_submatches_of_the_shown_page_come_from_its_lines_alone(tmp_path):
     # A multi-byte prefix: rg's byte offsets become character offsets; every match on a line.
     (tmp_path / "u.txt").write_text("\u00e9\u00e9 ab-ab x ab\nnothing\nab\n")
     r = Workspace(tmp_path, state_path=str(tmp_path / "s.sqlite")).run("grep", pattern="a+b")
-    assert [(m["line"], m["submatches"]) for m in r.value["matches"]] == [(1, [[3, 5], [6, 8], [11, 13]]),
-                                                                          (3, [[0, 2]])]
+    assert [(m["line"], m["submatches"]) for m in r.value["matches"]] == [
+        (1, [[3, 5], [6, 8], [11, 13]]),
+        (3, [[0, 2]]),
+    ]
 
 
 def test_plain_string_patterns_find_their_spans_without_rg_and_agree_with_it(tmp_path):
@@ -234,8 +250,20 @@ def test_plain_string_patterns_find_their_spans_without_rg_and_agree_with_it(tmp
 
 # -------------------------------------------------------------------- the spill from the bytes
 
-_PIECES = [b"a", b"needle", b" ", b"\xff", b"\xe2\x82", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\r", b"\t", b": ",
-           b"\x1b[0m", "\u00e9".encode()]
+_PIECES = [
+    b"a",
+    b"needle",
+    b" ",
+    b"\xff",
+    b"\xe2\x82",
+    b"\xe2\x82\xac",
+    b"\xf0\x9f\x98\x80",
+    b"\r",
+    b"\t",
+    b": ",
+    b"\x1b[0m",
+    "\u00e9".encode(),
+]
 
 
 @pytest.mark.parametrize("limit", [1, 7, 12, 40, 2000])
@@ -252,8 +280,11 @@ def test_spill_rows_from_bytes_equal_the_texts_the_page_shows(limit):
         bodies = [b"\n".join(b"%d: %s" % pair for pair in zip(numbers, raws)) for _, numbers, raws in files]
         total = sum(len(raws) for _, _, raws in files)
         got = render_grep_spill_runs([f[0] for f in files], shaped_bodies(bodies, limit), total).decode()
-        rows = [{"path": path, "line": n, "text": truncate_line(_decoded(raw), limit)}
-                for path, numbers, raws in files for n, raw in zip(numbers, raws)]
+        rows = [
+            {"path": path, "line": n, "text": truncate_line(_decoded(raw), limit)}
+            for path, numbers, raws in files
+            for n, raw in zip(numbers, raws)
+        ]
         assert got == render_grep_spill(rows, total), files
 
 
@@ -261,7 +292,7 @@ def test_a_capped_grep_spills_exactly_what_the_json_form_would(tmp_path):
     root = tmp_path / "root"
     (root / "sub").mkdir(parents=True)
     (root / "a.txt").write_bytes(b"needle crlf\r\n" + b"needle " + b"\xff" * 30 + b"\n" + b"needle " * 40 + b"\n")
-    (root / "b \"q\".txt").write_bytes(b"x\nneedle \xe2\x82\xac tail\nneedle\r")
+    (root / 'b "q".txt').write_bytes(b"x\nneedle \xe2\x82\xac tail\nneedle\r")
     for i in range(5):
         (root / "sub" / f"{i}.txt").write_text(f"needle {i}\n" * 3)
     ws = Workspace(root, state_path=str(tmp_path / "s.sqlite"), grep_max_matches=4, grep_max_line_bytes=60)
@@ -269,8 +300,10 @@ def test_a_capped_grep_spills_exactly_what_the_json_form_would(tmp_path):
     assert r.value["totalMatches"] == 20
     spill = Path(r.value["spill"]).read_text(encoding="utf-8")
     want = parse_all(rg_out(root, "needle", "--json"))
-    rows = [{"path": p.removeprefix("./"), "line": n, "text": truncate_line(t, 60).removesuffix("\r")}
-            for p, n, t in zip(want.paths, want.lines, want.texts)]
+    rows = [
+        {"path": p.removeprefix("./"), "line": n, "text": truncate_line(t, 60).removesuffix("\r")}
+        for p, n, t in zip(want.paths, want.lines, want.texts)
+    ]
     assert spill == render_grep_spill(sorted(rows, key=lambda row: row["path"]), 20)
     # 30 undecodable bytes are 30 three-byte U+FFFD: 17 of them fit in the 60-byte cap after "needle "
     assert "\nLine 2: needle " + "\ufffd" * 17 + "... (line truncated to 60 bytes)\n" in spill

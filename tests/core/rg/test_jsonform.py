@@ -145,13 +145,15 @@ def test_malformed_output_raises(stdout: bytes):
 
 
 def test_large_output_parses_quickly():
-    record = _match({
-        "path": {"text": "src/module/file.py"},
-        "lines": {"text": "value = compute(needle) " * 8 + "\n"},
-        "line_number": 12,
-        "absolute_offset": 100,
-        "submatches": [{"match": {"text": "needle"}, "start": 16, "end": 22}],
-    })
+    record = _match(
+        {
+            "path": {"text": "src/module/file.py"},
+            "lines": {"text": "value = compute(needle) " * 8 + "\n"},
+            "line_number": 12,
+            "absolute_offset": 100,
+            "submatches": [{"match": {"text": "needle"}, "start": 16, "end": 22}],
+        }
+    )
     other = b'{"type":"context","data":{"path":{"text":"src/module/file.py"},"lines":{"text":"ctx\\n"}}}'
     stdout = b"\n".join([record, other] * 50_000) + b"\n"
     assert len(stdout) > 20_000_000
@@ -178,9 +180,16 @@ def test_records_and_submatch_spans_from_real_rg(tmp_path: Path):
 
 
 def test_records_follow_the_careful_path_too():
-    rec = {"type": "match", "data": {"lines": {"text": "x hit\n"}, "path": {"text": "p"}, "line_number": 1,
-                                      "submatches": [{"match": {"text": "hit"}, "start": 2, "end": 5}],
-                                      "absolute_offset": 0}}
+    rec = {
+        "type": "match",
+        "data": {
+            "lines": {"text": "x hit\n"},
+            "path": {"text": "p"},
+            "line_number": 1,
+            "submatches": [{"match": {"text": "hit"}, "start": 2, "end": 5}],
+            "absolute_offset": 0,
+        },
+    }
     line = orjson.dumps(rec)  # key order differs from rg's: the fast path gives up
     matches, records = parse_match_records(line + b"\n")
     assert matches == [RgMatch("p", 1, "x hit\n")] and records == [line]
@@ -189,7 +198,15 @@ def test_records_follow_the_careful_path_too():
 
 @pytest.mark.parametrize("sub", [{"start": 3, "end": 2}, {"start": 0, "end": 99}, {"start": "0", "end": 1}, "x"])
 def test_a_broken_submatch_raises(sub):
-    rec = {"type": "match", "data": {"path": {"text": "p"}, "lines": {"text": "abc\n"}, "line_number": 1,
-                                      "absolute_offset": 0, "submatches": [sub]}}
-    with pytest.raises(ValueError, match="^malformed rg --json output: .*submatch"):
+    rec = {
+        "type": "match",
+        "data": {
+            "path": {"text": "p"},
+            "lines": {"text": "abc\n"},
+            "line_number": 1,
+            "absolute_offset": 0,
+            "submatches": [sub],
+        },
+    }
+    with pytest.raises(ValueError, match=r"^malformed rg --json output: .*submatch"):
         submatch_spans(orjson.dumps(rec), 99)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter.core.rg.jsonstream import MatchStream, parse_all
+
 from .test_jsonform import run_rg
 
 
@@ -30,9 +31,9 @@ def triples(matches) -> list[tuple]:
 
 @pytest.fixture
 def plain(tmp_path: Path) -> Path:
-    (tmp_path / "a.txt").write_bytes(b"needle one\nhay\r\nneedle crlf\r\nneedle \"quoted\" \\ back\ttab\n")
+    (tmp_path / "a.txt").write_bytes(b'needle one\nhay\r\nneedle crlf\r\nneedle "quoted" \\ back\ttab\n')
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "caf\u00e9 \"q\".txt").write_text("x\nneedle caf\u00e9 \u2028 sep\nneedle last")
+    (tmp_path / "sub" / 'caf\u00e9 "q".txt').write_text("x\nneedle caf\u00e9 \u2028 sep\nneedle last")
     for i in range(40):
         (tmp_path / "sub" / f"f{i:02d}.txt").write_text("".join(f"needle {i} {k}\n" for k in range(30)))
     return tmp_path
@@ -73,7 +74,7 @@ def test_a_stream_cut_mid_record_or_holding_garbage_is_refused(plain):
     assert fed(stdout[:-40], 4096).finish() is None
     assert fed(stdout.replace(b"\n", b"\nnot json\n", 1), 4096).finish() is None
     assert fed(stdout.replace(b'"line_number":', b'"line_number": ', 1), 4096).finish() is None
-    with pytest.raises(ValueError, match="^malformed rg --json output: "):
+    with pytest.raises(ValueError, match=r"^malformed rg --json output: "):
         parse_all(stdout[:-40])
 
 

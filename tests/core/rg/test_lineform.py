@@ -77,7 +77,7 @@ def test_rgs_note_on_a_binary_file_is_refused(tmp_path):
         b"./a\x00x: y\n",  # not a match line
         b"./a\x001: x\n./b",  # a path and nothing after it
         b"./a\x001: x\n\x001: y\n",  # an empty path
-        b"./a\x001: x\n./a: binary file matches (found \"\\0\" byte around offset 9)\n./b\x001: y\n",
+        b'./a\x001: x\n./a: binary file matches (found "\\0" byte around offset 9)\n./b\x001: y\n',
     ],
 )
 def test_what_is_not_of_the_form_is_refused(out):

@@ -52,9 +52,7 @@ def _live_members(pgid: int | None = None, marker: str | None = None) -> list[in
             continue
         if fields[0] in (b"Z", b"X"):
             continue  # dead, only waiting for init to reap it
-        if (pgid is not None and int(fields[2]) == pgid) or (
-            marker is not None and marker.encode() in cmdline
-        ):
+        if (pgid is not None and int(fields[2]) == pgid) or (marker is not None and marker.encode() in cmdline):
             found.append(int(entry))
     return found
 
@@ -81,7 +79,7 @@ def _assert_nothing_left(pid_file: Path, marker: str) -> int:
 def test_find_rg_prefers_the_interpreters_rg(tmp_path: Path) -> None:
     beside = Path(sys.executable).parent / "rg"
     if beside.is_file():
-        assert RG == str(beside)
+        assert str(beside) == RG
     assert find_rg(RG) == RG
     assert find_rg(str(tmp_path / "missing")) is None
     plain = tmp_path / "rg"
@@ -146,8 +144,9 @@ def test_overflow_keeps_the_first_bytes_and_kills(tmp_path: Path) -> None:
     out = run_rg(RG, ["--no-config", "--files", "--sort=path"], cwd=str(root), timeout_s=10, max_stdout_bytes=1000)
     assert out.overflow and out.returncode is None
     assert out.stdout == full.stdout[:1000]
-    exact = run_rg(RG, ["--no-config", "--files", "--sort=path"], cwd=str(root), timeout_s=10,
-                   max_stdout_bytes=len(full.stdout))
+    exact = run_rg(
+        RG, ["--no-config", "--files", "--sort=path"], cwd=str(root), timeout_s=10, max_stdout_bytes=len(full.stdout)
+    )
     assert not exact.overflow and exact.stdout == full.stdout and exact.returncode == 0
 
 
@@ -159,12 +158,14 @@ def test_a_consumer_gets_every_byte_and_the_outcome_keeps_none_when_told(tmp_pat
     args = ["--no-config", "--files", "--sort=path"]
     full = run_rg(RG, args, cwd=str(root), timeout_s=10, max_stdout_bytes=1 << 20)
     pieces: list[bytes] = []
-    out = run_rg(RG, args, cwd=str(root), timeout_s=10, max_stdout_bytes=1 << 20, consume=pieces.append,
-                 keep_stdout=False)
+    out = run_rg(
+        RG, args, cwd=str(root), timeout_s=10, max_stdout_bytes=1 << 20, consume=pieces.append, keep_stdout=False
+    )
     assert out.returncode == 0 and out.stdout == b"" and b"".join(pieces) == full.stdout
     pieces.clear()  # the cap still holds: the consumer never gets more than the first bytes
-    capped = run_rg(RG, args, cwd=str(root), timeout_s=10, max_stdout_bytes=1000, consume=pieces.append,
-                    keep_stdout=False)
+    capped = run_rg(
+        RG, args, cwd=str(root), timeout_s=10, max_stdout_bytes=1000, consume=pieces.append, keep_stdout=False
+    )
     got = b"".join(pieces)
     assert capped.overflow and capped.stdout == b"" and len(got) <= 1000 and full.stdout.startswith(got)
 
@@ -174,8 +175,9 @@ def test_overflow_of_a_stand_in_leaves_nothing(tmp_path: Path) -> None:
     script.write_text('#!/bin/sh\necho $$ > "$2"\nsleep "$3" &\nyes\n')
     script.chmod(0o755)
     pid_file, marker = tmp_path / "pid", "60.23456"
-    out = run_rg(str(script), ["--no-config", str(pid_file), marker], cwd=str(tmp_path),
-                 timeout_s=10, max_stdout_bytes=1000)
+    out = run_rg(
+        str(script), ["--no-config", str(pid_file), marker], cwd=str(tmp_path), timeout_s=10, max_stdout_bytes=1000
+    )
     assert out.overflow and len(out.stdout) == 1000 and not out.timed_out
     _assert_nothing_left(pid_file, marker)
 
@@ -183,8 +185,9 @@ def test_overflow_of_a_stand_in_leaves_nothing(tmp_path: Path) -> None:
 def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     script, pid_file, marker = _stand_in(tmp_path), tmp_path / "pid", "60.12345"
     t0 = time.monotonic()
-    out = run_rg(str(script), ["--no-config", str(pid_file), marker], cwd=str(tmp_path),
-                 timeout_s=0.5, max_stdout_bytes=1000)
+    out = run_rg(
+        str(script), ["--no-config", str(pid_file), marker], cwd=str(tmp_path), timeout_s=0.5, max_stdout_bytes=1000
+    )
     assert time.monotonic() - t0 < 2.5
     assert out.timed_out and out.returncode is None and not out.cancelled
     pgid = _assert_nothing_left(pid_file, marker)
@@ -196,8 +199,14 @@ def test_cancel_event_kills_promptly(tmp_path: Path) -> None:
     cancel = threading.Event()
     threading.Timer(0.3, cancel.set).start()
     t0 = time.monotonic()
-    out = run_rg(str(script), ["--no-config", str(pid_file), marker], cwd=str(tmp_path),
-                 timeout_s=30, max_stdout_bytes=1000, cancel=cancel)
+    out = run_rg(
+        str(script),
+        ["--no-config", str(pid_file), marker],
+        cwd=str(tmp_path),
+        timeout_s=30,
+        max_stdout_bytes=1000,
+        cancel=cancel,
+    )
     assert time.monotonic() - t0 < 1.5
     assert out.cancelled and not out.timed_out and out.returncode is None
     _assert_nothing_left(pid_file, marker)
@@ -223,8 +232,9 @@ def _straggler(tmp_path: Path) -> Path:
 def test_stragglers_do_not_hold_the_run_open(tmp_path: Path) -> None:
     script, pid_file, marker = _straggler(tmp_path), tmp_path / "pid", "60.67891"
     t0 = time.monotonic()
-    out = run_rg(str(script), ["--no-config", str(pid_file), marker], cwd=str(tmp_path),
-                 timeout_s=10, max_stdout_bytes=1000)
+    out = run_rg(
+        str(script), ["--no-config", str(pid_file), marker], cwd=str(tmp_path), timeout_s=10, max_stdout_bytes=1000
+    )
     assert time.monotonic() - t0 < 1.5
     assert out.returncode == 0 and out.stdout == b"done\n" and not out.timed_out
     _assert_nothing_left(pid_file, marker)
@@ -233,8 +243,9 @@ def test_stragglers_do_not_hold_the_run_open(tmp_path: Path) -> None:
 def test_chatty_stragglers_and_overflow_leave_nothing(tmp_path: Path) -> None:
     script, pid_file, marker = _straggler(tmp_path), tmp_path / "pid", "60.78912"
     t0 = time.monotonic()
-    out = run_rg(str(script), ["--no-config", str(pid_file), marker],
-                 cwd=str(tmp_path), timeout_s=10, max_stdout_bytes=1000)
+    out = run_rg(
+        str(script), ["--no-config", str(pid_file), marker], cwd=str(tmp_path), timeout_s=10, max_stdout_bytes=1000
+    )
     assert time.monotonic() - t0 < 1.5
     assert out.returncode == 0 and out.stdout == b"done\n" and not out.timed_out
     _assert_nothing_left(pid_file, marker)
@@ -243,7 +254,8 @@ def test_chatty_stragglers_and_overflow_leave_nothing(tmp_path: Path) -> None:
     chatty.write_text('#!/bin/sh\necho $$ > "$2"\nsleep "$3" &\nyes\n')
     chatty.chmod(0o755)
     marker = "60.89123"
-    out = run_rg(str(chatty), ["--no-config", str(pid_file), marker],
-                 cwd=str(tmp_path), timeout_s=10, max_stdout_bytes=1000)
+    out = run_rg(
+        str(chatty), ["--no-config", str(pid_file), marker], cwd=str(tmp_path), timeout_s=10, max_stdout_bytes=1000
+    )
     assert out.overflow and out.returncode is None and out.stdout == b"y\n" * 500
     _assert_nothing_left(pid_file, marker)

@@ -72,13 +72,17 @@ def test_a_dry_run_and_refusals_answer_while_another_process_holds_the_gate(make
     read_ok(ws)
     ctx = ws.context("s1", ws.user)
     held = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
             import sys, sqlite3
             conn = sqlite3.connect({str(state_file)!r}, isolation_level=None)
             conn.execute("BEGIN IMMEDIATE")  # the write gate, held until stdin closes
             print("held", flush=True)
             sys.stdin.read()
-        """)],
+        """),
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -126,7 +130,9 @@ _EDITOR = """
 
 @pytest.mark.slow
 @pytest.mark.parametrize("read_again", [False, True], ids=["observation-old", "observation-new"])
-def test_a_file_changed_after_the_edit_was_computed_is_not_written_over(make_ws, root, state_file, tmp_path, read_again):
+def test_a_file_changed_after_the_edit_was_computed_is_not_written_over(
+    make_ws, root, state_file, tmp_path, read_again
+):
     f = root / "f.txt"
     line = b"a,a,a,a,a,a,a,\r\n"
     f.write_bytes(line * (8 * 2**20 // len(line)))  # 8 MiB: loaded in two whole reads
@@ -207,7 +213,7 @@ def test_writes_in_another_process_all_go_through_while_big_edits_run(make_ws, r
             assert r.value["replacements"] == 2 * 2**20
         ended = time.time()
         stop.touch()
-        out, err = p.communicate(timeout=120)
+        _, err = p.communicate(timeout=120)
     finally:
         stop.touch()
         if p.poll() is None:
@@ -216,8 +222,9 @@ def test_writes_in_another_process_all_go_through_while_big_edits_run(make_ws, r
     assert p.returncode == 0, err
     assert f.read_bytes() == text.replace(",", ";").encode()
     writes = [json.loads(line) for line in log.read_text().splitlines()]
-    assert writes and all(w["text"] == "<path>other.txt</path>\n<type>file</type>\n<content>\nUpdated file\n</content>"
-                          for w in writes), [w["text"] for w in writes if w["is_error"]][:3]
+    assert writes and all(
+        w["text"] == "<path>other.txt</path>\n<type>file</type>\n<content>\nUpdated file\n</content>" for w in writes
+    ), [w["text"] for w in writes if w["is_error"]][:3]
     # some of them were made while the edits ran: the edits never kept them waiting
     assert any(started < w["started"] and w["ended"] < ended for w in writes), (started, ended, writes[-3:])
     assert (root / "other.txt").read_text() == f"write {len(writes) - 1}\n"

@@ -62,9 +62,7 @@ def test_read_in_one_process_allows_edit_in_another(cfg, root):
     assert b["text"].split("\n")[0] == "The file f.txt has been updated successfully."
     assert (root / "f.txt").read_text() == "hello there\n"
     # another session in a third process still may not
-    (c,) = run_child(
-        'emit(ws.run("write", file_path="f.txt", content="x"))', session="other", **cfg
-    )
+    (c,) = run_child('emit(ws.run("write", file_path="f.txt", content="x"))', session="other", **cfg)
     assert c["value"]["code"] == "FS_NOT_OBSERVED"
     assert c["text"] == 'Error: cannot write "f.txt": read it first in this session'
 
@@ -107,9 +105,7 @@ def test_two_sessions_racing_on_one_observed_version(cfg, root, tmp_path, round_
     sync.mkdir()
     procs = []
     for name in ("racer_a", "racer_b"):
-        procs.append(
-            child(_RACER, session=name, ready=str(sync / f"{name}.ready"), go=str(sync / "go"), **cfg)
-        )
+        procs.append(child(_RACER, session=name, ready=str(sync / f"{name}.ready"), go=str(sync / "go"), **cfg))
     deadline = time.monotonic() + 60
     while not all((sync / f"{n}.ready").exists() for n in ("racer_a", "racer_b")):
         assert time.monotonic() < deadline, "racers never got ready"

@@ -123,7 +123,9 @@ def test_a_big_glob_spill_is_written_on_a_thread_and_indexed_like_any_other(root
         assert sorted(fh.read().splitlines()) == names
     assert stat.S_IMODE(os.stat(loc).st_mode) == 0o600
     assert [(s["locator"], s["label"]) for s in ws.spill_list()] == [(loc, "glob *.txt")]
-    assert r.text.endswith(f"Full sorted result stored at: {loc}. Use read with offset/limit, or grep this path to search within it.)")
+    assert r.text.endswith(
+        f"Full sorted result stored at: {loc}. Use read with offset/limit, or grep this path to search within it.)"
+    )
 
 
 def test_a_spill_whose_writer_thread_fails_leaves_the_page_and_says_so(root, tmp_path):

@@ -38,7 +38,9 @@ state = importlib.import_module("dsh_jupyter.core.state.store")
 def spawn(code: str, *args: object) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", _PRELUDE + textwrap.dedent(code), *map(str, args)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -49,9 +51,17 @@ def finish(proc: subprocess.Popen[str], timeout: float = 30) -> str:
 
 
 def call(call_id: str, session: str = "s", **overrides: object) -> CallRecord:
-    fields = dict(call_id=call_id, session=session, tool="read", args={"path": "a.txt", "n": [1, 2]},
-                  text=f"result of {call_id}", is_error=False, surface="python",
-                  started=1000.0, duration_ms=1.5)
+    fields = {
+        "call_id": call_id,
+        "session": session,
+        "tool": "read",
+        "args": {"path": "a.txt", "n": [1, 2]},
+        "text": f"result of {call_id}",
+        "is_error": False,
+        "surface": "python",
+        "started": 1000.0,
+        "duration_ms": 1.5,
+    }
     fields.update(overrides)
     return CallRecord(**fields)  # type: ignore[arg-type]
 
@@ -131,10 +141,13 @@ def test_concurrent_creation_from_four_processes(tmp_path: Path) -> None:
         raw.close()
 
 
-@pytest.mark.parametrize("begin, statement", [
-    ("BEGIN", "SELECT * FROM unrelated"),  # a reader: SQLite reports the old mode
-    ("BEGIN IMMEDIATE", "INSERT INTO unrelated VALUES (1)"),  # a writer: SQLite raises "locked"
-])
+@pytest.mark.parametrize(
+    "begin, statement",
+    [
+        ("BEGIN", "SELECT * FROM unrelated"),  # a reader: SQLite reports the old mode
+        ("BEGIN IMMEDIATE", "INSERT INTO unrelated VALUES (1)"),  # a writer: SQLite raises "locked"
+    ],
+)
 def test_creation_retries_the_wal_switch_while_another_connection_blocks_it(
     tmp_path: Path, begin: str, statement: str
 ) -> None:
@@ -165,7 +178,13 @@ def test_creation_retries_the_wal_switch_while_another_connection_blocks_it(
 def test_session_lifecycle(store: StateStore) -> None:
     assert store.get_session("k-default") is None
     info = store.ensure_session("k-default", "/work", "default", "/work/a", "alice")
-    assert (info.key, info.name, info.root, info.cwd, info.user) == ("k-default", "default", "/work", "/work/a", "alice")
+    assert (info.key, info.name, info.root, info.cwd, info.user) == (
+        "k-default",
+        "default",
+        "/work",
+        "/work/a",
+        "alice",
+    )
     assert (info.observations, info.spills, info.calls) == (0, 0, 0)
     assert info.created <= time.time()
     # cwd (and user) are used only on creation
@@ -228,8 +247,15 @@ def test_spills_add_list_owner(store: StateStore) -> None:
 
 def test_call_log_appends_pages_and_counts(store: StateStore) -> None:
     for i in range(7):
-        store.append_call(call(f"c{i}", args={"i": i, "pattern": "é|ß", "nested": {"a": [None, True]}},
-                               is_error=(i == 3), surface="rest", started=2000.0 - i))
+        store.append_call(
+            call(
+                f"c{i}",
+                args={"i": i, "pattern": "é|ß", "nested": {"a": [None, True]}},
+                is_error=(i == 3),
+                surface="rest",
+                started=2000.0 - i,
+            )
+        )
     store.append_call(call("x0", session="other"))
     assert [store.count_calls(s) for s in ("s", "other", "none")] == [7, 1, 0]
     everything = store.list_calls("s")
@@ -274,11 +300,10 @@ def test_gate_commits_on_exit_and_rolls_back_on_exception(store: StateStore) -> 
         assert gate.observed_version("s", "/f") == "v1"
     assert store.observed_version("s", "/f") == "v1"
 
-    with pytest.raises(RuntimeError):
-        with store.write_gate() as gate:
-            gate.record_observation("s", "/f", "v2")
-            gate.record_observation("s", "/g", "v2")
-            raise RuntimeError("the write failed")
+    with pytest.raises(RuntimeError), store.write_gate() as gate:
+        gate.record_observation("s", "/f", "v2")
+        gate.record_observation("s", "/g", "v2")
+        raise RuntimeError("the write failed")
     assert store.observed_version("s", "/f") == "v1" and store.observed_version("s", "/g") is None
 
     started = time.monotonic()
@@ -303,11 +328,16 @@ def test_store_write_inside_own_gate_is_refused_at_once(store: StateStore) -> No
 
 def test_observation_is_seen_by_another_process(store: StateStore) -> None:
     store.record_observation("s", "/w/parent.txt", "from-parent")
-    out = finish(spawn("""
+    out = finish(
+        spawn(
+            """
         store = state.StateStore(sys.argv[1])
         print(store.observed_version("s", "/w/parent.txt"))
         store.record_observation("s", "/w/child.txt", "from-child")
-    """, store.path))
+    """,
+            store.path,
+        )
+    )
     assert out.strip() == "from-parent"
     assert store.observed_version("s", "/w/child.txt") == "from-child"
 
@@ -332,13 +362,16 @@ def test_forked_child_uses_the_same_store_object_safely(store: StateStore) -> No
 
 
 def test_gate_excludes_another_process_but_not_its_readers(store: StateStore) -> None:
-    child = spawn("""
+    child = spawn(
+        """
         store = state.StateStore(sys.argv[1])
         with store.write_gate() as gate:
             gate.record_observation("s", "/held", "child")
             print("in", flush=True)
             time.sleep(1.0)
-    """, store.path)
+    """,
+        store.path,
+    )
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "in"
         started = time.monotonic()
@@ -424,7 +457,9 @@ def test_a_version_3_file_gains_how_a_call_s_file_was_open(tmp_path: Path) -> No
     raw.close()
     store.append_call(call("c2", "k", open="unsaved"))
     assert [(c.call_id, c.text, c.open) for c in store.list_calls("k")] == [
-        ("c1", "result of c1", None), ("c2", "result of c2", "unsaved")]
+        ("c1", "result of c1", None),
+        ("c2", "result of c2", "unsaved"),
+    ]
 
 
 def test_spills_to_evict_keeps_every_limit(store: StateStore) -> None:
@@ -435,10 +470,15 @@ def test_spills_to_evict_keeps_every_limit(store: StateStore) -> None:
     # all together 500; cap 250: the three oldest anywhere
     assert store.spills_to_evict(older_than=0, key="a", session_cap=10_000, total_cap=250) == ["/s/0", "/s/1", "/s/2"]
     # by age first
-    assert store.spills_to_evict(older_than=1002.5, key="a", session_cap=10_000, total_cap=10_000) == ["/s/0", "/s/1", "/s/2"]
+    assert store.spills_to_evict(older_than=1002.5, key="a", session_cap=10_000, total_cap=10_000) == [
+        "/s/0",
+        "/s/1",
+        "/s/2",
+    ]
     # a user quota
-    assert store.spills_to_evict(older_than=0, key="b", session_cap=10_000, total_cap=10_000,
-                                 user="u2", user_cap=100) == ["/s/2"]
+    assert store.spills_to_evict(
+        older_than=0, key="b", session_cap=10_000, total_cap=10_000, user="u2", user_cap=100
+    ) == ["/s/2"]
     store.mark_evicted(["/s/0"])
     assert [s.locator for s in store.list_spills("a")] == ["/s/1", "/s/3"]
     assert store.spill_record("/s/0").evicted is not None and store.spill_owner("/s/0") is None
@@ -448,11 +488,16 @@ def test_spills_to_evict_keeps_every_limit(store: StateStore) -> None:
 def test_the_default_state_path_is_jupyters_data_dir_for_every_process(monkeypatch, tmp_path: Path) -> None:
     from jupyter_core.paths import jupyter_data_dir
 
-    from dsh_jupyter.core.locations import default_state_path, jupyter_data_dir as ours
+    from dsh_jupyter.core.locations import default_state_path
+    from dsh_jupyter.core.locations import jupyter_data_dir as ours
 
     monkeypatch.delenv("DSH_STATE_PATH", raising=False)
-    for env in ({}, {"JUPYTER_DATA_DIR": str(tmp_path / "jd")}, {"XDG_DATA_HOME": str(tmp_path / "xdg")},
-                {"HOME": str(tmp_path / "home")}):
+    for env in (
+        {},
+        {"JUPYTER_DATA_DIR": str(tmp_path / "jd")},
+        {"XDG_DATA_HOME": str(tmp_path / "xdg")},
+        {"HOME": str(tmp_path / "home")},
+    ):
         with monkeypatch.context() as m:
             for k in ("JUPYTER_DATA_DIR", "XDG_DATA_HOME"):
                 m.delenv(k, raising=False)
@@ -480,10 +525,13 @@ def test_the_filesystem_under_the_state_file_is_found(tmp_path: Path) -> None:
 
     info = tmp_path / "mountinfo"
     info.write_text(MOUNTINFO)
-    for path, fstype, network in [("/home/alice/.local/share/jupyter", "nfs4", True),
-                                  ("/home/alice/My Drive/x", "fuse.rclone", True),
-                                  ("/mnt/share/state", "cifs", True), ("/srv/data", "ext4", False),
-                                  ("/homeless", "ext4", False)]:
+    for path, fstype, network in [
+        ("/home/alice/.local/share/jupyter", "nfs4", True),
+        ("/home/alice/My Drive/x", "fuse.rclone", True),
+        ("/mnt/share/state", "cifs", True),
+        ("/srv/data", "ext4", False),
+        ("/homeless", "ext4", False),
+    ]:
         assert filesystem_of(path, str(info)) == fstype, path
         assert is_network_filesystem(fstype) is network
     assert filesystem_of("/x", str(tmp_path / "no-such-file")) == "unknown"

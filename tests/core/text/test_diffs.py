@@ -27,8 +27,9 @@ def difflib_page(old: str, new: str, label: str) -> tuple[list[str], int]:
     while end < limit - start and a[len(a) - 1 - end] == b[len(b) - 1 - end]:
         end += 1
     before, after = max(0, start - 3), max(0, end - 3)
-    full = list(difflib.unified_diff(a[before : len(a) - after], b[before : len(b) - after], label, label,
-                                     n=3, lineterm=""))
+    full = list(
+        difflib.unified_diff(a[before : len(a) - after], b[before : len(b) - after], label, label, n=3, lineterm="")
+    )
 
     def shift(header: str) -> str:
         parts = header.split(" ")
@@ -92,7 +93,14 @@ def test_every_other_line_changed_is_one_hunk_of_the_changed_lines_only():
     page = diff_page([("\n".join(a) + "\n", "\n".join(b) + "\n", "f")])
     assert page.total == 2 + 1 + 20_000 + 2 * 20_000
     assert page.lines[:8] == [
-        "--- f", "+++ f", "@@ -1,40000 +1,40000 @@", " line 0 z", "-line 1 x", "+line 1 y", " line 2 z", "-line 3 x",
+        "--- f",
+        "+++ f",
+        "@@ -1,40000 +1,40000 @@",
+        " line 0 z",
+        "-line 1 x",
+        "+line 1 y",
+        " line 2 z",
+        "-line 3 x",
     ]
     assert len(page.lines) == MAX_LINES
 

@@ -16,7 +16,7 @@ from dsh_jupyter.core.text.quoting import needs_quoting, quote_name
         "with space inside",
         "café-naïve-日本語.md",  # non-ASCII stays bare
         "a@b",  # @ not at the end
-        "a\"b",  # a quote not at the start
+        'a"b',  # a quote not at the start
         "x/y",  # a multi-segment path without </
         "<a>",
         "\ufffd.bin",  # the replacement char of an undecodable name
@@ -71,14 +71,18 @@ def test_quoted_form_has_no_raw_control_characters():
     assert json.loads(q) == name
 
 
-@pytest.mark.parametrize("alphabet", [
-    ["a", "b", "/", "@", " ", "\t", "\n", "\r", '"', "\\", "<", "\x85", "\x7f", "\u00a0", "é", "\u2028", "."],
-    # no ASCII control: blocks whose only odd characters are spaces of other scripts, letters
-    # beyond ASCII and undecodable bytes (surrogate escapes), each kind judged once
-    ["a", "/", "@", " ", "\u3000", "\u2009", "\u00a0", "é", "日", "\udcff", "\n", "<", "."],
-    # ASCII only: blocks that take the byte-translate path (spaces, controls that are whitespace)
-    ["a", "b", "/", "@", " ", " ", "\t", "\x0b", "\x1c", "\x1f", "\n", '"', "\\", "<", ".", "~"],
-], ids=["unicode", "ascii", "spaces-of-other-scripts"])
+@pytest.mark.parametrize(
+    "alphabet",
+    [
+        ["a", "b", "/", "@", " ", "\t", "\n", "\r", '"', "\\", "<", "\x85", "\x7f", "\u00a0", "é", "\u2028", "."],
+        # no ASCII control: blocks whose only odd characters are spaces of other scripts, letters
+        # beyond ASCII and undecodable bytes (surrogate escapes), each kind judged once
+        ["a", "/", "@", " ", "\u3000", "\u2009", "\u00a0", "é", "日", "\udcff", "\n", "<", "."],
+        # ASCII only: blocks that take the byte-translate path (spaces, controls that are whitespace)
+        ["a", "b", "/", "@", " ", " ", "\t", "\x0b", "\x1c", "\x1f", "\n", '"', "\\", "<", ".", "~"],
+    ],
+    ids=["unicode", "ascii", "spaces-of-other-scripts"],
+)
 @pytest.mark.parametrize("big_from", [None, 0], ids=["as-is", "every-block-big"])
 def test_quote_names_agrees_with_quote_name_on_random_hostile_names(alphabet, big_from, monkeypatch):
     """The bulk fast path must never print bare a name the per-name rule would quote (also with

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from conftest import assert_error
 
 from dsh_jupyter.core.errors import ToolError
 from dsh_jupyter.core.tools.arguments import validate_args
 from dsh_jupyter.core.tools.spec import NO_NUL, NOT_BLANK
-
-from conftest import assert_error
 
 # every tool's path-like argument, with the other arguments it needs
 PATH_ARGS = [
@@ -52,18 +51,22 @@ def test_a_pattern_of_spaces_is_still_a_pattern(ws, root, tree):
 
 
 def test_validate_args_not_blank_pattern():
-    schema = {"type": "object", "properties": {"p": {"type": "string", "pattern": NOT_BLANK},
-                                               "q": {"type": "string"}}}
+    schema = {"type": "object", "properties": {"p": {"type": "string", "pattern": NOT_BLANK}, "q": {"type": "string"}}}
     assert validate_args(schema, {"p": " a ", "q": "  "}) == {"p": " a ", "q": "  "}
-    with pytest.raises(ToolError, match="^p must be a non-empty string$"):
+    with pytest.raises(ToolError, match=r"^p must be a non-empty string$"):
         validate_args(schema, {"p": " \t "})
 
 
 def test_validate_args_nul_pattern_and_free_text():
     """A string whose pattern refuses NUL says so; a string without a pattern (file text) may hold NUL."""
-    schema = {"type": "object", "properties": {"name": {"type": "string", "pattern": NO_NUL},
-                                               "path": {"type": "string", "pattern": NOT_BLANK},
-                                               "text": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "pattern": NO_NUL},
+            "path": {"type": "string", "pattern": NOT_BLANK},
+            "text": {"type": "string"},
+        },
+    }
     assert validate_args(schema, {"text": "a\0b", "name": "  "}) == {"text": "a\0b", "name": "  "}
     for name, value in [("name", "x\0"), ("path", "\0"), ("path", " \0 "), ("path", "a\0b")]:
         with pytest.raises(ToolError, match=f"^{name} must not contain a NUL character$"):
@@ -71,10 +74,15 @@ def test_validate_args_nul_pattern_and_free_text():
 
 
 def test_validate_args_enum_and_maximum():
-    schema = {"type": "object", "properties": {"mode": {"type": "string", "enum": ["a", "b"]},
-                                               "n": {"type": "integer", "minimum": 0, "maximum": 9}}}
-    with pytest.raises(ToolError, match="^mode must be one of a, b$"):
+    schema = {
+        "type": "object",
+        "properties": {
+            "mode": {"type": "string", "enum": ["a", "b"]},
+            "n": {"type": "integer", "minimum": 0, "maximum": 9},
+        },
+    }
+    with pytest.raises(ToolError, match=r"^mode must be one of a, b$"):
         validate_args(schema, {"mode": "c"})
-    with pytest.raises(ToolError, match="^n must be at most 9$"):
+    with pytest.raises(ToolError, match=r"^n must be at most 9$"):
         validate_args(schema, {"n": 10})
     assert validate_args(schema, {"mode": "b", "n": 9}) == {"mode": "b", "n": 9}

@@ -13,10 +13,8 @@ import os
 from pathlib import Path
 
 import pytest
-
-from pytest_jupyter.jupyter_server import *  # noqa: E402,F401,F403
-
-from servers import (  # noqa: E402,F401 (fixtures, registered by being here)
+from pytest_jupyter.jupyter_server import *  # noqa: F403
+from servers import (  # noqa: F401 (fixtures, registered by being here)
     _isolated_dsh_env,
     dsh_settings,
     jp_server_config,

@@ -17,7 +17,9 @@ async def test_a_server_kernel_refuses_what_the_server_refuses(jp_serverapp, jp_
         assert got["stdout"].endswith("; 1 hidden entry not shown)\n</content>\n"), got
         # the plain Python API in the same kernel takes the server's settings as its defaults, so
         # it hides what the server hides; a setting given on purpose still wins
-        got = await run(kernel, "from dsh_jupyter import Workspace; print(Workspace().run('read', file_path='.env').text)")
+        got = await run(
+            kernel, "from dsh_jupyter import Workspace; print(Workspace().run('read', file_path='.env').text)"
+        )
         assert got["stdout"] == f'Error: cannot read ".env": {HIDDEN}\n', got
         got = await run(kernel, "print(Workspace(allow_hidden=True).run('read', file_path='.env').is_error)")
         assert got["stdout"] == "False\n", got

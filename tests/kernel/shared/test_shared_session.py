@@ -65,13 +65,18 @@ async def test_kernel_read_then_rest_edit(jp_serverapp, jp_fetch, jp_root_dir, s
         assert got["stdout"] == python.run("read", file_path="notes.txt").text + "\n"
 
         # an agent over REST edits in the same (default) session: the kernel's read allows it
-        data = await rest_tool(jp_fetch, "edit", {"file_path": "notes.txt", "old_string": "second",
-                                                  "new_string": "2nd"})
+        data = await rest_tool(
+            jp_fetch, "edit", {"file_path": "notes.txt", "old_string": "second", "new_string": "2nd"}
+        )
         assert data["session"] == "default" and not data["isError"], data["text"]
         assert (jp_root_dir / "notes.txt").read_text() == "first line\n2nd line\n"
         # another session has not read it: refused
-        data = await rest_tool(jp_fetch, "edit", {"file_path": "notes.txt", "old_string": "first",
-                                                  "new_string": "1st"}, session="elsewhere")
+        data = await rest_tool(
+            jp_fetch,
+            "edit",
+            {"file_path": "notes.txt", "old_string": "first", "new_string": "1st"},
+            session="elsewhere",
+        )
         assert data["isError"] and data["value"]["code"] == "FS_NOT_OBSERVED"
 
         # in the kernel the returned object is offered as a widget, with the text and a table
@@ -98,8 +103,9 @@ async def test_rest_read_then_kernel_edit(jp_serverapp, jp_fetch, jp_root_dir, s
         assert got["stdout"].startswith("The file other.txt has been updated successfully.\n--- other.txt\n")
         assert (jp_root_dir / "other.txt").read_text() == "alpha\nBETA\n"
         # the kernel's edit recorded the new version: the agent may edit again without a read
-        data = await rest_tool(jp_fetch, "edit", {"file_path": "other.txt", "old_string": "alpha",
-                                                  "new_string": "ALPHA"})
+        data = await rest_tool(
+            jp_fetch, "edit", {"file_path": "other.txt", "old_string": "alpha", "new_string": "ALPHA"}
+        )
         assert not data["isError"], data["text"]
         # a session switched to in the kernel is a session the server sees
         await run(kernel, "%dsh session agent-7")

@@ -16,9 +16,9 @@ import textwrap
 
 import nbformat
 import pytest
+from conftest import assert_error
 from nbformat import v4
 
-from conftest import assert_error
 from dsh_jupyter.core.errors import ToolError
 from dsh_jupyter.core.tools.edit.steps import Step
 from dsh_jupyter.core.tools.edit.text import apply_steps, byte_size
@@ -197,7 +197,7 @@ def test_a_doubling_batch_under_the_default_limit_never_holds_more_than_it(tmp_p
     (root / "f.txt").write_bytes(b"a\n")
     code = textwrap.dedent(f"""
         from dsh_jupyter import Workspace
-        ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r})
+        ws = Workspace({str(root)!r}, state_path={str(tmp_path / "st" / "s.sqlite")!r})
         assert not ws.run("read", file_path="f.txt").is_error
         before = int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])
         r = ws.run("edit", file_path="f.txt", edits=[dict(old_string="a", new_string="aa", replace_all=True)] * 24)

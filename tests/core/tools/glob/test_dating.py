@@ -6,6 +6,7 @@ single sorted walk, and what the dating keeps is checked against symlinks on dis
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import random
@@ -165,7 +166,7 @@ def test_a_big_walk_is_dated_by_two_processes_with_the_answer_of_one(big_tree):
 def test_the_compiled_dater_gives_the_answer_of_python_and_starts_no_helper(big_tree):
     out = rg_files(big_tree)
     cuts = [0, out.index(b"\0", 1000) + 5, out.index(b"\0", len(out) // 2) + 1, len(out)]  # one cut inside a path
-    pieces = [out[a:b] for a, b in zip(cuts, cuts[1:])]
+    pieces = [out[a:b] for a, b in itertools.pairwise(cuts)]
     fast, helped = dated(big_tree, pieces, helper=True, native=True)
     assert not helped and fast == dated(big_tree, pieces, helper=True)[0] and len(fast) == 5000
 
@@ -406,8 +407,10 @@ def test_the_raw_output_cap_holds_for_the_two_dated_walks_together(tmp_path, mon
     build(root, [f"d{i}" for i in range(4)], 40, lambda n: rng.sample(range(3 * n), n))
     total = sum(len(f"./{p}\0".encode()) for p in rg_sorted(root, "*.py"))
     r = ws_for(root, tmp_path, raw_output_max_bytes=total * 3 // 4).run("glob", pattern="*.py")  # each part fits
-    assert r.text == (f"Error: glob produced more than {total * 3 // 4} bytes of raw output and was stopped; "
-                      "narrow the pattern, path or include")
+    assert r.text == (
+        f"Error: glob produced more than {total * 3 // 4} bytes of raw output and was stopped; "
+        "narrow the pattern, path or include"
+    )
     assert r.value["code"] == "SEARCH_RAW_OUTPUT_OVERFLOW"
     assert not ws_for(root, tmp_path, raw_output_max_bytes=total + 10).run("glob", pattern="*.py").is_error
     assert len(calls) == 1  # the first call stopped before its merge

@@ -37,8 +37,24 @@ def dater(request):
 
 
 def rg_sorted(root: Path, pattern: str) -> list[str]:
-    out = subprocess.run([find_rg(), "--files", "--null", "--sort=modified", "--no-config", "--no-ignore", "--hidden",
-                          "--no-follow", f"--glob={pattern}", "--", "."], cwd=root, capture_output=True, check=True)
+    out = subprocess.run(
+        [
+            find_rg(),
+            "--files",
+            "--null",
+            "--sort=modified",
+            "--no-config",
+            "--no-ignore",
+            "--hidden",
+            "--no-follow",
+            f"--glob={pattern}",
+            "--",
+            ".",
+        ],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    )
     return [p[2:] for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
@@ -56,8 +72,13 @@ def build(root: Path, folders: list[str], per: int, times) -> list[Path]:
 
 
 def ws_for(root: Path, tmp_path: Path, **kw) -> Workspace:
-    return Workspace(root, state_path=str(tmp_path / "state.sqlite"), spill_root=str(tmp_path / "spill"),
-                     glob_max_results=100_000, **kw)
+    return Workspace(
+        root,
+        state_path=str(tmp_path / "state.sqlite"),
+        spill_root=str(tmp_path / "spill"),
+        glob_max_results=100_000,
+        **kw,
+    )
 
 
 @pytest.mark.parametrize("landlock", [True, False], ids=["landlock", "descriptors-only"])
@@ -80,7 +101,9 @@ def test_the_merged_walks_answer_exactly_what_one_sorted_walk_answers(tmp_path, 
     assert r.value["paths"] == rg_sorted(root, "*.py")
     assert len(r.value["paths"]) == 13 * 12 + 1
     # a pattern with a slash is anchored at the search root in both forms
-    assert ws_for(root, tmp_path).run("glob", pattern="pkg03/**/*.py").value["paths"] == rg_sorted(root, "pkg03/**/*.py")
+    assert ws_for(root, tmp_path).run("glob", pattern="pkg03/**/*.py").value["paths"] == rg_sorted(
+        root, "pkg03/**/*.py"
+    )
 
 
 def test_a_root_with_one_folder_is_cut_further_down(tmp_path):
@@ -120,7 +143,10 @@ def test_shapes_that_are_not_cut(tmp_path, shape):
         (Path(os.fsdecode(os.path.join(os.fsencode(root), b"bad\xffname")))).mkdir()
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        skip = (lambda rel: rel.rpartition("/")[2].startswith("."))
+
+        def skip(rel):
+            return rel.rpartition("/")[2].startswith(".")
+
         assert plan_split(fd, skip) is None
     finally:
         os.close(fd)
@@ -131,8 +157,13 @@ def test_protected_and_hidden_folders_stay_out_of_part_b_and_out_of_the_answer(t
     root = tmp_path / "root"
     build(root, ["a", "b", "c", "d", ".hid", "keep/.ipynb_checkpoints"], 3, lambda n: list(range(n)))
     state = root / "c" / "state"  # the state folder below the root is protected
-    r = Workspace(root, state_path=str(state / "s.sqlite"), spill_root=str(tmp_path / "spill"),
-                  glob_max_results=1000, allow_hidden=False).run("glob", pattern="*.py")
+    r = Workspace(
+        root,
+        state_path=str(state / "s.sqlite"),
+        spill_root=str(tmp_path / "spill"),
+        glob_max_results=1000,
+        allow_hidden=False,
+    ).run("glob", pattern="*.py")
     shown = r.value["paths"]
     assert not any(p.startswith((".hid/", "c/state/")) or "/." in p for p in shown)
     assert sorted(shown) == sorted(p for p in rg_sorted(root, "*.py") if not p.startswith(".") and "/." not in p)
@@ -187,7 +218,9 @@ def test_with_the_compiled_dater_equal_times_are_in_path_order_on_every_shape(tm
         if dater == "compiled":
             assert paths == by_time_then_path(root, paths)
         else:  # the merge keeps part A first on equal times; one sorted walk keeps rg's order
-            assert [os.stat(root / p).st_mtime_ns for p in paths] == sorted(os.stat(root / p).st_mtime_ns for p in paths)
+            assert [os.stat(root / p).st_mtime_ns for p in paths] == sorted(
+                os.stat(root / p).st_mtime_ns for p in paths
+            )
 
 
 def test_names_are_escaped_into_globs_literally():
@@ -203,6 +236,8 @@ def test_the_raw_output_cap_holds_for_the_two_walks_together(tmp_path):
     ws = ws_for(root, tmp_path, raw_output_max_bytes=total * 3 // 4)  # each walk alone fits
     r = ws.run("glob", pattern="*.py")
     assert r.value["code"] == "SEARCH_RAW_OUTPUT_OVERFLOW"
-    assert r.text == (f"Error: glob produced more than {total * 3 // 4} bytes of raw output and was stopped; "
-                      "narrow the pattern, path or include")
+    assert r.text == (
+        f"Error: glob produced more than {total * 3 // 4} bytes of raw output and was stopped; "
+        "narrow the pattern, path or include"
+    )
     assert not ws_for(root, tmp_path, raw_output_max_bytes=total + 10).run("glob", pattern="*.py").is_error

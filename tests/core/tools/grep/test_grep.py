@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
 import shutil
 import stat
-import json
 import subprocess
 import sys
 import textwrap
@@ -104,9 +104,17 @@ def test_glob_within_cap_is_modification_time_order_without_footer(root: Path, t
     r = make(root, tmp_path).run("glob", pattern="*.py")
     assert r.text == "a.py\nsub/c.py\nb.py"
     assert r.value == {
-        "pattern": "*.py", "root": ".", "paths": ["a.py", "sub/c.py", "b.py"], "totalPaths": 3,
-        "sampled": False, "groupsShown": 0, "groupsTotal": 0, "spill": None, "capped": False,
-        "nextOffset": None, "footer": "",
+        "pattern": "*.py",
+        "root": ".",
+        "paths": ["a.py", "sub/c.py", "b.py"],
+        "totalPaths": 3,
+        "sampled": False,
+        "groupsShown": 0,
+        "groupsTotal": 0,
+        "spill": None,
+        "capped": False,
+        "nextOffset": None,
+        "footer": "",
     }
 
 
@@ -120,7 +128,10 @@ def test_glob_flat_result_keeps_the_plain_footer(root: Path, tmp_path: Path) -> 
         write(root, f"f{i}.txt", mtime=1_000 + i)
     r = make(root, tmp_path, glob_max_results=3).run("glob", pattern="*.txt")
     assert r.value["paths"] == ["f0.txt", "f1.txt", "f2.txt"]
-    assert r.text == f"f0.txt\nf1.txt\nf2.txt\n\n(Showing 3 of 5 paths. Full sorted result stored at: {r.value['spill']}. {HINT})"
+    assert (
+        r.text
+        == f"f0.txt\nf1.txt\nf2.txt\n\n(Showing 3 of 5 paths. Full sorted result stored at: {r.value['spill']}. {HINT})"
+    )
 
 
 def test_glob_more_groups_than_slots(root: Path, tmp_path: Path) -> None:
@@ -148,7 +159,7 @@ def test_glob_with_a_path_groups_below_that_path(root: Path, tmp_path: Path) -> 
 def test_glob_refuses_negation_and_option_like_values_do_no_harm(root: Path, tmp_path: Path) -> None:
     marker = tmp_path / "pre-ran"
     evil = tmp_path / "evil.sh"
-    evil.write_text(f"#!/bin/sh\ntouch {marker}\ncat \"$1\"\n")
+    evil.write_text(f'#!/bin/sh\ntouch {marker}\ncat "$1"\n')
     evil.chmod(0o755)
     write(root, f"--pre={evil}", "hello\n")
     write(root, "-rf/inner.txt", "hello\n")
@@ -266,7 +277,7 @@ def test_grep_over_the_cap_is_spread_across_entries_and_files(root: Path, tmp_pa
     ws = make(root, tmp_path)
     r = ws.run("grep", pattern="needle")
     loc = r.value["spill"]
-    files = [p for p in dict.fromkeys(m["path"] for m in r.value["matches"])]
+    files = list(dict.fromkeys(m["path"] for m in r.value["matches"]))
     assert len(files) == 55 and files == sorted(files)  # every matching file, in path order
     per_file = [sum(1 for m in r.value["matches"] if m["path"] == f) for f in files]
     # the nine small entries whole (135 matches); aaa's 115 slots round-robin over its 10 files
@@ -274,8 +285,15 @@ def test_grep_over_the_cap_is_spread_across_entries_and_files(root: Path, tmp_pa
     # each file shows its first matches, in line order
     assert [m["line"] for m in r.value["matches"] if m["path"] == "aaa/f9.txt"] == list(range(1, 12))
     assert {k: v for k, v in r.value.items() if k != "matches"} == {
-        "pattern": "needle", "totalMatches": 1135, "files": 55, "filesTotal": 55, "sampled": True,
-        "spill": loc, "unreadable": 0, "nextOffset": None, "footer": r.footer(),
+        "pattern": "needle",
+        "totalMatches": 1135,
+        "files": 55,
+        "filesTotal": 55,
+        "sampled": True,
+        "spill": loc,
+        "unreadable": 0,
+        "nextOffset": None,
+        "footer": r.footer(),
     }
     lines = r.text.split("\n")
     assert lines[:4] == ["Found 250 of 1135 matches", "", "aaa/f0.txt", "Line 1: needle"]
@@ -304,7 +322,11 @@ def test_grep_sampled_page_that_cannot_reach_every_file(root: Path, tmp_path: Pa
             write(root, f"{entry}/f{i}.txt", "hit\nhit\n")
     r = make(root, tmp_path, grep_max_matches=5).run("grep", pattern="hit")
     assert [(m["path"], m["line"]) for m in r.value["matches"]] == [
-        ("a/f0.txt", 1), ("a/f1.txt", 1), ("a/f2.txt", 1), ("b/f0.txt", 1), ("b/f1.txt", 1)
+        ("a/f0.txt", 1),
+        ("a/f1.txt", 1),
+        ("a/f2.txt", 1),
+        ("b/f0.txt", 1),
+        ("b/f1.txt", 1),
     ]
     assert (r.value["files"], r.value["filesTotal"], r.value["sampled"]) == (5, 8, True)
     assert r.footer() == (
@@ -320,7 +342,10 @@ def test_grep_sampled_below_a_path(root: Path, tmp_path: Path) -> None:
     write(root, "other/z.py", "hit\n" * 4)  # outside the search path
     r = make(root, tmp_path, grep_max_matches=4).run("grep", pattern="hit", path="src")
     assert [(m["path"], m["line"]) for m in r.value["matches"]] == [
-        ("src/x/a.py", 1), ("src/x/a.py", 2), ("src/y/a.py", 1), ("src/y/a.py", 2)
+        ("src/x/a.py", 1),
+        ("src/x/a.py", 2),
+        ("src/y/a.py", 1),
+        ("src/y/a.py", 2),
     ]
     assert r.value["sampled"] is True and r.value["filesTotal"] == 2
 
@@ -382,10 +407,16 @@ def test_spills_are_per_session(root: Path, tmp_path: Path) -> None:
     assert "/session-a-" in a.value["spill"]
     assert ws.spill_page(a.value["spill"], session="b").value["code"] == "FS_NOT_FOUND"
     # neither read nor grep of another session's spill gets anything
-    for tool, args in (("read", {"file_path": a.value["spill"]}), ("grep", {"pattern": "hit", "path": a.value["spill"]})):
+    for tool, args in (
+        ("read", {"file_path": a.value["spill"]}),
+        ("grep", {"pattern": "hit", "path": a.value["spill"]}),
+    ):
         r = ws.call(tool, args, session="b")
-        assert r.value == {"name": "FsError", "code": "FS_NOT_FOUND",
-                           "message": f'cannot {tool} "{a.value["spill"]}": not found'}
+        assert r.value == {
+            "name": "FsError",
+            "code": "FS_NOT_FOUND",
+            "message": f'cannot {tool} "{a.value["spill"]}": not found',
+        }
     assert not ws.spill_page(a.value["spill"], session="a").is_error
 
 
@@ -419,10 +450,14 @@ def test_grep_include_validation(root: Path, tmp_path: Path) -> None:
         assert r.text == one_glob
     r = ws.run("grep", pattern="x", include="*.{py,md")
     assert (r.value["code"], r.text) == (
-        "ARGUMENT_INVALID", "Error: include has a { without its }; write [{] for a literal brace")
+        "ARGUMENT_INVALID",
+        "Error: include has a { without its }; write [{] for a literal brace",
+    )
     r = ws.run("grep", pattern="x", include="*}")
     assert (r.value["code"], r.text) == (
-        "ARGUMENT_INVALID", "Error: include has a } without its {; write [}] for a literal brace")
+        "ARGUMENT_INVALID",
+        "Error: include has a } without its {; write [}] for a literal brace",
+    )
 
 
 def test_grep_include_braces_hold_alternatives(root: Path, tmp_path: Path) -> None:
@@ -488,15 +523,14 @@ def test_grep_stopped_before_any_file_was_finished_is_an_error(root: Path, tmp_p
     r = make(root, tmp_path, raw_output_max_bytes=2_000).run("grep", pattern="hit")
     assert r.value["code"] == "SEARCH_RAW_OUTPUT_OVERFLOW"
     assert r.text == (
-        "Error: grep produced more than 2000 bytes of raw output and was stopped; "
-        "narrow the pattern, path or include"
+        "Error: grep produced more than 2000 bytes of raw output and was stopped; narrow the pattern, path or include"
     )
 
 
 def test_inherited_ripgrep_config_is_ignored(root: Path, tmp_path: Path, monkeypatch) -> None:
     marker = tmp_path / "pre-ran"
     pre = tmp_path / "pre.sh"
-    pre.write_text(f"#!/bin/sh\ntouch {marker}\ncat \"$1\"\n")
+    pre.write_text(f'#!/bin/sh\ntouch {marker}\ncat "$1"\n')
     pre.chmod(0o755)
     config = tmp_path / "rgrc"
     config.write_text(f"--pre={pre}\n--follow\n--max-count=1\n")
@@ -541,7 +575,7 @@ def test_unreadable_file_beside_matches(root: Path, tmp_path: Path) -> None:
     code = textwrap.dedent(
         f"""
         from dsh_jupyter import Workspace
-        ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r})
+        ws = Workspace({str(root)!r}, state_path={str(tmp_path / "st" / "s.sqlite")!r})
         print(ws.run("grep", pattern="needle").text)
         """
     )
@@ -571,7 +605,7 @@ def test_unreadable_file_and_no_match_anywhere_is_no_matches_with_the_note(root:
     try:
         proc = _as_unprivileged(f"""
             from dsh_jupyter import Workspace
-            ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r})
+            ws = Workspace({str(root)!r}, state_path={str(tmp_path / "st" / "s.sqlite")!r})
             for tool, pattern in (("grep", "needle"), ("glob", "*.md")):
                 r = ws.run(tool, pattern=pattern)
                 print(repr((r.is_error, r.text)))
@@ -598,10 +632,14 @@ def test_a_real_failure_beside_file_errors_still_fails(root: Path, tmp_path: Pat
     from dsh_jupyter.core.tools.search.run import file_errors
 
     def outcome(stderr: str, code: int = 2) -> RgOutcome:
-        return RgOutcome(returncode=code, stdout=b"", stderr_tail=stderr, stderr_head=stderr[:4096], overflow=False,
-                         duration_s=0.1)
+        return RgOutcome(
+            returncode=code, stdout=b"", stderr_tail=stderr, stderr_head=stderr[:4096], overflow=False, duration_s=0.1
+        )
 
-    assert file_errors(outcome("rg: ./a: Permission denied (os error 13)\nrg: ./b/c: Permission denied (os error 13)\n")) == 2
+    assert (
+        file_errors(outcome("rg: ./a: Permission denied (os error 13)\nrg: ./b/c: Permission denied (os error 13)\n"))
+        == 2
+    )
     assert file_errors(outcome("rg: ./a: Permission denied (os error 13)\nrg: something else broke\n")) == 0
     assert file_errors(outcome("rg: regex parse error:\n    (\n    ^\nerror: unclosed group\n")) == 0
     assert file_errors(outcome("rg: ./a: Permission denied (os error 13)\n", code=1)) == 0
@@ -615,8 +653,14 @@ def test_file_errors_longer_than_the_stderr_kept_are_still_counted() -> None:
 
     def outcome(stderr: str) -> RgOutcome:  # what the runner keeps: the first and the last bytes
         data = stderr.encode()
-        return RgOutcome(returncode=2, stdout=b"", stderr_tail=data[-STDERR_TAIL:].decode(),
-                         stderr_head=data[:STDERR_HEAD].decode(), overflow=False, duration_s=0.1)
+        return RgOutcome(
+            returncode=2,
+            stdout=b"",
+            stderr_tail=data[-STDERR_TAIL:].decode(),
+            stderr_head=data[:STDERR_HEAD].decode(),
+            overflow=False,
+            duration_s=0.1,
+        )
 
     deep = "rg: ./" + "dir/" * 2100 + "dir: File name too long (os error 36)\n"
     short = "rg: ./a: Permission denied (os error 13)\n"
@@ -730,13 +774,15 @@ def test_minified_and_lock_files_cannot_overflow_a_search(root: Path, tmp_path: 
     length. A match past the printed start still counts and is located; a cut line says so in the
     page and in the saved result."""
     (root / "node_modules" / "pkg").mkdir(parents=True)
-    write(root, "node_modules/pkg/bundle.min.js", "var a=1;" * 1_300_000 + "Workspace(x)" + "\n")  # 10 MB, match at the end
+    write(
+        root, "node_modules/pkg/bundle.min.js", "var a=1;" * 1_300_000 + "Workspace(x)" + "\n"
+    )  # 10 MB, match at the end
     write(root, "package-lock.json", '{"a": "' + "Workspace(" * 200_000 + '"}\n')
     write(root, "app.py", "ws = Workspace(root)\n")
     code = textwrap.dedent(f"""
         import json
         from dsh_jupyter import Workspace
-        ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r},
+        ws = Workspace({str(root)!r}, state_path={str(tmp_path / "st" / "s.sqlite")!r},
                        raw_output_max_bytes=1_000_000, grep_max_matches=2)
         r = ws.run("grep", pattern=r"Workspace\\(")
         spill = open(r.value["spill"]).read() if r.value["spill"] else ""
@@ -756,7 +802,8 @@ def test_minified_and_lock_files_cannot_overflow_a_search(root: Path, tmp_path: 
     assert "omitted end of long line" not in got["text"] + got["spill"]
     assert "node_modules/pkg/bundle.min.js\nLine 1: var a=1;" in got["spill"]
     assert got["spill"].count(cut) == 2 and "app.py\nLine 1: ws = Workspace(root)" in got["spill"]
-    print("RSS", got["rss"]); assert got["rss"] < 160, f"{got['rss']} MiB"
+    print("RSS", got["rss"])
+    assert got["rss"] < 160, f"{got['rss']} MiB"
 
 
 def test_a_line_that_ends_like_rgs_preview_words_is_the_files_own_text(root: Path, tmp_path: Path) -> None:
@@ -785,8 +832,13 @@ def test_grep_answers_on_this_checkout_with_its_node_modules(tmp_path: Path) -> 
     assert counted.value["filesTotal"] == lines.value["filesTotal"]
     assert any(row["path"].startswith("labextension_shim/node_modules/") for row in counted.value["fileCounts"])
     # leaving the vendored tree out, in any case
-    own = ws.run("grep", pattern="USE STRICT", ignore_case=True, output_mode="files_with_matches",
-                 exclude="labextension_shim/node_modules/**")
+    own = ws.run(
+        "grep",
+        pattern="USE STRICT",
+        ignore_case=True,
+        output_mode="files_with_matches",
+        exclude="labextension_shim/node_modules/**",
+    )
     assert 0 < own.value["totalMatches"] < lines.value["totalMatches"]
     assert not any(row["path"].startswith("labextension_shim/node_modules/") for row in own.value["fileCounts"])
     around = ws.run("grep", pattern=r"def execute_grep\(", path="dsh_jupyter", context=1)
@@ -804,20 +856,37 @@ def test_grep_answers_on_this_checkout_with_its_node_modules(tmp_path: Path) -> 
 def vendored(root: Path) -> Path:
     for rel in ("node_modules/p/a.js", "src/node_modules/q/b.js", "src/app.js", "build/out.js", "src/x.min.js"):
         write(root, rel, "needle\n")
-    nb = {"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "outputs": [], "execution_count": None,
-                     "source": "needle = 1"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "id": "c1",
+                "metadata": {},
+                "outputs": [],
+                "execution_count": None,
+                "source": "needle = 1",
+            }
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     write(root, "node_modules/p/demo.ipynb", json.dumps(nb))
     write(root, "src/note.ipynb", json.dumps(nb))
     return root
 
 
-@pytest.mark.parametrize("exclude, paths", [
-    ("node_modules/**", ["src/app.js", "src/node_modules/q/b.js", "src/x.min.js", "build/out.js"]),
-    ("node_modules", ["src/app.js", "src/x.min.js", "build/out.js"]),  # no slash: at any depth
-    (["node_modules", "*.min.js", "build"], ["src/app.js"]),
-    ("src/**/*.js", ["build/out.js", "node_modules/p/a.js"]),
-    ([], ["build/out.js", "node_modules/p/a.js", "src/app.js", "src/node_modules/q/b.js", "src/x.min.js"]),
-], ids=["anchored", "any-depth", "list", "nested", "empty"])
+@pytest.mark.parametrize(
+    "exclude, paths",
+    [
+        ("node_modules/**", ["src/app.js", "src/node_modules/q/b.js", "src/x.min.js", "build/out.js"]),
+        ("node_modules", ["src/app.js", "src/x.min.js", "build/out.js"]),  # no slash: at any depth
+        (["node_modules", "*.min.js", "build"], ["src/app.js"]),
+        ("src/**/*.js", ["build/out.js", "node_modules/p/a.js"]),
+        ([], ["build/out.js", "node_modules/p/a.js", "src/app.js", "src/node_modules/q/b.js", "src/x.min.js"]),
+    ],
+    ids=["anchored", "any-depth", "list", "nested", "empty"],
+)
 def test_exclude_leaves_out_what_it_names_in_glob_and_grep(vendored: Path, tmp_path: Path, exclude, paths) -> None:
     ws = make(vendored, tmp_path)
     globbed = ws.run("glob", pattern="*.js", exclude=exclude)
@@ -833,17 +902,25 @@ def test_exclude_leaves_out_notebooks_too(vendored: Path, tmp_path: Path) -> Non
     assert r.text == "Found 1 match\n\nsrc/note.ipynb\nCell 1, line 1: needle = 1"
 
 
-@pytest.mark.parametrize("exclude, message", [
-    ("!node_modules", "exclude holds globs to leave out, such as node_modules/** or *.min.js; a leading ! is "
-                      "not supported"),
-    (["a", "!b"], "exclude holds globs to leave out, such as node_modules/** or *.min.js; a leading ! is not "
-                  "supported"),
-    (5, "exclude must be a string or a list"),
-    (["a", 3], "exclude[1] must be a string"),
-    ("", "exclude must be a non-empty string"),
-    (["a\0"], "exclude[0] must not contain a NUL character"),
-    (["x"] * 101, "exclude may hold at most 100 items"),
-], ids=["negated", "negated-in-list", "number", "number-in-list", "empty", "nul", "too-many"])
+@pytest.mark.parametrize(
+    "exclude, message",
+    [
+        (
+            "!node_modules",
+            "exclude holds globs to leave out, such as node_modules/** or *.min.js; a leading ! is not supported",
+        ),
+        (
+            ["a", "!b"],
+            "exclude holds globs to leave out, such as node_modules/** or *.min.js; a leading ! is not supported",
+        ),
+        (5, "exclude must be a string or a list"),
+        (["a", 3], "exclude[1] must be a string"),
+        ("", "exclude must be a non-empty string"),
+        (["a\0"], "exclude[0] must not contain a NUL character"),
+        (["x"] * 101, "exclude may hold at most 100 items"),
+    ],
+    ids=["negated", "negated-in-list", "number", "number-in-list", "empty", "nul", "too-many"],
+)
 def test_bad_excludes_are_argument_errors(vendored: Path, tmp_path: Path, exclude, message) -> None:
     ws = make(vendored, tmp_path)
     for tool, args in (("glob", {"pattern": "*"}), ("grep", {"pattern": "x"})):
@@ -853,8 +930,10 @@ def test_bad_excludes_are_argument_errors(vendored: Path, tmp_path: Path, exclud
 
 # --------------------------------------------------------------------------- respect_ignore_files
 
-IGNORED = ("(Files named by .gitignore or .ignore rules were not searched (setting respect_ignore_files); "
-           "grep such a file by its path to search it anyway.)")
+IGNORED = (
+    "(Files named by .gitignore or .ignore rules were not searched (setting respect_ignore_files); "
+    "grep such a file by its path to search it anyway.)"
+)
 
 
 @pytest.fixture
@@ -885,8 +964,9 @@ def test_respect_ignore_files_leaves_them_out_and_every_answer_says_so(ignoring:
     # a page that holds every match found says it too: "Found 2 matches" must not pass for the whole
     # workspace; a file named by its path is searched, and nothing was left out of that answer
     whole = make(ignoring, tmp_path, respect_ignore_files=True)
-    assert whole.run("grep", pattern="needle").text == ("Found 2 matches\n\na.txt\nLine 1: needle\n\n"
-                                                        f"sub/s.txt\nLine 1: needle\n\n{IGNORED}")
+    assert whole.run("grep", pattern="needle").text == (
+        f"Found 2 matches\n\na.txt\nLine 1: needle\n\nsub/s.txt\nLine 1: needle\n\n{IGNORED}"
+    )
     assert whole.run("grep", pattern="needle", output_mode="files_with_matches").text.endswith(f"\n\n{IGNORED}")
     assert whole.run("glob", pattern="*.txt").text == f"a.txt\nsub/s.txt\n\n{IGNORED}"
     assert whole.run("grep", pattern="needle", path="x.log").text == "Found 1 match\n\nx.log\nLine 1: needle"

@@ -99,7 +99,7 @@ def test_a_name_cannot_forge_a_count_row(root: Path, tmp_path: Path) -> None:
     write(root, "x.txt: 9\nfake.py: 3", "TODO\n")
     r = make(root, tmp_path).run("grep", pattern="TODO", output_mode="files_with_matches")
     assert r.text == (
-        "Found 3 matches in 3 files, in path order\n\nsrc/a.py: 1\nsrc/c.py: 1\n\"x.txt: 9\\u000afake.py: 3\": 1"
+        'Found 3 matches in 3 files, in path order\n\nsrc/a.py: 1\nsrc/c.py: 1\n"x.txt: 9\\u000afake.py: 3": 1'
     )
 
 
@@ -313,7 +313,11 @@ def test_a_file_split_over_two_runs_is_one_row_with_both_counts() -> None:
 
     value = {"outputMode": "files_with_matches", "totalMatches": 6}
     assert _shape_files(value, ["a.py", "b.py", "b.py", "c.py"], [1, 2, 2, 1], 10) is None
-    assert value["fileCounts"] == [{"path": "a.py", "matches": 1}, {"path": "b.py", "matches": 4}, {"path": "c.py", "matches": 1}]
+    assert value["fileCounts"] == [
+        {"path": "a.py", "matches": 1},
+        {"path": "b.py", "matches": 4},
+        {"path": "c.py", "matches": 1},
+    ]
     value = {"outputMode": "count", "totalMatches": 6}
     spill = _shape_files(value, ["a.py", "b.py", "c.py"], [1, 4, 1], 2)
     assert value["fileCounts"] == [{"path": "b.py", "matches": 4}, {"path": "a.py", "matches": 1}]

@@ -41,20 +41,23 @@ def root(tmp_path: Path) -> Path:
 
 def analysis(root: Path, rel: str = "analysis.ipynb") -> Path:
     path = root / rel
-    write_nb(path, [
-        v4.new_markdown_cell("# Load the data\nWe call load() once.", id="intro"),
-        v4.new_code_cell(
-            "import pandas as pd\n\ndf = load()\nprint(df)",
-            id="load-cell",
-            execution_count=1,
-            outputs=[
-                v4.new_output("stream", name="stdout", text="load() done\n"),
-                v4.new_output("display_data", data={"image/png": PNG, "text/plain": "load() figure"}),
-            ],
-        ),
-        v4.new_code_cell("", id="empty"),
-        v4.new_code_cell("x = 'ünï'  # load() again\n", id="again"),
-    ])
+    write_nb(
+        path,
+        [
+            v4.new_markdown_cell("# Load the data\nWe call load() once.", id="intro"),
+            v4.new_code_cell(
+                "import pandas as pd\n\ndf = load()\nprint(df)",
+                id="load-cell",
+                execution_count=1,
+                outputs=[
+                    v4.new_output("stream", name="stdout", text="load() done\n"),
+                    v4.new_output("display_data", data={"image/png": PNG, "text/plain": "load() figure"}),
+                ],
+            ),
+            v4.new_code_cell("", id="empty"),
+            v4.new_code_cell("x = 'ünï'  # load() again\n", id="again"),
+        ],
+    )
     return path
 
 
@@ -72,10 +75,19 @@ def test_grep_reports_cells_and_lines_not_json(root: Path, tmp_path: Path) -> No
         "Line 1: def load():"
     )
     first = r.value["matches"][0]
-    assert first == {"path": "analysis.ipynb", "line": 2, "cell": 1, "cellId": "intro", "text": "We call load() once.",
-                     "submatches": [[8, 14]]} or (first["cell"], first["cellId"], first["line"]) == (1, "intro", 2)
+    assert first == {
+        "path": "analysis.ipynb",
+        "line": 2,
+        "cell": 1,
+        "cellId": "intro",
+        "text": "We call load() once.",
+        "submatches": [[8, 14]],
+    } or (first["cell"], first["cellId"], first["line"]) == (1, "intro", 2)
     assert [(m["cell"], m["cellId"], m["line"]) for m in r.value["matches"][:3]] == [
-        (1, "intro", 2), (2, "load-cell", 3), (4, "again", 1)]
+        (1, "intro", 2),
+        (2, "load-cell", 3),
+        (4, "again", 1),
+    ]
     assert "cell" not in r.value["matches"][3]
     assert r.value["files"] == 2 and r.value["totalMatches"] == 4
 
@@ -101,7 +113,9 @@ def test_include_and_a_folder_path(root: Path, tmp_path: Path) -> None:
     r = ws.run("grep", pattern="again", path="sub", include="*.ipynb")
     assert r.text == "Found 1 match\n\nsub/deep/a.ipynb\nCell 4, line 1: x = 'ünï'  # load() again"
     assert ws.run("grep", pattern="again", include="*.py").text == "No matches found"
-    assert ws.run("grep", pattern="load", path="sub", include="*.py").text == "Found 1 match\n\nsub/b.py\nLine 1: load()"
+    assert (
+        ws.run("grep", pattern="load", path="sub", include="*.py").text == "Found 1 match\n\nsub/b.py\nLine 1: load()"
+    )
 
 
 def test_an_ipynb_that_is_not_a_notebook_is_searched_as_text(root: Path, tmp_path: Path) -> None:
@@ -175,4 +189,6 @@ def test_hidden_notebooks_follow_the_setting_and_links_out_are_not_followed(root
     (root / "link.ipynb").symlink_to(outside)
     (root / "linked").symlink_to(tmp_path)
     ws = make(root, tmp_path, allow_hidden=False)
-    assert ws.run("grep", pattern="again").text == "Found 1 match\n\nkept.ipynb\nCell 4, line 1: x = 'ünï'  # load() again"
+    assert (
+        ws.run("grep", pattern="again").text == "Found 1 match\n\nkept.ipynb\nCell 4, line 1: x = 'ünï'  # load() again"
+    )

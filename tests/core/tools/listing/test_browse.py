@@ -38,13 +38,16 @@ def test_model_order_is_the_tools_order_and_nothing_is_logged(ws):
     assert [c["tool"] for c in ws.calls()["calls"]] == ["list"]  # browse is not a tool call
 
 
-@pytest.mark.parametrize("sort, descending, expected", [
-    ("size", True, ["big.bin", "b.txt", "c.log"]),
-    ("size", False, ["Zeta", "alpha", "link"]),  # directories and links count as -1, model order among them
-    ("modified", False, ["big.bin", "A.txt", "c.log"]),
-    ("name", False, ["A.txt", "alpha", "b.txt"]),
-    ("model", True, ["link", "c.log", "big.bin"]),
-])
+@pytest.mark.parametrize(
+    "sort, descending, expected",
+    [
+        ("size", True, ["big.bin", "b.txt", "c.log"]),
+        ("size", False, ["Zeta", "alpha", "link"]),  # directories and links count as -1, model order among them
+        ("modified", False, ["big.bin", "A.txt", "c.log"]),
+        ("name", False, ["A.txt", "alpha", "b.txt"]),
+        ("model", True, ["link", "c.log", "big.bin"]),
+    ],
+)
 def test_sorted_over_the_whole_listing(ws, sort, descending, expected):
     assert names(ws.browse("d", sort=sort, descending=descending)) == expected
 

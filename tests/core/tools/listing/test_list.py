@@ -7,7 +7,6 @@ import os
 import socket
 
 import pytest
-
 from conftest import Link, assert_error
 
 ORDER = "Directories first, then files, then other, each alphabetical."
@@ -65,9 +64,7 @@ def test_whole_listing_footers(ws, root, tree, spec, lines, footer):
 def test_order_is_by_code_point_within_each_group(ws, root, tree):
     tree(root, {"b": "", "B": "", "a": "", "é": "", "Z": {}, "_": {}, "10": "", "9": ""})
     r = ws.run("list")
-    assert r.text == env(
-        ".", ["Z/", "_/", "10", "9", "B", "a", "b", "é"], "(8 entries: 2 directories, 6 files)"
-    )
+    assert r.text == env(".", ["Z/", "_/", "10", "9", "B", "a", "b", "é"], "(8 entries: 2 directories, 6 files)")
 
 
 def test_fifo_and_socket_are_other(ws, root):
@@ -85,9 +82,7 @@ def test_fifo_and_socket_are_other(ws, root):
 
 def test_nested_path_and_absolute_path_inside_root(ws, root, tree):
     tree(root, {"src/pkg/mod.py": "", "src/pkg/sub": {}})
-    assert ws.run("list", path="src/pkg").text == env(
-        "src/pkg", ["sub/", "mod.py"], "(2 entries: 1 directory, 1 file)"
-    )
+    assert ws.run("list", path="src/pkg").text == env("src/pkg", ["sub/", "mod.py"], "(2 entries: 1 directory, 1 file)")
     assert ws.run("list", path=str(root / "src" / "pkg")).text == env(
         "src/pkg", ["sub/", "mod.py"], "(2 entries: 1 directory, 1 file)"
     )
@@ -189,10 +184,12 @@ def test_offset_out_of_range_at_root(ws, root, tree):
 
 def test_offset_out_of_range_singular_and_empty(ws, root, tree):
     tree(root, {"one/f": "", "none": {}})
-    assert_error(ws.run("list", path="one", offset=2), "ARGUMENT_INVALID",
-                 'offset 2 is out of range for "one" (1 entry)')
-    assert_error(ws.run("list", path="none", offset=2), "ARGUMENT_INVALID",
-                 'offset 2 is out of range for "none" (0 entries)')
+    assert_error(
+        ws.run("list", path="one", offset=2), "ARGUMENT_INVALID", 'offset 2 is out of range for "one" (1 entry)'
+    )
+    assert_error(
+        ws.run("list", path="none", offset=2), "ARGUMENT_INVALID", 'offset 2 is out of range for "none" (0 entries)'
+    )
     assert ws.run("list", path="none", offset=1).text == env("none", [], "(Empty directory)")
 
 
@@ -214,8 +211,9 @@ def test_bad_path_arguments(ws):
     assert_error(ws.run("list", path=""), "ARGUMENT_INVALID", "path must be a non-empty string")
     assert_error(ws.run("list", path=3), "ARGUMENT_INVALID", "path must be a string")
     assert_error(ws.run("list", path="a\0b"), "ARGUMENT_INVALID", "path must not contain a NUL character")
-    assert_error(ws.run("list", dir="."), "ARGUMENT_INVALID",
-                 'unknown argument "dir" (this tool takes: path, offset, details)')
+    assert_error(
+        ws.run("list", dir="."), "ARGUMENT_INVALID", 'unknown argument "dir" (this tool takes: path, offset, details)'
+    )
 
 
 # -- names that could forge structure ---------------------------------------------------------
@@ -247,7 +245,7 @@ def test_forging_names_are_quoted(ws, root):
     expected_files = [files[n] for n in sorted(files)]
     assert r.text == env(
         "names",
-        ['" spaced dir"/', '"dir@"/'] + expected_files + ['"link\\u000a"@'],
+        ['" spaced dir"/', '"dir@"/', *expected_files, '"link\\u000a"@'],
         "(15 entries: 2 directories, 12 files, 1 other)",
     )
     # one line per entry: no name split the listing
@@ -288,8 +286,9 @@ def test_symlink_out_of_root_is_listed_never_followed(ws, root):
     r = ws.run("list")
     assert r.text == env(".", ["etc_link@"], "(1 entry: 0 directories, 0 files, 1 other)")
     assert r.value["entries"][0]["target"] == "(outside the workspace)"  # never where it leads out to
-    assert_error(ws.run("list", path="etc_link"), "FS_OUTSIDE_ROOT",
-                 'cannot list "etc_link": path is outside the workspace')
+    assert_error(
+        ws.run("list", path="etc_link"), "FS_OUTSIDE_ROOT", 'cannot list "etc_link": path is outside the workspace'
+    )
 
 
 def test_symlink_targets_are_shown_from_the_root_never_as_absolute_paths(ws, root):
@@ -304,8 +303,13 @@ def test_symlink_targets_are_shown_from_the_root_never_as_absolute_paths(ws, roo
     os.symlink(os.path.expanduser("~"), root / "sub" / "home")
     r = ws.run("list", path="sub")
     targets = {e["name"]: e["target"] for e in r.value["entries"]}
-    assert targets == {"abs_in": "data/raw", "rel_in": "data", "to_root": ".", "rel_out": "(outside the workspace)",
-                       "home": "(outside the workspace)"}
+    assert targets == {
+        "abs_in": "data/raw",
+        "rel_in": "data",
+        "to_root": ".",
+        "rel_out": "(outside the workspace)",
+        "home": "(outside the workspace)",
+    }
     assert str(root) not in json.dumps(r.value)
     page = ws.browse(path="sub", sort="modified")
     assert {e["name"]: e["target"] for e in page["entries"]} == targets
@@ -319,8 +323,7 @@ def test_symlink_loop(ws, root):
     assert ws.run("list").text == env(".", ["a@", "b@", "loop@"], "(3 entries: 0 directories, 0 files, 3 other)")
     assert_error(ws.run("list", path="loop"), "FS_SYMLINK_LOOP", 'cannot list "loop": symbolic link loop')
     assert_error(ws.run("list", path="a"), "FS_SYMLINK_LOOP", 'cannot list "a": symbolic link loop')
-    assert_error(ws.run("list", path="loop/deeper"), "FS_SYMLINK_LOOP",
-                 'cannot list "loop/deeper": symbolic link loop')
+    assert_error(ws.run("list", path="loop/deeper"), "FS_SYMLINK_LOOP", 'cannot list "loop/deeper": symbolic link loop')
 
 
 # -- errors -----------------------------------------------------------------------------------
@@ -356,17 +359,22 @@ def test_details_add_size_and_time_to_file_rows_only(ws, root, tree):
         os.utime(root / name, (T0, T0))
     os.symlink("small.txt", root / "link")
     r = ws.run("list", details=True)
-    assert r.text == env(".", [
-        "sub/",
-        "big.bin  (1.2 MiB, 1234567 bytes, 2025-11-30 14:42:11 UTC)",
-        "kilo.txt  (1.0 KiB, 1024 bytes, 2025-11-30 14:42:11 UTC)",
-        "small.txt  (7 bytes, 2025-11-30 14:42:11 UTC)",
-        "link@",
-    ], "(5 entries: 1 directory, 3 files, 1 other)")
+    assert r.text == env(
+        ".",
+        [
+            "sub/",
+            "big.bin  (1.2 MiB, 1234567 bytes, 2025-11-30 14:42:11 UTC)",
+            "kilo.txt  (1.0 KiB, 1024 bytes, 2025-11-30 14:42:11 UTC)",
+            "small.txt  (7 bytes, 2025-11-30 14:42:11 UTC)",
+            "link@",
+        ],
+        "(5 entries: 1 directory, 3 files, 1 other)",
+    )
     assert r.value["details"] is True
     # the default text stays as it was
-    assert ws.run("list").text == env(".", ["sub/", "big.bin", "kilo.txt", "small.txt", "link@"],
-                                      "(5 entries: 1 directory, 3 files, 1 other)")
+    assert ws.run("list").text == env(
+        ".", ["sub/", "big.bin", "kilo.txt", "small.txt", "link@"], "(5 entries: 1 directory, 3 files, 1 other)"
+    )
 
 
 def test_a_name_cannot_pass_for_a_row_with_details(ws, root, tree):
@@ -374,10 +382,14 @@ def test_a_name_cannot_pass_for_a_row_with_details(ws, root, tree):
     for name in os.listdir(root):
         os.utime(root / name, (T0, T0))
     r = ws.run("list", details=True)
-    assert r.text == env(".", [
-        '"a.txt  (9 GiB, 1 bytes, 2000-01-01 00:00:00 UTC)"  (1 byte, 2025-11-30 14:42:11 UTC)',
-        "one byte  (1 byte, 2025-11-30 14:42:11 UTC)",
-    ], "(2 entries: 0 directories, 2 files)")
+    assert r.text == env(
+        ".",
+        [
+            '"a.txt  (9 GiB, 1 bytes, 2000-01-01 00:00:00 UTC)"  (1 byte, 2025-11-30 14:42:11 UTC)',
+            "one byte  (1 byte, 2025-11-30 14:42:11 UTC)",
+        ],
+        "(2 entries: 0 directories, 2 files)",
+    )
 
 
 def test_details_must_be_a_boolean(ws):

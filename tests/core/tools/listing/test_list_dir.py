@@ -6,7 +6,6 @@ import json
 import os
 
 import pytest
-
 from conftest import Link, assert_error
 
 
@@ -60,7 +59,12 @@ def test_recursive_deeper_tree(ws, root, tree):
     ]
     assert "truncated" not in r.value
     sub = ws.run("list_dir", path="src/pkg", recursive=True)
-    assert sub.value == {"entries": ["__init__.py", "sub", "sub/mod.py"], "totalEntries": 3, "nextOffset": None, "footer": ""}
+    assert sub.value == {
+        "entries": ["__init__.py", "sub", "sub/mod.py"],
+        "totalEntries": 3,
+        "nextOffset": None,
+        "footer": "",
+    }
 
 
 def test_recursive_capped(make_ws, root, tree):
@@ -68,17 +72,24 @@ def test_recursive_capped(make_ws, root, tree):
     ws = make_ws(list_dir_max_entries=3)
     r = ws.run("list_dir", path=".", recursive=True)
     note = "the walk stopped after 3 entries, so the total is not known; list a subfolder to see the rest"
-    assert r.text == ('{"entries": ["a", "a/x", "a/y"], "truncated": true, "totalEntries": null, '
-                      f'"note": "{note}"}}')
-    assert r.value == {"entries": ["a", "a/x", "a/y"], "truncated": True, "totalEntries": None, "note": note,
-                       "nextOffset": None, "footer": ""}
+    assert r.text == (f'{{"entries": ["a", "a/x", "a/y"], "truncated": true, "totalEntries": null, "note": "{note}"}}')
+    assert r.value == {
+        "entries": ["a", "a/x", "a/y"],
+        "truncated": True,
+        "totalEntries": None,
+        "note": note,
+        "nextOffset": None,
+        "footer": "",
+    }
     assert not r.is_error
 
 
 def test_recursive_exactly_at_the_cap_is_not_truncated(make_ws, root, tree):
     tree(root, {"b": "", "a/y": "", "a/x": ""})
     ws = make_ws(list_dir_max_entries=4)
-    assert ws.run("list_dir", path=".", recursive=True).text == '{"entries": ["a", "a/x", "a/y", "b"], "totalEntries": 4}'
+    assert (
+        ws.run("list_dir", path=".", recursive=True).text == '{"entries": ["a", "a/x", "a/y", "b"], "totalEntries": 4}'
+    )
 
 
 def test_recursive_is_bounded_on_a_wide_tree(make_ws, root):
@@ -113,8 +124,7 @@ def test_not_found(ws):
 def test_not_a_dir(ws, root):
     (root / "f.txt").write_text("x")
     assert_error(ws.run("list_dir", path="f.txt"), "not-a-dir", 'cannot list "f.txt": not a directory')
-    assert_error(ws.run("list_dir", path="f.txt", recursive=True), "not-a-dir",
-                 'cannot list "f.txt": not a directory')
+    assert_error(ws.run("list_dir", path="f.txt", recursive=True), "not-a-dir", 'cannot list "f.txt": not a directory')
 
 
 def test_a_path_under_a_file_is_not_found(ws, root):
@@ -177,7 +187,7 @@ def test_recursive_says_which_folders_it_could_not_read(tmp_path):
         import json, resource
         from dsh_jupyter import Workspace
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-        ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r}, list_dir_max_entries=100000)
+        ws = Workspace({str(root)!r}, state_path={str(tmp_path / "st" / "s.sqlite")!r}, list_dir_max_entries=100000)
         print(json.dumps(ws.run("list_dir", path=".", recursive=True).value))
     """)
     argv = [sys.executable, "-c", code]

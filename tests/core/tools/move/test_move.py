@@ -7,8 +7,8 @@ import json
 import os
 
 import pytest
-
 from conftest import assert_error, jupyter_folders_in
+
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.fs.rename import Changed, check_then_rename, link_then_unlink, move_over, move_to_free_name
 from dsh_jupyter.core.state.gate import observation_key
@@ -56,8 +56,15 @@ def observed(ws, path) -> str | None:
 def test_a_file_is_renamed(ws, files):
     r = move(ws, "a.txt", "c.txt")
     assert r.text == "Moved file a.txt to c.txt."
-    assert r.value == {"source": "a.txt", "destination": "c.txt", "type": "file", "replaced": False,
-                       "createdParents": False, "nextOffset": None, "footer": ""}
+    assert r.value == {
+        "source": "a.txt",
+        "destination": "c.txt",
+        "type": "file",
+        "replaced": False,
+        "createdParents": False,
+        "nextOffset": None,
+        "footer": "",
+    }
     assert not (files / "a.txt").exists() and (files / "c.txt").read_text() == "alpha\n"
 
 
@@ -105,29 +112,40 @@ def test_a_symlink_inside_the_root_moves_as_a_link(ws, files):
 
 def test_an_existing_file_is_not_replaced_without_overwrite(ws, files):
     ws.run("read", file_path="b.txt")  # even a file this session has read
-    assert_error(move(ws, "a.txt", "b.txt"), "FS_EXISTS",
-                 'cannot move to "b.txt": a file of that name exists; to replace it, read it in this session and '
-                 "set overwrite")
+    assert_error(
+        move(ws, "a.txt", "b.txt"),
+        "FS_EXISTS",
+        'cannot move to "b.txt": a file of that name exists; to replace it, read it in this session and set overwrite',
+    )
     assert (files / "a.txt").read_text() == "alpha\n" and (files / "b.txt").read_text() == "beta\n"
 
 
 def test_overwrite_of_a_file_this_session_has_not_read_is_refused(ws, files):
-    assert_error(move(ws, "a.txt", "b.txt", overwrite=True), "FS_NOT_OBSERVED",
-                 'cannot overwrite "b.txt": read it first in this session')
+    assert_error(
+        move(ws, "a.txt", "b.txt", overwrite=True),
+        "FS_NOT_OBSERVED",
+        'cannot overwrite "b.txt": read it first in this session',
+    )
     assert (files / "a.txt").read_text() == "alpha\n" and (files / "b.txt").read_text() == "beta\n"
 
 
 def test_overwrite_of_a_file_read_in_another_session_is_refused(make_ws, files):
     make_ws(session="other").run("read", file_path="b.txt")
-    assert_error(move(make_ws(), "a.txt", "b.txt", overwrite=True), "FS_NOT_OBSERVED",
-                 'cannot overwrite "b.txt": read it first in this session')
+    assert_error(
+        move(make_ws(), "a.txt", "b.txt", overwrite=True),
+        "FS_NOT_OBSERVED",
+        'cannot overwrite "b.txt": read it first in this session',
+    )
 
 
 def test_overwrite_of_a_file_that_changed_since_it_was_read_is_refused(ws, files):
     ws.run("read", file_path="b.txt")
     (files / "b.txt").write_text("changed by someone\n")
-    assert_error(move(ws, "a.txt", "b.txt", overwrite=True), "FS_NOT_OBSERVED",
-                 'cannot overwrite "b.txt": it changed since this session last read it; read it again')
+    assert_error(
+        move(ws, "a.txt", "b.txt", overwrite=True),
+        "FS_NOT_OBSERVED",
+        'cannot overwrite "b.txt": it changed since this session last read it; read it again',
+    )
     assert (files / "b.txt").read_text() == "changed by someone\n"
 
 
@@ -135,13 +153,23 @@ def test_overwrite_replaces_a_file_this_session_has_read(ws, files):
     ws.run("read", file_path="b.txt")
     r = move(ws, "a.txt", "b.txt", overwrite=True)
     assert r.text == "Moved file a.txt to b.txt, replacing the file that was there."
-    assert r.value == {"source": "a.txt", "destination": "b.txt", "type": "file", "replaced": True,
-                       "createdParents": False, "nextOffset": None, "footer": ""}
+    assert r.value == {
+        "source": "a.txt",
+        "destination": "b.txt",
+        "type": "file",
+        "replaced": True,
+        "createdParents": False,
+        "nextOffset": None,
+        "footer": "",
+    }
     assert names(files) == ["b.txt", "d", "d/sub", "d/sub/x.txt", "d/y.txt"]
     assert (files / "b.txt").read_text() == "alpha\n"
     # what this session read of the old b.txt is not an observation of the new one
-    assert_error(ws.run("edit", file_path="b.txt", old_string="alpha", new_string="A"), "FS_NOT_OBSERVED",
-                 'cannot write "b.txt": read it first in this session')
+    assert_error(
+        ws.run("edit", file_path="b.txt", old_string="alpha", new_string="A"),
+        "FS_NOT_OBSERVED",
+        'cannot write "b.txt": read it first in this session',
+    )
 
 
 def test_overwrite_is_not_needed_for_a_free_name(ws, files):
@@ -159,8 +187,11 @@ def test_a_directory_is_never_replaced(ws, files):
 
 def test_a_directory_never_replaces_a_file(ws, files):
     ws.run("read", file_path="b.txt")
-    assert_error(move(ws, "d", "b.txt", overwrite=True), "FS_EXISTS",
-                 'cannot move to "b.txt": a file of that name exists, and a directory never replaces a file')
+    assert_error(
+        move(ws, "d", "b.txt", overwrite=True),
+        "FS_EXISTS",
+        'cannot move to "b.txt": a file of that name exists, and a directory never replaces a file',
+    )
     assert (files / "b.txt").read_text() == "beta\n" and (files / "d").is_dir()
 
 
@@ -168,35 +199,46 @@ def test_only_regular_files_are_replaced(ws, files):
     os.mkfifo(files / "fifo")
     os.symlink("b.txt", files / "link")
     for name in ("fifo", "link"):
-        assert_error(move(ws, "a.txt", name, overwrite=True), "FS_EXISTS",
-                     f'cannot move to "{name}": something that is not a regular file has that name, and move '
-                     "replaces regular files only")
+        assert_error(
+            move(ws, "a.txt", name, overwrite=True),
+            "FS_EXISTS",
+            f'cannot move to "{name}": something that is not a regular file has that name, and move '
+            "replaces regular files only",
+        )
     assert (files / "a.txt").exists() and os.readlink(files / "link") == "b.txt"
 
 
 def test_a_file_without_write_permission_is_not_replaced(ws, files):
     ws.run("read", file_path="b.txt")
     os.chmod(files / "b.txt", 0o444)
-    assert_error(move(ws, "a.txt", "b.txt", overwrite=True), "FS_PERMISSION_DENIED",
-                 'cannot overwrite "b.txt": permission denied')
+    assert_error(
+        move(ws, "a.txt", "b.txt", overwrite=True),
+        "FS_PERMISSION_DENIED",
+        'cannot overwrite "b.txt": permission denied',
+    )
     assert (files / "b.txt").read_text() == "beta\n"
 
 
 # -- refusals -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"destination": "c.txt"}, "source is required"),
-    ({"source": "a.txt"}, "destination is required"),
-    ({"source": "", "destination": "c.txt"}, "source must be a non-empty string"),
-    ({"source": "a.txt", "destination": "  "}, "destination must be a non-empty string"),
-    ({"source": 7, "destination": "c.txt"}, "source must be a string"),
-    ({"source": "a.txt", "destination": ["c.txt"]}, "destination must be a string"),
-    ({"source": "a.txt", "destination": "c.txt", "overwrite": "yes"}, "overwrite must be true or false"),
-    ({"source": "a.txt", "destination": "c\0.txt"}, "destination must not contain a NUL character"),
-    ({"source": "a.txt", "destination": "c.txt", "force": True},
-     'unknown argument "force" (this tool takes: source, destination, overwrite)'),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"destination": "c.txt"}, "source is required"),
+        ({"source": "a.txt"}, "destination is required"),
+        ({"source": "", "destination": "c.txt"}, "source must be a non-empty string"),
+        ({"source": "a.txt", "destination": "  "}, "destination must be a non-empty string"),
+        ({"source": 7, "destination": "c.txt"}, "source must be a string"),
+        ({"source": "a.txt", "destination": ["c.txt"]}, "destination must be a string"),
+        ({"source": "a.txt", "destination": "c.txt", "overwrite": "yes"}, "overwrite must be true or false"),
+        ({"source": "a.txt", "destination": "c\0.txt"}, "destination must not contain a NUL character"),
+        (
+            {"source": "a.txt", "destination": "c.txt", "force": True},
+            'unknown argument "force" (this tool takes: source, destination, overwrite)',
+        ),
+    ],
+)
 def test_argument_errors(ws, files, args, message):
     assert_error(ws.call("move", args), "ARGUMENT_INVALID", message)
     assert names(files) == ["a.txt", "b.txt", "d", "d/sub", "d/sub/x.txt", "d/y.txt"]
@@ -211,14 +253,26 @@ def test_a_missing_source(ws, files):
 
 def test_paths_outside_the_root(ws, files, tmp_path):
     (tmp_path / "outside.txt").write_text("outside\n")
-    assert_error(move(ws, "../outside.txt", "c.txt"), "FS_OUTSIDE_ROOT",
-                 'cannot move "../outside.txt": path is outside the workspace')
-    assert_error(move(ws, str(tmp_path / "outside.txt"), "c.txt"), "FS_OUTSIDE_ROOT",
-                 f'cannot move "{tmp_path / "outside.txt"}": path is outside the workspace')
-    assert_error(move(ws, "a.txt", "../moved.txt"), "FS_OUTSIDE_ROOT",
-                 'cannot move to "../moved.txt": path is outside the workspace')
-    assert_error(move(ws, "a.txt", "/tmp/moved.txt"), "FS_OUTSIDE_ROOT",
-                 'cannot move to "/tmp/moved.txt": path is outside the workspace')
+    assert_error(
+        move(ws, "../outside.txt", "c.txt"),
+        "FS_OUTSIDE_ROOT",
+        'cannot move "../outside.txt": path is outside the workspace',
+    )
+    assert_error(
+        move(ws, str(tmp_path / "outside.txt"), "c.txt"),
+        "FS_OUTSIDE_ROOT",
+        f'cannot move "{tmp_path / "outside.txt"}": path is outside the workspace',
+    )
+    assert_error(
+        move(ws, "a.txt", "../moved.txt"),
+        "FS_OUTSIDE_ROOT",
+        'cannot move to "../moved.txt": path is outside the workspace',
+    )
+    assert_error(
+        move(ws, "a.txt", "/tmp/moved.txt"),
+        "FS_OUTSIDE_ROOT",
+        'cannot move to "/tmp/moved.txt": path is outside the workspace',
+    )
     assert (tmp_path / "outside.txt").read_text() == "outside\n" and (files / "a.txt").exists()
     assert not (tmp_path / "moved.txt").exists()
 
@@ -226,8 +280,11 @@ def test_paths_outside_the_root(ws, files, tmp_path):
 def test_a_prefix_sibling_of_the_root_is_outside(ws, files):
     sibling = files.parent / (files.name + "-evil")
     sibling.mkdir()
-    assert_error(move(ws, "a.txt", f"../{files.name}-evil/a.txt"), "FS_OUTSIDE_ROOT",
-                 f'cannot move to "../{files.name}-evil/a.txt": path is outside the workspace')
+    assert_error(
+        move(ws, "a.txt", f"../{files.name}-evil/a.txt"),
+        "FS_OUTSIDE_ROOT",
+        f'cannot move to "../{files.name}-evil/a.txt": path is outside the workspace',
+    )
     assert list(sibling.iterdir()) == []
 
 
@@ -238,16 +295,30 @@ def test_a_symlink_that_leads_outside_is_refused_at_either_end(ws, files, tmp_pa
     os.symlink(outside / "secret.txt", files / "out_file")
     os.symlink(outside, files / "out_dir")
     before = names(outside)
-    assert_error(move(ws, "out_file", "c.txt"), "FS_OUTSIDE_ROOT", 'cannot move "out_file": path is outside the workspace')
-    assert_error(move(ws, "out_dir/secret.txt", "c.txt"), "FS_OUTSIDE_ROOT",
-                 'cannot move "out_dir/secret.txt": path is outside the workspace')
-    assert_error(move(ws, "a.txt", "out_dir/a.txt"), "FS_OUTSIDE_ROOT",
-                 'cannot move to "out_dir/a.txt": path is outside the workspace')
-    assert_error(move(ws, "a.txt", "out_dir/new/a.txt"), "FS_OUTSIDE_ROOT",
-                 'cannot move to "out_dir/new/a.txt": path is outside the workspace')
+    assert_error(
+        move(ws, "out_file", "c.txt"), "FS_OUTSIDE_ROOT", 'cannot move "out_file": path is outside the workspace'
+    )
+    assert_error(
+        move(ws, "out_dir/secret.txt", "c.txt"),
+        "FS_OUTSIDE_ROOT",
+        'cannot move "out_dir/secret.txt": path is outside the workspace',
+    )
+    assert_error(
+        move(ws, "a.txt", "out_dir/a.txt"),
+        "FS_OUTSIDE_ROOT",
+        'cannot move to "out_dir/a.txt": path is outside the workspace',
+    )
+    assert_error(
+        move(ws, "a.txt", "out_dir/new/a.txt"),
+        "FS_OUTSIDE_ROOT",
+        'cannot move to "out_dir/new/a.txt": path is outside the workspace',
+    )
     for overwrite in (False, True):
-        assert_error(move(ws, "a.txt", "out_file", overwrite=overwrite), "FS_OUTSIDE_ROOT",
-                     'cannot move to "out_file": path is outside the workspace')
+        assert_error(
+            move(ws, "a.txt", "out_file", overwrite=overwrite),
+            "FS_OUTSIDE_ROOT",
+            'cannot move to "out_file": path is outside the workspace',
+        )
     assert names(outside) == before and (outside / "secret.txt").read_text() == "secret\n"
     assert os.readlink(files / "out_file") == str(outside / "secret.txt") and (files / "a.txt").exists()
 
@@ -256,32 +327,51 @@ def test_a_symlink_loop_at_either_end(ws, files):
     os.symlink("loop2", files / "loop1")
     os.symlink("loop1", files / "loop2")
     assert_error(move(ws, "loop1", "c"), "FS_SYMLINK_LOOP", 'cannot move "loop1": symbolic link loop')
-    assert_error(move(ws, "a.txt", "loop1/a.txt"), "FS_SYMLINK_LOOP", 'cannot move to "loop1/a.txt": symbolic link loop')
+    assert_error(
+        move(ws, "a.txt", "loop1/a.txt"), "FS_SYMLINK_LOOP", 'cannot move to "loop1/a.txt": symbolic link loop'
+    )
 
 
 def test_a_parent_of_the_destination_is_a_file(ws, files):
-    assert_error(move(ws, "a.txt", "b.txt/a.txt"), "FS_NOT_DIRECTORY",
-                 'cannot move to "b.txt/a.txt": a parent is not a directory')
-    assert_error(move(ws, "a.txt", "b.txt/x/a.txt"), "FS_NOT_DIRECTORY",
-                 'cannot move to "b.txt/x/a.txt": a parent is not a directory')
+    assert_error(
+        move(ws, "a.txt", "b.txt/a.txt"),
+        "FS_NOT_DIRECTORY",
+        'cannot move to "b.txt/a.txt": a parent is not a directory',
+    )
+    assert_error(
+        move(ws, "a.txt", "b.txt/x/a.txt"),
+        "FS_NOT_DIRECTORY",
+        'cannot move to "b.txt/x/a.txt": a parent is not a directory',
+    )
 
 
 def test_a_folder_cannot_move_into_itself(ws, files):
     for dest in ("d/sub/d", "d/new/deeper/d", "d/sub"):
-        assert_error(move(ws, "d", dest), "ARGUMENT_INVALID",
-                     f'cannot move "d" to "{dest}": a directory cannot move into itself')
+        assert_error(
+            move(ws, "d", dest), "ARGUMENT_INVALID", f'cannot move "d" to "{dest}": a directory cannot move into itself'
+        )
     assert names(files) == ["a.txt", "b.txt", "d", "d/sub", "d/sub/x.txt", "d/y.txt"]  # no folder made
 
 
 def test_the_source_and_the_destination_are_the_same(ws, files):
-    for source, dest, shown in [("a.txt", "a.txt", "a.txt"), ("a.txt", "./d/../a.txt", "a.txt"),
-                                ("d", "d/", "d"), ("d/sub", "d/./sub", "d/sub")]:
+    for source, dest, shown in [
+        ("a.txt", "a.txt", "a.txt"),
+        ("a.txt", "./d/../a.txt", "a.txt"),
+        ("d", "d/", "d"),
+        ("d/sub", "d/./sub", "d/sub"),
+    ]:
         for overwrite in (False, True):
-            assert_error(move(ws, source, dest, overwrite=overwrite), "ARGUMENT_INVALID",
-                         f'cannot move "{shown}": the source and the destination are the same')
+            assert_error(
+                move(ws, source, dest, overwrite=overwrite),
+                "ARGUMENT_INVALID",
+                f'cannot move "{shown}": the source and the destination are the same',
+            )
     os.symlink("d", files / "d_link")  # the same place through a symlinked folder
-    assert_error(move(ws, "d/y.txt", "d_link/y.txt"), "ARGUMENT_INVALID",
-                 'cannot move "d/y.txt": the source and the destination are the same')
+    assert_error(
+        move(ws, "d/y.txt", "d_link/y.txt"),
+        "ARGUMENT_INVALID",
+        'cannot move "d/y.txt": the source and the destination are the same',
+    )
     assert (files / "a.txt").read_text() == "alpha\n" and (files / "d" / "y.txt").exists()
 
 
@@ -292,8 +382,11 @@ def test_the_root_cannot_move(ws, files):
 
 def test_trailing_slashes(ws, files):
     assert_error(move(ws, "a.txt/", "c.txt"), "FS_NOT_DIRECTORY", 'cannot move "a.txt/": not a directory')
-    assert_error(move(ws, "a.txt", "e/"), "ARGUMENT_INVALID",
-                 'destination must name the new path itself, not a folder to move into; "e/" ends with "/"')
+    assert_error(
+        move(ws, "a.txt", "e/"),
+        "ARGUMENT_INVALID",
+        'destination must name the new path itself, not a folder to move into; "e/" ends with "/"',
+    )
     assert move(ws, "d/", "e/").text == "Moved directory d to e."
 
 
@@ -301,7 +394,9 @@ def test_a_folder_without_write_permission(ws, files):
     os.chmod(files / "d", 0o555)
     try:
         assert_error(move(ws, "d/y.txt", "y.txt"), "FS_PERMISSION_DENIED", 'cannot move "d/y.txt": permission denied')
-        assert_error(move(ws, "a.txt", "d/a.txt"), "FS_PERMISSION_DENIED", 'cannot move to "d/a.txt": permission denied')
+        assert_error(
+            move(ws, "a.txt", "d/a.txt"), "FS_PERMISSION_DENIED", 'cannot move to "d/a.txt": permission denied'
+        )
     finally:
         os.chmod(files / "d", 0o755)
     assert (files / "d" / "y.txt").exists() and (files / "a.txt").exists()
@@ -310,17 +405,20 @@ def test_a_folder_without_write_permission(ws, files):
 def test_a_saved_search_result_is_read_only(make_ws, files):
     ws = make_ws(glob_max_results=1)
     locator = ws.run("glob", pattern="*.txt").value["spill"]
-    assert_error(move(ws, locator, "copy.txt"), "FS_READ_ONLY",
-                 f'cannot move "{locator}": saved search results are read-only')
-    assert_error(move(ws, "a.txt", locator), "FS_READ_ONLY",
-                 f'cannot move to "{locator}": saved search results are read-only')
+    assert_error(
+        move(ws, locator, "copy.txt"), "FS_READ_ONLY", f'cannot move "{locator}": saved search results are read-only'
+    )
+    assert_error(
+        move(ws, "a.txt", locator), "FS_READ_ONLY", f'cannot move to "{locator}": saved search results are read-only'
+    )
     assert os.path.exists(locator) and (files / "a.txt").exists()
 
 
 def test_the_state_file_being_unavailable_refuses_the_move(ws, files):
     ws.store = None
-    assert_error(move(ws, "a.txt", "c.txt"), "STATE_UNAVAILABLE",
-                 'cannot move "a.txt": the session state is unavailable')
+    assert_error(
+        move(ws, "a.txt", "c.txt"), "STATE_UNAVAILABLE", 'cannot move "a.txt": the session state is unavailable'
+    )
     assert (files / "a.txt").exists() and not (files / "c.txt").exists()
 
 
@@ -367,17 +465,27 @@ def test_protected_folders_never_move_and_nothing_moves_into_them(make_ws, home)
     ws = make_ws(allow_hidden=True)
     before = names(home)
     assert_error(move(ws, ".jupyter", "jupyter"), "FS_PROTECTED", f'cannot move ".jupyter": {PROTECTED}')
-    assert_error(move(ws, ".jupyter/jupyter_server_config.py", "c.py"), "FS_PROTECTED",
-                 f'cannot move ".jupyter/jupyter_server_config.py": {PROTECTED}')
-    assert_error(move(ws, "notes.txt", ".jupyter/notes.txt"), "FS_PROTECTED",
-                 f'cannot move to ".jupyter/notes.txt": {PROTECTED}')
-    assert_error(move(ws, "notes.txt", ".local/share/jupyter/runtime/new/notes.txt"), "FS_PROTECTED",
-                 f'cannot move to ".local/share/jupyter/runtime/new/notes.txt": {PROTECTED}')
+    assert_error(
+        move(ws, ".jupyter/jupyter_server_config.py", "c.py"),
+        "FS_PROTECTED",
+        f'cannot move ".jupyter/jupyter_server_config.py": {PROTECTED}',
+    )
+    assert_error(
+        move(ws, "notes.txt", ".jupyter/notes.txt"), "FS_PROTECTED", f'cannot move to ".jupyter/notes.txt": {PROTECTED}'
+    )
+    assert_error(
+        move(ws, "notes.txt", ".local/share/jupyter/runtime/new/notes.txt"),
+        "FS_PROTECTED",
+        f'cannot move to ".local/share/jupyter/runtime/new/notes.txt": {PROTECTED}',
+    )
     # a folder that holds a protected one would take it along
     for folder in (".local", ".local/share"):
-        assert_error(move(ws, folder, "elsewhere"), "FS_PROTECTED",
-                     f'cannot move "{folder}": it holds a protected folder (Jupyter\'s runtime, data or config '
-                     "folder, or this tool's state), and those never move")
+        assert_error(
+            move(ws, folder, "elsewhere"),
+            "FS_PROTECTED",
+            f'cannot move "{folder}": it holds a protected folder (Jupyter\'s runtime, data or config '
+            "folder, or this tool's state), and those never move",
+        )
     assert names(home) == before
 
 
@@ -405,22 +513,31 @@ def test_the_old_path_is_not_observed_for_a_new_file_there(ws, files):
     ws.run("read", file_path="a.txt")
     move(ws, "a.txt", "c.txt")
     (files / "a.txt").write_text("a new file\n")
-    assert_error(ws.run("write", file_path="a.txt", content="x"), "FS_NOT_OBSERVED",
-                 'cannot write "a.txt": read it first in this session')
+    assert_error(
+        ws.run("write", file_path="a.txt", content="x"),
+        "FS_NOT_OBSERVED",
+        'cannot write "a.txt": read it first in this session',
+    )
 
 
 def test_an_unread_file_stays_unread_after_a_move(ws, files):
     move(ws, "a.txt", "c.txt")
-    assert_error(ws.run("edit", file_path="c.txt", old_string="alpha", new_string="A"), "FS_NOT_OBSERVED",
-                 'cannot write "c.txt": read it first in this session')
+    assert_error(
+        ws.run("edit", file_path="c.txt", old_string="alpha", new_string="A"),
+        "FS_NOT_OBSERVED",
+        'cannot write "c.txt": read it first in this session',
+    )
 
 
 def test_a_file_changed_since_it_was_read_still_needs_a_read_after_a_move(ws, files):
     ws.run("read", file_path="a.txt")
     (files / "a.txt").write_text("changed\n")
     assert move(ws, "a.txt", "c.txt").is_error is False
-    assert_error(ws.run("edit", file_path="c.txt", old_string="changed", new_string="C"), "FS_NOT_OBSERVED",
-                 'cannot write "c.txt": it changed since this session last read it; read it again')
+    assert_error(
+        ws.run("edit", file_path="c.txt", old_string="changed", new_string="C"),
+        "FS_NOT_OBSERVED",
+        'cannot write "c.txt": it changed since this session last read it; read it again',
+    )
 
 
 def test_the_moved_files_observation_replaces_the_overwritten_ones(ws, files):
@@ -428,7 +545,8 @@ def test_the_moved_files_observation_replaces_the_overwritten_ones(ws, files):
     ws.run("read", file_path="b.txt")
     assert move(ws, "a.txt", "b.txt", overwrite=True).is_error is False
     assert ws.run("edit", file_path="b.txt", old_string="alpha", new_string="A").text.split("\n")[0] == (
-        "The file b.txt has been updated successfully.")
+        "The file b.txt has been updated successfully."
+    )
 
 
 def test_observations_follow_a_moved_folder(ws, files):
@@ -453,8 +571,11 @@ def test_a_folder_named_like_a_prefix_keeps_its_observations(ws, files):
 def test_another_sessions_observation_stays_with_the_old_path(make_ws, files):
     make_ws(session="other").run("read", file_path="a.txt")
     assert move(make_ws(), "a.txt", "c.txt").is_error is False
-    assert_error(make_ws(session="other").run("edit", file_path="c.txt", old_string="alpha", new_string="A"),
-                 "FS_NOT_OBSERVED", 'cannot write "c.txt": read it first in this session')
+    assert_error(
+        make_ws(session="other").run("edit", file_path="c.txt", old_string="alpha", new_string="A"),
+        "FS_NOT_OBSERVED",
+        'cannot write "c.txt": read it first in this session',
+    )
 
 
 # -- fs.rename on real files ----------------------------------------------------------------------
@@ -538,8 +659,10 @@ def test_a_file_that_took_a_parents_place_after_the_first_look_is_never_moved_on
 
     ws.run("read", file_path="b.txt")
     ctx = ws.context("s1", ws.user)
-    with ctx.resolve("a.txt", "move", follow_last=False) as src, \
-            ctx.resolve("b.txt/a.txt", "move to", follow_last=False, make_parents=True) as dst:
+    with (
+        ctx.resolve("a.txt", "move", follow_last=False) as src,
+        ctx.resolve("b.txt/a.txt", "move to", follow_last=False, make_parents=True) as dst,
+    ):
         assert dst.entry.parent_not_dir
         with pytest.raises(ToolError) as caught, gated(ctx.store, "move", src.display) as gate:
             _move(ctx, gate, src, dst, True)

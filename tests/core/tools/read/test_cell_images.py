@@ -126,7 +126,11 @@ def test_byte_bound_skips_what_does_not_fit_and_keeps_going(make_ws, root):
         b2="attached as image 2",
         c2="attached as image 3",
     )
-    assert [(i.mime, i.cell, i.output) for i in r.images] == [("image/png", 1, 1), ("image/gif", 2, 2), ("image/jpeg", 3, 2)]
+    assert [(i.mime, i.cell, i.output) for i in r.images] == [
+        ("image/png", 1, 1),
+        ("image/gif", 2, 2),
+        ("image/jpeg", 3, 2),
+    ]
     assert sum(len(i.data) for i in r.images) == 360
 
 

@@ -10,7 +10,6 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import assert_error
 
 
@@ -68,8 +67,11 @@ def test_empty_file(ws, root):
     assert r.text == "<path>empty.txt</path>\n<type>file</type>\n<content>\n(End of file - total 0 lines)\n</content>"
     assert r.footer() == "(End of file - total 0 lines)"
     assert r.value["lines"] == [] and r.value["totalLines"] == 0
-    assert_error(ws.run("read", file_path="empty.txt", offset=2), "ARGUMENT_INVALID",
-                 'offset 2 is out of range for "empty.txt" (0 lines)')
+    assert_error(
+        ws.run("read", file_path="empty.txt", offset=2),
+        "ARGUMENT_INVALID",
+        'offset 2 is out of range for "empty.txt" (0 lines)',
+    )
 
 
 def test_window_with_total(ws, root):
@@ -80,9 +82,7 @@ def test_window_with_total(ws, root):
     assert ws.run("read", file_path="f.txt", offset=4, limit=2).text == env(
         "f.txt", ["4: l4", "5: l5"], "(End of file - total 5 lines)"
     )
-    assert ws.run("read", file_path="f.txt", offset=5).text == env(
-        "f.txt", ["5: l5"], "(End of file - total 5 lines)"
-    )
+    assert ws.run("read", file_path="f.txt", offset=5).text == env("f.txt", ["5: l5"], "(End of file - total 5 lines)")
 
 
 def test_default_limit_is_read_limit(make_ws, root):
@@ -91,8 +91,9 @@ def test_default_limit_is_read_limit(make_ws, root):
     assert ws.run("read", file_path="f.txt").text == env(
         "f.txt", numbered(1, ["1", "2", "3", "4"]), "(Showing lines 1-4 of 10. Use offset=5 to continue.)"
     )
-    assert_error(ws.run("read", file_path="f.txt", limit=5), "ARGUMENT_INVALID",
-                 "limit must be less than or equal to 4")
+    assert_error(
+        ws.run("read", file_path="f.txt", limit=5), "ARGUMENT_INVALID", "limit must be less than or equal to 4"
+    )
 
 
 def test_default_limit_2000(ws, root):
@@ -111,11 +112,17 @@ def test_offset_beyond_end(ws, root):
         "code": "ARGUMENT_INVALID",
         "message": 'offset 9 is out of range for "f.txt" (3 lines)',
     }
-    assert_error(ws.run("read", file_path="f.txt", offset=4), "ARGUMENT_INVALID",
-                 'offset 4 is out of range for "f.txt" (3 lines)')
+    assert_error(
+        ws.run("read", file_path="f.txt", offset=4),
+        "ARGUMENT_INVALID",
+        'offset 4 is out of range for "f.txt" (3 lines)',
+    )
     (root / "one.txt").write_text("x\n")
-    assert_error(ws.run("read", file_path="one.txt", offset=2), "ARGUMENT_INVALID",
-                 'offset 2 is out of range for "one.txt" (1 line)')
+    assert_error(
+        ws.run("read", file_path="one.txt", offset=2),
+        "ARGUMENT_INVALID",
+        'offset 2 is out of range for "one.txt" (1 line)',
+    )
 
 
 @pytest.mark.parametrize(
@@ -181,7 +188,9 @@ def test_byte_cap(make_ws, root):
     # lines 15-20 cost 15 bytes each: 6 * 15 = 90 fits, and it reaches the end
     assert r.text == env("f.txt", numbered(15, ["abcdefghij"] * 6), "(End of file - total 20 lines)")
     r = ws.run("read", file_path="f.txt", offset=8, limit=3)
-    assert r.text == env("f.txt", numbered(8, ["abcdefghij"] * 3), "(Showing lines 8-10 of 20. Use offset=11 to continue.)")
+    assert r.text == env(
+        "f.txt", numbered(8, ["abcdefghij"] * 3), "(Showing lines 8-10 of 20. Use offset=11 to continue.)"
+    )
 
 
 def test_byte_cap_always_shows_one_line(make_ws, root):
@@ -227,7 +236,9 @@ def test_invalid_utf8_is_replaced(ws, root):
 
 def test_utf8_is_decoded(ws, root):
     (root / "u.txt").write_text("héllo\n日本語\n", encoding="utf-8")
-    assert ws.run("read", file_path="u.txt").text == env("u.txt", ["1: héllo", "2: 日本語"], "(End of file - total 2 lines)")
+    assert ws.run("read", file_path="u.txt").text == env(
+        "u.txt", ["1: héllo", "2: 日本語"], "(End of file - total 2 lines)"
+    )
 
 
 def test_crlf_lines_shown_without_cr(ws, root):
@@ -271,8 +282,9 @@ def test_socket_is_refused(ws, root, guarded):
 
 def test_missing(ws, root):
     assert_error(ws.run("read", file_path="nope.txt"), "FS_NOT_FOUND", 'cannot read "nope.txt": not found')
-    assert_error(ws.run("read", file_path="no/such/dir.txt"), "FS_NOT_FOUND",
-                 'cannot read "no/such/dir.txt": not found')
+    assert_error(
+        ws.run("read", file_path="no/such/dir.txt"), "FS_NOT_FOUND", 'cannot read "no/such/dir.txt": not found'
+    )
     (root / "f.txt").write_text("x")
     assert_error(ws.run("read", file_path="f.txt/under"), "FS_NOT_FOUND", 'cannot read "f.txt/under": not found')
 
@@ -286,8 +298,9 @@ def test_symlink_inside_root_reads_the_target(ws, root):
 def test_symlink_loop(ws, root):
     os.symlink("loop", root / "loop")
     assert_error(ws.run("read", file_path="loop"), "FS_SYMLINK_LOOP", 'cannot read "loop": symbolic link loop')
-    assert_error(ws.run("read", file_path="loop/x.txt"), "FS_SYMLINK_LOOP",
-                 'cannot read "loop/x.txt": symbolic link loop')
+    assert_error(
+        ws.run("read", file_path="loop/x.txt"), "FS_SYMLINK_LOOP", 'cannot read "loop/x.txt": symbolic link loop'
+    )
 
 
 # -- streaming: the same windows as the whole-file path ---------------------------------------
@@ -328,8 +341,10 @@ def test_stream_window_before_eof(sws, mode, f300):
 def test_stream_first_window_default_limit(make_ws, mode, f300):
     ws = make_ws(read_stream_min_size=1000 if mode == "streamed" else 10_485_760, read_limit=50)
     r = ws.run("read", file_path="f.txt")
-    footer = "(Showing lines 1-50. Use offset=51 to continue.)" if mode == "streamed" else (
-        "(Showing lines 1-50 of 300. Use offset=51 to continue.)"
+    footer = (
+        "(Showing lines 1-50. Use offset=51 to continue.)"
+        if mode == "streamed"
+        else ("(Showing lines 1-50 of 300. Use offset=51 to continue.)")
     )
     assert r.text == env("f.txt", numbered(1, f300[:50]), footer)
 
@@ -338,21 +353,28 @@ def test_stream_first_window_default_limit(make_ws, mode, f300):
 @pytest.mark.parametrize(("offset", "limit"), [(291, 10), (295, 10), (300, 1), (300, 2000), (1, 2000)])
 def test_stream_window_reaching_eof(sws, f300, name, offset, limit):
     r = sws.run("read", file_path=name, offset=offset, limit=limit)
-    assert r.text == env(name, numbered(offset, f300[offset - 1 : offset - 1 + limit]), "(End of file - total 300 lines)")
+    assert r.text == env(
+        name, numbered(offset, f300[offset - 1 : offset - 1 + limit]), "(End of file - total 300 lines)"
+    )
 
 
 @pytest.mark.parametrize("name", ["f.txt", "nonl.txt", "crlf.txt"])
 @pytest.mark.parametrize("offset", [301, 302, 9999])
 def test_stream_offset_out_of_range(sws, f300, name, offset):
-    assert_error(sws.run("read", file_path=name, offset=offset), "ARGUMENT_INVALID",
-                 f'offset {offset} is out of range for "{name}" (300 lines)')
+    assert_error(
+        sws.run("read", file_path=name, offset=offset),
+        "ARGUMENT_INVALID",
+        f'offset {offset} is out of range for "{name}" (300 lines)',
+    )
 
 
 def test_stream_byte_cap(make_ws, mode, f300):
     ws = make_ws(read_stream_min_size=1000 if mode == "streamed" else 10_485_760, read_max_bytes=64)
     # "101: line 101\n" costs 14 bytes: 4 lines fit in 64
     r = ws.run("read", file_path="f.txt", offset=101, limit=10)
-    assert r.text == env("f.txt", numbered(101, f300[100:104]), "(Output capped. Showing lines 101-104. Use offset=105 to continue.)")
+    assert r.text == env(
+        "f.txt", numbered(101, f300[100:104]), "(Output capped. Showing lines 101-104. Use offset=105 to continue.)"
+    )
 
 
 def test_stream_empty_and_tiny_files_behave_the_same(make_ws, root):
@@ -363,10 +385,14 @@ def test_stream_empty_and_tiny_files_behave_the_same(make_ws, root):
     assert ws.run("read", file_path="empty.txt").text == env("empty.txt", [], "(End of file - total 0 lines)")
     assert ws.run("read", file_path="nl.txt").text == env("nl.txt", ["1: "], "(End of file - total 1 line)")
     assert ws.run("read", file_path="x.txt").text == env("x.txt", ["1: x"], "(End of file - total 1 line)")
-    assert_error(ws.run("read", file_path="x.txt", offset=2), "ARGUMENT_INVALID",
-                 'offset 2 is out of range for "x.txt" (1 line)')
-    assert_error(ws.run("read", file_path="nl.txt", offset=3), "ARGUMENT_INVALID",
-                 'offset 3 is out of range for "nl.txt" (1 line)')
+    assert_error(
+        ws.run("read", file_path="x.txt", offset=2), "ARGUMENT_INVALID", 'offset 2 is out of range for "x.txt" (1 line)'
+    )
+    assert_error(
+        ws.run("read", file_path="nl.txt", offset=3),
+        "ARGUMENT_INVALID",
+        'offset 3 is out of range for "nl.txt" (1 line)',
+    )
 
 
 def test_stream_binary_is_refused(make_ws, root):
@@ -387,8 +413,11 @@ def test_stream_matches_whole_across_chunk_boundaries(make_ws, root):
         b = streamed.run("read", file_path="big.txt", offset=offset, limit=20)
         assert a.value["lines"] == b.value["lines"]
         assert [x["text"] for x in a.value["lines"]] == lines[offset - 1 : offset + 19]
-    assert_error(streamed.run("read", file_path="big.txt", offset=400_001), "ARGUMENT_INVALID",
-                 'offset 400001 is out of range for "big.txt" (400000 lines)')
+    assert_error(
+        streamed.run("read", file_path="big.txt", offset=400_001),
+        "ARGUMENT_INVALID",
+        'offset 400001 is out of range for "big.txt" (400000 lines)',
+    )
 
 
 def test_stream_long_window_spanning_a_chunk(make_ws, root):
@@ -412,7 +441,7 @@ def test_stream_long_multibyte_lines_match_whole(make_ws, root):
         "a" * 1999 + "😀" * 5,
         "x" * 8003 + "\r",
         "short",
-        "\U0001F600" * 2001 + "\r",
+        "\U0001f600" * 2001 + "\r",
     ]
     data = "\n".join(lines).encode() + b"\n" + b"tail \xff" * 2000
     (root / "mb.txt").write_bytes(data)
@@ -455,7 +484,9 @@ def test_stream_one_huge_line_keeps_memory_small(root, state_file):
         fh.write(b"\nsecond\n")
     p = subprocess.run(
         [sys.executable, "-c", _HUGE_LINE_PROBE, str(root), str(state_file), "huge.txt"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
@@ -512,7 +543,9 @@ def test_one_gigabyte_file_deep_window_in_small_memory(root, state_file):
         def probe(mode):
             p = subprocess.run(
                 [sys.executable, "-c", _PROBE, str(root), str(state_file), mode],
-                capture_output=True, text=True, timeout=300,
+                capture_output=True,
+                text=True,
+                timeout=300,
             )
             assert p.returncode == 0, p.stderr
             return json.loads(p.stdout)

@@ -67,7 +67,10 @@ def test_large_dimensions_from_the_header(ws, root):
     (root / "big.jpg").write_bytes(jpeg(4000, 3000))
     assert ws.run("read", file_path="wide.gif").value["width"] == 65535
     assert ws.run("read", file_path="tall.webp").value["height"] == 16384
-    assert (ws.run("read", file_path="big.jpg").value["width"], ws.run("read", file_path="big.jpg").value["height"]) == (
+    assert (
+        ws.run("read", file_path="big.jpg").value["width"],
+        ws.run("read", file_path="big.jpg").value["height"],
+    ) == (
         4000,
         3000,
     )
@@ -78,7 +81,13 @@ def test_webp_lossy_and_extended_headers():
     vp8 = b"VP8 " + struct.pack("<I", 10) + b"\x00\x00\x00" + b"\x9d\x01\x2a" + struct.pack("<HH", 640, 480)
     data = b"RIFF" + struct.pack("<I", 4 + len(vp8)) + b"WEBP" + vp8
     assert (inspect_image(data).width, inspect_image(data).height) == (640, 480)
-    vp8x = b"VP8X" + struct.pack("<I", 10) + b"\x10\x00\x00\x00" + (1999).to_bytes(3, "little") + (99).to_bytes(3, "little")
+    vp8x = (
+        b"VP8X"
+        + struct.pack("<I", 10)
+        + b"\x10\x00\x00\x00"
+        + (1999).to_bytes(3, "little")
+        + (99).to_bytes(3, "little")
+    )
     data = b"RIFF" + struct.pack("<I", 4 + len(vp8x)) + b"WEBP" + vp8x
     assert (inspect_image(data).width, inspect_image(data).height) == (2000, 100)
     with pytest.raises(ImageInvalid):
@@ -174,7 +183,9 @@ def test_image_name_with_other_content(ws, root):
 def test_truncated_or_damaged_header(ws, root, name, data, fmt):
     (root / name).write_bytes(data)
     r = ws.run("read", file_path=name)
-    assert_error(r, "IMAGE_INVALID", f'cannot read "{name}": not a valid {fmt} image (its header is cut short or damaged)')
+    assert_error(
+        r, "IMAGE_INVALID", f'cannot read "{name}": not a valid {fmt} image (its header is cut short or damaged)'
+    )
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ import textwrap
 
 import nbformat
 import pytest
-
 from conftest import assert_error, settle
 
 
@@ -68,7 +67,8 @@ def test_empty_file_read_from_the_end(ws, root):
 def test_offset_zero_is_refused(ws, root):
     write_lines(root / "s.txt", 3)
     assert_error(
-        ws.run("read", file_path="s.txt", offset=0), "ARGUMENT_INVALID",
+        ws.run("read", file_path="s.txt", offset=0),
+        "ARGUMENT_INVALID",
         "offset must not be 0: 1 is the first line, -1 the last",
     )
 
@@ -140,7 +140,9 @@ def test_a_big_file_tail_without_a_final_newline(streamed, root):
 def test_asking_back_past_the_start_of_a_big_file_counts_it(streamed, root):
     write_lines(root / "big.txt", 5000)
     r = streamed.run("read", file_path="big.txt", offset=-6000, limit=2)
-    assert r.text == env("big.txt", ["1: line 1", "2: line 2"], "(Showing lines 1-2 of 5000. Use offset=3 to continue.)")
+    assert r.text == env(
+        "big.txt", ["1: line 1", "2: line 2"], "(Showing lines 1-2 of 5000. Use offset=3 to continue.)"
+    )
     exact = streamed.run("read", file_path="big.txt", offset=-5000, limit=1)
     assert exact.value["lines"] == [{"number": 1, "text": "line 1"}]
 
@@ -223,7 +225,9 @@ def test_the_last_lines_of_a_one_gigabyte_file_in_small_memory(root, state_file)
         def probe(mode):
             p = subprocess.run(
                 [sys.executable, "-c", _PROBE, str(root), str(state_file), mode],
-                capture_output=True, text=True, timeout=300,
+                capture_output=True,
+                text=True,
+                timeout=300,
             )
             assert p.returncode == 0, p.stderr
             return json.loads(p.stdout)
@@ -235,9 +239,7 @@ def test_the_last_lines_of_a_one_gigabyte_file_in_small_memory(root, state_file)
         # 2,000 rows of 27 bytes pass the 51,200-byte cap: the window stops early and says so
         shown = len(tail["lines"])
         last = -2000 + shown - 1
-        assert tail["lines"] == [
-            {"number": -2000 + i, "text": f"{998_000 + i:07d}-abcdefghijk"} for i in range(shown)
-        ]
+        assert tail["lines"] == [{"number": -2000 + i, "text": f"{998_000 + i:07d}-abcdefghijk"} for i in range(shown)]
         assert tail["text"].endswith(
             f"(Output capped. Showing lines -2000 to {last}, numbered from the end: -1 is the last line. "
             f"Use offset={last + 1} to continue.)\n</content>"

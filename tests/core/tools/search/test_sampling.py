@@ -153,10 +153,10 @@ def reference(items: list[str], k: int, prefix: str = "") -> list[int]:
     """The rule as written, simulated one slot at a time: the indices on the page, in order."""
     entries: dict[str, dict[str, list[int]]] = {}
     for i, path in enumerate(items):
-        rest = path[len(prefix):] if prefix and path.startswith(prefix) else path
+        rest = path[len(prefix) :] if prefix and path.startswith(prefix) else path
         entries.setdefault(rest.partition("/")[0], {}).setdefault(path, []).append(i)
     queues = {e: [list(v) for v in files.values()] for e, files in entries.items()}
-    turn = {e: 0 for e in entries}
+    turn = dict.fromkeys(entries, 0)
     chosen: list[int] = []
     while len(chosen) < k and any(any(q) for q in queues.values()):
         for e in entries:

@@ -8,7 +8,6 @@ import stat
 import time
 
 import pytest
-
 from conftest import assert_error
 
 CREATED = "<path>{}</path>\n<type>file</type>\n<content>\nCreated file\n</content>"
@@ -57,8 +56,11 @@ def test_a_partial_window_counts_as_a_read(ws, f):
 
 def test_a_failed_read_does_not_count(ws, f):
     assert ws.run("read", file_path="f.txt", offset=99).is_error
-    assert_error(ws.run("edit", file_path="f.txt", old_string="alpha", new_string="A"), "FS_NOT_OBSERVED",
-                 'cannot write "f.txt": read it first in this session')
+    assert_error(
+        ws.run("edit", file_path="f.txt", old_string="alpha", new_string="A"),
+        "FS_NOT_OBSERVED",
+        'cannot write "f.txt": read it first in this session',
+    )
 
 
 def test_create_needs_no_read_and_makes_parents(ws, root):
@@ -95,8 +97,11 @@ def test_outside_change_with_size_and_mtime_restored_is_detected(ws, f):
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
     message = 'cannot write "f.txt": it changed since this session last read it; read it again'
     assert_error(ws.run("edit", file_path="f.txt", old_string="beta", new_string="B"), "FS_NOT_OBSERVED", message)
-    assert_error(ws.run("write", file_path="f.txt", content="x"), "FS_NOT_OBSERVED",
-                 'cannot write "f.txt": it changed since this session last read it; read it again')
+    assert_error(
+        ws.run("write", file_path="f.txt", content="x"),
+        "FS_NOT_OBSERVED",
+        'cannot write "f.txt": it changed since this session last read it; read it again',
+    )
     assert f.read_bytes() == b"ALPHA\nbeta\ngamma\n"
     read_ok(ws)
     assert ws.run("edit", file_path="f.txt", old_string="beta", new_string="B").text == (
@@ -113,17 +118,26 @@ def test_outside_atomic_replace_is_detected(ws, f, root):
     other.write_bytes(b"ALPHA\nbeta\ngamma\n")
     os.utime(other, ns=(before.st_atime_ns, before.st_mtime_ns))
     os.replace(other, f)
-    assert_error(ws.run("write", file_path="f.txt", content="x"), "FS_NOT_OBSERVED",
-                 'cannot write "f.txt": it changed since this session last read it; read it again')
+    assert_error(
+        ws.run("write", file_path="f.txt", content="x"),
+        "FS_NOT_OBSERVED",
+        'cannot write "f.txt": it changed since this session last read it; read it again',
+    )
 
 
 def test_list_does_not_count_as_a_read(ws, f):
     assert not ws.run("list").is_error
     assert not ws.run("list_dir", path=".").is_error
-    assert_error(ws.run("write", file_path="f.txt", content="x"), "FS_NOT_OBSERVED",
-                 'cannot write "f.txt": read it first in this session')
-    assert_error(ws.run("edit", file_path="f.txt", old_string="beta", new_string="x"), "FS_NOT_OBSERVED",
-                 'cannot write "f.txt": read it first in this session')
+    assert_error(
+        ws.run("write", file_path="f.txt", content="x"),
+        "FS_NOT_OBSERVED",
+        'cannot write "f.txt": read it first in this session',
+    )
+    assert_error(
+        ws.run("edit", file_path="f.txt", old_string="beta", new_string="x"),
+        "FS_NOT_OBSERVED",
+        'cannot write "f.txt": read it first in this session',
+    )
 
 
 def test_own_write_and_edit_need_no_new_read(ws, f):
@@ -148,15 +162,24 @@ def test_read_in_one_session_does_not_allow_another(make_ws, f):
     s1 = make_ws(session="s1")
     s2 = make_ws(session="s2")
     read_ok(s1)
-    assert_error(s2.run("write", file_path="f.txt", content="x"), "FS_NOT_OBSERVED",
-                 'cannot write "f.txt": read it first in this session')
-    assert_error(s2.run("edit", file_path="f.txt", old_string="beta", new_string="x"), "FS_NOT_OBSERVED",
-                 'cannot write "f.txt": read it first in this session')
+    assert_error(
+        s2.run("write", file_path="f.txt", content="x"),
+        "FS_NOT_OBSERVED",
+        'cannot write "f.txt": read it first in this session',
+    )
+    assert_error(
+        s2.run("edit", file_path="f.txt", old_string="beta", new_string="x"),
+        "FS_NOT_OBSERVED",
+        'cannot write "f.txt": read it first in this session',
+    )
     # and s1's own session still may; afterwards s2 is stale even once it had read
     read_ok(s2)
     assert not s1.run("edit", file_path="f.txt", old_string="beta", new_string="B").is_error
-    assert_error(s2.run("edit", file_path="f.txt", old_string="gamma", new_string="G"), "FS_NOT_OBSERVED",
-                 'cannot write "f.txt": it changed since this session last read it; read it again')
+    assert_error(
+        s2.run("edit", file_path="f.txt", old_string="gamma", new_string="G"),
+        "FS_NOT_OBSERVED",
+        'cannot write "f.txt": it changed since this session last read it; read it again',
+    )
 
 
 def test_same_session_in_two_workspaces_shares_observations(make_ws, f):
@@ -183,8 +206,15 @@ def test_edit_success_exact(ws, f):
     r = ws.run("edit", file_path="f.txt", old_string="beta", new_string="BETA")
     diff = "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma"
     assert r.text == "The file f.txt has been updated successfully.\n" + diff
-    assert r.value == {"path": "f.txt", "replaceAll": False, "replacements": 1, "diff": diff, "diffLines": 7,
-                       "nextOffset": None, "footer": ""}
+    assert r.value == {
+        "path": "f.txt",
+        "replaceAll": False,
+        "replacements": 1,
+        "diff": diff,
+        "diffLines": 7,
+        "nextOffset": None,
+        "footer": "",
+    }
     assert f.read_bytes() == b"alpha\nBETA\ngamma\n"
 
 
@@ -205,8 +235,15 @@ def test_edit_ambiguous_and_replace_all(ws, root):
     r = ws.run("edit", file_path="f.txt", old_string="x = 1", new_string="x = 2", replace_all=True)
     diff = "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n-x = 1\n-x = 1\n-x = 1\n+x = 2\n+x = 2\n+x = 2"
     assert r.text == "The file f.txt has been updated. All occurrences were successfully replaced.\n" + diff
-    assert r.value == {"path": "f.txt", "replaceAll": True, "replacements": 3, "diff": diff, "diffLines": 9,
-                       "nextOffset": None, "footer": ""}
+    assert r.value == {
+        "path": "f.txt",
+        "replaceAll": True,
+        "replacements": 3,
+        "diff": diff,
+        "diffLines": 9,
+        "nextOffset": None,
+        "footer": "",
+    }
     assert p.read_bytes() == b"x = 2\nx = 2\nx = 2\n"
 
 
@@ -228,8 +265,11 @@ def test_edit_old_string_is_literal_not_a_regex(ws, root):
     p = root / "r.txt"
     p.write_bytes(b"a.c abc a.c\n")
     read_ok(ws, "r.txt")
-    assert_error(ws.run("edit", file_path="r.txt", old_string="a.c", new_string="X"), "EDIT_AMBIGUOUS",
-                 'old_string appears 2 times in "r.txt"; add context or set replace_all')
+    assert_error(
+        ws.run("edit", file_path="r.txt", old_string="a.c", new_string="X"),
+        "EDIT_AMBIGUOUS",
+        'old_string appears 2 times in "r.txt"; add context or set replace_all',
+    )
     assert not ws.run("edit", file_path="r.txt", old_string="a.c", new_string="X", replace_all=True).is_error
     assert p.read_bytes() == b"X abc X\n"
 
@@ -254,7 +294,7 @@ def test_edit_delete_text(ws, f):
         (
             {"old_string": "a", "new_string": "b", "count": 1},
             'unknown argument "count" (this tool takes: file_path, old_string, new_string, replace_all, edits, '
-            'dry_run, cell_id)',
+            "dry_run, cell_id)",
         ),
     ],
 )
@@ -265,11 +305,17 @@ def test_edit_argument_errors(ws, f, args, message):
 
 
 def test_edit_missing_file_and_directory(ws, root):
-    assert_error(ws.run("edit", file_path="nope.txt", old_string="a", new_string="b"), "FS_NOT_FOUND",
-                 'cannot edit "nope.txt": not found')
+    assert_error(
+        ws.run("edit", file_path="nope.txt", old_string="a", new_string="b"),
+        "FS_NOT_FOUND",
+        'cannot edit "nope.txt": not found',
+    )
     (root / "d").mkdir()
-    assert_error(ws.run("edit", file_path="d", old_string="a", new_string="b"), "FS_NOT_REGULAR_FILE",
-                 'cannot edit "d": not a regular file')
+    assert_error(
+        ws.run("edit", file_path="d", old_string="a", new_string="b"),
+        "FS_NOT_REGULAR_FILE",
+        'cannot edit "d": not a regular file',
+    )
 
 
 def test_edit_crlf_file_with_lf_strings_stays_crlf(ws, root):
@@ -327,14 +373,20 @@ def test_edit_binary_file_is_refused(ws, root):
 def test_edit_unread_binary_file_says_binary_not_read_first(ws, root):
     # "read it first" would send the model to a read that can only fail
     (root / "img.bin").write_bytes(b"\x89PNG\x00\x00data")
-    assert_error(ws.run("edit", file_path="img.bin", old_string="data", new_string="x"), "FS_NOT_TEXT",
-                 'cannot edit "img.bin": binary file')
+    assert_error(
+        ws.run("edit", file_path="img.bin", old_string="data", new_string="x"),
+        "FS_NOT_TEXT",
+        'cannot edit "img.bin": binary file',
+    )
 
 
 def test_edit_symlink_loop(ws, root):
     os.symlink("loop", root / "loop")
-    assert_error(ws.run("edit", file_path="loop", old_string="a", new_string="b"), "FS_SYMLINK_LOOP",
-                 'cannot edit "loop": symbolic link loop')
+    assert_error(
+        ws.run("edit", file_path="loop", old_string="a", new_string="b"),
+        "FS_SYMLINK_LOOP",
+        'cannot edit "loop": symbolic link loop',
+    )
 
 
 # -- write ------------------------------------------------------------------------------------
@@ -431,8 +483,10 @@ def test_failed_replace_removes_its_temporary_file(root):
         ({"file_path": "", "content": "x"}, "file_path must be a non-empty string"),
         ({"file_path": "f.txt", "content": b"x"}, "content must be a string"),
         ({"file_path": ["f.txt"], "content": "x"}, "file_path must be a string"),
-        ({"file_path": "f.txt", "content": "x", "mode": "w"},
-         'unknown argument "mode" (this tool takes: file_path, content)'),
+        (
+            {"file_path": "f.txt", "content": "x", "mode": "w"},
+            'unknown argument "mode" (this tool takes: file_path, content)',
+        ),
         ({"file_path": "f\0.txt", "content": "x"}, "file_path must not contain a NUL character"),
     ],
 )
@@ -443,10 +497,14 @@ def test_write_argument_errors(ws, root, args, message):
 
 def test_write_to_a_directory_or_under_a_file(ws, root, f):
     (root / "d").mkdir()
-    assert_error(ws.run("write", file_path="d", content="x"), "FS_NOT_REGULAR_FILE",
-                 'cannot write "d": not a regular file')
-    assert_error(ws.run("write", file_path="f.txt/under.txt", content="x"), "FS_NOT_DIRECTORY",
-                 'cannot write "f.txt/under.txt": a parent is not a directory')
+    assert_error(
+        ws.run("write", file_path="d", content="x"), "FS_NOT_REGULAR_FILE", 'cannot write "d": not a regular file'
+    )
+    assert_error(
+        ws.run("write", file_path="f.txt/under.txt", content="x"),
+        "FS_NOT_DIRECTORY",
+        'cannot write "f.txt/under.txt": a parent is not a directory',
+    )
     assert sorted(os.listdir(root)) == ["d", "f.txt"]
 
 
@@ -459,10 +517,14 @@ def test_write_fifo_is_refused_at_once(ws, root, guarded):
 
 def test_write_symlink_loop(ws, root):
     os.symlink("loop", root / "loop")
-    assert_error(ws.run("write", file_path="loop", content="x"), "FS_SYMLINK_LOOP",
-                 'cannot write "loop": symbolic link loop')
-    assert_error(ws.run("write", file_path="loop/new.txt", content="x"), "FS_SYMLINK_LOOP",
-                 'cannot write "loop/new.txt": symbolic link loop')
+    assert_error(
+        ws.run("write", file_path="loop", content="x"), "FS_SYMLINK_LOOP", 'cannot write "loop": symbolic link loop'
+    )
+    assert_error(
+        ws.run("write", file_path="loop/new.txt", content="x"),
+        "FS_SYMLINK_LOOP",
+        'cannot write "loop/new.txt": symbolic link loop',
+    )
     assert os.path.islink(root / "loop")
 
 
@@ -501,8 +563,11 @@ def test_file_with_an_undecodable_name_can_be_read_then_edited(ws, root):
     with open(raw, "wb") as fh:
         fh.write(b"one \xfe\n")
     name = os.fsdecode(b"bad\xff.txt")
-    assert_error(ws.run("edit", file_path=name, old_string="one", new_string="two"), "FS_NOT_OBSERVED",
-                 'cannot write "bad\\udcff.txt": read it first in this session')
+    assert_error(
+        ws.run("edit", file_path=name, old_string="one", new_string="two"),
+        "FS_NOT_OBSERVED",
+        'cannot write "bad\\udcff.txt": read it first in this session',
+    )
     read_ok(ws, name)
     r = ws.run("edit", file_path=name, old_string="one", new_string="two")
     # the name is quoted in the diff's labels as everywhere; the undecodable byte kept on disk shows as U+FFFD
@@ -545,7 +610,7 @@ def test_edit_refuses_before_it_loads_a_file_it_was_not_allowed_to_change(tmp_pa
     _huge_text_file(root / "big.log", 300 * 2**20)
     code = textwrap.dedent(f"""
         from dsh_jupyter import Workspace
-        ws = Workspace({str(root)!r}, state_path={str(tmp_path / 'st' / 's.sqlite')!r})
+        ws = Workspace({str(root)!r}, state_path={str(tmp_path / "st" / "s.sqlite")!r})
         before = int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])
         r = ws.run("edit", file_path="big.log", old_string="a line", new_string="one line")
         grew = int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0]) - before
@@ -564,10 +629,14 @@ def test_edit_refuses_a_file_over_edit_max_bytes_after_the_gate(make_ws, root):
     ws = make_ws(edit_max_bytes=2**20)
     assert not ws.run("read", file_path="big.log", limit=1).is_error
     r = ws.run("edit", file_path="big.log", old_string="a line", new_string="one line", replace_all=True)
-    assert_error(r, "FS_TOO_LARGE",
-                 'cannot edit "big.log": it is 3145728 bytes, more than the 1048576 an edit loads (setting edit_max_bytes)')
+    assert_error(
+        r,
+        "FS_TOO_LARGE",
+        'cannot edit "big.log": it is 3145728 bytes, more than the 1048576 an edit loads (setting edit_max_bytes)',
+    )
     assert (root / "big.log").stat().st_size == 3 * 2**20
     small = make_ws(edit_max_bytes=2**22)
     assert not small.run("read", file_path="big.log", limit=1).is_error
-    assert not small.run("edit", file_path="big.log", old_string="a line", new_string="one line",
-                         replace_all=True).is_error
+    assert not small.run(
+        "edit", file_path="big.log", old_string="a line", new_string="one line", replace_all=True
+    ).is_error

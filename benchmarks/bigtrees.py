@@ -1,12 +1,10 @@
-"""Trees on disk for the tests and the benchmarks: one builder, the tests' small workspace, and the
-big generated trees the benchmarks measure on.
+"""The big generated trees the benchmarks measure on, built with the tests' tree builder.
 
-    python benchmarks/trees.py [DIR]     # build (or check) bench_targets.py's trees without timing anything
+    python benchmarks/bigtrees.py [DIR]     # build (or check) bench_targets.py's trees without timing anything
 
-- ``build_tree(base, spec)`` writes a spec: str/bytes -> file, dict -> folder, ``Link`` -> symlink;
-  keys may hold ``/`` to create nested paths in one go. Every tree here but the big text file is
-  written by it; the tests also reach it as the ``tree`` fixture (tests/conftest.py).
-- ``TREE``: the small workspace the server, MCP and kernel tests serve.
+- ``build_tree(base, spec)`` and ``Link``: the tests' builder (``tests/trees.py``), re-exported
+  here so a benchmark takes all its trees from one import; str/bytes -> file, dict -> folder,
+  ``Link`` -> symlink; keys may hold ``/`` to create nested paths in one go.
 - ``built_once(marker, build)``: a big tree is built once and reused while its marker exists
   (each benchmark keeps its marker where it always was: beside its tree, or inside it).
 - The generated trees: ``folder_of`` (one folder of N entries, for the listing benchmarks),
@@ -19,11 +17,9 @@ big generated trees the benchmarks measure on.
     folder), 60,101 of them ``*.py``, with 44,453 lines holding ``perf_needle`` in 11,112 files;
   - ``big.txt``: a 1 GiB text file of short numbered lines (37 bytes each).
 
-Why here and not in tests/: every benchmark is a script run from this folder, so ``from trees
-import ...`` works there as ``from timing import ...`` does, with no path set-up in any of them;
-the tests all pass through one module first (tests/conftest.py), which puts this folder on
-``sys.path`` once. This module imports neither the package nor pytest, and importing it creates
-nothing.
+Why here: every benchmark is a script run from this folder, so ``from bigtrees import ...`` works
+there as ``from timing import ...`` does; this module puts ``tests/`` on ``sys.path`` once, for
+the builder. It imports neither the package nor pytest, and importing it creates nothing.
 """
 
 from __future__ import annotations
@@ -35,39 +31,31 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+_TESTS = str(Path(__file__).resolve().parents[1] / "tests")
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+
+from trees import Link, build_tree  # noqa: E402  (tests/trees.py)
+
 __all__ = [
-    "Link", "build_tree", "built_once", "TREE", "folder_of", "needle_tree", "rg_tree", "confinement_tree",
-    "numbered_lines", "DEFAULT_DIR", "build_all", "LISTING_ENTRIES", "SEARCH_FILES", "PY_FILES", "NEEDLE_LINES",
-    "SHAPES", "MIXES", "build_shaped",
+    "DEFAULT_DIR",
+    "LISTING_ENTRIES",
+    "MIXES",
+    "NEEDLE_LINES",
+    "PY_FILES",
+    "SEARCH_FILES",
+    "SHAPES",
+    "Link",
+    "build_all",
+    "build_shaped",
+    "build_tree",
+    "built_once",
+    "confinement_tree",
+    "folder_of",
+    "needle_tree",
+    "numbered_lines",
+    "rg_tree",
 ]
-
-
-class Link:
-    """A symlink in a ``tree`` spec: ``{"l": Link("target")}``."""
-
-    def __init__(self, target: str | os.PathLike) -> None:
-        self.target = os.fspath(target)
-
-
-def build_tree(base: Path, spec: dict) -> Path:
-    """Create ``spec`` under ``base``: str/bytes -> file, dict -> directory, Link -> symlink.
-
-    Keys may hold ``/`` to create nested paths in one go.
-    """
-    base = Path(base)
-    base.mkdir(parents=True, exist_ok=True)
-    for name, node in spec.items():
-        path = base / name
-        if isinstance(node, dict):
-            build_tree(path, node)
-        elif isinstance(node, Link):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.symlink(node.target, path)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            data = node.encode("utf-8") if isinstance(node, str) else bytes(node)
-            path.write_bytes(data)
-    return base
 
 
 def built_once(marker: str | os.PathLike, build: Callable[[], object]) -> bool:
@@ -79,24 +67,12 @@ def built_once(marker: str | os.PathLike, build: Callable[[], object]) -> bool:
     return True
 
 
-# The small workspace the server, MCP and kernel tests serve.
-TREE = {
-    "src": {
-        "app.py": "def main():\n    return 'hello world'\n",
-        "util/helpers.py": "def helper():\n    return 'hello helper'\n",
-    },
-    "docs/guide with space.md": "# Guide\nhello again\n",
-    "données/été.txt": "café hello\n",
-    "notes.txt": "first line\nsecond line\n",
-    "empty": {},
-}
-
-
 # -- generated trees ------------------------------------------------------------------------------
 
 
-def folder_of(entries: int, *, name: str = "entry{:06d}", folder_every: int = 100, suffix: str = "",
-              text: str = "") -> dict:
+def folder_of(
+    entries: int, *, name: str = "entry{:06d}", folder_every: int = 100, suffix: str = "", text: str = ""
+) -> dict:
     """One folder's spec: ``entries`` entries named ``name.format(i)``; every ``folder_every``-th
     (from the first; 0: none) an empty subfolder, the others files named with ``suffix`` added,
     each holding ``text``."""
@@ -113,8 +89,10 @@ def needle_tree(files: int) -> dict:
     """``files`` small files in 40 x 50 folders; one in three holds a ``needle`` line (bench_search.py:
     about 33,000 matches, about 20 MB of ``rg --json`` for 100,000 files)."""
     line = "needle " + "x" * 80 + "\n"
-    return {f"top{i % 40:02d}/mid{i // 40 % 50:02d}/f{i:06d}.txt": (line if i % 3 == 0 else "plain text\n") + "filler\n"
-            for i in range(files)}
+    return {
+        f"top{i % 40:02d}/mid{i // 40 % 50:02d}/f{i:06d}.txt": (line if i % 3 == 0 else "plain text\n") + "filler\n"
+        for i in range(files)
+    }
 
 
 def rg_tree(fanout: tuple[int, int, int] = (50, 20, 100)) -> dict:
@@ -163,8 +141,10 @@ NEEDLE_LINES = 44_453
 BIG_BYTES = 1 << 30
 _TOPS, _MIDS, _PER_FOLDER = 50, 100, 20  # 50 x 100 folders, 20 files each
 _FILLER = "    value = compute(value, step) + offset  # an ordinary line of code, about this long\n"
-_NEEDLE = ("    perf_needle = configure(perf_needle, retries=3, timeout=30.0, backoff=1.5)"
-           "  # a matching line of roughly the length real code has, so the JSON is realistic\n")
+_NEEDLE = (
+    "    perf_needle = configure(perf_needle, retries=3, timeout=30.0, backoff=1.5)"
+    "  # a matching line of roughly the length real code has, so the JSON is realistic\n"
+)
 
 
 def _is_py(i: int) -> bool:
