@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import re
 
+from .settings import STATE_PATH_ENV
+
 __all__ = [
     "default_state_path",
     "filesystem_of",
@@ -96,7 +98,7 @@ def jupyter_folders() -> list[str]:
 
 def default_state_path() -> str:
     """``DSH_STATE_PATH`` when set, else ``<jupyter data dir>/dsh_jupyter/state.sqlite``."""
-    return os.environ.get("DSH_STATE_PATH") or os.path.join(jupyter_data_dir(), "dsh_jupyter", "state.sqlite")
+    return os.environ.get(STATE_PATH_ENV) or os.path.join(jupyter_data_dir(), "dsh_jupyter", "state.sqlite")
 
 
 def _unescape(field: str) -> str:

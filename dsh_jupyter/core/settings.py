@@ -16,13 +16,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SETTINGS_ENV", "SETTING_DOCS", "Settings", "SettingsError", "settings_from_env", "settings_to_env"]
+__all__ = [
+    "ROOT_ENV",
+    "SETTINGS_ENV",
+    "SETTING_DOCS",
+    "SPILL_ROOT_ENV",
+    "STATE_PATH_ENV",
+    "Settings",
+    "SettingsError",
+    "resolve_settings",
+    "settings_from_env",
+    "settings_to_env",
+]
 
 log = logging.getLogger(__name__)
 
 # The server exports its settings to the kernels it starts in this one variable, a JSON object
 # under the settings' own names, so `%dsh` pages exactly as REST does (see settings_from_env).
 SETTINGS_ENV = "DSH_SETTINGS"
+# ... and where the workspace is: its root, its state file and its saved results (server/app.py
+# exports them; Workspace, locations.default_state_path and the widgets read them back).
+ROOT_ENV = "DSH_ROOT"
+STATE_PATH_ENV = "DSH_STATE_PATH"
+SPILL_ROOT_ENV = "DSH_SPILL_ROOT"
 
 
 class SettingsError(ValueError):
@@ -373,3 +389,26 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any
     if unknown:
         log.warning("%s: ignoring unknown settings %s", SETTINGS_ENV, ", ".join(unknown))
     return {k: v for k, v in values.items() if k in known}
+
+
+def resolve_settings(
+    given: Mapping[str, Any] | None = None,
+    *,
+    fallback: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """The settings a surface runs with: each from the first place that has it.
+
+    1. ``given``: what was set for this surface (``Workspace(**settings)``, ``%config
+       DshMagics.x``, the server's ``c.DshJupyter.x``, the stdio server's ``--x=``);
+    2. ``DSH_SETTINGS`` in ``environ``: what the server that started this process runs with, so a
+       kernel's ``%dsh`` pages exactly as REST does;
+    3. ``fallback``: a surface's own defaults (the magic's traits that nobody set);
+    4. the core defaults.
+
+    Every surface builds its ``Settings`` here (``Workspace.__init__`` for the Python API, the
+    server and the stdio server; the magic for its traits), so the order cannot differ between
+    them. Every value is validated once, by ``Settings.from_mapping``.
+    """
+    values = {**(fallback or {}), **settings_from_env(environ), **(given or {})}
+    return Settings.from_mapping(values)

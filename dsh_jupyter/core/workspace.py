@@ -34,7 +34,7 @@ from .registry import build_registry
 from .result import Result
 from .rg.fence import Fencing
 from .rg.runner import find_rg
-from .settings import SETTINGS_ENV, Settings, SettingsError, settings_from_env
+from .settings import ROOT_ENV, SPILL_ROOT_ENV, SettingsError, resolve_settings
 from .state.spills import SpillLimits, SpillStore
 from .state.store import CallLogLimits, CallRecord, StateError, StateStore, session_key
 from .text.quoting import escape_surrogates, in_message
@@ -116,16 +116,14 @@ class Workspace:
     ) -> None:
         if state_path is not None:
             settings["state_path"] = os.fspath(state_path)
-        if os.environ.get(SETTINGS_ENV):
-            settings = {**settings_from_env(), **settings}
-        self.settings = Settings.from_mapping(settings)
-        root = os.fspath(root) if root is not None else os.environ.get("DSH_ROOT") or os.getcwd()
+        self.settings = resolve_settings(settings)
+        root = os.fspath(root) if root is not None else os.environ.get(ROOT_ENV) or os.getcwd()
         if not os.path.isdir(root):
             raise SettingsError(f"root {root!r} is not a directory")
         self.state_path = os.path.abspath(os.path.expanduser(self.settings.state_path or default_state_path()))
         spill_root = os.path.expanduser(
             self.settings.spill_root
-            or os.environ.get("DSH_SPILL_ROOT")
+            or os.environ.get(SPILL_ROOT_ENV)
             or os.path.join(os.path.dirname(self.state_path), "spills")
         )
         s = self.settings

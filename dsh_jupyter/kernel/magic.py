@@ -25,7 +25,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from traitlets import Unicode, observe
 
-from ..core.settings import Settings, SettingsError, settings_from_env
+from ..core.settings import Settings, SettingsError, resolve_settings
 from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
 from .commands import SUBCOMMANDS, overview, short_usage
@@ -77,9 +77,10 @@ class DshMagics(SettingTraits, Magics):
         3. the trait's default (the core default; an unset path stays unset).
         """
         configured = self.configured_names()
-        settings = {n: v for n, v in self.setting_values().items() if v is not None}
-        settings.update({n: v for n, v in settings_from_env().items() if n not in configured})
-        return settings
+        values = {n: v for n, v in self.setting_values().items() if v is not None}
+        given = {n: v for n, v in values.items() if n in configured}
+        resolved = resolve_settings(given, fallback={n: v for n, v in values.items() if n not in configured})
+        return {n: v for n, v in resolved.as_dict().items() if v is not None}
 
     def configured_names(self) -> set[str]:
         """The settings given in this kernel's config for this class (``%config DshMagics.x``)."""

@@ -29,7 +29,7 @@ from jupyter_server.serverapp import ServerApp
 from traitlets import Bool, Float, Int
 
 from ..core.locations import default_state_path
-from ..core.settings import SETTINGS_ENV, SettingsError, settings_to_env
+from ..core.settings import ROOT_ENV, SETTINGS_ENV, SPILL_ROOT_ENV, STATE_PATH_ENV, SettingsError, settings_to_env
 from ..core.workspace import Workspace
 from ..settings_traits import SettingTraits
 from . import mcp_bridge as mcp
@@ -164,11 +164,11 @@ class DshJupyter(SettingTraits, ExtensionApp):
         self.executor = ThreadPoolExecutor(max_workers=self.tool_threads, thread_name_prefix="dsh-tool")
         self.search_executor = ThreadPoolExecutor(max_workers=self.search_threads, thread_name_prefix="dsh-search")
         # Kernels this server starts inherit these and attach to the same state.
-        os.environ["DSH_STATE_PATH"] = workspace.state_path
-        os.environ["DSH_ROOT"] = workspace.root
+        os.environ[STATE_PATH_ENV] = workspace.state_path
+        os.environ[ROOT_ENV] = workspace.root
         spill_root = workspace.resolver.spill_root
         assert spill_root is not None  # a Workspace always has one
-        os.environ["DSH_SPILL_ROOT"] = spill_root
+        os.environ[SPILL_ROOT_ENV] = spill_root
         # ... and every cap, so %dsh in those kernels pages exactly as REST does
         exported = workspace.settings.replace(state_path=workspace.state_path, spill_root=spill_root)
         os.environ[SETTINGS_ENV] = settings_to_env(exported)

@@ -8,7 +8,14 @@ import re
 import pytest
 
 from dsh_jupyter import Workspace
-from dsh_jupyter.core.settings import SETTINGS_ENV, Settings, SettingsError, settings_from_env, settings_to_env
+from dsh_jupyter.core.settings import (
+    SETTINGS_ENV,
+    Settings,
+    SettingsError,
+    resolve_settings,
+    settings_from_env,
+    settings_to_env,
+)
 
 DEFAULTS = {
     "list_max_entries": 200,
@@ -224,3 +231,25 @@ def test_every_setting_has_a_kind_a_doc_and_a_valid_default():
         if f.metadata["kind"] == "int":
             assert f.metadata["minimum"] in (0, 1), f.name
     Settings()  # every default passes its own check
+
+
+def test_every_surface_resolves_settings_in_one_order():
+    """Given beats the server's DSH_SETTINGS, which beats a surface's fallback, which beats the
+    core default; a name none of them has keeps its default."""
+    environ = {SETTINGS_ENV: json.dumps({"glob_max_results": 20, "grep_max_matches": 30})}
+    resolved = resolve_settings(
+        {"glob_max_results": 10},
+        fallback={"glob_max_results": 99, "grep_max_matches": 99, "list_max_entries": 40},
+        environ=environ,
+    )
+    assert (resolved.glob_max_results, resolved.grep_max_matches, resolved.list_max_entries) == (10, 30, 40)
+    assert resolved.read_limit == Settings().read_limit
+    assert resolve_settings(environ={}) == Settings()
+    with pytest.raises(SettingsError, match="glob_max_results"):
+        resolve_settings({"glob_max_results": 0}, environ={})
+
+
+def test_the_workspace_and_the_magic_take_the_same_resolution(tmp_path, monkeypatch):
+    monkeypatch.setenv(SETTINGS_ENV, json.dumps({"glob_max_results": 20}))
+    assert Workspace(tmp_path).settings.glob_max_results == 20
+    assert Workspace(tmp_path, glob_max_results=7).settings.glob_max_results == 7

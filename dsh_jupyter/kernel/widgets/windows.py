@@ -24,6 +24,7 @@ import os
 import re
 
 from ...core.errors import ToolError
+from ...core.settings import ROOT_ENV
 from ...core.text.quoting import quote_name
 from .notebookrows import notebook_rows
 
@@ -39,7 +40,7 @@ def contents_path(workspace, session: str, path: str) -> str:
     Only a kernel started by a server running the dsh extension knows that root (``DSH_ROOT``);
     a saved result outside the workspace has no editor path.
     """
-    server_root = os.environ.get("DSH_ROOT")
+    server_root = os.environ.get(ROOT_ENV)
     if not server_root:
         return ""
     try:
