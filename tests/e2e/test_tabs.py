@@ -79,13 +79,21 @@ def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def open_file(page, lab, rel: str, text: str | None = None) -> None:
-    """Open ``rel`` in this page's editor and wait until the server knows the page has it open."""
+def open_file(page, lab, rel: str, text: str | None = None, checkpoint: bool = False) -> None:
+    """Open ``rel`` in this page's editor and wait until the server knows the page has it open.
+
+    ``checkpoint``: wait too for the checkpoint JupyterLab makes of a file it opens (a request of
+    its own, a moment later): a test that moves the file must not move it from under that request,
+    which is JupyterLab's race, not the one under test."""
     page.goto(f"{lab.url}lab/tree/{rel}?reset&token={lab.token}")
     if text is not None:
         expect()(page.locator(EDITOR)).to_be_visible(timeout=90_000)
         wait_until(lambda: page.evaluate(TEXT, rel) == text, what=f"{rel} in the editor")
     wait_until(lambda: lab.tabs.presence(str(lab.root / rel)) is not None, what=f"the report of {rel}")
+    if checkpoint:
+        path = lab.root / rel
+        made = path.parent / ".ipynb_checkpoints" / f"{path.stem}-checkpoint{path.suffix}"
+        wait_until(made.exists, what=f"JupyterLab's checkpoint of {rel}")
 
 
 # A promise of how the next save of the file at `path` ends ("completed" or "failed").
@@ -393,7 +401,7 @@ def test_a_page_that_stops_polling_is_forgotten(page, lab):
 def test_a_moved_file_and_a_moved_folder_take_their_tabs_along(page, lab):
     (lab.root / "drafts").mkdir()
     (lab.root / "drafts" / "plan.txt").write_text(NOTES)
-    open_file(page, lab, "drafts/plan.txt", NOTES)
+    open_file(page, lab, "drafts/plan.txt", NOTES, checkpoint=True)
     page.locator(EDITOR).click()
     page.keyboard.press("Control+End")
     page.keyboard.type("typed before the move")  # unsaved when the file moves
@@ -417,7 +425,7 @@ def test_a_moved_file_and_a_moved_folder_take_their_tabs_along(page, lab):
 
     (lab.root / "notes").mkdir()
     (lab.root / "notes" / "n1.txt").write_text(NOTES)
-    open_file(page, lab, "notes/n1.txt", NOTES)
+    open_file(page, lab, "notes/n1.txt", NOTES, checkpoint=True)
     os.rename(lab.root / "notes", lab.root / "archive")
     lab.tabs.moved(str(lab.root / "notes"), str(lab.root / "archive"))
     assert page.evaluate(PATH_OF_CURRENT) == "archive/n1.txt"
