@@ -243,7 +243,15 @@ def move(t: Trial) -> None:
     if not made:  # without collaboration, unsaved typing refuses: its tab would save it at the old path
         assert not t.collab and t.changes[-1].code == "FS_OPEN_UNSAVED", t.changes[-1]
         t.save()
-        assert t.move(agent, destination), t.changes
+        # the page reports the save a moment after it: an agent refused meanwhile tries again
+        for _ in range(4):
+            made = t.move(agent, destination)
+            if made:
+                break
+            assert t.changes[-1].code == "FS_OPEN_UNSAVED", t.changes[-1]
+            time.sleep(0.5)
+            save_if_unsaved(t)
+        assert made, t.changes
     t.person.wait(lambda: t.person.seen(destination), timeout=30, what=f"the tab following {destination}")
     assert t.edit_until_made(agent, "A", between=lambda: save_if_unsaved(t)), t.changes
     t.type(t.rng.randint(3, 8))
