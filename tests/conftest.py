@@ -12,6 +12,7 @@ still works).
 from __future__ import annotations
 
 import os
+import random
 import threading
 import time
 import uuid
@@ -135,3 +136,73 @@ def settle(path) -> None:
     margin = MARGIN_NS if st.st_ctime_ns % 1_000_000_000 else COARSE_MARGIN_NS
     while time.time_ns() <= st.st_ctime_ns + margin + 1_000_000:
         time.sleep(0.01)
+
+
+# --- Several processes (./dev test runs pytest-xdist with --dist loadfile) ---
+# A module's tests share its servers, so a module runs in one process; the person-and-agent trials
+# start a lab per mode, so each mode is a unit of its own and the two run side by side. The units
+# that take longest (a hub and its users' environment, Binder's build, the trials, the races) are
+# handed out first, the rest largest first, so no long unit starts last. The trials' base seed is
+# chosen once, here, so every process replays the same run, and their counts come back from the
+# processes to be printed once, at the end.
+
+TRIALS_KEY = pytest.StashKey[list]()
+TRIALS_MODULE = "tests/e2e/test_person_and_agent.py"
+LONGEST_FIRST = ("tests/hub/test_hub.py", "tests/test_binder.py", TRIALS_MODULE, "tests/core/test_races.py")
+
+
+def unit_of(nodeid: str) -> str:
+    """The unit of work a test belongs to: its module, or for a trial its module and mode."""
+    module, _, rest = nodeid.partition("::")
+    if module == TRIALS_MODULE and "[" in rest:
+        return f"{module}::{rest.split('[', 1)[1].split('-', 1)[0]}"
+    return module
+
+
+def pytest_configure(config) -> None:
+    if not hasattr(config, "workerinput"):  # the run itself, not one of its processes
+        os.environ.setdefault("DSH_TRIALS_SEED", str(random.SystemRandom().randrange(10**6)))
+        config.stash[TRIALS_KEY] = []
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k chose
+def pytest_collection_modifyitems(config, items) -> None:
+    sizes: dict[str, int] = {}
+    for item in items:
+        sizes[unit_of(item.nodeid)] = sizes.get(unit_of(item.nodeid), 0) + 1
+
+    def order(item) -> tuple[int, int]:
+        unit = unit_of(item.nodeid)
+        module = unit.partition("::")[0]
+        return (LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST), -sizes[unit])
+
+    items.sort(key=order)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByUnit(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid)
+
+    config.option.loadscopereorder = False  # the order above
+    return ByUnit(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    found = getattr(node, "workeroutput", {}).get("dsh_trials")
+    if found:
+        node.config.stash[TRIALS_KEY].extend(found)
+
+
+def pytest_terminal_summary(terminalreporter, config) -> None:
+    records = config.stash.get(TRIALS_KEY, [])
+    if records:
+        from e2e.trials import Tally
+
+        Tally.from_dicts(os.environ["DSH_TRIALS_SEED"], records).report(terminalreporter.write)

@@ -25,13 +25,13 @@ appeared, a notebook validates, a moved file exists once. Timings come from a ``
 seeded per trial from ``DSH_TRIALS_SEED`` (a new base seed each run unless set; a failure names
 it); ``TRIALS`` seeds per scenario, kind and mode. One lab per mode serves every trial, each on a
 fresh file; notebooks share one running kernel, so no kernel starts per trial. The counts per
-scenario and mode are printed after the module (and written as JSON to ``DSH_TRIALS_REPORT``);
+scenario and mode are printed at the end of the run (and written as JSON to ``DSH_TRIALS_REPORT``);
 docs/server.md quotes them.
 """
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import itertools
 import os
 import random
@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import TRIALS_KEY
 
 from .agents import McpAgent, RestAgent
 from .conftest import start_lab
@@ -73,16 +74,15 @@ class Side:
 
 @pytest.fixture(scope="session")
 def tally(request):
+    """Every trial's record, handed at the end to the run (``pytest_terminal_summary`` in
+    tests/conftest.py prints the table once, whether the trials ran in one process or several)."""
     found = Tally(BASE_SEED)
     yield found
-    if not found.records:
-        return
-    path = Tally.report_path()
-    if path:
-        found.write_json(path)
-    capture = request.config.pluginmanager.get_plugin("capturemanager")
-    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
-        print(f"\n\nperson and agent trials (DSH_TRIALS_SEED={BASE_SEED})\n{found.table()}\n", flush=True)
+    records = [dataclasses.asdict(r) for r in found.records]
+    if hasattr(request.config, "workeroutput"):  # one of several processes: back to the run
+        request.config.workeroutput["dsh_trials"] = records
+    else:
+        request.config.stash[TRIALS_KEY].extend(records)
 
 
 @pytest.fixture(scope="module", params=MODES)

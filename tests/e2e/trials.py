@@ -503,6 +503,19 @@ class Tally:
         lines += [" | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
         return "\n".join(lines)
 
+    @classmethod
+    def from_dicts(cls, seed: str, records: list[dict]) -> Tally:
+        found = cls(seed)
+        found.records = [Record(**r) for r in records]
+        return found
+
+    def report(self, write) -> None:
+        """The table through ``write`` (the terminal's), and the JSON when ``DSH_TRIALS_REPORT`` is set."""
+        path = self.report_path()
+        if path:
+            self.write_json(path)
+        write(f"\nperson and agent trials (DSH_TRIALS_SEED={self.seed})\n{self.table()}\n")
+
     def write_json(self, path: str) -> None:
         body = {"seed": self.seed, "rows": self.rows(), "trials": [r.__dict__ for r in self.records]}
         Path(path).write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
