@@ -121,7 +121,7 @@ def _build_user_env(base: Path) -> Path:
     wanted = [str(wheel), f"jupyterhub=={jupyterhub.__version__}", "ipykernel"]
     if importlib.util.find_spec("uv") is not None:  # ./dev installs it: the same install, a minute faster
         # copies, not links into root's cache: the users' venv gets its own files and modes
-        install = [sys.executable, "-m", "uv", "pip", "install", "-q", "--link-mode=copy"]
+        install = [sys.executable, "-m", "uv", "pip", "install", "-q", "--link-mode=copy", "--compile-bytecode"]
         install += ["--python", str(venv / "bin" / "python")]
     else:
         install = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
