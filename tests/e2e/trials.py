@@ -102,6 +102,7 @@ class Record:
     lost_changes: int = 0
     refused_but_made: int = 0
     dialogs: int = 0
+    unanswered_saves: int = 0  # the person's saves the server never answered (collaboration; see Person.save)
     refusals: dict = field(default_factory=dict)
     passed: bool = False
     failure: str = ""
@@ -221,7 +222,8 @@ class Trial:
         self.typed += chunk
 
     def save(self) -> None:
-        self.person.save(self.path)
+        if not self.person.save(self.path, unanswered_ok=self.collab):
+            self.record.unanswered_saves += 1
         self.check_no_dialog()
 
     def dirty(self) -> bool:
@@ -454,7 +456,18 @@ class Trial:
 class Tally:
     """Every trial's record; the table per scenario and mode, printed and written as JSON."""
 
-    COLUMNS = ("mode", "scenario", "trials", "passed", "typed", "lost keys", "changes", "lost changes", "dialogs")
+    COLUMNS = (
+        "mode",
+        "scenario",
+        "trials",
+        "passed",
+        "typed",
+        "lost keys",
+        "changes",
+        "lost changes",
+        "dialogs",
+        "unanswered saves",
+    )
 
     def __init__(self, seed: str) -> None:
         self.seed = seed
@@ -485,6 +498,7 @@ class Tally:
                     "changes": sum(r.changes for r in records),
                     "lost changes": sum(r.lost_changes + r.refused_but_made for r in records),
                     "dialogs": sum(r.dialogs for r in records),
+                    "unanswered saves": sum(r.unanswered_saves for r in records),
                     "refusals": dict(sorted(refusals.items())),
                 }
             )
