@@ -1,7 +1,8 @@
 """The notebook parts of ``read``, ``write`` and ``edit``: a page of cells, edits of cell sources.
 
 Why it exists: ``read`` of a ``.ipynb`` shows cells (numbered source, outputs summarised: no
-base64, long text cut with a count of what was cut), pages by cells and keeps the byte cap;
+base64, long text cut with a count of what was cut and the call that shows it whole), pages by
+cells and keeps the byte cap; ``output_whole`` is one output uncut, for ``read`` with ``output``;
 ``edit`` changes text inside cell sources only and ``write`` saves only valid notebooks. When
 the server has put a live-document source into the workspace (``core.documents``) and the notebook is
 open in Jupyter, reads and edits go through that shared document instead of the file, so the
@@ -161,7 +162,7 @@ def output_whole(number: int, out: dict, cell: int = 0, page: PageImages | None 
     """Output ``number`` of a cell whole, as ``read`` with ``output`` shows it: its kind (a stream's
     name), its data items but text/plain (images attached while ``page`` allows; the item shown as
     text marked ``shown``) and all of its text — ANSI removed and progress bars collapsed as in the
-    cell view, an error's ``ename: evalue`` and whole traceback — or None when it has none."""
+    cell view, an error's ``ename: evalue`` and whole traceback (``text`` None when it has none)."""
     kind = out.get("output_type", "")
     value: dict = {"outputType": kind, "data": [], "text": None}
     if kind == "stream":
