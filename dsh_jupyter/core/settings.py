@@ -138,13 +138,15 @@ class Settings:
     notebook_output_max_chars: int = setting(
         2000,
         "int",
-        "Characters kept of one cell output's text when `read` shows a notebook (the rest is counted, never shown).",
+        "Characters kept of one cell output's text when `read` shows a notebook's cells (the rest is counted; "
+        "`read` with `cell_id` and `output` shows it whole).",
         minimum=1,
     )
     notebook_traceback_lines: int = setting(
         20,
         "int",
-        "Lines kept of an error output's traceback when `read` shows a notebook (its first and last lines).",
+        "Lines kept of an error output's traceback when `read` shows a notebook's cells (its first and last "
+        "lines; `read` with `cell_id` and `output` shows it whole).",
         minimum=1,
     )
     notebook_max_bytes: int = setting(

@@ -256,7 +256,11 @@ TOOL_COMMANDS: dict[str, ToolCommand] = {
         ),
         run=_grep,
     ),
-    "read": ToolCommand("Read a window of a text file as numbered lines.", positional=(("file_path", "FILE"),)),
+    "read": ToolCommand(
+        "Read a window of a text file as numbered lines.",
+        positional=(("file_path", "FILE"),),
+        metavars={"cell_id": "ID", "output": "K"},
+    ),
     "write": ToolCommand(
         "Create or replace FILE with the cell body (%%dsh write FILE), or empty it (--empty).",
         positional=(("file_path", "FILE"),),

@@ -58,6 +58,13 @@ TABLE = [
     ("read notes.txt --offset 2 --limit 1", None, "read", {"file_path": "notes.txt", "offset": 2, "limit": 1}),
     ("read notes.txt --offset -1", None, "read", {"file_path": "notes.txt", "offset": -1}),
     ("read 'docs/guide with space.md' --json", None, "read", {"file_path": "docs/guide with space.md"}),
+    (
+        "read notes.txt --cell-id abc --output 2 --offset 3",
+        None,
+        "read",
+        {"file_path": "notes.txt", "cell_id": "abc", "output": 2, "offset": 3},
+    ),
+    ("read notes.txt --outline --limit 5", None, "read", {"file_path": "notes.txt", "outline": True, "limit": 5}),
     ("write new.txt --empty", None, "write", {"file_path": "new.txt", "content": ""}),
     ("write new.txt", "one\ntwo\n", "write", {"file_path": "new.txt", "content": "one\ntwo\n"}),
     (

@@ -108,3 +108,25 @@ def test_a_saved_grep_result_links_cell_rows_to_their_cells(make_ws, root):
     assert view.opened.path == "report.ipynb" and view.opened.offset == 3
     assert view.panel["lines"][view.panel["hitRow"]] == [2, "load()", "source"]
     assert view.panel["back"] == "saved result"
+
+
+def test_an_output_read_whole_pages_by_its_lines_and_an_outline_is_its_text(make_ws, root):
+    text = "".join(f"row {i}\n" for i in range(1, 8))
+    out = v4.new_output("stream", name="stdout", text=text)
+    nb = v4.new_notebook(
+        cells=[v4.new_markdown_cell("# Top", id="h"), v4.new_code_cell("go()", id="go", outputs=[out])]
+    )
+    nbformat.write(nb, os.fspath(root / "out.ipynb"))
+    ws = make_ws()
+    view = view_for(shown(ws, "read", file_path="out.ipynb", cell_id="go", output=1, limit=3))
+    assert isinstance(view, ReadView) and view.status == "lines 1-3 of 7"
+    assert view.panel["lines"] == [[1, "row 1"], [2, "row 2"], [3, "row 3"]]
+    act(view, "window", op="next")
+    assert view.status == "lines 4-6 of 7" and view.footer == "(Showing lines 4-6 of 7. Use offset=7 to continue.)"
+    act(view, "window", op="last")
+    assert view.status == "lines 5-7 of 7" and view.footer == "(End of output - total 7 lines)"
+    assert [a for t, a in widget_calls(ws)] == [
+        {"file_path": "out.ipynb", "offset": 4, "cell_id": "go", "output": 1, "limit": 3},
+        {"file_path": "out.ipynb", "offset": -3, "cell_id": "go", "output": 1, "limit": 3},
+    ]
+    assert view_for(shown(ws, "read", file_path="out.ipynb", outline=True)) is None

@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import uuid
 
+import nbformat
 import pytest
+from nbformat import v4
 from servers import ALICE, BOB, TWO_USERS
 
 pytestmark = pytest.mark.server_config(TWO_USERS)
@@ -137,3 +139,37 @@ async def test_the_call_log_says_how_each_call_s_file_was_open(api, jp_root_dir)
         (refused["callId"], None),
     ]
     assert (jp_root_dir / "notes.txt").read_text() == "first line\nsecond line\n"
+
+
+async def test_an_output_and_the_outline_of_a_notebook_open_in_a_tab_say_so(api, jp_root_dir):
+    """Without collaboration a notebook open in a tab is read from the file, as its cell view is,
+    with the tab's note before the footer."""
+    out = v4.new_output("stream", name="stdout", text="done\n")
+    nb = v4.new_notebook(
+        cells=[v4.new_markdown_cell("# Plan", id="h"), v4.new_code_cell("go()", id="go", outputs=[out])]
+    )
+    nbformat.write(nb, str(jp_root_dir / "tab.ipynb"))
+    await report(api, uuid.uuid4().hex, doc("tab.ipynb", dirty=True, kind="notebook"))
+
+    async def call(name: str, **args) -> dict:
+        status, data = await api("POST", "tools", name, body={"session": "agent", "args": args}, headers=ALICE)
+        assert status == 200, data
+        return data
+
+    note = (
+        "(This file is open in JupyterLab with unsaved changes, which this read does not show; a change to it is "
+        "refused until they are saved.)"
+    )
+    output = await call("read", file_path="tab.ipynb", cell_id="go", output=1)
+    assert output["text"] == (
+        "<path>tab.ipynb</path>\n<type>output</type>\n<content>\n"
+        '[cell 2 id="go", output 1: stream stdout]\n1: done\n\n'
+        f"{note}\n(End of output - total 1 line)\n</content>"
+    )
+    assert (output["value"]["open"], output["value"]["live"]) == ("unsaved", False)
+    outline = await call("read", file_path="tab.ipynb", outline=True)
+    assert outline["text"] == (
+        "<path>tab.ipynb</path>\n<type>outline</type>\n<content>\n"
+        '[cell 1 id="h", section of 2 cells] # Plan\n[cell 2 id="go", code] go()\n\n'
+        f"{note}\n(End of outline - total 2 cells, 1 heading)\n</content>"
+    )

@@ -70,3 +70,39 @@ def test_an_invalid_notebook_is_refused_over_rest(server):
         == 'Error: cannot write "new.ipynb": it is not a valid notebook: it has no nbformat version; nothing was written'
     )
     assert not (server.root / "new.ipynb").exists()
+
+
+def test_an_output_read_whole_and_the_outline_over_rest(server):
+    """The by-cell arguments reach the tool through REST (the schema is the route's)."""
+    nbformat.write(
+        v4.new_notebook(
+            cells=[
+                v4.new_markdown_cell("# Run", id="h"),
+                v4.new_code_cell(
+                    "run()",
+                    id="run",
+                    execution_count=1,
+                    outputs=[
+                        v4.new_output("stream", name="stdout", text="".join(f"step {i}\n" for i in range(1, 501)))
+                    ],
+                ),
+            ]
+        ),
+        str(server.root / "out.ipynb"),
+    )
+    out = call(server, "read", file_path="out.ipynb", cell_id="run", output=1, offset=499)
+    assert out["text"] == (
+        "<path>out.ipynb</path>\n<type>output</type>\n<content>\n"
+        '[cell 2 id="run", output 1: stream stdout]\n499: step 499\n500: step 500\n\n'
+        "(End of output - total 500 lines)\n</content>"
+    )
+    assert out["value"]["totalLines"] == 500 and out["value"]["live"] is False
+    outline = call(server, "read", file_path="out.ipynb", outline=True)
+    assert outline["text"] == (
+        "<path>out.ipynb</path>\n<type>outline</type>\n<content>\n"
+        '[cell 1 id="h", section of 2 cells] # Run\n[cell 2 id="run", code] run()\n\n'
+        "(End of outline - total 2 cells, 1 heading)\n</content>"
+    )
+    bad = call(server, "read", file_path="out.ipynb", cell_id="run", output=2)
+    assert bad["isError"] and bad["value"]["code"] == "ARGUMENT_INVALID"
+    assert bad["text"] == 'Error: output 2 is out of range: cell "run" of "out.ipynb" has 1 output'

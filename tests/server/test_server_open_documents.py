@@ -216,6 +216,45 @@ def test_a_write_of_an_open_notebook_keeps_the_persons_cell(server):
     assert sources == ["a = 10", "b = 2\nprint(b)"]
 
 
+def test_an_outline_and_an_output_of_an_open_notebook_come_from_its_live_document(server):
+    """The person retitles a heading they have not saved: the outline shows the shared document, and
+    an output read whole comes from it too, each with the live document's note, as the cell view."""
+    nb = v4.new_notebook(
+        cells=[
+            v4.new_markdown_cell("# Draft", id="h"),
+            v4.new_code_cell(
+                "run()", id="run", execution_count=1, outputs=[v4.new_output("stream", name="stdout", text="saved\n")]
+            ),
+        ]
+    )
+    nbformat.write(nb, str(server.root / "o.ipynb"))
+
+    async def scenario():
+        async with person(server, "o.ipynb", notebook=True) as doc:
+            heading = doc.ycells[0]["source"]
+            heading.insert(len(str(heading)), " and final")  # the person types in the heading
+            await until(lambda: doc.get()["cells"][0]["source"] == "# Draft and final")
+            await asyncio.sleep(0.2)
+            outline = await agent(server, "read", "o", file_path="o.ipynb", outline=True)
+            output = await agent(server, "read", "o", file_path="o.ipynb", cell_id="run", output=1)
+            return outline, output
+
+    outline, output = asyncio.run(scenario())
+    live = "(This notebook is open in Jupyter: shown as its live document, unsaved changes included.)"
+    assert outline["text"] == (
+        "<path>o.ipynb</path>\n<type>outline</type>\n<content>\n"
+        '[cell 1 id="h", section of 2 cells] # Draft and final\n[cell 2 id="run", code] run()\n\n'
+        f"{live}\n(End of outline - total 2 cells, 1 heading)\n</content>"
+    )
+    assert outline["value"]["live"] is True and outline["value"]["open"] == "shared"
+    assert output["text"] == (
+        "<path>o.ipynb</path>\n<type>output</type>\n<content>\n"
+        '[cell 2 id="run", output 1: stream stdout]\n1: saved\n\n'
+        f"{live}\n(End of output - total 1 line)\n</content>"
+    )
+    assert output["value"]["live"] is True
+
+
 def test_the_open_shared_documents_are_listed_and_each_call_on_one_says_so(server):
     """``GET /dsh/api/documents`` lists each file a tab is connected to (a second tab counts), the
     call log marks a call on one as ``shared``, and a file whose tabs left is no longer listed."""

@@ -28,12 +28,18 @@ from .common import READ_OPEN_NOTES, count, envelope
 
 __all__ = [
     "OUTPUT_TRUNCATED",
+    "TRACEBACK_OMITTED",
+    "cell_address",
     "cell_text",
+    "data_line",
     "notebook_footer",
     "notebook_next_offset",
     "notebook_page_footer",
+    "opened_note",
+    "output_call",
     "render_cell",
     "render_notebook",
+    "traceback_omitted",
 ]
 
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
@@ -57,7 +63,27 @@ def cell_text(text: str) -> str:
     return text
 
 
-OUTPUT_TRUNCATED = "... (output truncated: {} more characters)"
+# A cut output names the call that shows it whole (``read`` with ``cell_id`` and ``output``).
+OUTPUT_TRUNCATED = "... (output truncated: {} more characters; {} shows all of it)"
+TRACEBACK_OMITTED = "... ({} traceback lines omitted; {} shows them)"
+
+
+def cell_address(index: int, cell_id: str | None) -> str:
+    """The ``cell_id`` argument that names a cell: its id, or its index as the view shows it where
+    the notebook has no ids (nbformat 4.4 and earlier: none of its cells has one)."""
+    return cell_id if cell_id is not None else str(index)
+
+
+def output_call(address: str, number: int) -> str:
+    """``read with cell_id="plot", output=2``: the call that shows one output whole."""
+    return f"read with cell_id={in_message(address)}, output={number}"
+
+
+def traceback_omitted(omitted: int, address: str, number: int) -> str:
+    """The line that stands for the traceback lines the cell view leaves out."""
+    return TRACEBACK_OMITTED.format(omitted, output_call(address, number))
+
+
 LIVE_NOTE = "(This notebook is open in Jupyter: shown as its live document, unsaved changes included.)"
 
 
@@ -98,18 +124,24 @@ def _image_note(item: dict) -> str:
     return ""
 
 
-def _output_lines(out: dict) -> list[str]:
+def data_line(item: dict) -> str:
+    """``[image/png: 852 bytes, attached as image 1]``: one MIME payload of an output, never its content
+    (``, shown below as text`` when an output read whole shows it)."""
+    shown = ", shown below as text" if item.get("shown") else ""
+    return f"[{quote_name(item['mime'])}: {_size(item['bytes'])}{_image_note(item)}{shown}]"
+
+
+def _output_lines(out: dict, address: str) -> list[str]:
     kind = out["outputType"]
     head = f"[output {out['number']}: {kind}"
     if kind == "stream":
         head += f" {quote_name(out.get('name') or '')}"
     lines = [head + "]"]
-    for item in out.get("data", ()):
-        lines.append(f"[{quote_name(item['mime'])}: {_size(item['bytes'])}{_image_note(item)}]")
+    lines.extend(data_line(item) for item in out.get("data", ()))
     text = out.get("text")
     if text is not None:
         if out.get("more"):
-            text += OUTPUT_TRUNCATED.format(out["more"])
+            text += OUTPUT_TRUNCATED.format(out["more"], output_call(address, out["number"]))
         lines.extend("|" + (" " + cell_text(part) if part else "") for part in text.split("\n"))
     return lines
 
@@ -131,8 +163,9 @@ def render_cell(cell: dict) -> list[str]:
     lines.extend(f"{line['number']}: {cell_text(line['text'])}" for line in cell["lines"])
     for att in cell.get("attachments", ()):
         lines.append(f"[attachment {quote_name(att['name'])}: {quote_name(att['mime'])}, {_size(att['bytes'])}]")
+    address = cell_address(cell["index"], cell.get("id"))
     for out in cell.get("outputs", ()):
-        lines.extend(_output_lines(out))
+        lines.extend(_output_lines(out, address))
     if cell.get("cut"):
         lines.append(_cut_line(cell["cut"]))
     lines.append("</cell>")
@@ -151,11 +184,15 @@ def notebook_page_footer(value: dict) -> str:
     """The footer of a notebook page (its ``footer``): the cells', after the note on an open notebook."""
     first = value["offset"]
     last = first + len(value["cells"]) - 1
-    footer = notebook_footer(first, last, value["totalCells"], value["capped"])
+    return opened_note(value, notebook_footer(first, last, value["totalCells"], value["capped"]))
+
+
+def opened_note(value: dict, footer: str) -> str:
+    """``footer`` after the note on a notebook a person has open (its live document, or a tab)."""
     if value.get("live"):
-        footer = f"{LIVE_NOTE}\n{footer}"
-    elif value.get("open"):  # open in a tab, without collaboration
-        footer = f"{READ_OPEN_NOTES[value['open']]}\n{footer}"
+        return f"{LIVE_NOTE}\n{footer}"
+    if value.get("open"):  # open in a tab, without collaboration
+        return f"{READ_OPEN_NOTES[value['open']]}\n{footer}"
     return footer
 
 

@@ -7,8 +7,10 @@ format, pixel size and bytes (the image itself is not text: surfaces that can, s
 
 from __future__ import annotations
 
+from .cell_output import output_next_offset, output_page_footer, render_output
 from .common import READ_OPEN_NOTES, count, envelope
 from .notebook import notebook_next_offset, notebook_page_footer, render_notebook
+from .outline import outline_next_offset, outline_page_footer, render_outline
 
 __all__ = ["image_summary", "read_footer", "read_next_offset", "read_page_footer", "render_read"]
 
@@ -50,6 +52,10 @@ def read_page_footer(value: dict) -> str:
     """The footer of a ``read`` value (its ``footer``): the window's, after the notes that precede it."""
     if value.get("type") == "notebook":
         return notebook_page_footer(value)
+    if value.get("type") == "output":
+        return output_page_footer(value)
+    if value.get("type") == "outline":
+        return outline_page_footer(value)
     if value.get("type") == "image":
         return image_summary(value)
     first = value["offset"]
@@ -67,6 +73,10 @@ def read_next_offset(value: dict) -> int | None:
     an image, and for the last lines of an uncounted file (whose footer points back, not on)."""
     if value.get("type") == "notebook":
         return notebook_next_offset(value)
+    if value.get("type") == "output":
+        return output_next_offset(value)
+    if value.get("type") == "outline":
+        return outline_next_offset(value)
     if value.get("type") == "image":
         return None
     first = value["offset"]
@@ -79,9 +89,13 @@ def read_next_offset(value: dict) -> int | None:
 
 def render_read(value: dict) -> str:
     """``value``: path, offset, lines [{number, text}], totalLines (int|None), capped; or a notebook's
-    cells; or an image's format, width, height and bytes."""
+    cells, one of its outputs whole, or its outline; or an image's format, width, height and bytes."""
     if value.get("type") == "notebook":
         return render_notebook(value)
+    if value.get("type") == "output":
+        return render_output(value)
+    if value.get("type") == "outline":
+        return render_outline(value)
     if value.get("type") == "image":
         return envelope(value["path"], "image", [], image_summary(value))
     lines = [f"{line['number']}: {line['text']}" for line in value["lines"]]

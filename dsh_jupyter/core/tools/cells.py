@@ -1,7 +1,8 @@
 """The notebook parts of ``read``, ``write`` and ``edit``: a page of cells, edits of cell sources.
 
 Why it exists: ``read`` of a ``.ipynb`` shows cells (numbered source, outputs summarised: no
-base64, long text cut with a count of what was cut), pages by cells and keeps the byte cap;
+base64, long text cut with a count of what was cut and the call that shows it whole), pages by
+cells and keeps the byte cap; ``output_whole`` is one output uncut, for ``read`` with ``output``;
 ``edit`` changes text inside cell sources only and ``write`` saves only valid notebooks. When
 the server has put a live-document source into the workspace (``core.documents``) and the notebook is
 open in Jupyter, reads and edits go through that shared document instead of the file, so the
@@ -33,7 +34,7 @@ from ..notebooks.format import (
     with_sources,
 )
 from ..notebooks.images import ATTACHABLE, PageImages
-from ..render.notebook import render_cell
+from ..render.notebook import cell_address, render_cell, traceback_omitted
 from ..settings import Settings
 from ..state.gate import record_read
 from ..text.diffs import Diff, diff_page
@@ -42,11 +43,15 @@ from .context import CallContext
 from .edit.steps import Step, step_error, too_large
 
 __all__ = [
+    "Loaded",
     "cell_value",
+    "cells_page",
     "check_written",
     "edit_sources",
     "edited_bytes",
+    "load_cells",
     "notebook_edit",
+    "output_whole",
     "page_cells",
     "plan_edit",
     "read_cells",
@@ -99,16 +104,23 @@ def _mime_size(mime: str, value: object) -> int:
     return max(0, len(b64) * 3 // 4 - len(b64) + len(b64.rstrip("=")))
 
 
-def _traceback(lines: list, keep: int) -> tuple[str, int]:
-    """The ANSI-free traceback, at most ``keep`` lines: its head and tail, and how many were left out."""
-    flat = _clean("\n".join(source_text(x) for x in lines if isinstance(x, (str, list)))).split("\n")
-    flat = [line.rstrip() for line in flat]
+def _traceback_lines(lines: object) -> list[str]:
+    """The whole traceback of an error output, ANSI-free, one line each (trailing spaces cut)."""
+    parts = lines if isinstance(lines, list) else []
+    flat = _clean("\n".join(source_text(x) for x in parts if isinstance(x, (str, list)))).split("\n")
+    return [line.rstrip() for line in flat]
+
+
+def _traceback(lines: list, keep: int, address: str, number: int) -> tuple[str, int]:
+    """The ANSI-free traceback, at most ``keep`` lines: its head and tail, and how many were left
+    out (the line that says so names the call that shows them: output ``number`` of ``address``)."""
+    flat = _traceback_lines(lines)
     if len(flat) <= keep:
         return "\n".join(flat), 0
     head = (keep + 1) // 2
     tail = keep - head
     omitted = len(flat) - keep
-    shown = flat[:head] + [f"... ({omitted} traceback lines omitted)"] + (flat[-tail:] if tail else [])
+    shown = flat[:head] + [traceback_omitted(omitted, address, number)] + (flat[-tail:] if tail else [])
     return "\n".join(shown), omitted
 
 
@@ -120,7 +132,9 @@ def _data_item(mime: str, payload: object, where: tuple[int, int], page: PageIma
     return item
 
 
-def _output_value(number: int, out: dict, s: Settings, cell: int = 0, page: PageImages | None = None) -> dict:
+def _output_value(
+    number: int, out: dict, s: Settings, cell: int = 0, page: PageImages | None = None, address: str = ""
+) -> dict:
     kind = out.get("output_type", "")
     value: dict = {"number": number, "outputType": kind, "data": [], "text": None, "more": 0}
     if kind == "stream":
@@ -133,10 +147,41 @@ def _output_value(number: int, out: dict, s: Settings, cell: int = 0, page: Page
             value.update(_cap(_clean(source_text(data["text/plain"])), s.notebook_output_max_chars))
     elif kind == "error":
         ename, evalue = str(out.get("ename", "")), str(out.get("evalue", ""))
-        trace, omitted = _traceback(out.get("traceback") or [], s.notebook_traceback_lines)
+        trace, omitted = _traceback(out.get("traceback") or [], s.notebook_traceback_lines, address, number)
         head = _clean(f"{ename}: {evalue}")
         value["ename"], value["evalue"], value["omitted"] = ename, evalue, omitted
         value.update(_cap(head + ("\n" + trace if trace else ""), s.notebook_output_max_chars))
+    return value
+
+
+# The text an output read whole shows of a rich output: the first of these it has (the rest are named).
+TEXT_MIMES = ("text/plain", "text/markdown", "text/latex", "text/html")
+
+
+def output_whole(number: int, out: dict, cell: int = 0, page: PageImages | None = None) -> dict:
+    """Output ``number`` of a cell whole, as ``read`` with ``output`` shows it: its kind (a stream's
+    name), its data items but text/plain (images attached while ``page`` allows; the item shown as
+    text marked ``shown``) and all of its text — ANSI removed and progress bars collapsed as in the
+    cell view, an error's ``ename: evalue`` and whole traceback (``text`` None when it has none)."""
+    kind = out.get("output_type", "")
+    value: dict = {"outputType": kind, "data": [], "text": None}
+    if kind == "stream":
+        value["name"] = out.get("name", "")
+        value["text"] = _clean(source_text(out.get("text", "")), stream=True)
+    elif kind in ("execute_result", "display_data"):
+        data: dict = out["data"] if isinstance(out.get("data"), dict) else {}
+        shown = next((m for m in TEXT_MIMES if isinstance(data.get(m), (str, list))), None)
+        for mime, payload in data.items():
+            if mime != "text/plain":
+                item = _data_item(mime, payload, (cell, number), page)
+                value["data"].append({**item, "shown": True} if mime == shown else item)
+        if shown is not None:
+            value["text"] = _clean(source_text(data[shown]))
+    elif kind == "error":
+        ename, evalue = str(out.get("ename", "")), str(out.get("evalue", ""))
+        value["ename"], value["evalue"] = ename, evalue
+        trace = _traceback_lines(out.get("traceback"))
+        value["text"] = "\n".join([_clean(f"{ename}: {evalue}"), *(trace if trace != [""] else [])])
     return value
 
 
@@ -160,6 +205,7 @@ def cell_value(cell: Cell, s: Settings, page: PageImages | None = None) -> dict:
         for mime, payload in (bundle or {}).items() if isinstance(bundle, dict) else ():
             attachments.append({"name": name, "mime": mime, "bytes": _mime_size(mime, payload)})
     lines = _source_lines(cell.source, s.read_max_line_length)
+    address = cell_address(cell.index, cell.id)
     return {
         "index": cell.index,
         "id": cell.id,
@@ -169,7 +215,9 @@ def cell_value(cell: Cell, s: Settings, page: PageImages | None = None) -> dict:
         "totalLines": len(lines),
         "attachments": attachments,
         "outputs": [
-            _output_value(i, o, s, cell.index, page) for i, o in enumerate(cell.outputs, start=1) if isinstance(o, dict)
+            _output_value(i, o, s, cell.index, page, address)
+            for i, o in enumerate(cell.outputs, start=1)
+            if isinstance(o, dict)
         ],
         "cut": None,
     }
@@ -236,29 +284,49 @@ def _live(ctx: CallContext, target) -> tuple[dict, str] | None:
     return docs.snapshot(target.real)
 
 
-def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) -> tuple[dict | None, str | None]:
-    """The cell view of an open notebook file, recording what it showed; or ``(None, note)`` when
-    the file is to be read as text (not valid JSON or nbformat, or too large to parse)."""
+@dataclass(frozen=True)
+class Loaded:
+    """A notebook as ``read`` shows it: its cells, the version a read of it records, and whether
+    they came from its live document (``core.documents``) rather than the file."""
+
+    nb: Notebook
+    version: str
+    live: bool
+
+
+def load_cells(ctx: CallContext, target, fd: int, fst) -> Loaded | str:
+    """The cells of an open notebook file (its live document when there is one); or why it is read
+    as text instead (not valid JSON or nbformat, or too large to parse), in a few words."""
     s = ctx.settings
     live = _live(ctx, target)
     if live is not None:
         data, version = live
-        nb = notebook_from_dict(data)
-    else:
-        if fst.st_size > s.notebook_max_bytes:
-            return None, text_view_note(
-                f"it is larger than {s.notebook_max_bytes} bytes, the most parsed as a notebook"
-            )
-        try:
-            raw = pread_all(fd, fst.st_size)
-        except OSError as exc:
-            raise target.error(exc) from None
-        try:
-            nb = parse_notebook(raw)
-        except NotNotebook as exc:
-            return None, text_view_note(exc.reason)
-        version = file_version(fst)
-    total = len(nb.cells)
+        return Loaded(notebook_from_dict(data), version, True)
+    if fst.st_size > s.notebook_max_bytes:
+        return f"it is larger than {s.notebook_max_bytes} bytes, the most parsed as a notebook"
+    try:
+        raw = pread_all(fd, fst.st_size)
+    except OSError as exc:
+        raise target.error(exc) from None
+    try:
+        nb = parse_notebook(raw)
+    except NotNotebook as exc:
+        return exc.reason
+    return Loaded(nb, file_version(fst), False)
+
+
+def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) -> tuple[dict | None, str | None]:
+    """The cell view of an open notebook file, recording what it showed; or ``(None, note)`` when
+    the file is to be read as text (not valid JSON or nbformat, or too large to parse)."""
+    loaded = load_cells(ctx, target, fd, fst)
+    if isinstance(loaded, str):
+        return None, text_view_note(loaded)
+    return cells_page(ctx, target, loaded, offset, limit), None
+
+
+def cells_page(ctx: CallContext, target, loaded: Loaded, offset: int, limit: int) -> dict:
+    """A page of a loaded notebook's cells (``offset`` may count back from the end), recording the read."""
+    total = len(loaded.nb.cells)
     if offset < 0:  # the last cells: -3 starts at the third cell from the end
         offset = max(1, total + offset + 1)
     if offset > 1 and offset > total:
@@ -267,8 +335,8 @@ def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) 
             Codes.ARGUMENT_INVALID,
             f"offset {offset} is out of range for {in_message(target.display)} ({total} {unit})",
         )
-    cells, capped, images = page_cells(nb, offset, limit, s)
-    record_read(ctx.store, ctx.session_key, target.real, version)
+    cells, capped, images = page_cells(loaded.nb, offset, limit, ctx.settings)
+    record_read(ctx.store, ctx.session_key, target.real, loaded.version)
     ctx.images.extend(images)
     return {
         "path": target.display,
@@ -277,8 +345,8 @@ def read_cells(ctx: CallContext, target, fd: int, fst, offset: int, limit: int) 
         "cells": cells,
         "totalCells": total,
         "capped": capped,
-        "live": live is not None,
-    }, None
+        "live": loaded.live,
+    }
 
 
 # ----------------------------------------------------------------------------------- edit/write

@@ -28,9 +28,11 @@ class ReadView(DshView):
         offset: int = 1,
         limit: int | None = None,
         highlight: int = 0,
+        extra: dict | None = None,
     ) -> None:
         super().__init__(workspace, session)
         self.kind = "read"
+        self.extra = dict(extra or {})  # arguments every page repeats (one notebook output: cell_id, output)
         with self.hold_sync():
             window = self.make_window(result, path, offset, limit, highlight)
             self.open_window(window, "")
@@ -38,8 +40,10 @@ class ReadView(DshView):
     def make_window(self, result, path, offset, limit, highlight):
         self.title = "read"
         if result is not None:
-            return ReadWindow(self, result.value["path"], limit=limit, highlight=highlight, result=result)
-        return ReadWindow(self, path, offset=offset, limit=limit, highlight=highlight)
+            return ReadWindow(
+                self, result.value["path"], limit=limit, highlight=highlight, result=result, extra=self.extra
+            )
+        return ReadWindow(self, path, offset=offset, limit=limit, highlight=highlight, extra=self.extra)
 
     def handlers(self) -> dict:
         return {**super().handlers(), "close": lambda: None}  # the window is the whole view

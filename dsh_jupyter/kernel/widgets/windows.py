@@ -70,9 +70,11 @@ class ReadWindow:
         result=None,
         cell: int = 0,
         span: list[int] | None = None,
+        extra: dict | None = None,
     ) -> None:
         self.view = view  # the owning DshView: its session, workspace and call()
         self.path = path
+        self.extra = dict(extra or {})  # read arguments every page repeats (a notebook output's cell_id, output)
         self.limit = limit
         self.highlight = highlight  # a line to mark (the grep match that opened it), 0 for none
         self.span = span  # [start, end] characters of that line: the match, for "open in editor"; None for none
@@ -97,7 +99,7 @@ class ReadWindow:
     # -- paging ----------------------------------------------------------------------------------
 
     def fetch(self, offset: int):
-        args = {"file_path": self.path, "offset": offset}
+        args = {"file_path": self.path, "offset": offset, **self.extra}
         if self.limit is not None:
             args["limit"] = self.limit
         return self.view.call("read", **args)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from itertools import accumulate
 
 from ...caches.lines import NO_MARKS
 from ...errors import Codes, ToolError
@@ -19,7 +18,22 @@ from ...text.quoting import in_message
 from ..cells import read_cells
 from ..context import CallContext
 from ..opened.documents import SHARED, TAB, UNSAVED, presence, shared_text
-from ..spec import BOOLEAN, INTEGER, OPEN, PATH, STRING, Rows, ToolSpec, nullable, object_schema, rows, value_schema
+from ..spec import (
+    BOOLEAN,
+    INTEGER,
+    NAME,
+    OPEN,
+    PATH,
+    STRING,
+    Rows,
+    ToolSpec,
+    nullable,
+    object_schema,
+    rows,
+    value_schema,
+)
+from .bycell import by_cell, check_by_cell, read_by_cell
+from .fitting import fit_lines
 from .image import read_image
 
 __all__ = ["BOM", "READ", "execute_read"]
@@ -36,6 +50,8 @@ def _line_count(n: int) -> str:
 
 def execute_read(ctx: CallContext, args: dict) -> dict:
     s = ctx.settings
+    check_by_cell(args)
+    mode = by_cell(args)  # cell_id, output or outline: a notebook read by cell (bycell.py)
     offset = args.get("offset", 1)
     limit = args.get("limit", s.read_limit)
     if offset == 0:
@@ -46,6 +62,8 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         fd, fst = target.open_regular()
         note = None
         try:
+            if mode is not None and (target.in_spill or not is_notebook_name(target.lexical)):
+                raise ToolError(Codes.ARGUMENT_INVALID, f"{mode} applies to notebooks (.ipynb files) only")
             if not target.in_spill:  # an image answers its size; its bytes travel beside the value
                 image = read_image(ctx, target, fd, fst)
                 if image is not None:
@@ -63,6 +81,16 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
                     fst, copies = _after_saves(target, fd, fst, until)
                 offset = requested
                 last = time.monotonic() > until
+                if mode is not None:  # one cell, one output whole, or the outline
+                    try:
+                        answer = read_by_cell(ctx, target, fd, fst, offset, limit, args)
+                    except ToolError as exc:  # not a notebook now: perhaps a save under way
+                        if exc.code == Codes.NOTEBOOK_INVALID and not last and _moved_on(target, fd, fst, copies):
+                            continue
+                        raise
+                    if answer.get("live") or last or not _moved_on(target, fd, fst, copies):
+                        return _opened(answer, pres)
+                    continue
                 if is_notebook_name(target.lexical) and not target.in_spill:  # a notebook reads as cells
                     cells, note = read_cells(ctx, target, fd, fst, offset, limit)
                     if cells is not None:
@@ -112,7 +140,7 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
         raw = window.lines
         if offset == 1 and raw and raw[0].startswith(BOM):
             raw = [raw[0][1:], *raw[1:]]  # a byte-order mark is not text; write/edit keep it
-        lines, capped = _fit(raw, offset, s.read_max_line_length, s.read_max_bytes)
+        lines, capped = fit_lines(raw, offset, s.read_max_line_length, s.read_max_bytes)
         if offset > 0:  # lines numbered back from the end (offset < 0) teach no line starts
             marks.learn_window(window, offset, len(lines))
         if not target.in_spill:
@@ -175,59 +203,9 @@ def _read_shared(ctx: CallContext, target, shared: tuple[str, str], offset: int,
     raw = window.lines
     if offset == 1 and raw and raw[0].startswith(BOM):
         raw = [raw[0][1:], *raw[1:]]
-    lines, capped = _fit(raw, offset, s.read_max_line_length, s.read_max_bytes)
+    lines, capped = fit_lines(raw, offset, s.read_max_line_length, s.read_max_bytes)
     record_read(ctx.store, ctx.session_key, target.real, version)
     return {"path": target.display, "offset": offset, "lines": lines, "totalLines": total, "capped": capped}
-
-
-def _fit(raw: list[str], offset: int, max_chars: int, max_bytes: int) -> tuple[list[dict], bool]:
-    """Number the lines, cut long ones, and stop before the text would pass ``max_bytes``.
-
-    A row costs the bytes of ``f"{number}: {text}\n"`` in UTF-8. The costs are summed from
-    lengths, not by formatting and encoding each row (this runs for every line of every read):
-    a text's length is its size when the window is ASCII, and the numbers' digits are counted
-    by ranges of equal width.
-    """
-    suffix = f"... (line truncated to {max_chars} chars)"
-    if raw and max(map(len, raw)) > max_chars:
-        raw = [text[:max_chars] + suffix if len(text) > max_chars else text for text in raw]
-    if "".join(raw).isascii():
-        sizes = list(accumulate(map(len, raw)))
-    else:
-        sizes = list(accumulate(len(text.encode("utf-8", "replace")) for text in raw))
-
-    def cost(k: int) -> int:  # the bytes of the first k rows
-        return sizes[k - 1] + _number_chars(offset, k) + 3 * k
-
-    shown = len(raw)
-    if raw and cost(shown) > max_bytes:
-        low, high = 1, shown  # the most rows that fit; one row is always shown
-        while low < high:
-            mid = (low + high + 1) // 2
-            low, high = (mid, high) if cost(mid) <= max_bytes else (low, mid - 1)
-        shown = low
-    capped = shown < len(raw)
-    return [{"number": n, "text": text} for n, text in zip(range(offset, offset + shown), raw)], capped
-
-
-def _number_chars(first: int, k: int) -> int:
-    """The characters of the numbers ``first`` .. ``first + k - 1`` as printed, minus signs included."""
-    total, low, high = 0, first, first + k
-    if low < 0:  # -n prints as n with a sign
-        top = min(high, 0)
-        total += (top - low) + _digit_chars(1 - top, 1 - low)
-        low = top
-    return total + (_digit_chars(low, high) if low < high else 0)
-
-
-def _digit_chars(low: int, high: int) -> int:
-    """Digits of the numbers ``low`` .. ``high - 1`` (``0 <= low``)."""
-    total, width, start = 0, 1, 0
-    while start < high:
-        end = 10**width
-        total += max(0, min(high, end) - max(low, start)) * width
-        width, start = width + 1, end
-    return total
 
 
 _LINES = {"type": "array", "items": value_schema({"number": INTEGER, "text": STRING})}
@@ -311,7 +289,67 @@ _IMAGE_READ = value_schema(
     }
 )
 
-READ_OUTPUT = {"type": "object", "anyOf": [_TEXT_READ, _NOTEBOOK_READ, _IMAGE_READ]}
+# One output of a notebook cell whole (cell_id and output): numbered lines of its text, its payloads named.
+_OUTPUT_READ = value_schema(
+    {
+        "path": STRING,
+        "type": {"const": "output"},
+        "cell": INTEGER,
+        "cellId": nullable(STRING),
+        "output": INTEGER,
+        "outputType": STRING,
+        "name": STRING,
+        "ename": STRING,
+        "evalue": STRING,
+        "data": rows(
+            {
+                "mime": STRING,
+                "bytes": INTEGER,
+                "attached": INTEGER,
+                "skipped": STRING,
+                "limit": INTEGER,
+                "shown": BOOLEAN,
+            },
+            ("mime", "bytes"),
+        ),
+        "offset": INTEGER,
+        "lines": _LINES,
+        "totalLines": INTEGER,
+        "capped": BOOLEAN,
+        "live": BOOLEAN,
+        "open": OPEN,
+    },
+    ("path", "type", "cell", "cellId", "output", "outputType", "data", "offset", "lines", "totalLines", "capped"),
+)
+
+# A notebook's outline (outline=true): headings and code cells' first lines of cells offset..lastCell.
+_OUTLINE_READ = value_schema(
+    {
+        "path": STRING,
+        "type": {"const": "outline"},
+        "offset": INTEGER,
+        "lastCell": INTEGER,
+        "entries": rows(
+            {
+                "cell": INTEGER,
+                "id": nullable(STRING),
+                "kind": {"enum": ["heading", "code"]},
+                "level": INTEGER,
+                "cells": INTEGER,
+                "text": STRING,
+            },
+            ("cell", "id", "kind", "text"),
+        ),
+        "totalCells": INTEGER,
+        "totalHeadings": INTEGER,
+        "capped": BOOLEAN,
+        "live": BOOLEAN,
+        "open": OPEN,
+    },
+    ("path", "type", "offset", "lastCell", "entries", "totalCells", "totalHeadings", "capped"),
+)
+
+READ_OUTPUT = {"type": "object", "anyOf": [_TEXT_READ, _NOTEBOOK_READ, _OUTPUT_READ, _OUTLINE_READ, _IMAGE_READ]}
 
 READ = ToolSpec(
     name="read",
@@ -322,7 +360,10 @@ READ = ToolSpec(
         "last 200 lines, numbered from the end when the file is too big to count). The footer says "
         "which lines were shown and the offset to continue from. Saved full search results can be read the same way. A "
         "notebook (.ipynb) is shown as cells: each cell's id, type and numbered source lines, and "
-        "its outputs summarised; for a notebook offset and limit count cells, not lines. A PNG, "
+        "its outputs summarised; for a notebook offset and limit count cells, not lines. cell_id "
+        "reads one cell, and with output=K its K-th output whole as numbered lines (offset and "
+        "limit then count its lines); outline=true answers the notebook's headings, with the cell "
+        "each starts at, and its code cells' first lines. A PNG, "
         "JPEG, GIF or WebP image (up to 5 MiB) answers its format, pixel size and bytes, and the "
         "image itself where the client takes images; a notebook page attaches its output images "
         "the same way, and its text says which output each one is. SVG is read as text."
@@ -341,6 +382,23 @@ READ = ToolSpec(
                 "minimum": 1,
                 "description": "Lines to return (default 2000); for a notebook, cells.",
             },
+            "cell_id": {
+                **NAME,
+                "description": "Notebooks only: the cell to read, by its id as read shows it (in a notebook "
+                'without ids, its index: "3"). Alone, that cell; with output, one of its outputs.',
+            },
+            "output": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Notebooks only, with cell_id: the output to read whole, numbered as read "
+                "shows it ([output 2: ...]); offset and limit then count its lines.",
+            },
+            "outline": {
+                "type": "boolean",
+                "description": "Notebooks only: the outline (markdown headings with the cell each starts "
+                "at and the cells its section holds, code cells' first lines) instead of the cells; "
+                "offset and limit count cells.",
+            },
         },
         ("file_path",),
     ),
@@ -348,12 +406,14 @@ READ = ToolSpec(
     guidance=(
         "Use read to look inside a text file; results carry line numbers. Large files come in "
         "windows: continue with the offset the footer names; for the end of a log, offset=-200 "
-        "gives its last 200 lines without reading the rest. Reading a file is also what allows "
-        "this session to write or edit it afterwards."
+        "gives its last 200 lines without reading the rest. In a long notebook, outline=true "
+        "shows its headings and the cells they start at; an output the cell view cuts names the "
+        "call that reads it whole. Reading a file is also what allows this session to write or "
+        "edit it afterwards."
     ),
     execute=execute_read,
     render=render_read,
-    rows=(Rows("lines", ("number", "text")),),
+    rows=(Rows("entries", ("cell", "id", "kind", "level", "cells", "text")), Rows("lines", ("number", "text"))),
     footer=read_page_footer,
     next_offset=read_next_offset,
 )

@@ -201,7 +201,10 @@ def test_long_output_is_cut_with_a_count(make_ws, root):
         ],
     )
     r = ws.run("read", file_path="long.ipynb")
-    assert "[output 1: stream stderr]\n| 0123456789... (output truncated: 18 more characters)\n</cell>" in r.text
+    assert (
+        "[output 1: stream stderr]\n| 0123456789... (output truncated: 18 more characters; "
+        'read with cell_id="a", output=1 shows all of it)\n</cell>'
+    ) in r.text
     assert r.value["cells"][0]["outputs"][0]["more"] == 18
 
 
@@ -235,7 +238,8 @@ def test_a_long_traceback_keeps_its_first_and_last_lines(make_ws, root):
     )
     r = ws.run("read", file_path="t.ipynb")
     assert (
-        "[output 1: error]\n| KeyError: 'x'\n| frame 1\n| frame 2\n| ... (6 traceback lines omitted)\n"
+        "[output 1: error]\n| KeyError: 'x'\n| frame 1\n| frame 2\n"
+        '| ... (6 traceback lines omitted; read with cell_id="a", output=1 shows them)\n'
         "| frame 9\n| frame 10\n</cell>"
     ) in r.text
 

@@ -135,7 +135,10 @@ def test_offset_beyond_end(ws, root):
         ({"limit": 2.5}, "limit must be an integer"),
         ({"file_path": ""}, "file_path must be a non-empty string"),
         ({"file_path": 7}, "file_path must be a string"),
-        ({"path": "f.txt"}, 'unknown argument "path" (this tool takes: file_path, offset, limit)'),
+        (
+            {"path": "f.txt"},
+            'unknown argument "path" (this tool takes: file_path, offset, limit, cell_id, output, outline)',
+        ),
     ],
 )
 def test_argument_errors(ws, root, args, message):
