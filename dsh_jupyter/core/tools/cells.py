@@ -33,6 +33,7 @@ from ..notebooks.format import (
     with_sources,
 )
 from ..notebooks.images import ATTACHABLE, PageImages
+from ..notebooks.outputs import clean_output, traceback_lines
 from ..render.notebook import render_cell
 from ..settings import Settings
 from ..state.gate import record_read
@@ -53,7 +54,6 @@ __all__ = [
     "text_view_note",
 ]
 
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 _TEXTUAL = re.compile(r"^text/|json$|javascript$|xml$|^application/x-latex$")
 
 
@@ -63,21 +63,6 @@ def text_view_note(reason: str) -> str:
 
 
 # --------------------------------------------------------------------------------- summaries
-
-
-def _clean(text: str, stream: bool = False) -> str:
-    """Output text without ANSI escapes; a stream's carriage-return rewrites shown as they end."""
-    text = _ANSI.sub("", text).replace("\r\n", "\n")
-    if stream and "\r" in text:
-        text = "\n".join(_last_rewrite(line) for line in text.split("\n"))
-    if text.endswith("\n"):
-        text = text[:-1]
-    return text
-
-
-def _last_rewrite(line: str) -> str:
-    parts = [p for p in line.split("\r") if p]
-    return parts[-1] if parts else ""
 
 
 def _cap(text: str, max_chars: int) -> dict:
@@ -101,8 +86,7 @@ def _mime_size(mime: str, value: object) -> int:
 
 def _traceback(lines: list, keep: int) -> tuple[str, int]:
     """The ANSI-free traceback, at most ``keep`` lines: its head and tail, and how many were left out."""
-    flat = _clean("\n".join(source_text(x) for x in lines if isinstance(x, (str, list)))).split("\n")
-    flat = [line.rstrip() for line in flat]
+    flat = traceback_lines(lines)
     if len(flat) <= keep:
         return "\n".join(flat), 0
     head = (keep + 1) // 2
@@ -125,16 +109,16 @@ def _output_value(number: int, out: dict, s: Settings, cell: int = 0, page: Page
     value: dict = {"number": number, "outputType": kind, "data": [], "text": None, "more": 0}
     if kind == "stream":
         value["name"] = out.get("name", "")
-        value.update(_cap(_clean(source_text(out.get("text", "")), stream=True), s.notebook_output_max_chars))
+        value.update(_cap(clean_output(source_text(out.get("text", "")), stream=True), s.notebook_output_max_chars))
     elif kind in ("execute_result", "display_data"):
         data: dict = out["data"] if isinstance(out.get("data"), dict) else {}
         value["data"] = [_data_item(m, v, (cell, number), page) for m, v in data.items() if m != "text/plain"]
         if "text/plain" in data:
-            value.update(_cap(_clean(source_text(data["text/plain"])), s.notebook_output_max_chars))
+            value.update(_cap(clean_output(source_text(data["text/plain"])), s.notebook_output_max_chars))
     elif kind == "error":
         ename, evalue = str(out.get("ename", "")), str(out.get("evalue", ""))
         trace, omitted = _traceback(out.get("traceback") or [], s.notebook_traceback_lines)
-        head = _clean(f"{ename}: {evalue}")
+        head = clean_output(f"{ename}: {evalue}")
         value["ename"], value["evalue"], value["omitted"] = ename, evalue, omitted
         value.update(_cap(head + ("\n" + trace if trace else ""), s.notebook_output_max_chars))
     return value
