@@ -14,6 +14,7 @@ repeated string concatenation (grep pages with tens of thousands of matches are 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from itertools import islice, repeat
 from operator import eq
@@ -193,9 +194,13 @@ def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
     return out
 
 
+# A saved result names a cell's id on each of its rows: quoted once per id, not once per row.
+_quoted_id = functools.lru_cache(maxsize=4096)(in_message)
+
+
 def _cell_row(cell: int, line, text: str, ids: bool, output: int | None = None) -> str:
     cell_id = getattr(line, "cell_id", None) if ids else None
-    named = f"Cell {cell}" if cell_id is None else f"Cell {cell} (id={in_message(cell_id)})"
+    named = f"Cell {cell}" if cell_id is None else f"Cell {cell} (id={_quoted_id(cell_id)})"
     if output is not None:
         named += f", output {output}"
     return f"{named}, line {line}: {text}"
