@@ -14,6 +14,8 @@ export interface ITarget {
   end?: number;
   /** A notebook match: the cell's number (1-based, as grep and read number cells); `line` is within that cell. */
   cell?: number | null;
+  /** A match in the text of that cell's output: the cell is made active, no source line selected. */
+  output?: number | null;
 }
 
 export async function openTarget(docManager: IDocumentManager, target: ITarget): Promise<void> {
@@ -39,6 +41,9 @@ export async function openTarget(docManager: IDocumentManager, target: ITarget):
     const cell = nb.activeCell;
     if (cell) {
       await nb.scrollToCell(cell);
+    }
+    if (typeof target.output === 'number') {
+      return;
     }
     const editor = cell?.editor;
     editor?.setSelection({ start: { line, column: start }, end: { line, column: end } });

@@ -29,6 +29,8 @@ export interface IGrepMatch {
   submatches?: [number, number][];
   cell?: number | null;
   cellId?: string | null;
+  /** A match in the text of the cell's output K (grep's notebook_scope outputs or all). */
+  output?: number | null;
 }
 
 export interface IGrepValue extends IPage {
@@ -404,7 +406,12 @@ export class SearchView {
   }
 
   private matchRow(m: IGrepMatch): HTMLElement {
-    const where = typeof m.cell === 'number' ? `Cell ${m.cell}, line ${m.line}` : String(m.line);
+    const where =
+      typeof m.cell !== 'number'
+        ? String(m.line)
+        : typeof m.output === 'number'
+          ? `Cell ${m.cell}, output ${m.output}, line ${m.line}`
+          : `Cell ${m.cell}, line ${m.line}`;
     const text = h('span', { class: 'dsh-sb-text' });
     // Leading indentation is dropped, and a match far into a long line is shown with a little
     // of what comes before it, so that the match itself is in view.
@@ -467,7 +474,8 @@ export class SearchView {
       line: m.line || undefined,
       start: first?.[0],
       end: first?.[1],
-      cell: m.cell
+      cell: m.cell,
+      output: m.output
     });
   }
 }

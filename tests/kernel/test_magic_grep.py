@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import html
+import os
+
+import nbformat
+from nbformat import v4
 
 HINT = "Use read with offset/limit, or grep this path to search within it."
 
@@ -41,3 +45,13 @@ def test_magic_glob_and_grep_take_exclude_repeated(shell, root, tree):
     assert g.text == "src/app.js" and g.value["exclude"] == ["node_modules", "*.min.js"]
     r = shell.run_line_magic("dsh", "grep needle --exclude node_modules/**")
     assert r.text == "Found 2 matches\n\nsrc/app.js\nLine 1: needle\n\nsrc/x.min.js\nLine 1: needle"
+
+
+def test_magic_grep_takes_notebook_scope(shell, root):
+    out = v4.new_output("stream", name="stdout", text="zebra_count: 3\n")
+    cell = v4.new_code_cell("show()", id="s", outputs=[out])
+    nbformat.write(v4.new_notebook(cells=[cell]), os.fspath(root / "nb.ipynb"))
+    r = shell.run_line_magic("dsh", "grep zebra_count --notebook-scope outputs")
+    assert r.text == "Found 1 match\n\nnb.ipynb\nCell 1, output 1, line 1: zebra_count: 3"
+    assert r.value["matches"][0]["output"] == 1
+    assert shell.run_line_magic("dsh", "grep zebra_count").text == "No matches found"

@@ -130,3 +130,35 @@ def test_an_output_read_whole_pages_by_its_lines_and_an_outline_is_its_text(make
         {"file_path": "out.ipynb", "offset": -3, "cell_id": "go", "output": 1, "limit": 3},
     ]
     assert view_for(shown(ws, "read", file_path="out.ipynb", outline=True)) is None
+
+
+def test_a_grep_match_in_an_output_opens_its_cell_with_nothing_marked(make_ws, root):
+    write_nb(root)
+    ws = make_ws()
+    view = view_for(shown(ws, "grep", pattern="loaded", notebook_scope="outputs"))
+    assert view.files[0]["matches"] == [[1, "loaded", [[0, 6]], 2, False, 1]]
+    assert view.files[0]["count"] == 1
+    act(view, "open_match", group=0, index=0)
+    panel = view.panel
+    assert panel["unit"] == "cell" and view.opened.offset == 2
+    assert panel["lines"][panel["hitRow"]] == ["#2", "code cell 2 · id plot · In [4]", "cell"]  # the cell, no line
+    assert widget_calls(ws) == [("read", {"file_path": "report.ipynb", "offset": 2})]
+    # the toolbar asks again with the scope kept
+    act(view, "refine", ignore_case=True)
+    assert view.args["notebook_scope"] == "outputs" and view.files[0]["matches"][0][5] == 1
+
+
+def test_a_saved_grep_result_links_output_rows_to_their_cells(make_ws, root):
+    write_nb(root)
+    ws = make_ws(grep_max_matches=1)
+    view = view_for(shown(ws, "grep", pattern="load", notebook_scope="all"))
+    act(view, "spill")
+    panel = view.panel
+    rows = [text for _, text in panel["lines"]]
+    output_row = rows.index('Cell 2 (id="plot"), output 1, line 1: loaded')
+    assert panel["links"][output_row] == ["report.ipynb", 0, 2]
+    assert panel["links"][rows.index('Cell 3 (id="sum"), line 2: load()')] == ["report.ipynb", 2, 3]
+    assert panel["links"][output_row + 1] == ["report.ipynb", 2, 3]  # the row after is no path
+    act(view, "window", op="link", index=output_row)
+    assert view.opened.path == "report.ipynb" and view.opened.offset == 2
+    assert view.panel["lines"][view.panel["hitRow"]][0] == "#2"

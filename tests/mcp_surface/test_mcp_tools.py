@@ -293,6 +293,7 @@ def _successes(ws) -> list:
         ("grep", {"pattern": "nothing-matches-this"}),
         ("grep", {"pattern": "x", "path": "wide.txt"}),
         ("grep", {"pattern": "print", "path": "nb"}),
+        ("grep", {"pattern": "print|t1|E: v", "path": "nb", "notebook_scope": "all"}),
         ("read", {"file_path": "notes.txt"}),
         ("read", {"file_path": "notes.txt", "offset": 2, "limit": 1}),
         ("read", {"file_path": "wide.txt"}),
@@ -320,6 +321,7 @@ def _successes(ws) -> list:
     results.append(ws.call("read", {"file_path": spill}))
     assert not [r.text for r in results if r.is_error]
     assert any(r.value.get("type") == "notebook" for r in results if r.tool == "read")
+    assert any("output" in m for r in results if r.tool == "grep" for m in r.value["matches"])
     assert any("note" in r.value for r in results if r.tool == "read")
     assert sum(len(r.images) for r in results) == 4  # two image files, two notebook outputs
     return results

@@ -1,10 +1,14 @@
-"""An over-cap grep through REST: the same spread page, value and footer as the Python API."""
+"""grep through REST: an over-cap page spread as the Python API spreads it, its modes and pages, and
+notebook outputs searched when asked."""
 
 from __future__ import annotations
 
+import os
 import re
 
+import nbformat
 import pytest
+from nbformat import v4
 
 from dsh_jupyter import Workspace
 
@@ -69,3 +73,36 @@ async def test_rest_grep_modes_case_context_and_pages(tool, api, tree, jp_root_d
     assert around["value"]["matches"][0]["before"] == [[1, "one"]]
     refused = await tool("grep", session="m", pattern="x", context=99)  # a tool error is a result (HTTP 200)
     assert refused["isError"] is True and refused["text"] == "Error: context must be at most 20"
+
+
+async def test_rest_grep_searches_notebook_outputs_when_asked(tool, api, jp_root_dir):
+    """notebook_scope reaches the REST surface: the schema offers it, outputs answer by cell and output."""
+    cell = v4.new_code_cell(
+        "run()",
+        id="run",
+        outputs=[
+            v4.new_output("stream", name="stdout", text="step 1\rstep 2\n"),
+            v4.new_output("error", ename="KeyError", evalue="'step'", traceback=["\x1b[0;31mKeyError\x1b[0m: 'step'"]),
+        ],
+    )
+    (jp_root_dir / "nbs").mkdir()
+    nbformat.write(v4.new_notebook(cells=[cell]), os.fspath(jp_root_dir / "nbs" / "run.ipynb"))
+    status, tools = await api("GET", "tools")
+    assert status == 200
+    grep = next(t for t in tools if t["name"] == "grep")
+    assert grep["inputSchema"]["properties"]["notebook_scope"]["enum"] == ["sources", "outputs", "all"]
+    data = await tool("grep", session="o", pattern="step", path="nbs", notebook_scope="outputs")
+    assert data["text"] == (
+        "Found 3 matches\n\nnbs/run.ipynb\nCell 1, output 1, line 1: step 2\n"
+        "Cell 1, output 2, line 1: KeyError: 'step'\nCell 1, output 2, line 2: KeyError: 'step'"
+    )
+    assert [(m["cell"], m["cellId"], m["output"], m["line"]) for m in data["value"]["matches"]] == [
+        (1, "run", 1, 1),
+        (1, "run", 2, 1),
+        (1, "run", 2, 2),
+    ]
+    assert data["value"]["notebookScope"] == "outputs"
+    assert (await tool("grep", session="o", pattern="step", path="nbs"))["text"] == "No matches found"
+    refused = await tool("grep", session="o", pattern="step", notebook_scope="cells")
+    assert refused["isError"] is True
+    assert refused["text"] == "Error: notebook_scope must be one of sources, outputs, all"

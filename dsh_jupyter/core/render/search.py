@@ -14,6 +14,7 @@ repeated string concatenation (grep pages with tens of thousands of matches are 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from itertools import islice, repeat
 from operator import eq
@@ -147,8 +148,9 @@ def truncate_line(text: str, max_bytes: int) -> str:
 
 def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
     """Per-file blocks: the quoted path, then ``Line L: TEXT`` lines (``Cell C, line L: TEXT`` in a
-    notebook's cells, ``Cell C (id="I"), line L: TEXT`` with ``ids`` when the cell has an id, the
-    id quoted as ``read`` quotes it); a blank line between files.
+    notebook's cells, ``Cell C, output K, line L: TEXT`` in the text of a cell's output K,
+    ``Cell C (id="I"), line L: TEXT`` with ``ids`` when the cell has an id, the id quoted as
+    ``read`` quotes it); a blank line between files.
 
     ``matches`` holds dicts ``{path, line, text}`` or ``(path, line, text)`` tuples (the executor
     passes tuples for a complete result: tens of thousands of rows). Files appear in order of
@@ -164,9 +166,11 @@ def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
     for match in matches:
         if isinstance(match, dict):
             path, line, text, cell = match["path"], match["line"], match["text"], match.get("cell")
+            output = match.get("output")
         else:
             path, line, text = match
             cell = getattr(line, "cell", None)  # a notebook match's line knows its cell (CellLine)
+            output = getattr(line, "output", None)
         rows = by_path.get(path)
         if rows is None:
             rows = by_path[path] = []
@@ -177,7 +181,7 @@ def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
             if path in shown_to and first > shown_to[path] + 1:
                 rows.append("--")
             rows += [f"Line {n}- {t}" for n, t in before]
-        rows.append(f"Line {line}: {text}" if cell is None else _cell_row(cell, line, text, ids))
+        rows.append(f"Line {line}: {text}" if cell is None else _cell_row(cell, line, text, ids, output))
         if before is not None:
             rows += [f"Line {n}- {t}" for n, t in match["after"]]
             shown_to[path] = match["after"][-1][0] if match["after"] else line
@@ -190,16 +194,22 @@ def _match_lines(matches: Iterable, ids: bool = False) -> list[str]:
     return out
 
 
-def _cell_row(cell: int, line, text: str, ids: bool) -> str:
+# A saved result names a cell's id on each of its rows: quoted once per id, not once per row.
+_quoted_id = functools.lru_cache(maxsize=4096)(in_message)
+
+
+def _cell_row(cell: int, line, text: str, ids: bool, output: int | None = None) -> str:
     cell_id = getattr(line, "cell_id", None) if ids else None
-    named = f"Cell {cell}" if cell_id is None else f"Cell {cell} (id={in_message(cell_id)})"
+    named = f"Cell {cell}" if cell_id is None else f"Cell {cell} (id={_quoted_id(cell_id)})"
+    if output is not None:
+        named += f", output {output}"
     return f"{named}, line {line}: {text}"
 
 
 def _row(line, text: str, ids: bool) -> str:
     """One match line of a complete result: ``Line L: TEXT``, or a notebook cell's row."""
     cell = getattr(line, "cell", None)
-    return f"Line {line}: {text}" if cell is None else _cell_row(cell, line, text, ids)
+    return f"Line {line}: {text}" if cell is None else _cell_row(cell, line, text, ids, getattr(line, "output", None))
 
 
 def _tuple_blocks(matches: list[tuple], ids: bool = False) -> list[str] | None:

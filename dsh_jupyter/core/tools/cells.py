@@ -34,6 +34,7 @@ from ..notebooks.format import (
     with_sources,
 )
 from ..notebooks.images import ATTACHABLE, PageImages
+from ..notebooks.outputs import clean_output, traceback_lines
 from ..render.notebook import cell_address, render_cell, traceback_omitted
 from ..settings import Settings
 from ..state.gate import record_read
@@ -58,7 +59,6 @@ __all__ = [
     "text_view_note",
 ]
 
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 _TEXTUAL = re.compile(r"^text/|json$|javascript$|xml$|^application/x-latex$")
 
 
@@ -68,21 +68,6 @@ def text_view_note(reason: str) -> str:
 
 
 # --------------------------------------------------------------------------------- summaries
-
-
-def _clean(text: str, stream: bool = False) -> str:
-    """Output text without ANSI escapes; a stream's carriage-return rewrites shown as they end."""
-    text = _ANSI.sub("", text).replace("\r\n", "\n")
-    if stream and "\r" in text:
-        text = "\n".join(_last_rewrite(line) for line in text.split("\n"))
-    if text.endswith("\n"):
-        text = text[:-1]
-    return text
-
-
-def _last_rewrite(line: str) -> str:
-    parts = [p for p in line.split("\r") if p]
-    return parts[-1] if parts else ""
 
 
 def _cap(text: str, max_chars: int) -> dict:
@@ -104,17 +89,10 @@ def _mime_size(mime: str, value: object) -> int:
     return max(0, len(b64) * 3 // 4 - len(b64) + len(b64.rstrip("=")))
 
 
-def _traceback_lines(lines: object) -> list[str]:
-    """The whole traceback of an error output, ANSI-free, one line each (trailing spaces cut)."""
-    parts = lines if isinstance(lines, list) else []
-    flat = _clean("\n".join(source_text(x) for x in parts if isinstance(x, (str, list)))).split("\n")
-    return [line.rstrip() for line in flat]
-
-
 def _traceback(lines: list, keep: int, address: str, number: int) -> tuple[str, int]:
     """The ANSI-free traceback, at most ``keep`` lines: its head and tail, and how many were left
     out (the line that says so names the call that shows them: output ``number`` of ``address``)."""
-    flat = _traceback_lines(lines)
+    flat = traceback_lines(lines if isinstance(lines, list) else [])
     if len(flat) <= keep:
         return "\n".join(flat), 0
     head = (keep + 1) // 2
@@ -139,16 +117,16 @@ def _output_value(
     value: dict = {"number": number, "outputType": kind, "data": [], "text": None, "more": 0}
     if kind == "stream":
         value["name"] = out.get("name", "")
-        value.update(_cap(_clean(source_text(out.get("text", "")), stream=True), s.notebook_output_max_chars))
+        value.update(_cap(clean_output(source_text(out.get("text", "")), stream=True), s.notebook_output_max_chars))
     elif kind in ("execute_result", "display_data"):
         data: dict = out["data"] if isinstance(out.get("data"), dict) else {}
         value["data"] = [_data_item(m, v, (cell, number), page) for m, v in data.items() if m != "text/plain"]
         if "text/plain" in data:
-            value.update(_cap(_clean(source_text(data["text/plain"])), s.notebook_output_max_chars))
+            value.update(_cap(clean_output(source_text(data["text/plain"])), s.notebook_output_max_chars))
     elif kind == "error":
         ename, evalue = str(out.get("ename", "")), str(out.get("evalue", ""))
         trace, omitted = _traceback(out.get("traceback") or [], s.notebook_traceback_lines, address, number)
-        head = _clean(f"{ename}: {evalue}")
+        head = clean_output(f"{ename}: {evalue}")
         value["ename"], value["evalue"], value["omitted"] = ename, evalue, omitted
         value.update(_cap(head + ("\n" + trace if trace else ""), s.notebook_output_max_chars))
     return value
@@ -167,7 +145,7 @@ def output_whole(number: int, out: dict, cell: int = 0, page: PageImages | None 
     value: dict = {"outputType": kind, "data": [], "text": None}
     if kind == "stream":
         value["name"] = out.get("name", "")
-        value["text"] = _clean(source_text(out.get("text", "")), stream=True)
+        value["text"] = clean_output(source_text(out.get("text", "")), stream=True)
     elif kind in ("execute_result", "display_data"):
         data: dict = out["data"] if isinstance(out.get("data"), dict) else {}
         shown = next((m for m in TEXT_MIMES if isinstance(data.get(m), (str, list))), None)
@@ -176,12 +154,12 @@ def output_whole(number: int, out: dict, cell: int = 0, page: PageImages | None 
                 item = _data_item(mime, payload, (cell, number), page)
                 value["data"].append({**item, "shown": True} if mime == shown else item)
         if shown is not None:
-            value["text"] = _clean(source_text(data[shown]))
+            value["text"] = clean_output(source_text(data[shown]))
     elif kind == "error":
         ename, evalue = str(out.get("ename", "")), str(out.get("evalue", ""))
         value["ename"], value["evalue"] = ename, evalue
-        trace = _traceback_lines(out.get("traceback"))
-        value["text"] = "\n".join([_clean(f"{ename}: {evalue}"), *(trace if trace != [""] else [])])
+        trace = traceback_lines(out.get("traceback") if isinstance(out.get("traceback"), list) else [])
+        value["text"] = "\n".join([clean_output(f"{ename}: {evalue}"), *(trace if trace != [""] else [])])
     return value
 
 

@@ -135,7 +135,8 @@ class GrepView(_SearchView):
     rows are drawn apart from matches (dimmed, no mark) and open the file at that line.
     """
 
-    # [{path, label, count, matches: [[line, text, spans, cell?], ...]}]; a context row is
+    # [{path, label, count, matches: [[line, text, spans, cell?], ...]}]; a match in the text of a
+    # cell's output is [line, text, spans, cell, False, output]; a context row is
     # [line, text, [], None, True]
     files = List().tag(sync=True)
     options = Dict().tag(sync=True)  # {ignore_case, output_mode, context}: the arguments the page was made with
@@ -162,9 +163,11 @@ class GrepView(_SearchView):
             row = [m["line"], m["text"], m.get("submatches", [])]
             if m.get("cell") is not None:  # a match in a notebook cell: opens that cell
                 row.append(m["cell"])
+                if m.get("output") is not None:  # in its output's text: the cell, nothing marked
+                    row += [False, m["output"]]
             rows.append(row)
             rows += [[n, text, [], None, True] for n, text in m.get("after", [])]
-        self.by_file = {path: sum(1 for row in rows if len(row) < 5) for path, rows in by_file.items()}
+        self.by_file = {path: sum(1 for row in rows if len(row) < 5 or not row[4]) for path, rows in by_file.items()}
         self.files = [
             {"path": p, "label": quote_name(p), "count": self.by_file[p], "matches": ms} for p, ms in by_file.items()
         ]
@@ -215,4 +218,6 @@ class GrepView(_SearchView):
         row = entry["matches"][int(index)]
         cell = row[3] if len(row) > 3 and row[3] else 0
         spans = row[2] if len(row) > 2 and row[2] else []  # a context row has none
+        if len(row) > 5 and row[5]:  # a line of a cell's output: its cell, no source line to mark
+            return self.open_file(entry["path"], 0, f"match:{group}:{index}", cell)
         return self.open_file(entry["path"], row[0], f"match:{group}:{index}", cell, list(spans[0]) if spans else None)

@@ -255,7 +255,8 @@ def _image_state(result) -> dict | None:
 
 
 _GREP_LINE = re.compile(r"Line (\d+): ")
-_GREP_CELL_LINE = re.compile(r'Cell (\d+)(?: \(id="[^"]*"\))?, line (\d+): ')  # a match in a notebook cell
+# a match in a notebook cell, in its source or (group 2) in the text of one of its outputs
+_GREP_CELL_LINE = re.compile(r'Cell (\d+)(?: \(id="[^"]*"\))?(, output \d+)?, line (\d+): ')
 
 
 def unquote(name: str) -> str:
@@ -299,7 +300,8 @@ class SpillWindow(ReadWindow):
 
     def links(self) -> list:
         """Per shown line: ``[path, line]`` it opens (line 0: the file's start), ``[path, line, cell]``
-        for a match in a notebook cell, or None."""
+        for a match in a notebook cell (line 0 for a line of an output: the cell, nothing marked),
+        or None."""
         out: list = []
         if self.tool == "glob":
             return [[unquote(line["text"]), 0] if line["text"] else None for line in self.lines]
@@ -313,7 +315,8 @@ class SpillWindow(ReadWindow):
             if match:
                 out.append([current, int(match.group(1))] if current is not None else None)
             elif in_cell:
-                out.append([current, int(in_cell.group(2)), int(in_cell.group(1))] if current is not None else None)
+                line_in = 0 if in_cell.group(2) else int(in_cell.group(3))
+                out.append([current, line_in, int(in_cell.group(1))] if current is not None else None)
             elif not text or (line["number"] == 1 and text.startswith(("Found ", "No matches"))):
                 out.append(None)
             else:

@@ -91,13 +91,17 @@ function renderSearch(model, el, kind) {
     if (kind === "grep") {
       return model.get("files").map((f, g) => ({
         key: f.path, label: f.label, count: f.count ?? f.matches.length, headAction: "open_path", group: g,
-        items: f.matches.map(([line, text, spans, cell, context], i) => ({
-          // a match in a notebook cell reads "3:2" (cell 3, line 2) and opens that cell; a context
-          // row is dimmed and unmarked, and opens the file at its line as well
-          key: `match:${g}:${i}`, action: "open_match", index: i, line: cell ? `${cell}:${line}` : line,
+        items: f.matches.map(([line, text, spans, cell, context, output], i) => ({
+          // a match in a notebook cell reads "3:2" (cell 3, line 2) and opens that cell, one in the
+          // text of its output 1 "3:o1:2"; a context row is dimmed and unmarked, and opens the file
+          // at its line as well
+          key: `match:${g}:${i}`, action: "open_match", index: i,
+          line: output ? `${cell}:o${output}:${line}` : cell ? `${cell}:${line}` : line,
           context: Boolean(context),
           content: matchLine(text, spans),
-          title: context ? `context line ${line}; open here` : cell ? `open cell ${cell} at line ${line}` : `open at line ${line}`,
+          title: context ? `context line ${line}; open here`
+            : output ? `open cell ${cell} (line ${line} of its output ${output})`
+            : cell ? `open cell ${cell} at line ${line}` : `open at line ${line}`,
         })),
       }));
     }

@@ -1,4 +1,4 @@
-"""``grep`` in notebooks: matches in cell sources, numbered ``Cell C, line L``, never in outputs.
+"""``grep`` in notebooks: matches in cell sources (``Cell C, line L``) and, asked, in outputs' text.
 
 Why it exists: searched as files, notebooks answer with JSON lines (``Line 812:       "    df =
 load()\\n",``), miss what their escaping hides (``^import`` never matches ``"import os\\n",``)
@@ -10,8 +10,15 @@ everywhere else. Each match is mapped back to its notebook, cell and line; the l
 ``CellLine`` (an ``int`` that also knows its cell), which the page, the spill and the value carry.
 A ``.ipynb`` that is not a valid notebook is searched as text, as ``read`` shows it.
 
+``notebook_scope`` (``SCOPES``) says which texts of a cell go into that text: its source
+(``sources``, the default), the text of its outputs (``outputs``: ``notebooks.outputs`` makes it,
+the text ``read`` shows under ``[output K: ...]``, ANSI escapes removed) or both (``all``), in the
+order the cell view shows them, so a notebook's matches come in its own order. A line of an
+output is a ``CellLine`` that also knows the output's number, K as ``read`` numbers outputs.
+
 What it must never do: open a notebook by a path string (each is opened beneath the search
-root's descriptor, no symlink followed), search an output, or give rg anything but the cell text.
+root's descriptor, no symlink followed), search an output the scope did not ask for, or give rg
+anything but the cells' text: never a payload (base64 images, other MIME types) or metadata.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from ...errors import Codes, ToolError
 from ...fs.files import pread_all
 from ...fs.textwindow import BINARY_SNIFF_BYTES
 from ...notebooks.format import NotNotebook, is_notebook_name, parse_notebook
+from ...notebooks.outputs import output_text
 from ...rg.jsonform import RgMatch
 from ...rg.recheck import Rechecker
 from ...rg.runner import memory_file
@@ -44,24 +52,31 @@ from ..search.run import run_search
 from ..search.scans import drop_excluded
 from .spans import search_input
 
-__all__ = ["NOT_NOTEBOOKS", "CellLine", "NotebookListing", "search_notebooks", "searches_notebook_file"]
+__all__ = ["NOT_NOTEBOOKS", "SCOPES", "CellLine", "NotebookListing", "search_notebooks", "searches_notebook_file"]
 
 NOT_NOTEBOOKS = "--glob=!*.ipynb"  # after the include glob: a later glob wins in rg
+SCOPES = ("sources", "outputs", "all")  # notebook_scope: what of a notebook's cells is searched
 
 
 class CellLine(int):
-    """A line number within a cell's source that also names the cell (1-based index, id or None)."""
+    """A line number within a cell's source, or within one of its outputs' text, that also names
+    the cell (1-based index, id or None) and the output (1-based, as ``read`` numbers them; None
+    for a source line)."""
 
     cell: int
     cell_id: str | None
+    output: int | None
 
-    def __new__(cls, line: int, cell: int, cell_id: str | None) -> CellLine:
+    def __new__(cls, line: int, cell: int, cell_id: str | None, output: int | None = None) -> CellLine:
         obj = super().__new__(cls, line)
-        obj.cell, obj.cell_id = cell, cell_id
+        obj.cell, obj.cell_id, obj.output = cell, cell_id, output
         return obj
 
     def as_value(self) -> dict:
-        return {"line": int(self), "cell": self.cell, "cellId": self.cell_id}
+        value = {"line": int(self), "cell": self.cell, "cellId": self.cell_id}
+        if self.output is not None:
+            value["output"] = self.output
+        return value
 
 
 def searches_notebook_file(root: SearchRoot) -> bool:
@@ -79,7 +94,7 @@ class _Stream:
     def __init__(self) -> None:
         self.fd = memory_file("dsh-notebook-cells")
         self.starts: list[int] = []  # 1-based first stream line of each segment
-        self.owners: list[tuple[str, int | None, str | None]] = []  # (rg-style path, cell, id)
+        self.owners: list[tuple[str, int | None, str | None, int | None]] = []  # (rg-style path, cell, id, output)
         self.lines = 0
 
     def close(self) -> None:
@@ -92,11 +107,11 @@ class _Stream:
             pos += os.write(self.fd, view[pos:])
         self.lines += data.count(b"\n")
 
-    def add(self, data: bytes, path: str, cell: int | None, cell_id: str | None) -> None:
+    def add(self, data: bytes, path: str, cell: int | None, cell_id: str | None, output: int | None = None) -> None:
         if not data:
             return
         self.starts.append(self.lines + 1)
-        self.owners.append((path, cell, cell_id))
+        self.owners.append((path, cell, cell_id, output))
         self._write(data if data.endswith(b"\n") else data + b"\n")
 
     def add_file(self, fd: int, path: str) -> None:
@@ -108,7 +123,7 @@ class _Stream:
                 break
             if first:
                 self.starts.append(self.lines + 1)
-                self.owners.append((path, None, None))
+                self.owners.append((path, None, None, None))
                 first = False
             self._write(chunk)
             pos, last = pos + len(chunk), chunk[-1:]
@@ -118,9 +133,9 @@ class _Stream:
     def place(self, line: int) -> tuple[str, int]:
         """``(path, line number)`` of stream line ``line``: a ``CellLine`` inside a cell."""
         i = bisect.bisect_right(self.starts, line) - 1
-        path, cell, cell_id = self.owners[i]
+        path, cell, cell_id, output = self.owners[i]
         local = line - self.starts[i] + 1
-        return path, (local if cell is None else CellLine(local, cell, cell_id))
+        return path, (local if cell is None else CellLine(local, cell, cell_id, output))
 
     def rewind(self) -> None:
         os.lseek(self.fd, 0, os.SEEK_SET)
@@ -129,8 +144,9 @@ class _Stream:
 _CHUNK = 1 << 22
 
 
-def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int) -> None:
-    """The notebook's cell sources; a file that is not a notebook (or is too large to parse) as text."""
+def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int, scope: str = "sources") -> None:
+    """The notebook's cell sources, or its outputs' text, or both (``scope``); a file that is not a
+    notebook (or is too large to parse) as text, whatever the scope."""
     size = os.fstat(fd).st_size
     if size <= max_bytes:
         raw = pread_all(fd, size)
@@ -139,8 +155,16 @@ def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int) -> None:
         except NotNotebook:
             pass
         else:
+            sources, outputs = scope != "outputs", scope != "sources"
             for cell in nb.cells:
-                stream.add(cell.source.encode("utf-8", "surrogatepass"), path, cell.index, cell.id)
+                if sources:
+                    stream.add(cell.source.encode("utf-8", "surrogatepass"), path, cell.index, cell.id)
+                if outputs:
+                    for number, out in enumerate(cell.outputs, start=1):  # numbered as read numbers them
+                        text = output_text(out) if isinstance(out, dict) else None
+                        if text:  # every line read shows under the output, a last empty one too
+                            data = (text + "\n").encode("utf-8", "surrogatepass")
+                            stream.add(data, path, cell.index, cell.id, number)
             return
     if b"\0" not in os.pread(
         fd, BINARY_SNIFF_BYTES, 0
@@ -240,8 +264,10 @@ def search_notebooks(
     excluded: list[str],
     listing: NotebookListing | None = None,
     excludes: Sequence[str] = (),
+    scope: str = "sources",
 ) -> tuple[list[RgMatch], list[bytes]]:
-    """The matches in the cell sources of the notebooks the search covers, as rg matches and records.
+    """The matches in the cells of the notebooks the search covers (their sources, their outputs'
+    text or both, as ``scope`` says), as rg matches and records.
 
     Paths are as the main run prints them (``./rel`` below a folder root); a line inside a cell is
     a ``CellLine``. Raises the search's ``ToolError`` s (a bad pattern, a timeout, a cancel).
@@ -261,13 +287,13 @@ def search_notebooks(
                     if fd is None:
                         continue  # gone, or no longer a regular file beneath the root
                     try:
-                        _add_notebook(stream, fd, "./" + rel, limit)
+                        _add_notebook(stream, fd, "./" + rel, limit, scope)
                     except OSError:
                         pass
                     finally:
                         os.close(fd)
         elif searches_notebook_file(root):
-            _add_notebook(stream, root.fd, root.target.display, limit)
+            _add_notebook(stream, root.fd, root.target.display, limit, scope)
         if not stream.starts:
             return [], []
         stream.rewind()

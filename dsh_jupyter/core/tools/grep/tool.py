@@ -50,7 +50,7 @@ from ..spec import (
     value_schema,
 )
 from .context_lines import add_context
-from .notebooks import NOT_NOTEBOOKS, NotebookListing, search_notebooks, searches_notebook_file
+from .notebooks import NOT_NOTEBOOKS, SCOPES, NotebookListing, search_notebooks, searches_notebook_file
 from .page import preview_columns, shape_grep, without_preview
 from .spans import line_records
 
@@ -112,6 +112,9 @@ def _grep(
             value["ignoreCase"] = True
         if around:
             value["context"] = around
+        scope: str = args.get("notebook_scope", "sources")
+        if scope != "sources":
+            value["notebookScope"] = scope
         if args.get("offset") is not None:
             value["offset"] = args["offset"]
         if ctx.settings.respect_ignore_files and root.is_dir:  # a file named by its path is searched anyway
@@ -140,7 +143,7 @@ def _grep(
         # Read in rg's heading form (rglines); what that form cannot say for sure (a name holding
         # a newline, a line that is not a match) is asked again in --json, parsed as it streams
         # (rgstream) or, failing that, whole and carefully. Notebooks are searched by their cell
-        # sources (grep/notebooks.py), not as JSON.
+        # sources, or their outputs' text, as notebook_scope says (grep/notebooks.py), not as JSON.
         one_notebook = searches_notebook_file(root)
         listing = NotebookListing(ctx, root, include, excluded, excludes)  # below a folder: runs alongside
         # files_with_matches and count need no line: rg counts (unless every line must be
@@ -161,7 +164,7 @@ def _grep(
         if linked and root.is_dir:
             found = _not_linked(root.fd, found, linked)
         sources = [found]
-        in_cells, cell_records = search_notebooks(ctx, root, search, include, excluded, listing, excludes)
+        in_cells, cell_records = search_notebooks(ctx, root, search, include, excluded, listing, excludes, scope)
         if in_cells:
             sources.append(
                 Matches(
@@ -391,6 +394,7 @@ GREP_OUTPUT = value_schema(
                     "submatches": {"type": "array", "items": {"type": "array", "items": INTEGER}},
                     "cell": INTEGER,
                     "cellId": nullable(STRING),
+                    "output": INTEGER,
                 },
                 ("path", "line", "text"),
             ),
@@ -411,6 +415,7 @@ GREP_OUTPUT = value_schema(
         },
         "ignoreCase": BOOLEAN,
         "context": INTEGER,
+        "notebookScope": {"type": "string", "enum": list(SCOPES)},
         "offset": INTEGER,
     },
     ("pattern", "matches", "totalMatches", "files", "spill"),
@@ -423,9 +428,11 @@ GREP = ToolSpec(
     description=(
         "Search file contents with a regular expression (ripgrep syntax). path is a file or a "
         "directory (default: working directory); include is one glob that limits the files searched. "
-        "Matches are grouped by file with line numbers; in a notebook (.ipynb) only cell sources are "
-        "searched, never outputs, and a match reads Cell C, line L (C as read numbers cells, offset "
-        "C with limit 1 reads that cell). A result within the cap is shown whole; a "
+        "Matches are grouped by file with line numbers; in a notebook (.ipynb) cell sources are "
+        "searched, not its JSON, and a match reads Cell C, line L (C as read numbers cells, offset "
+        "C with limit 1 reads that cell); notebook_scope outputs or all searches the text of cell "
+        "outputs instead or too, a match there reading Cell C, output K, line L (K as read numbers "
+        "outputs). A result within the cap is shown whole; a "
         "larger one is sampled across the top-level entries of path and their files, and the "
         "complete result is saved; offset pages through it in path order. output_mode "
         "files_with_matches or count answers one row per matching file with its match count."
@@ -453,6 +460,13 @@ GREP = ToolSpec(
                 "maximum": MAX_CONTEXT,
                 "description": f"Lines to show before and after each shown match (content only; 0 to "
                 f"{MAX_CONTEXT}); context rows read Line N- instead of Line N:.",
+            },
+            "notebook_scope": {
+                "type": "string",
+                "enum": list(SCOPES),
+                "description": "What of a notebook's cells is searched: sources (default): cell sources; "
+                "outputs: the text of cell outputs (stream text, text/plain, an error's name, value and "
+                "traceback; never images or other data); all: both.",
             },
             "offset": {
                 **OFFSET,
