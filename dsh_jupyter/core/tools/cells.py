@@ -158,7 +158,8 @@ def output_whole(number: int, out: dict, cell: int = 0, page: PageImages | None 
     elif kind == "error":
         ename, evalue = str(out.get("ename", "")), str(out.get("evalue", ""))
         value["ename"], value["evalue"] = ename, evalue
-        trace = traceback_lines(out.get("traceback") if isinstance(out.get("traceback"), list) else [])
+        lines = out.get("traceback")
+        trace = traceback_lines(lines if isinstance(lines, list) else [])
         value["text"] = "\n".join([clean_output(f"{ename}: {evalue}"), *(trace if trace != [""] else [])])
     return value
 
