@@ -15,12 +15,13 @@ import nbformat
 import pytest
 from nbformat import v4
 
-from .helpers import ACTIVE, expect
+from .helpers import ACTIVE, expect, wait_for_kernel_idle
 from .test_live_notebook import document_has, saved_when
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TYPED = "# typed, not saved"
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
 def test_edit_cells_reorders_the_open_notebook_and_keeps_the_persons_typing(page, collab_lab):
@@ -28,6 +29,7 @@ def test_edit_cells_reorders_the_open_notebook_and_keeps_the_persons_typing(page
     path = lab.root / "cells.ipynb"
     nbformat.write(
         v4.new_notebook(
+            metadata={"kernelspec": KERNELSPEC},
             cells=[
                 v4.new_code_cell("first = 1", id="first"),
                 v4.new_code_cell("second = 2", id="second"),
@@ -41,6 +43,8 @@ def test_edit_cells_reorders_the_open_notebook_and_keeps_the_persons_typing(page
     cells = page.locator(f"{ACTIVE} .jp-Cell")
     expect()(cells.nth(0).locator(".cm-content")).to_contain_text("first = 1", timeout=90_000)
     expect()(cells).to_have_count(4)
+    wait_for_kernel_idle(page)
+    expect()(page.locator(".jp-Dialog")).to_have_count(0)
     page.evaluate("() => { window.__dshNoReload = true; }")
     cells.nth(1).locator(".cm-content").click()
     page.keyboard.press("End")
