@@ -35,7 +35,7 @@ def test_edit_cells_reorders_the_open_notebook_and_keeps_the_persons_typing(page
                 v4.new_code_cell("second = 2", id="second"),
                 v4.new_code_cell("third = 3", id="third"),
                 v4.new_markdown_cell("old notes", id="old"),
-            ]
+            ],
         ),
         str(path),
     )

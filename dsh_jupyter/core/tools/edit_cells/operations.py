@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass
 
 from ...errors import Codes, ToolError
@@ -80,9 +81,14 @@ def _source_as_lines(cells: list[dict]) -> bool:
     return not any(isinstance(cell.get("source"), str) for cell in cells)
 
 
+# A UTF-16 surrogate cannot be written as UTF-8: one in the model's text becomes U+FFFD, as in write.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _new_cell(kind: str, source: str, ids: bool, taken: set[str], lines: bool) -> dict:
     from nbformat import v4  # imported on first use: most tool calls never need it
 
+    source = _SURROGATE.sub("\ufffd", source)
     make = {"code": v4.new_code_cell, "markdown": v4.new_markdown_cell, "raw": v4.new_raw_cell}[kind]
     cell = json.loads(json.dumps(make(source=source)))  # a plain dict, as a parsed file holds
     if ids:

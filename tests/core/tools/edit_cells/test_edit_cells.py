@@ -630,3 +630,14 @@ def test_the_spec_is_destructive_and_strict(ws):
     for branch in items["oneOf"]:
         assert branch["additionalProperties"] is False
         assert set(branch["required"]) <= set(branch["properties"])
+
+
+def test_a_lone_surrogate_in_a_new_source_is_written_as_u_fffd(ws, nbfile):
+    read_ok(ws)
+    r = ws.run(
+        "edit_cells",
+        file_path=NB,
+        operations=[{"op": "insert", "cell_type": "code", "source": "a\ud800b", "at": "end"}],
+    )
+    assert not r.is_error, r.text
+    assert cells_of(nbfile)[-1][2] == "a\ufffdb"
