@@ -102,7 +102,7 @@ def test_every_kind_of_property_becomes_an_option():
                 "deep": {"type": "boolean"},
                 "mode": {"type": "string", "enum": ["a", "b"]},
                 "skip": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
-                "steps": {"type": "array", "items": {"type": "object"}},  # no command line form
+                "steps": {"type": "array", "items": {"type": "object"}},  # one word of JSON
             },
             ("pattern",),
         ),
@@ -114,10 +114,12 @@ def test_every_kind_of_property_becomes_an_option():
     sub = tool_subcommand(spec)
     assert sub.summary == "Probe things."
     assert sub.usage() == (
-        "usage: %dsh probe [--count N] [--ratio X] [--deep] [--mode MODE] [--skip SKIP] [--text | --json] PATTERN"
+        "usage: %dsh probe [--count N] [--ratio X] [--deep] [--mode MODE] [--skip SKIP] [--steps JSON] "
+        "[--text | --json] PATTERN"
     )
     assert "How many (100%)." in sub.parser().format_help()
     line = ["x", "--count", "3", "--ratio", "0.5", "--deep", "--mode", "b", "--skip", "p", "--skip", "q"]
+    line += ["--steps", '[{"a": 1}, {"b": [2]}]']
     assert tool_arguments(spec, sub.parser().parse_args(line)) == {
         "pattern": "x",
         "count": 3,
@@ -125,5 +127,6 @@ def test_every_kind_of_property_becomes_an_option():
         "deep": True,
         "mode": "b",
         "skip": ["p", "q"],
+        "steps": [{"a": 1}, {"b": [2]}],
     }
     assert tool_arguments(spec, sub.parser().parse_args(["x"])) == {"pattern": "x"}

@@ -156,6 +156,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dsh_jupyter.core.tools.read",
             "dsh_jupyter.core.tools.write",
             "dsh_jupyter.core.tools.edit",
+            "dsh_jupyter.core.tools.edit_cells",
             "dsh_jupyter.core.tools.move",
             "dsh_jupyter.core.tools.glob",
             "dsh_jupyter.core.tools.grep",

@@ -8,9 +8,9 @@ agent's change, *Revert* drops the person's typing). So a server that knows what
 ``LiveDocuments`` into its ``Workspace`` (``workspace.documents``), and the tools:
 
 * read a shared document, unsaved typing included, and record its version for the write gate;
-* change a shared document in place (a notebook's cell sources, a text file's text, a whole
-  notebook or text merged with what the person typed since the agent read it), never the file
-  under it; the server's collaboration saves it;
+* change a shared document in place (a notebook's cell sources, its cells inserted, deleted,
+  moved or retyped, a text file's text, a whole notebook or text merged with what the person
+  typed since the agent read it), never the file under it; the server's collaboration saves it;
 * without collaboration, hand a change to the tab that has the file open: a tab with no unsaved
   changes takes it and saves it itself (no dialog, as for the person's own save); a tab with
   unsaved changes refuses (``OpenUnsaved``, which the tools answer ``FS_OPEN_UNSAVED``);
@@ -101,6 +101,18 @@ class LiveDocuments(Protocol):
     def replace_sources(self, real: str, version: str, sources: dict[int, tuple[str, str]]) -> str:
         """Give cells new sources (1-based index -> ``(old, new)``) if the document is still at
         ``version``; return its new version. ``DocumentChanged`` otherwise."""
+
+    def change_cells(self, real: str, version: str, steps: list[dict]) -> str:
+        """Change the notebook document's cells array by ``steps``, in order, if the document is
+        still at ``version``; return its new version. ``DocumentChanged`` otherwise (then nothing
+        changed).
+
+        Each step is ``{"do", "at", "id"}`` (``at``: a 0-based position in the cells as the steps
+        before left them; ``id``: the id the cell there has, None in a notebook without ids):
+        ``insert`` puts ``step["cell"]`` (a cell dict) at ``at`` (with ``"moved": True``, it is
+        the cell the step before deleted, put back as the document held it); ``delete`` removes the cell at
+        ``at``; ``clear`` empties that cell's outputs and execution count. Every other cell, and
+        the person's typing in it, is left as it is (``tools/edit_cells/operations.py`` makes them)."""
 
     def replace_notebook(self, real: str, version: str, data: dict) -> str:
         """Make the notebook document hold ``data`` if it is still at ``version``, changing only

@@ -294,6 +294,10 @@ TOOL_COMMANDS: dict[str, ToolCommand] = {
         run=_edit,
         cell=True,
     ),
+    "edit_cells": ToolCommand(
+        "Insert, delete, move or retype cells of notebook FILE, or clear outputs; OPERATIONS is a JSON list.",
+        positional=(("file_path", "FILE"), ("operations", "OPERATIONS")),
+    ),
     "move": ToolCommand(
         "Move or rename a file or folder (never over an existing one, unless --overwrite and read).",
         positional=(("source", "SRC"), ("destination", "DEST")),

@@ -5,13 +5,18 @@ means, so the magic's argparse is generated from it (``offset`` -> ``--offset N`
 flag, a list of globs a repeated option, the schema's description as the help) instead of
 declaring every argument a second time by hand. ``ToolCommand`` holds what a schema cannot say.
 
+An object or a list of objects (``edit_cells``' ``operations``) is one argument written as JSON
+(``'[{"op": "delete", "cell_id": "a1"}]'``), parsed here; what it holds is the tool's to check,
+as for every surface.
+
 What it must never do: build an argument the user did not give (``given`` leaves out what was
-not), or offer on the command line what a command line cannot spell (an object, a list of
-objects: those come from a cell body through the subcommand's own runner).
+not), or change what a JSON argument says (it is passed on as parsed).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -54,17 +59,33 @@ def _help_of(prop: dict) -> str:
     return prop.get("description", "").replace("%", "%%")  # argparse formats help with %
 
 
+def _json_value(text: str) -> object:
+    """A command-line word read as JSON (an object, a list of objects)."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc})") from None
+
+
+def _structured(prop: dict) -> bool:
+    """Whether a property is given as JSON: an object, or a list of anything but strings."""
+    kinds = _kinds(prop)
+    items = [b for b in prop.get("anyOf", [prop]) if b.get("type") == "array"]
+    strings = bool(items) and all(_kinds(b.get("items", {})) == {"string"} for b in items)
+    return ("array" in kinds or "object" in kinds) and not strings
+
+
 def _option(name: str, prop: dict, metavar: str | None) -> dict | None:
     """argparse keywords for one schema property as an option; None for one a command line cannot
-    give (an object, a list of objects)."""
+    give."""
     kinds = _kinds(prop)
     items = [b for b in prop.get("anyOf", [prop]) if b.get("type") == "array"]
     if kinds == {"boolean"}:
         return {"action": "store_true", "help": _help_of(prop)}
     if items and all(_kinds(b.get("items", {})) == {"string"} for b in items):
         return {"action": "append", "metavar": metavar or name.upper(), "help": _help_of(prop) + " Repeat for more."}
-    if "array" in kinds or "object" in kinds:
-        return None
+    if _structured(prop):
+        return {"type": _json_value, "metavar": metavar or "JSON", "help": _help_of(prop) + " As JSON."}
     if "integer" in kinds:
         return {"type": int, "metavar": metavar or "N", "help": _help_of(prop)}
     if "number" in kinds:
@@ -86,6 +107,8 @@ def schema_arguments(spec: ToolSpec, command: ToolCommand) -> tuple:
         kwargs: dict = {"metavar": metavar, "help": _help_of(props[name])}
         if _kinds(props[name]) == {"integer"}:
             kwargs["type"] = int
+        elif _structured(props[name]):
+            kwargs["type"] = _json_value
         if name not in required:
             kwargs["nargs"] = "?"
         out.append(((name,), kwargs))

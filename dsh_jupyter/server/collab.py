@@ -110,6 +110,22 @@ def _replace_text(ytext, old: str, new: str) -> None:
             ytext.insert(at, text)
 
 
+def _check_steps(ids: list, steps: list[dict]) -> None:
+    """``DocumentChanged`` unless every step finds its cell where it says (replayed on the ids)."""
+    ids = list(ids)
+    for step in steps:
+        at = step["at"]
+        if step["do"] == "insert":
+            if not 0 <= at <= len(ids):
+                raise DocumentChanged()
+            ids.insert(at, step["cell"].get("id"))
+            continue
+        if not 0 <= at < len(ids) or (step.get("id") is not None and ids[at] != step["id"]):
+            raise DocumentChanged()
+        if step["do"] == "delete":
+            del ids[at]
+
+
 class _Remembered:
     """The content of the versions reported lately, by version (a few, bounded in size)."""
 
@@ -267,6 +283,45 @@ class CollabDocuments:
             with doc.ydoc.transaction():
                 for index, (old, new) in sources.items():
                     _replace_text(texts[index], old, new)
+            data = doc.get()
+            return data, document_version(data)
+
+        return self._remember(self._run(change))
+
+    def change_cells(self, real: str, version: str, steps: list[dict]) -> str:
+        """The cells array changed by ``steps`` (``LiveDocuments.change_cells``) in one transaction:
+        cells inserted and deleted where the steps say, a moved cell put back as the document held
+        it (its id, its typing), outputs cleared in their own cell; no other cell is touched."""
+        rel = self._rel(real)
+        if rel is None:
+            raise DocumentChanged()
+
+        async def change():
+            from pycrdt import Array  # installed with jupyter-collaboration, which made the document
+
+            doc = await self._document(rel)
+            if doc is None or document_version(doc.get()) != version:
+                raise DocumentChanged()
+            cells = doc.ycells
+            _check_steps([cell.get("id") for cell in cells], steps)  # before anything changes
+            taken = None
+            with doc.ydoc.transaction():
+                for step in steps:
+                    at = step["at"]
+                    if step["do"] == "insert":
+                        cell = taken if step.get("moved") and taken is not None else step["cell"]
+                        cells.insert(at, doc.create_ycell(cell))
+                    elif step["do"] == "delete":
+                        taken = cells[at].to_py()
+                        del cells[at]
+                    else:  # clear: this cell's outputs and execution count, in place
+                        ycell = cells[at]
+                        outputs = ycell.get("outputs")
+                        if isinstance(outputs, Array):
+                            outputs.clear()
+                        else:
+                            ycell["outputs"] = Array()
+                        ycell["execution_count"] = None
             data = doc.get()
             return data, document_version(data)
 

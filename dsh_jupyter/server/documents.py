@@ -60,6 +60,9 @@ class Documents:
     def replace_sources(self, real: str, version: str, sources: dict[int, tuple[str, str]]) -> str:
         return self._shared().replace_sources(real, version, sources)
 
+    def change_cells(self, real: str, version: str, steps: list[dict]) -> str:
+        return self._shared().change_cells(real, version, steps)
+
     def replace_notebook(self, real: str, version: str, data: dict) -> str:
         return self._shared().replace_notebook(real, version, data)
 

@@ -123,6 +123,9 @@ class TabDocuments:
     def replace_sources(self, real: str, version: str, sources: dict[int, tuple[str, str]]) -> str:
         raise DocumentChanged()
 
+    def change_cells(self, real: str, version: str, steps: list[dict]) -> str:
+        raise DocumentChanged()
+
     def replace_notebook(self, real: str, version: str, data: dict) -> str:
         raise DocumentChanged()
 

@@ -32,6 +32,9 @@ const STEP = 100;
 /** Polls between two refreshes of the session list. */
 const SESSIONS_EVERY = 5;
 
+/** The tools whose call changed the file named by file_path: the row offers to open it. */
+const CHANGES_A_FILE = new Set(['write', 'edit', 'edit_cells']);
+
 const KEY_ARGS = ['file_path', 'path', 'pattern', 'include', 'output_mode', 'offset', 'limit'];
 
 /** The arguments worth a glance, `pattern=TODO path=src`, in a fixed order. */
@@ -245,10 +248,10 @@ export class ActivityView {
     );
   }
 
-  /** For write and edit: a button opening the file they changed (its path from the session's cwd). */
+  /** For write, edit and edit_cells: a button opening the file they changed (its path from the session's cwd). */
   private touched(call: ICall): HTMLElement | null {
     const file = call.args?.file_path;
-    if ((call.tool !== 'write' && call.tool !== 'edit') || typeof file !== 'string' || !file) {
+    if (!CHANGES_A_FILE.has(call.tool) || typeof file !== 'string' || !file) {
       return null;
     }
     if (file.startsWith('/') || file.startsWith('~')) {

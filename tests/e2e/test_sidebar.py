@@ -298,6 +298,20 @@ def test_activity_shows_rest_calls_as_they_happen_and_their_exact_text(page, lab
     wrow.locator(".dsh-sb-open").click()
     expect()(page.locator(".lm-TabBar-tab.lm-mod-current", has_text="written.txt")).to_be_visible()
 
+    notebook = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    assert not lab.tool("write", file_path="activity/cells.ipynb", content=notebook)["isError"]
+    cells = lab.tool(
+        "edit_cells",
+        file_path="activity/cells.ipynb",
+        operations=[{"op": "insert", "cell_type": "markdown", "source": "# Notes", "at": "end"}],
+    )
+    assert not cells["isError"], cells["text"]
+    crow = call_row(panel, cells["callId"])
+    expect()(crow).to_be_visible(timeout=8_000)
+    crow.locator(".dsh-sb-call-head").click()
+    assert crow.locator(".dsh-sb-call-text").evaluate("el => el.textContent") == cells["text"]
+    expect()(crow.locator(".dsh-sb-open")).to_have_attribute("title", "Open activity/cells.ipynb in the editor")
+
 
 def test_activity_session_picker(page, lab):
     other = lab.tool("glob", session="e2e-sidebar-agent", pattern="*.md")

@@ -103,6 +103,8 @@ BAD_LINES = [
     ("%dsh write out.txt", "write takes the cell body as input"),
     ("%dsh list_dir", "the following arguments are required: PATH"),
     ("%dsh move notes.txt", "the following arguments are required: DEST"),
+    ("%dsh edit_cells nb.ipynb", "the following arguments are required: OPERATIONS"),
+    ("%dsh edit_cells nb.ipynb '[{op: delete}]'", "argument OPERATIONS: not valid JSON (Expecting property name"),
     ("%dsh move notes.txt a b", "unrecognized arguments: b"),
     ("%dsh calls --limit 0", "--offset and --limit must be at least 1"),
     ("%dsh session ''", "session must be a non-empty string"),
@@ -209,6 +211,27 @@ def test_edit_a_notebook_cell_by_id(shell, root):
     r = shell.run_cell_magic("dsh", "edit nb.ipynb --cell-id b", "x = 1\n=======\nx = 2\n")
     assert r.text.startswith("The file nb.ipynb has been updated successfully.\n") and r.value["cells"] == [2]
     assert [c.source for c in nbformat.read(str(root / "nb.ipynb"), as_version=4).cells] == ["x = 1", "x = 2"]
+
+
+def test_edit_cells_takes_its_operations_as_json_and_shows_its_text(shell, root):
+    import nbformat
+    from nbformat import v4
+
+    nbformat.write(
+        v4.new_notebook(cells=[v4.new_code_cell("x = 1", id="a"), v4.new_markdown_cell("# B", id="b")]),
+        str(root / "nb.ipynb"),
+    )
+    shell.run_line_magic("dsh", "read nb.ipynb")
+    r = shell.run_line_magic("dsh", """edit_cells nb.ipynb '[{"op": "move", "cell_id": "b", "at": "start"}]'""")
+    assert r.text == (
+        "The notebook nb.ipynb has been updated successfully: 1 operation.\n"
+        '1. moved cell "b" (markdown) to the start\n'
+        "Cell order now (2 cells), around the changes:\n"
+        '* 1 "b" markdown\n'
+        '  2 "a" code'
+    )
+    assert r.widget() is None  # no widget: it shows its text, as edit does
+    assert [c.id for c in nbformat.read(str(root / "nb.ipynb"), as_version=4).cells] == ["b", "a"]
 
 
 def test_edit_replace_all_and_empty_new_text(shell, root):

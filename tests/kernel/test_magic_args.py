@@ -98,6 +98,26 @@ TABLE = [
             "dry_run": True,
         },
     ),
+    (
+        """edit_cells nb.ipynb '[{"op": "delete", "cell_id": "a1"}]'""",
+        None,
+        "edit_cells",
+        {"file_path": "nb.ipynb", "operations": [{"op": "delete", "cell_id": "a1"}]},
+    ),
+    (
+        """edit_cells nb.ipynb '[{"op": "insert", "cell_type": "code", "source": "x = 1 # one", "at": "end"},"""
+        """ {"op": "move", "cell_id": 3, "before": 1}]' --dry-run""",
+        None,
+        "edit_cells",
+        {
+            "file_path": "nb.ipynb",
+            "operations": [
+                {"op": "insert", "cell_type": "code", "source": "x = 1 # one", "at": "end"},
+                {"op": "move", "cell_id": 3, "before": 1},
+            ],
+            "dry_run": True,
+        },
+    ),
     ("move notes.txt moved.txt", None, "move", {"source": "notes.txt", "destination": "moved.txt"}),
     (
         "move notes.txt src/app.py --overwrite",

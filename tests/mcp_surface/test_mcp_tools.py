@@ -26,6 +26,7 @@ TITLES = {
     "read": "Read file",
     "write": "Write file",
     "edit": "Edit file",
+    "edit_cells": "Edit notebook cells",
     "move": "Move file or folder",
     "list_dir": "List folder (JSON)",
 }
@@ -124,6 +125,14 @@ def test_annotations_say_which_tools_change_files(mws):
         "title": "Edit file",
         "readOnlyHint": False,
         "destructiveHint": False,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    }
+    # edit_cells deletes cells and clears outputs: destructive; the same insert twice makes two cells
+    assert got["edit_cells"] == {
+        "title": "Edit notebook cells",
+        "readOnlyHint": False,
+        "destructiveHint": True,
         "idempotentHint": False,
         "openWorldHint": False,
     }
@@ -281,6 +290,11 @@ def _successes(ws) -> list:
     (Path(ws.root) / "pics" / "chart.png").write_bytes(png(3, 2))  # write takes text: images by hand
     (Path(ws.root) / "pics" / "dot.gif").write_bytes(gif(1, 1))
     ws.run("write", file_path="nb/figs.ipynb", content=_figures())
+    old = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("a"), nbformat.v4.new_code_cell("b")])
+    old.nbformat_minor = 4  # no cell ids: cells are named by index
+    for cell in old.cells:
+        del cell["id"]
+    (Path(ws.root) / "nb" / "old.ipynb").write_text(nbformat.writes(old))
     calls = [
         ("list", {}),
         ("list", {"path": "many", "offset": 4}),
@@ -304,6 +318,35 @@ def _successes(ws) -> list:
         ("read", {"file_path": "pics/dot.gif"}),
         ("read", {"file_path": "nb/figs.ipynb"}),
         ("edit", {"file_path": "nb/book.ipynb", "old_string": "x = 1", "new_string": "x = 10"}),
+        (
+            "edit_cells",
+            {
+                "file_path": "nb/book.ipynb",
+                "operations": [{"op": "insert", "cell_type": "markdown", "source": "# Notes", "at": "start"}],
+                "dry_run": True,
+            },
+        ),
+        (
+            "edit_cells",
+            {
+                "file_path": "nb/book.ipynb",
+                "operations": [
+                    {"op": "insert", "cell_type": "markdown", "source": "# Notes", "at": "start"},
+                    {"op": "clear_outputs"},
+                ],
+            },
+        ),
+        ("read", {"file_path": "nb/old.ipynb"}),
+        (
+            "edit_cells",
+            {
+                "file_path": "nb/old.ipynb",
+                "operations": [
+                    {"op": "insert", "cell_type": "raw", "source": "r", "after": 1},
+                    {"op": "move", "cell_id": 1, "at": "end"},
+                ],
+            },
+        ),
         ("write", {"file_path": "nb/book.ipynb", "content": _notebook(1)}),
         ("write", {"file_path": "new/created.txt", "content": "a\nb\n"}),
         ("edit", {"file_path": "new/created.txt", "old_string": "a", "new_string": "c"}),

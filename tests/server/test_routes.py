@@ -49,6 +49,7 @@ ARGS = {
     "list_dir": {"path": "."},
     "write": {"file_path": "planted.txt", "content": "x"},
     "edit": {"file_path": "notes.txt", "old_string": "first", "new_string": "gone"},
+    "edit_cells": {"file_path": "nb.ipynb", "operations": [{"op": "clear_outputs"}]},
     "move": {"source": "notes.txt", "destination": "moved.txt"},
 }
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

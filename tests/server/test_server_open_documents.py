@@ -287,3 +287,106 @@ def test_the_open_shared_documents_are_listed_and_each_call_on_one_says_so(serve
     status, log = server.request("GET", "dsh/api/sessions/listed/calls")
     assert status == 200
     assert [(c["callId"], c["open"]) for c in log["calls"]] == [(read["callId"], "shared")]
+
+
+def test_edit_cells_changes_the_shared_notebook_cell_by_cell_and_keeps_the_persons_typing(server):
+    """Inserted, moved, retyped, cleared and deleted cells land in the document's cells array; the
+    cell the person types in is never replaced: their unsaved typing before the call stays, and
+    typing into the same shared text after it still reaches the document and the file."""
+    load = v4.new_code_cell("df = load()", id="load", execution_count=1)
+    load.outputs = [v4.new_output("stream", name="stdout", text="loaded\n")]
+    nb = v4.new_notebook(
+        cells=[
+            v4.new_markdown_cell("# Title", id="intro"),
+            load,
+            v4.new_code_cell("plot(df)", id="plot"),
+            v4.new_raw_cell("old", id="old"),
+        ]
+    )
+    nbformat.write(nb, str(server.root / "cells.ipynb"))
+
+    def by_id(doc) -> dict:
+        return {c["id"]: c for c in doc.get()["cells"]}
+
+    async def scenario():
+        async with person(server, "cells.ipynb", notebook=True) as doc:
+            typing = doc.ycells[1]["source"]  # the person's cursor is in "load"
+            typing.insert(len(str(typing)), "\n# unsaved 1")
+            await until(lambda: "# unsaved 1" in by_id(doc)["load"]["source"])
+            await asyncio.sleep(0.2)
+            await agent(server, "read", "cells", file_path="cells.ipynb")
+            changed = await agent(
+                server,
+                "edit_cells",
+                "cells",
+                file_path="cells.ipynb",
+                operations=[
+                    {"op": "insert", "cell_type": "markdown", "source": "## Plot", "before": "plot"},
+                    {"op": "move", "cell_id": "plot", "at": "start"},
+                    {"op": "set_type", "cell_id": "intro", "cell_type": "raw"},
+                    {"op": "clear_outputs", "cell_id": "load"},
+                    {"op": "delete", "cell_id": "old"},
+                ],
+            )
+            assert not changed["isError"], changed["text"]
+            await until(lambda: "old" not in by_id(doc), what="the change reaching the person's tab")
+            typing.insert(len(str(typing)), "\n# unsaved 2")  # the same shared text, after the call
+            await until(lambda: "# unsaved 2" in by_id(doc)["load"]["source"], what="typing after the call")
+            return changed, doc.get()["cells"]
+
+    changed, cells = asyncio.run(scenario())
+    new = changed["value"]["operations"][0]["cell"]
+    assert changed["text"] == (
+        "The notebook cells.ipynb has been updated successfully: 5 operations. The change went to the notebook "
+        "open in Jupyter, which saves it.\n"
+        f'1. inserted cell "{new}" (markdown) before "plot"\n'
+        '2. moved cell "plot" (code) to the start\n'
+        '3. changed cell "intro" from markdown to raw\n'
+        '4. cleared the outputs of cell "load": 1 output\n'
+        '5. deleted cell "old" (raw)\n'
+        "Cell order now (4 cells), around the changes:\n"
+        '* 1 "plot" code\n'
+        '* 2 "intro" raw\n'
+        '* 3 "load" code\n'
+        f'* 4 "{new}" markdown'
+    )
+    assert (changed["value"]["live"], changed["value"]["open"]) == (True, "shared")
+    want = [
+        ("plot", "code", "plot(df)"),
+        ("intro", "raw", "# Title"),
+        ("load", "code", "df = load()\n# unsaved 1\n# unsaved 2"),
+        (new, "markdown", "## Plot"),
+    ]
+    assert [(c["id"], c["cell_type"], c["source"]) for c in cells] == want
+    assert (cells[2]["outputs"], cells[2]["execution_count"]) == ([], None)
+
+    def saved(text: str) -> bool:
+        got = nbformat.reads(text, as_version=4)
+        return [(c.id, c.cell_type, c.source) for c in got.cells] == want
+
+    on_disk(server, "cells.ipynb", saved)  # the room saved what the person sees
+    nbformat.validate(nbformat.read(str(server.root / "cells.ipynb"), as_version=4))
+
+
+def test_edit_cells_after_the_person_typed_since_the_read_is_refused(server):
+    nb = v4.new_notebook(cells=[v4.new_code_cell("a = 1", id="one"), v4.new_code_cell("b = 2", id="two")])
+    nbformat.write(nb, str(server.root / "typed.ipynb"))
+
+    async def scenario():
+        async with person(server, "typed.ipynb", notebook=True) as doc:
+            await agent(server, "read", "typed", file_path="typed.ipynb")
+            doc.ycells[1]["source"].insert(5, "0")
+            await until(lambda: doc.get()["cells"][1]["source"] == "b = 20")
+            await asyncio.sleep(0.2)
+            refused = await agent(
+                server, "edit_cells", "typed", file_path="typed.ipynb", operations=[{"op": "delete", "cell_id": "one"}]
+            )
+            await asyncio.sleep(0.3)
+            return refused, [c["source"] for c in doc.get()["cells"]]
+
+    refused, sources = asyncio.run(scenario())
+    assert refused["isError"] and refused["value"]["code"] == "FS_NOT_OBSERVED"
+    assert refused["text"] == (
+        'Error: cannot write "typed.ipynb": it changed since this session last read it; read it again'
+    )
+    assert sources == ["a = 1", "b = 20"]

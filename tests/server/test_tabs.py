@@ -18,7 +18,9 @@ import urllib.parse
 import uuid
 from datetime import datetime, timezone
 
+import nbformat
 import pytest
+from nbformat import v4
 from servers import ALICE, BOB, TWO_USERS
 
 from dsh_jupyter.core.documents import DocumentChanged, OpenUnsaved, PageSilent, Presence
@@ -476,3 +478,45 @@ async def test_the_tools_side_never_runs_on_the_event_loop(tabs, jp_root_dir, ap
     await report(api, new_page(), doc("notes.txt"))
     with pytest.raises(RuntimeError, match="never from the event loop"):
         tabs.save_in_tabs(str(jp_root_dir / "notes.txt"), "x", False)
+
+
+async def test_edit_cells_goes_through_the_tab_that_has_the_notebook_open(api, jp_fetch, tool, jp_root_dir):
+    """A clean tab takes the new notebook and saves it (the answer says so); a tab with unsaved
+    changes refuses, and the file is left as it was."""
+    path = jp_root_dir / "tab.ipynb"
+    nbformat.write(
+        v4.new_notebook(cells=[v4.new_code_cell("a = 1", id="a"), v4.new_markdown_cell("# B", id="b")]), str(path)
+    )
+    client = new_page()
+    await report(api, client, doc("tab.ipynb", kind="notebook"))
+    assert not (await tool("read", session="cells", file_path="tab.ipynb"))["isError"]
+    ops = [{"op": "move", "cell_id": "b", "at": "start"}]
+    changing = asyncio.ensure_future(tool("edit_cells", session="cells", file_path="tab.ipynb", operations=ops))
+    (take,) = await poll(api, client)
+    assert (take["type"], take["path"], take["notebook"], take["save"]) == ("take", "tab.ipynb", True, True)
+    assert [c["id"] for c in json.loads(take["content"])["cells"]] == ["b", "a"]
+    await save_as_the_page(jp_fetch, "tab.ipynb", take["content"])
+    assert await answer(api, client, take, "saved", exact=True, model={"hash": "h"}) is True
+    changed = await changing
+    assert changed["text"] == (
+        "The notebook tab.ipynb has been updated successfully: 1 operation. The change went to the file open in "
+        "JupyterLab, which saved it.\n"
+        '1. moved cell "b" (markdown) to the start\n'
+        "Cell order now (2 cells), around the changes:\n"
+        '* 1 "b" markdown\n'
+        '  2 "a" code'
+    )
+    assert changed["value"]["open"] == "tab"
+    assert [c.id for c in nbformat.read(str(path), as_version=4).cells] == ["b", "a"]
+
+    saved = path.read_bytes()
+    await report(api, client, doc("tab.ipynb", kind="notebook", dirty=True))
+    refused = await tool(
+        "edit_cells", session="cells", file_path="tab.ipynb", operations=[{"op": "delete", "cell_id": "a"}]
+    )
+    assert refused["value"]["code"] == "FS_OPEN_UNSAVED"
+    assert refused["text"] == (
+        'Error: cannot edit "tab.ipynb": it is open in JupyterLab with unsaved changes; nothing was changed. '
+        "Ask the person to save or close it, then read it again"
+    )
+    assert path.read_bytes() == saved

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..text.quoting import quote_name
 from .common import count
 
-__all__ = ["render_edit", "render_move", "render_write"]
+__all__ = ["render_edit", "render_move", "render_write", "where_changed"]
 
 
 _LIVE = " The change went to the notebook open in Jupyter, which saves it."
@@ -18,7 +18,7 @@ _MERGED = " The person's changes since this session read it were kept."
 _MOVED_OPEN = " It was open in JupyterLab, and its tab follows it."
 
 
-def _where(value: dict) -> str:
+def where_changed(value: dict) -> str:
     """The sentence on where a change went: an open notebook's document, an open file, or nothing."""
     if value.get("live"):
         said = _LIVE
@@ -29,7 +29,7 @@ def _where(value: dict) -> str:
 
 def render_write(value: dict) -> str:
     status = "Created file" if value["operation"] == "create" else "Updated file"
-    where = _where(value)
+    where = where_changed(value)
     if where:
         status += "." + where
     return f"<path>{quote_name(value['path'])}</path>\n<type>file</type>\n<content>\n{status}\n</content>"
@@ -38,7 +38,7 @@ def render_write(value: dict) -> str:
 def render_edit(value: dict) -> str:
     """What the edit changed (or, in a dry run, would change), then its unified diff."""
     path = quote_name(value["path"])
-    live = _where(value)
+    live = where_changed(value)
     n = value["replacements"]
     if value.get("dryRun"):
         what = f"The {value['edits']} edits" if "edits" in value else "The edit"

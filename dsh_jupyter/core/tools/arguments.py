@@ -4,8 +4,9 @@ The schemas are small and flat (strings, integers, booleans; required; no extra 
 tiny validator covering exactly the keywords they use keeps messages in our own words: one
 sentence naming the argument, code ``ARGUMENT_INVALID``. The keywords are standard JSON Schema
 (``type``, ``minLength``, ``pattern``, ``minimum``, ``maximum``, ``enum``, ``required``,
-``additionalProperties``, ``properties``, ``items``, ``minItems``, ``maxItems``, ``anyOf``), so
-clients validate with the same schema the model is shown. A string
+``additionalProperties``, ``properties``, ``items``, ``minItems``, ``maxItems``, ``anyOf``, and
+``oneOf`` over objects told apart by one property's single-value ``enum``, as ``edit_cells``'
+operations are), so clients validate with the same schema the model is shown. A string
 whose ``pattern`` fails is told why in words, not as a regex: a NUL character, or nothing but
 whitespace (the two patterns ``tools.spec`` declares).
 """
@@ -60,7 +61,46 @@ _WORDS = {
 }
 
 
+def _words_or(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _one_of(name: str, branches: list[dict], value: object) -> object:
+    """An object that must match exactly one of ``branches``, each pinning one tag property (its
+    ``enum`` of one value: ``op``); the branches of one tag differ in which of a few keys they take
+    (``after``, ``before``, ``at``): exactly one of those must be given."""
+    if not isinstance(value, dict):
+        raise _fail(f"{name} must be an object")
+    tag = next(key for key, prop in branches[0]["properties"].items() if len(prop.get("enum", ())) == 1)
+    if value.get(tag) is None:
+        raise _fail(f"{name}.{tag} is required")
+    tags = list(dict.fromkeys(b["properties"][tag]["enum"][0] for b in branches))
+    chosen = [b for b in branches if b["properties"][tag]["enum"][0] == value[tag]]
+    if not chosen:
+        raise _fail(f"{name}.{tag} must be one of {', '.join(map(str, tags))}")
+    label = f"{name} ({value[tag]})"
+    known = list(dict.fromkeys(key for b in chosen for key in b["properties"]))
+    given = [key for key, v in value.items() if v is not None]
+    for key in value:
+        if key not in known:
+            raise _fail(f"{name} has an unknown key {in_message(key)} ({value[tag]} takes: {', '.join(known)})")
+    alternatives = [key for key in known if not all(key in b["properties"] for b in chosen)]
+    picked = [key for key in alternatives if key in given]
+    if len(picked) > 1:
+        raise _fail(f"{label} takes one of {_words_or(alternatives)}, not {' and '.join(picked)} together")
+    for key in chosen[0].get("required", []):
+        if key not in alternatives and key not in given:
+            raise _fail(f"{name}.{key} is required")
+    fits = [b for b in chosen if all(key in b["properties"] for key in given)]
+    if len(fits) != 1:
+        raise _fail(f"{label} needs one of {_words_or(alternatives)}")
+    return _check(name, fits[0], value)
+
+
 def _check(name: str, spec: dict, value: object) -> object:
+    branches = spec.get("oneOf")
+    if branches is not None:
+        return _one_of(name, branches, value)
     options = spec.get("anyOf")
     if options is not None:  # one of several forms (one glob, or a list of them): the one of its type
         for option in options:

@@ -17,6 +17,7 @@ PATH_ARGS = [
     ("read", "file_path", {}),
     ("write", "file_path", {"content": "x"}),
     ("edit", "file_path", {"old_string": "a", "new_string": "b"}),
+    ("edit_cells", "file_path", {"operations": [{"op": "clear_outputs"}]}),
     ("move", "source", {"destination": "moved.txt"}),
     ("move", "destination", {"source": "a.txt"}),
     ("list_dir", "path", {}),

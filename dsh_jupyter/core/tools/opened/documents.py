@@ -1,4 +1,5 @@
-"""Files a person has open in JupyterLab: what ``read``, ``edit``, ``write`` and ``move`` do instead of the file.
+"""Files a person has open in JupyterLab: what ``read``, ``edit``, ``edit_cells``, ``write`` and ``move`` do
+instead of the file.
 
 Why it exists: the file under an open document is not what the person sees, and writing it loses
 one side's work (see ``core/documents.py``). When the server says a file is open
@@ -14,7 +15,8 @@ one side's work (see ``core/documents.py``). When the server says a file is open
 * after a ``move``, the server is told, so the open document follows the file;
 * every answer says that a person has the file open (``value["open"]``, a sentence in the text).
 
-Notebooks shared with collaboration keep their own path (``tools/edit/open_notebook.py``: edits by cell).
+Notebooks shared with collaboration keep their own paths (``tools/edit/open_notebook.py``: edits by cell;
+``tools/edit_cells/shared.py``: cells inserted, deleted and moved in the document's cells array).
 
 The read-before-write gate stays exact: a shared document's version is its content's digest, and
 an observation of the file still counts when the document holds exactly the file's content (the

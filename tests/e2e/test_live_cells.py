@@ -1,0 +1,104 @@
+"""End to end: ``edit_cells`` over REST changes the cells of a notebook open in JupyterLab.
+
+The lab runs jupyter-collaboration (the ``collab_lab`` fixture). A person has ``cells.ipynb`` open
+and types into its second cell without saving; an agent reads the notebook and inserts, moves and
+deletes cells over REST. The open notebook shows the new cell order without a reload and without
+a "file changed" dialog, the person's typing is still in their cell, the person goes on typing in
+it with real keys after the change, and the file the room saves is a valid notebook holding both.
+"""
+
+from __future__ import annotations
+
+import time
+
+import nbformat
+import pytest
+from nbformat import v4
+
+from .helpers import ACTIVE, expect, wait_for_kernel_idle
+from .test_live_notebook import document_has, saved_when
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TYPED = "# typed, not saved"
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def test_edit_cells_reorders_the_open_notebook_and_keeps_the_persons_typing(page, collab_lab):
+    lab = collab_lab
+    path = lab.root / "cells.ipynb"
+    nbformat.write(
+        v4.new_notebook(
+            metadata={"kernelspec": KERNELSPEC},
+            cells=[
+                v4.new_code_cell("first = 1", id="first"),
+                v4.new_code_cell("second = 2", id="second"),
+                v4.new_code_cell("third = 3", id="third"),
+                v4.new_markdown_cell("old notes", id="old"),
+            ],
+        ),
+        str(path),
+    )
+    page.goto(f"{lab.url}lab/tree/cells.ipynb?reset&token={lab.token}")
+    cells = page.locator(f"{ACTIVE} .jp-Cell")
+    expect()(cells.nth(0).locator(".cm-content")).to_contain_text("first = 1", timeout=90_000)
+    expect()(cells).to_have_count(4)
+    wait_for_kernel_idle(page)
+    expect()(page.locator(".jp-Dialog")).to_have_count(0)
+    page.evaluate("() => { window.__dshNoReload = true; }")
+    cells.nth(1).locator(".cm-content").click()
+    page.keyboard.press("End")
+    page.keyboard.type("  " + TYPED)
+    expect()(cells.nth(1).locator(".cm-content")).to_have_text("second = 2  " + TYPED)
+    assert document_has(lab, "cells.ipynb", TYPED)
+
+    assert lab.tool("read", session="cells", file_path="cells.ipynb")["value"]["live"] is True
+    changed = lab.tool(
+        "edit_cells",
+        session="cells",
+        file_path="cells.ipynb",
+        operations=[
+            {"op": "insert", "cell_type": "code", "source": "inserted = 0", "after": "first"},
+            {"op": "move", "cell_id": "third", "at": "start"},
+            {"op": "delete", "cell_id": "old"},
+        ],
+    )
+    assert not changed["isError"], changed
+    new = changed["value"]["operations"][0]["cell"]
+    assert changed["text"] == (
+        "The notebook cells.ipynb has been updated successfully: 3 operations. The change went to the notebook "
+        "open in Jupyter, which saves it.\n"
+        f'1. inserted cell "{new}" (code) after "first"\n'
+        '2. moved cell "third" (code) to the start\n'
+        '3. deleted cell "old" (markdown)\n'
+        "Cell order now (4 cells), around the changes:\n"
+        '* 1 "third" code\n'
+        '  2 "first" code\n'
+        f'* 3 "{new}" code\n'
+        '  4 "second" code'
+    )
+
+    # the page shows the new order at once: no reload, no dialog, the typing where it was
+    expect()(cells).to_have_count(4)
+    want = ["third = 3", "first = 1", "inserted = 0", "second = 2  " + TYPED]
+    for i, text in enumerate(want):
+        expect()(cells.nth(i).locator(".cm-content")).to_have_text(text)
+    expect()(page.locator(".jp-Dialog")).to_have_count(0)
+    assert page.evaluate("() => window.__dshNoReload === true")
+
+    # the person goes on typing in their cell, which the change never replaced
+    cells.nth(3).locator(".cm-content").click()
+    page.keyboard.press("End")
+    page.keyboard.type("!")
+    expect()(cells.nth(3).locator(".cm-content")).to_have_text("second = 2  " + TYPED + "!")
+    assert document_has(lab, "cells.ipynb", TYPED + "!")
+
+    def holds_all(nb) -> bool:
+        return [c.source for c in nb.cells] == [*want[:3], "second = 2  " + TYPED + "!"]
+
+    nb = saved_when(path, holds_all)
+    assert nb is not None and holds_all(nb), nb
+    assert [c.id for c in nb.cells] == ["third", "first", new, "second"]
+    nbformat.validate(nb)
+    time.sleep(0.5)
+    expect()(page.locator(".jp-Dialog")).to_have_count(0)
