@@ -97,7 +97,8 @@ def log_has(lab, text: str, timeout: float = 30.0) -> bool:
 
 
 def type_a_line_and_save(page, lab, path: Path) -> None:
-    """Type ``c = 3`` as a new last line of the open file, then Ctrl+S; wait until the file has it."""
+    """Type ``c = 3`` as a new last line of the open file, then Ctrl+S; wait until the file has it
+    and the page knows it is saved."""
     page.locator(EDITOR).click()
     page.keyboard.press("Control+End")
     page.keyboard.type("c = 3")
@@ -107,6 +108,11 @@ def type_a_line_and_save(page, lab, path: Path) -> None:
     deadline = time.monotonic() + 30
     while b"c = 3" not in path.read_bytes() and time.monotonic() < deadline:
         time.sleep(0.2)
+    # and until the page has the save's answer: a tab still marked unsaved asks before it closes
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp.shell.currentWidget; return !!w && !w.context.model.dirty; }",
+        timeout=30_000,
+    )
 
 
 @pytest.fixture(scope="module")
