@@ -34,7 +34,7 @@ from .stamps import look
 
 __all__ = ["MAX_BYTES", "MAX_FILES", "ParsedNotebooks", "parse_open"]
 
-MAX_FILES = 16  # notebook versions kept
+MAX_FILES = 1024  # notebook versions kept (a grep over a tree parses each of its notebooks)
 MAX_BYTES = 64 * 1024 * 1024  # their files' sizes together (parsed, a few times that in memory)
 
 
