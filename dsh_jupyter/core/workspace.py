@@ -22,6 +22,7 @@ from typing import overload
 from .caches.folders import FolderCache
 from .caches.lines import LineIndex
 from .caches.notebooks import NotebookTree
+from .caches.parsed import ParsedNotebooks
 from .documents import LiveDocuments
 from .errors import Codes, ToolError
 from .fs.resolver import Resolver, is_within
@@ -141,6 +142,7 @@ class Workspace:
         self.folders = FolderCache(s.list_cache_max_entries) if s.list_cache_max_entries else None
         self.lines = LineIndex(s.read_index_max_files) if s.read_index_max_files else None
         self.notebooks = NotebookTree(s.notebook_tree_max_folders) if s.notebook_tree_max_folders else None
+        self.parsed = ParsedNotebooks()
         # The cancel events of the calls running now: a server that stops sets them all, so a
         # search in progress kills its rg at once instead of holding the exit until its timeout.
         self._running: set[threading.Event] = set()
@@ -463,6 +465,7 @@ class Workspace:
             folders=self.folders,
             lines=self.lines,
             notebooks=self.notebooks,
+            parsed=self.parsed,
             documents=self.documents,
         )
 

@@ -19,6 +19,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from ..caches.parsed import parse_open
 from ..errors import Codes, ToolError
 from ..fs.files import file_version, pread_all
 from ..images import Image
@@ -283,12 +284,15 @@ def load_cells(ctx: CallContext, target, fd: int, fst) -> Loaded | str:
         return Loaded(notebook_from_dict(data), version, True)
     if fst.st_size > s.notebook_max_bytes:
         return f"it is larger than {s.notebook_max_bytes} bytes, the most parsed as a notebook"
+
+    def read() -> bytes:
+        try:
+            return pread_all(fd, fst.st_size)
+        except OSError as exc:
+            raise target.error(exc) from None
+
     try:
-        raw = pread_all(fd, fst.st_size)
-    except OSError as exc:
-        raise target.error(exc) from None
-    try:
-        nb = parse_notebook(raw)
+        nb = parse_open(ctx.parsed, fd, fst, read)  # kept per file version: callers only read it
     except NotNotebook as exc:
         return exc.reason
     return Loaded(nb, file_version(fst), False)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..caches.folders import FolderCache
     from ..caches.lines import LineIndex
     from ..caches.notebooks import NotebookTree
+    from ..caches.parsed import ParsedNotebooks
     from ..documents import LiveDocuments
     from ..rg.fence import Fencing
     from ..state.spills import SpillStore
@@ -48,6 +49,7 @@ class CallContext:
     folders: FolderCache | None = None  # sorted folder scans kept between calls
     lines: LineIndex | None = None  # line offsets of big files kept between calls
     notebooks: NotebookTree | None = None  # where the notebooks are, kept between calls
+    parsed: ParsedNotebooks | None = None  # notebooks parsed, per file version, kept between calls
     documents: LiveDocuments | None = None  # notebooks open in Jupyter (server only)
     images: list[Image] = field(default_factory=list)  # images the result carries besides its value (read)
     # Told how far a long search got ("1,204 matches in 310 files so far"), every PROGRESS_EVERY_S

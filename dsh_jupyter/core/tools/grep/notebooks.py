@@ -29,10 +29,11 @@ import threading
 from collections.abc import Sequence
 
 from ...caches.notebooks import plain_globs
+from ...caches.parsed import ParsedNotebooks, parse_open
 from ...errors import Codes, ToolError
 from ...fs.files import pread_all
 from ...fs.textwindow import BINARY_SNIFF_BYTES
-from ...notebooks.format import NotNotebook, is_notebook_name, parse_notebook
+from ...notebooks.format import NotNotebook, is_notebook_name
 from ...notebooks.outputs import output_text
 from ...rg.jsonform import RgMatch
 from ...rg.recheck import Rechecker
@@ -144,14 +145,16 @@ class _Stream:
 _CHUNK = 1 << 22
 
 
-def _add_notebook(stream: _Stream, fd: int, path: str, max_bytes: int, scope: str = "sources") -> None:
+def _add_notebook(
+    stream: _Stream, fd: int, path: str, max_bytes: int, scope: str = "sources", parsed: ParsedNotebooks | None = None
+) -> None:
     """The notebook's cell sources, or its outputs' text, or both (``scope``); a file that is not a
-    notebook (or is too large to parse) as text, whatever the scope."""
-    size = os.fstat(fd).st_size
-    if size <= max_bytes:
-        raw = pread_all(fd, size)
+    notebook (or is too large to parse) as text, whatever the scope. ``parsed``: the parses kept
+    per file version (only read here)."""
+    fst = os.fstat(fd)
+    if fst.st_size <= max_bytes:
         try:
-            nb = parse_notebook(raw)
+            nb = parse_open(parsed, fd, fst, lambda: pread_all(fd, fst.st_size))
         except NotNotebook:
             pass
         else:
@@ -287,13 +290,13 @@ def search_notebooks(
                     if fd is None:
                         continue  # gone, or no longer a regular file beneath the root
                     try:
-                        _add_notebook(stream, fd, "./" + rel, limit, scope)
+                        _add_notebook(stream, fd, "./" + rel, limit, scope, ctx.parsed)
                     except OSError:
                         pass
                     finally:
                         os.close(fd)
         elif searches_notebook_file(root):
-            _add_notebook(stream, root.fd, root.target.display, limit, scope)
+            _add_notebook(stream, root.fd, root.target.display, limit, scope, ctx.parsed)
         if not stream.starts:
             return [], []
         stream.rewind()
