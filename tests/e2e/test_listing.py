@@ -313,16 +313,20 @@ def test_plain_keys_stay_in_the_widget_in_notebook7(page, lab):
     cells.first.click(position={"x": 5, "y": 5})  # command mode
     kinds = "els => els.map(e => [['jp-CodeCell', 'jp-MarkdownCell', 'jp-RawCell'].find(k => e.classList.contains(k)), e.querySelector('.jp-InputArea')?.innerText ?? ''])"
     before = cells.evaluate_all(kinds)
-    rows(w).first.focus()
-    expect()(rows(w).first).to_be_focused()
+    # a file's row, as in JupyterLab's test above: a folder's would be listed by Enter with a
+    # modifier, and where the focus ends would depend on how fast the kernel answers
+    notes = row(w, "notes.txt")
+    notes.focus()
+    expect()(notes).to_be_focused()
     for key in CELL_KEYS:
         page.keyboard.press(key)
-    expect()(rows(w).first).to_be_focused()
+    not_busy(w)
+    assert w.evaluate("root => root.contains(document.activeElement)"), "the focus left the widget"
     page.wait_for_timeout(300)  # a leaked key would have acted by now
     assert cells.evaluate_all(kinds) == before
     expect()(cells).to_have_count(2)
     expect()(page.locator(f"{nb} .jp-Cell").first.locator(".dsh")).to_have_count(1)
-    assert rows(w).first.get_attribute("data-lm-suppress-shortcuts") is None  # marked for one event at a time
+    assert notes.get_attribute("data-lm-suppress-shortcuts") is None  # marked for one event at a time
     page.keyboard.press("Control+Shift+c")  # the command palette still opens from inside the widget
     palette = page.locator(".jp-ModalCommandPalette")
     expect()(palette).to_be_visible()
