@@ -21,11 +21,12 @@ import re
 import stat as statmod
 
 from ..errors import Codes, ToolError
-from ..fs.files import Changed, can_write, file_version, replace_file
+from ..fs.files import Changed, can_write, file_version, pread_upto, replace_file
 from ..fs.resolver import RETRIES, display_path
 from ..fs.rewrite import needs_in_place, rewrite_in_place
+from ..fs.textwindow import BINARY_SNIFF_BYTES
 from ..fs.visibility import backups_folder
-from ..state.gate import observation_key
+from ..state.gate import changed_since_read, check_observed, observation_key
 from ..text.quoting import in_message
 from .context import CallContext
 
@@ -34,6 +35,7 @@ __all__ = [
     "check_writable",
     "current_stat",
     "encode_text",
+    "load_for_edit",
     "open_existing",
     "record_written",
     "refuse_outside",
@@ -117,6 +119,44 @@ def check_writable(target, fst: os.stat_result, verb: str) -> None:
 
 # Lone surrogates that are not surrogateescape's escaped bytes (U+DC80-U+DCFF).
 _LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def load_for_edit(ctx: CallContext, target) -> tuple[bytes, os.stat_result]:
+    """The bytes of the file ``edit`` or ``edit_cells`` is to change, and its status, once every
+    check that can refuse the edit has passed. They come first, before the file is loaded: a
+    session that never read a huge file must not make this process hold it."""
+    shown = target.display
+    st = current_stat(target)
+    if st is None:
+        raise ToolError(Codes.FS_NOT_FOUND, f"cannot edit {in_message(shown)}: not found")
+    fd, fst = open_existing(target, st, "edit")
+    try:
+        try:
+            head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
+        except OSError as exc:
+            raise target.error(exc) from None
+        # Before the observation check: "read it first" would send the model to a read that must fail.
+        if b"\0" in head:
+            raise ToolError(Codes.FS_NOT_TEXT, f"cannot edit {in_message(shown)}: binary file")
+        check_writable(target, fst, "edit")
+        # A first check, read-only; inside the gate it is made again on the version then current.
+        check_observed(ctx.store, ctx.session_key, target.real, fst, "write", shown)
+        limit = ctx.settings.edit_max_bytes
+        if fst.st_size > limit:
+            raise ToolError(
+                Codes.FS_TOO_LARGE,
+                f"cannot edit {in_message(shown)}: it is {fst.st_size} bytes, more than the {limit} "
+                "an edit loads (setting edit_max_bytes)",
+            )
+        try:
+            raw = pread_upto(fd, fst.st_size)
+        except OSError as exc:
+            raise target.error(exc) from None
+    finally:
+        os.close(fd)
+    if len(raw) != fst.st_size:  # cut short while it was read: the gate would refuse its version
+        raise changed_since_read("write", shown)
+    return raw, fst
 
 
 def encode_text(text: str) -> bytes:

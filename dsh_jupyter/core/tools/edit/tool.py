@@ -21,8 +21,7 @@ from dataclasses import dataclass
 
 from ...documents import DocumentChanged
 from ...errors import Codes, ToolError
-from ...fs.files import file_version, pread_upto
-from ...fs.textwindow import BINARY_SNIFF_BYTES
+from ...fs.files import file_version
 from ...notebooks.format import is_notebook_name
 from ...render.writing import render_edit
 from ...state.gate import changed_since_read, check_observed, state_unavailable
@@ -43,7 +42,7 @@ from ..opened.documents import (
     unsaved,
 )
 from ..spec import BOOLEAN, INTEGER, NAME, OPEN, PATH, STRING, TEXT, ToolSpec, object_schema, value_schema
-from ..writing import BOM, check_writable, current_stat, encode_text, open_existing, refuse_path, replace_gated
+from ..writing import BOM, check_writable, current_stat, encode_text, load_for_edit, refuse_path, replace_gated
 from .open_notebook import edit_live
 from .steps import MAX_EDITS, Step, edit_steps
 from .text import apply_steps, byte_size
@@ -143,38 +142,8 @@ def _edit_shared(ctx: CallContext, target, shared: tuple[str, str], steps: list[
 def _plan(ctx: CallContext, target, steps: list[Step], cell_id: str | None, batch: bool, notebook: bool) -> _Planned:
     """Open, check and load the file, and compute the edit: everything but the write, without the gate."""
     shown = target.display
-    st = current_stat(target)
-    if st is None:
-        raise ToolError(Codes.FS_NOT_FOUND, f"cannot edit {in_message(shown)}: not found")
-    fd, fst = open_existing(target, st, "edit")
-    try:
-        # Everything that can refuse the edit is checked before the file is loaded: a session
-        # that never read a huge file must not make this process hold it.
-        try:
-            head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
-        except OSError as exc:
-            raise target.error(exc) from None
-        # Before the observation check: "read it first" would send the model to a read that must fail.
-        if b"\0" in head:
-            raise ToolError(Codes.FS_NOT_TEXT, f"cannot edit {in_message(shown)}: binary file")
-        check_writable(target, fst, "edit")
-        # A first check, read-only; inside the gate it is made again on the version then current.
-        check_observed(ctx.store, ctx.session_key, target.real, fst, "write", shown)
-        limit = ctx.settings.edit_max_bytes
-        if fst.st_size > limit:
-            raise ToolError(
-                Codes.FS_TOO_LARGE,
-                f"cannot edit {in_message(shown)}: it is {fst.st_size} bytes, more than the {limit} "
-                "an edit loads (setting edit_max_bytes)",
-            )
-        try:
-            raw = pread_upto(fd, fst.st_size)
-        except OSError as exc:
-            raise target.error(exc) from None
-    finally:
-        os.close(fd)
-    if len(raw) != fst.st_size:  # cut short while it was read: the gate would refuse its version
-        raise changed_since_read("write", shown)
+    raw, fst = load_for_edit(ctx, target)
+    limit = ctx.settings.edit_max_bytes
     cells = notebook_edit(raw, steps, cell_id, shown, batch, limit) if notebook else None
     if cells is not None:  # a notebook: the change is made in cell sources, then validated
         data, done = cells

@@ -19,8 +19,7 @@ from __future__ import annotations
 import os
 
 from ...errors import Codes, ToolError
-from ...fs.files import file_version, pread_upto
-from ...fs.textwindow import BINARY_SNIFF_BYTES
+from ...fs.files import file_version
 from ...notebooks.format import NotNotebook, is_notebook_name, parse_notebook
 from ...render.cells import render_edit_cells
 from ...state.gate import changed_since_read, check_observed, state_unavailable
@@ -28,7 +27,7 @@ from ...text.quoting import in_message
 from ..context import CallContext
 from ..opened.documents import SHARED, TAB, UNSAVED, presence, record_if_saved, save_in_tabs, unsaved
 from ..spec import BOOLEAN, INTEGER, NAME, OPEN, PATH, STRING, TEXT, ToolSpec, nullable, object_schema, value_schema
-from ..writing import check_writable, current_stat, open_existing, refuse_path, replace_gated
+from ..writing import current_stat, load_for_edit, refuse_path, replace_gated
 from .operations import MAX_OPERATIONS, Applied, apply_operations
 from .result import checked_result
 from .shared import change_live
@@ -83,41 +82,13 @@ def execute_edit_cells(ctx: CallContext, args: dict) -> dict:
 def _plan(ctx: CallContext, target, operations: list[dict]) -> tuple[bytes, os.stat_result, Applied]:
     """Open, check and load the notebook, and apply the operations: everything but the write."""
     shown = target.display
-    st = current_stat(target)
-    if st is None:
-        raise ToolError(Codes.FS_NOT_FOUND, f"cannot edit {in_message(shown)}: not found")
-    fd, fst = open_existing(target, st, "edit")
-    try:
-        try:
-            head = os.pread(fd, BINARY_SNIFF_BYTES, 0)
-        except OSError as exc:
-            raise target.error(exc) from None
-        if b"\0" in head:  # before the observation check: a read of it would fail too
-            raise ToolError(Codes.FS_NOT_TEXT, f"cannot edit {in_message(shown)}: binary file")
-        check_writable(target, fst, "edit")
-        # A first check, read-only; inside the gate it is made again on the version then current.
-        check_observed(ctx.store, ctx.session_key, target.real, fst, "write", shown)
-        limit = ctx.settings.edit_max_bytes
-        if fst.st_size > limit:
-            raise ToolError(
-                Codes.FS_TOO_LARGE,
-                f"cannot edit {in_message(shown)}: it is {fst.st_size} bytes, more than the {limit} "
-                "an edit loads (setting edit_max_bytes)",
-            )
-        try:
-            raw = pread_upto(fd, fst.st_size)
-        except OSError as exc:
-            raise target.error(exc) from None
-    finally:
-        os.close(fd)
-    if len(raw) != fst.st_size:  # cut short while it was read: the gate would refuse its version
-        raise changed_since_read("write", shown)
+    raw, fst = load_for_edit(ctx, target)
     try:
         nb = parse_notebook(raw)
     except NotNotebook as exc:
         raise ToolError(Codes.NOTEBOOK_INVALID, f"cannot edit {in_message(shown)} by cells: {exc.reason}") from None
     applied = apply_operations(nb.data, operations, shown)
-    data = checked_result({**nb.data, "cells": applied.cells}, shown, limit, raw)
+    data = checked_result({**nb.data, "cells": applied.cells}, shown, ctx.settings.edit_max_bytes, raw)
     return data, fst, applied
 
 
