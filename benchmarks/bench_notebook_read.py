@@ -11,7 +11,8 @@ lines, then times, as medians:
   - the reads after it, answered from the kept parse (``caches.parsed``): the first page of cells,
     a page from the middle, ``outline=true`` (its first page), and ``cell_id`` with ``output`` of
     2,000 lines from the middle of the long output,
-and prints each beside ``json.load``. The kept reads need the file's stamp to have settled (its
+and prints each beside ``json.load``. All are timed in turns (one of each per round), so that
+a change in the machine's load reaches them alike. The kept reads need the file's stamp to have settled (its
 ctime older than ``stamps.MARGIN_NS``), so the script waits that long after writing.
 """
 
@@ -25,7 +26,7 @@ import time
 
 import nbformat
 from nbformat import v4
-from timing import median_time  # benchmarks/timing.py
+from timing import medians_in_turns  # benchmarks/timing.py
 
 from dsh_jupyter import Workspace
 
@@ -64,18 +65,24 @@ def main() -> int:
         ws.parsed.clear()
         return ws.run("read", file_path="big.ipynb")
 
-    t_json = median_time(load, opts.runs)
-    t_nbformat = median_time(lambda: nbformat.read(path, as_version=4), opts.runs)
-    t_first = median_time(first, opts.runs)
     ws.run("read", file_path="big.ipynb")
     hits = ws.parsed.hits
-    t_cells = median_time(lambda: ws.run("read", file_path="big.ipynb"), opts.runs)
-    t_middle = median_time(lambda: ws.run("read", file_path="big.ipynb", offset=opts.cells // 2), opts.runs)
-    t_outline = median_time(lambda: ws.run("read", file_path="big.ipynb", outline=True), opts.runs)
-    t_output = median_time(
-        lambda: ws.run("read", file_path="big.ipynb", cell_id="long", output=1, offset=middle), opts.runs
+    t = medians_in_turns(
+        {
+            "json": load,
+            "nbformat": lambda: nbformat.read(path, as_version=4),
+            "first": first,
+            "cells": lambda: ws.run("read", file_path="big.ipynb"),
+            "middle": lambda: ws.run("read", file_path="big.ipynb", offset=opts.cells // 2),
+            "outline": lambda: ws.run("read", file_path="big.ipynb", outline=True),
+            "output": lambda: ws.run("read", file_path="big.ipynb", cell_id="long", output=1, offset=middle),
+        },
+        opts.runs,
     )
+    # every round ends with "first", so each kept read follows one fresh parse: 4 hits a round
     assert ws.parsed.hits == hits + 4 * opts.runs, "the kept reads did not use the kept parse"
+    t_json, t_nbformat, t_first = t["json"], t["nbformat"], t["first"]
+    t_cells, t_middle, t_outline, t_output = t["cells"], t["middle"], t["outline"], t["output"]
     size = os.path.getsize(path)
     print(f"notebook: {len(cells)} cells, {size / (1 << 20):.1f} MiB; long output {opts.output_lines} lines")
     print(f"json.load (floor)                  {t_json * 1000:8.1f} ms")

@@ -1,4 +1,4 @@
-"""The one timing helper the benchmark scripts share: the median of repeated calls."""
+"""The timing helpers the benchmark scripts share: the median of repeated calls, alone or in turns."""
 
 from __future__ import annotations
 
@@ -15,3 +15,18 @@ def median_time(fn: Callable[[], object], runs: int) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+def medians_in_turns(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, float]:
+    """Median wall time of each of ``fns``, called in turns (one of each per round), in seconds.
+
+    In turns, a change in the machine's load during the run reaches every function alike, so the
+    ratios between them hold where separate blocks of runs would drift apart.
+    """
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(runs):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(t) for name, t in times.items()}

@@ -13,7 +13,8 @@ nbformat's validator changes the dict it checks in one case only: in nbformat 4.
 missing cell ids and renumbers duplicate ones in place. ``notebook_problem`` refuses both before
 the validator runs, so the validator is handed the dict itself, with no copy (a copy of a big
 notebook cost as much as the schema check); the schemas set no defaults, so the compiled check
-adds nothing either.
+adds nothing either. A valid notebook is recognised by a quicker validator first (``schema.py``);
+nbformat decides every other case and words every message.
 """
 
 from __future__ import annotations
@@ -21,11 +22,16 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
+
+from .schema import quickly_valid
 
 __all__ = [
     "NOTEBOOK_SUFFIX",
     "Cell",
+    "Cells",
     "NotNotebook",
     "Notebook",
     "is_notebook_name",
@@ -68,7 +74,7 @@ class Cell:
 @dataclass(frozen=True)
 class Notebook:
     data: dict  # the parsed JSON, in its own key order (kept parses are shared: never changed)
-    cells: list[Cell]
+    cells: Sequence[Cell]
 
 
 def source_text(value: object) -> str:
@@ -116,6 +122,8 @@ def notebook_problem(data: object) -> str | None:
             if cid in seen:
                 return f"cells {seen[cid]} and {i} have the same id {json.dumps(cid)}"
             seen[cid] = i
+    if isinstance(minor, int) and not isinstance(minor, bool) and quickly_valid(data, minor):
+        return None  # a yes from the quick check is nbformat's yes (schema.py); a no goes on to it
     from nbformat import validator  # imported on first use: most tool calls never need it
 
     try:
@@ -130,23 +138,61 @@ def notebook_problem(data: object) -> str | None:
     return None
 
 
+def _cell(i: int, cell: dict) -> Cell:
+    count = cell.get("execution_count")
+    return Cell(
+        index=i,
+        id=cell.get("id") if isinstance(cell.get("id"), str) else None,
+        type=cell.get("cell_type", ""),
+        execution_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
+        source=source_text(cell.get("source", "")),
+        outputs=(cell.get("outputs") or []) if cell.get("cell_type") == "code" else [],
+        attachments=cell.get("attachments") if isinstance(cell.get("attachments"), dict) else None,
+    )
+
+
+class Cells(Sequence[Cell]):
+    """A notebook's cells, each built from its dict the first time it is asked for.
+
+    Why: a first read shows one page of a notebook, but building every ``Cell`` of a 5,000-cell
+    notebook cost half as much as parsing its JSON. Kept parses are shared between threads; two
+    threads building the same cell build equal ones, and either may be kept.
+    """
+
+    __slots__ = ("_built", "_dicts")
+
+    def __init__(self, dicts: list) -> None:
+        self._dicts = dicts
+        self._built: list[Cell | None] = [None] * len(dicts)
+
+    def __len__(self) -> int:
+        return len(self._dicts)
+
+    def _at(self, i: int) -> Cell:
+        cell = self._built[i]
+        if cell is None:
+            cell = self._built[i] = _cell(i + 1, self._dicts[i])
+        return cell
+
+    @overload
+    def __getitem__(self, key: int) -> Cell: ...
+    @overload
+    def __getitem__(self, key: slice) -> list[Cell]: ...
+    def __getitem__(self, key: int | slice) -> Cell | list[Cell]:
+        if isinstance(key, slice):
+            return [self._at(i) for i in range(*key.indices(len(self._dicts)))]
+        n = len(self._dicts)
+        if not -n <= key < n:
+            raise IndexError("cell index out of range")
+        return self._at(key % n)
+
+    def __iter__(self) -> Iterator[Cell]:
+        return (self._at(i) for i in range(len(self._dicts)))
+
+
 def notebook_from_dict(data: dict) -> Notebook:
-    """The cells of a validated notebook dict."""
-    cells = []
-    for i, cell in enumerate(data.get("cells", []), start=1):
-        count = cell.get("execution_count")
-        cells.append(
-            Cell(
-                index=i,
-                id=cell.get("id") if isinstance(cell.get("id"), str) else None,
-                type=cell.get("cell_type", ""),
-                execution_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
-                source=source_text(cell.get("source", "")),
-                outputs=(cell.get("outputs") or []) if cell.get("cell_type") == "code" else [],
-                attachments=cell.get("attachments") if isinstance(cell.get("attachments"), dict) else None,
-            )
-        )
-    return Notebook(data, cells)
+    """The cells of a validated notebook dict (built as they are asked for: ``Cells``)."""
+    return Notebook(data, Cells(data.get("cells", [])))
 
 
 def _load(raw: bytes) -> object:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..caches.parsed import parse_open
@@ -242,8 +243,8 @@ def page_cells(nb: Notebook, offset: int, limit: int, s: Settings) -> tuple[list
     out: list[dict] = []
     used = 0
     page = PageImages(s.notebook_page_max_images, s.notebook_page_max_image_bytes)
-    for cell in nb.cells[offset - 1 : offset - 1 + limit]:
-        value = cell_value(cell, s, page)
+    for index in range(offset - 1, min(offset - 1 + limit, len(nb.cells))):
+        value = cell_value(nb.cells[index], s, page)  # built as reached: a page stops at the cap
         cost = _cost(render_cell(value))
         if used + cost > s.read_max_bytes:
             if not out:
@@ -336,7 +337,7 @@ def cells_page(ctx: CallContext, target, loaded: Loaded, offset: int, limit: int
 
 
 def plan_edit(
-    cells: list,
+    cells: Sequence,
     sources: dict[int, str],
     old: str,
     new: str,
