@@ -17,7 +17,7 @@ import orjson
 from .images import Image
 from .tools.spec import ToolSpec
 
-__all__ = ["Result", "html_table", "json_bytes"]
+__all__ = ["Result", "cells_change_html", "html_table", "json_bytes"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,8 @@ class Result:
     def _html(self) -> str:
         if self.value.get("diff") is not None and not self.is_error:  # an edit's answer
             return diff_html(self.text)
+        if "order" in self.value and "operations" in self.value and not self.is_error:  # a structure edit's
+            return cells_change_html(self.text, self.value)
         rows = self.rows()
         if not rows:
             return f"<pre>{html.escape(self.text)}</pre>"
@@ -134,3 +136,51 @@ def json_bytes(obj: object) -> bytes:
         return orjson.dumps(obj)
     except TypeError:
         return json.dumps(obj).encode("ascii")
+
+
+_CHANGE_STYLES = {
+    "new": _DIFF_STYLES["+"],
+    "gone": _DIFF_STYLES["-"] + ";text-decoration:line-through",
+    "was": "color:#6e7781",
+}
+
+
+def cells_change_html(text: str, value: dict) -> str:
+    """A structure edit's answer as HTML: its sentences, then the cells around the changes before
+    and after, side by side (the model's order rows at their former places, and now)."""
+    esc = html.escape
+    head = text.split("\nCell order ", 1)[0].split("\nThe notebook would have no cells.", 1)[0]
+    head = head.split("\nThe notebook has no cells now.", 1)[0]
+
+    def name(row: dict) -> str:
+        return json.dumps(row["id"]) if row.get("id") is not None else ""
+
+    def column(rows: list[tuple[int, str, str]]) -> str:
+        lines, last = [], 0
+        for index, label, style in sorted(rows, key=lambda r: r[0]):
+            if index > last + 1 and last:
+                lines.append('<span style="color:#6e7781">  …</span>')
+            line = esc(f"{index:>4} {label}")
+            lines.append(f'<span style="{_CHANGE_STYLES[style]}">{line}</span>' if style else line)
+            last = index
+        return "<pre>" + "\n".join(lines) + "</pre>"
+
+    types_before = {op["cell"]: op["from"] for op in value["operations"] if op["op"] == "set_type"}
+    before, after = [], []
+    for row in value["order"]:
+        label = f"{name(row)} {row['type']}".strip()
+        after.append((row["index"], label, "new" if row["changed"] else ""))
+        if row["was"] is not None:
+            was_type = types_before.get(row["id"] if row.get("id") is not None else row["was"], row["type"])
+            moved = row["changed"] and row["was"] != row["index"]
+            before.append((row["was"], f"{name(row)} {was_type}".strip(), "was" if moved else ""))
+    for op in value["operations"]:
+        if op["op"] == "delete" and op.get("was") is not None:
+            ref = json.dumps(op["cell"]) if isinstance(op["cell"], str) else ""
+            before.append((op["was"], f"{ref} {op['cellType']}".strip(), "gone"))
+    table = (
+        "<table><thead><tr><th>before</th><th>after</th></tr></thead><tbody><tr>"
+        f'<td style="vertical-align:top">{column(before)}</td><td style="vertical-align:top">{column(after)}</td>'
+        "</tr></tbody></table>"
+    )
+    return f'<pre class="dsh-cells-change">{esc(head)}</pre>{table}'

@@ -219,3 +219,48 @@ def test_calls_info_shows_a_withheld_call_and_the_dropped_count_never_its_text()
     assert lines[1].endswith(f"  mcp  read(withheld: {reason})  1.0 ms")
     assert lines[-1] == "(2 calls. 3 older calls were dropped by the call log's bounds.)"
     assert info.rows_[0]["text"] == f"(withheld: {reason})"
+
+
+def test_a_structure_edit_shows_its_sentences_and_the_cells_before_and_after(shell, root):
+    import nbformat
+    from nbformat import v4
+
+    cells = [v4.new_markdown_cell("# Intro", id="intro"), v4.new_code_cell("load()", id="load")]
+    cells += [v4.new_code_cell("plot()", id="plot"), v4.new_markdown_cell("notes", id="notes")]
+    cells += [v4.new_code_cell(f"c{i}", id=f"c{i}") for i in range(5, 13)]
+    nbformat.write(v4.new_notebook(cells=cells), str(root / "nb.ipynb"))
+    shell.run_line_magic("dsh", "read nb.ipynb")
+    ops = (
+        '[{"op": "delete", "cell_id": "plot"}, {"op": "set_type", "cell_id": "notes", "cell_type": "raw"},'
+        ' {"op": "move", "cell_id": "load", "after": "c12"}]'
+    )
+    r = shell.run_line_magic("dsh", f"edit_cells nb.ipynb '{ops}'")
+    assert r.text.startswith("The notebook nb.ipynb has been updated successfully: 3 operations.\n")
+    assert r.value["operations"][0] == {"op": "delete", "cell": "plot", "cellType": "code", "was": 3}
+    gone = "color:#82071e;background:#ffebe9;text-decoration:line-through"
+    new, was = "color:#116329;background:#dafbe1", "color:#6e7781"
+    assert r._repr_mimebundle_()["text/html"] == (
+        '<pre class="dsh-cells-change">The notebook nb.ipynb has been updated successfully: 3 operations.\n'
+        "1. deleted cell &quot;plot&quot; (code)\n"
+        "2. changed cell &quot;notes&quot; from markdown to raw\n"
+        "3. moved cell &quot;load&quot; (code) after &quot;c12&quot;</pre>"
+        "<table><thead><tr><th>before</th><th>after</th></tr></thead><tbody><tr>"
+        '<td style="vertical-align:top"><pre>   1 &quot;intro&quot; markdown\n'
+        f'<span style="{was}">   2 &quot;load&quot; code</span>\n'
+        f'<span style="{gone}">   3 &quot;plot&quot; code</span>\n'
+        f'<span style="{was}">   4 &quot;notes&quot; markdown</span>\n'
+        "   5 &quot;c5&quot; code\n"
+        "   6 &quot;c6&quot; code\n"
+        f'<span style="{was}">  …</span>\n'
+        "  11 &quot;c11&quot; code\n"
+        "  12 &quot;c12&quot; code</pre></td>"
+        '<td style="vertical-align:top"><pre>   1 &quot;intro&quot; markdown\n'
+        f'<span style="{new}">   2 &quot;notes&quot; raw</span>\n'
+        "   3 &quot;c5&quot; code\n"
+        "   4 &quot;c6&quot; code\n"
+        f'<span style="{was}">  …</span>\n'
+        "   9 &quot;c11&quot; code\n"
+        "  10 &quot;c12&quot; code\n"
+        f'<span style="{new}">  11 &quot;load&quot; code</span></pre></td>'
+        "</tr></tbody></table>"
+    )

@@ -110,7 +110,7 @@ def test_a_saved_grep_result_links_cell_rows_to_their_cells(make_ws, root):
     assert view.panel["back"] == "saved result"
 
 
-def test_an_output_read_whole_pages_by_its_lines_and_an_outline_is_its_text(make_ws, root):
+def test_an_output_read_whole_pages_by_its_lines(make_ws, root):
     text = "".join(f"row {i}\n" for i in range(1, 8))
     out = v4.new_output("stream", name="stdout", text=text)
     nb = v4.new_notebook(
@@ -129,7 +129,85 @@ def test_an_output_read_whole_pages_by_its_lines_and_an_outline_is_its_text(make
         {"file_path": "out.ipynb", "offset": 4, "cell_id": "go", "output": 1, "limit": 3},
         {"file_path": "out.ipynb", "offset": -3, "cell_id": "go", "output": 1, "limit": 3},
     ]
-    assert view_for(shown(ws, "read", file_path="out.ipynb", outline=True)) is None
+
+
+def outlined(root):
+    cells = [v4.new_markdown_cell("# Load", id="load")]
+    cells += [v4.new_code_cell(f"step_{i}()", id=f"s{i}") for i in range(1, 4)]
+    cells.append(v4.new_markdown_cell("## Plot\n\nThe figures.", id="plot"))
+    text = "".join(f"epoch {i}\n" for i in range(1, 3001))
+    cells.append(v4.new_code_cell("train()", id="train", outputs=[v4.new_output("stream", name="stdout", text=text)]))
+    nbformat.write(v4.new_notebook(cells=cells), os.fspath(root / "outline.ipynb"))
+
+
+def test_an_outline_read_is_a_window_of_the_models_rows_each_opening_its_cells(make_ws, root):
+    outlined(root)
+    ws = make_ws()
+    result = shown(ws, "read", file_path="outline.ipynb", outline=True)
+    view = view_for(result)
+    assert isinstance(view, ReadView) and view.status == "outline of cells 1-6 of 6"
+    panel = view.panel
+    assert panel["title"] == "outline" and panel["switch"] == "cells" and panel["unit"] == "cell"
+    assert panel["lines"] == [
+        ["#1", '[cell 1 id="load", section of 6 cells] # Load', "heading"],
+        ["#2", '[cell 2 id="s1", code] step_1()', "outline"],
+        ["#3", '[cell 3 id="s2", code] step_2()', "outline"],
+        ["#4", '[cell 4 id="s3", code] step_3()', "outline"],
+        ["#5", '[cell 5 id="plot", section of 2 cells] ## Plot', "heading"],
+        ["#6", '[cell 6 id="train", code] train()', "outline"],
+    ]
+    # every row's text is a line of the model's text
+    assert all(row[1] in result.text.splitlines() for row in panel["lines"])
+    assert view.footer == "(End of outline - total 6 cells, 2 headings)"
+    act(view, "window", op="link", index=4)  # "## Plot": the cells from cell 5, with back to the outline
+    assert view.status == "cells 5-6 of 6" and view.panel["back"] == "outline"
+    assert view.panel["lines"][0] == ["#5", "markdown cell 5 · id plot", "cell"]
+    act(view, "window", op="back")
+    assert view.status == "outline of cells 1-6 of 6"
+    assert [a for t, a in widget_calls(ws)] == [{"file_path": "outline.ipynb", "offset": 5}]
+
+
+def test_a_page_of_cells_switches_to_its_outline_and_opens_an_output_whole(make_ws, root):
+    outlined(root)
+    ws = make_ws()
+    view = view_for(shown(ws, "read", file_path="outline.ipynb"))
+    panel = view.panel
+    assert panel["switch"] == "outline"
+    rows = [row[1] for row in panel["lines"]]
+    at = rows.index("[output 1: stream stdout]")
+    assert panel["links"][at] == {"open": "output", "path": "outline.ipynb", "cell_id": "train", "output": 1}
+    assert [link for i, link in enumerate(panel["links"]) if i != at] == [None] * (len(rows) - 1)
+    cut = next(row for row in rows if "(output truncated" in row)  # the cut note names the same call
+    assert cut.endswith('more characters; read with cell_id="train", output=1 shows all of it)')
+    act(view, "window", op="link", index=at)  # the output read whole, paged by its lines
+    assert view.status == "lines 1-2,000 of 3,000" and view.panel["back"] == "read"
+    assert view.panel["lines"][0] == [1, "epoch 1"]
+    act(view, "window", op="next")
+    assert view.status == "lines 2,001-3,000 of 3,000"
+    act(view, "window", op="back")
+    act(view, "window", op="outline")
+    assert view.status == "outline of cells 1-6 of 6" and view.panel["back"] == "read"
+    act(view, "window", op="cells")
+    assert view.status == "cells 1-6 of 6"
+    assert [a for t, a in widget_calls(ws)] == [
+        {"file_path": "outline.ipynb", "offset": 1, "cell_id": "train", "output": 1},
+        {"file_path": "outline.ipynb", "offset": 2001, "cell_id": "train", "output": 1},
+        {"file_path": "outline.ipynb", "outline": True, "offset": 1},
+        {"file_path": "outline.ipynb", "offset": 1},
+    ]
+
+
+def test_a_notebook_without_ids_links_outputs_by_cell_index(make_ws, root):
+    nb = v4.new_notebook(cells=[v4.new_code_cell("go()", outputs=[v4.new_output("stream", name="stdout", text="x\n")])])
+    nb.nbformat_minor = 4
+    del nb.cells[0]["id"]
+    nbformat.write(nb, os.fspath(root / "old.ipynb"), version=4)
+    ws = make_ws()
+    view = view_for(shown(ws, "read", file_path="old.ipynb"))
+    links = [link for link in view.panel["links"] if link]
+    assert links == [{"open": "output", "path": "old.ipynb", "cell_id": "1", "output": 1}]
+    act(view, "window", op="link", index=view.panel["links"].index(links[0]))
+    assert view.panel["lines"] == [[1, "x"]] and view.footer == "(End of output - total 1 line)"
 
 
 def test_a_grep_match_in_an_output_opens_its_cell_with_nothing_marked(make_ws, root):

@@ -42,8 +42,8 @@ def view_for(result):
     if result.tool == "list":
         return ListingView(ws, session, result=result)
     if result.tool == "read":
-        if args.get("outline"):  # an outline is shown as its text (its rows are not a window's lines)
-            return None
+        if args.get("outline"):  # a notebook's outline: rows that open the cells they name
+            return ReadView(ws, session, result=result, limit=args.get("limit"), outline=True)
         # one output read whole pages by its lines: every page asks for the same cell and output
         extra = {k: args[k] for k in ("cell_id", "output")} if args.get("output") is not None else {}
         return ReadView(ws, session, result=result, limit=args.get("limit"), extra=extra)

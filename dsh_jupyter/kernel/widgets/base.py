@@ -24,6 +24,7 @@ import anywidget
 from traitlets import Bool, Dict, Unicode, observe
 
 from .frontend import CSS, ESM
+from .outline import window_for_link
 from .windows import CONTEXT_LINES, ReadWindow
 
 __all__ = ["DshView"]
@@ -154,13 +155,21 @@ class DshView(anywidget.AnyWidget):
     def _window_action(self, op: str, line: int | None = None, index: int | None = None) -> None:
         if self.opened is None:
             return
-        if op == "link":  # a path in a saved result: opens it, with "back" to the result
-            links = self.opened.links() if hasattr(self.opened, "links") else []
+        if op == "link":  # a path in a saved result, a notebook output or outline row: opens it, with "back"
+            links = self.opened.links()
             target = links[int(index)] if index is not None and 0 <= int(index) < len(links) else None
-            if target is not None:
-                back = self.opened
+            back = self.opened
+            if isinstance(target, dict):
+                self.open_window(window_for_link(self, target), self._anchor).back = back
+                self._window_changed()
+            elif target is not None:
                 self.open_file(target[0], target[1], self._anchor, *target[2:]).back = back
                 self._window_changed()
+        elif op in ("outline", "cells"):  # a notebook's cells and its outline switch, with "back"
+            back = self.opened
+            target = {"open": op, "path": back.path, "offset": back.offset if op == "cells" else 1}
+            self.open_window(window_for_link(self, target), self._anchor).back = back
+            self._window_changed()
         elif op == "back":
             if self.opened.back is not None:
                 self.open_window(self.opened.back, self._anchor)

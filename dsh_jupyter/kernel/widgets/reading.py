@@ -11,6 +11,7 @@ What it must never do: load a whole file (each page is one ``read`` call with of
 from __future__ import annotations
 
 from .base import DshView
+from .outline import OutlineWindow
 from .windows import CONTEXT_LINES, SPILL_PAGE_LINES, ReadWindow, SpillWindow
 
 __all__ = ["CONTEXT_LINES", "SPILL_PAGE_LINES", "ReadView", "SpillView"]
@@ -29,9 +30,11 @@ class ReadView(DshView):
         limit: int | None = None,
         highlight: int = 0,
         extra: dict | None = None,
+        outline: bool = False,
     ) -> None:
         super().__init__(workspace, session)
         self.kind = "read"
+        self.outline = outline  # a notebook's outline (``read(outline=true)``) rather than its cells
         self.extra = dict(extra or {})  # arguments every page repeats (one notebook output: cell_id, output)
         with self.hold_sync():
             window = self.make_window(result, path, offset, limit, highlight)
@@ -39,6 +42,10 @@ class ReadView(DshView):
 
     def make_window(self, result, path, offset, limit, highlight):
         self.title = "read"
+        if self.outline:
+            if result is not None:
+                return OutlineWindow(self, result.value["path"], limit=limit, result=result)
+            return OutlineWindow(self, path, offset=offset, limit=limit)
         if result is not None:
             return ReadWindow(
                 self, result.value["path"], limit=limit, highlight=highlight, result=result, extra=self.extra

@@ -26,7 +26,7 @@ import re
 from ...core.errors import ToolError
 from ...core.settings import ROOT_ENV
 from ...core.text.quoting import quote_name
-from .notebookrows import notebook_rows
+from .notebookrows import notebook_rows_and_outputs
 
 __all__ = ["CONTEXT_LINES", "SPILL_PAGE_LINES", "ReadWindow", "SpillWindow", "contents_path"]
 
@@ -208,11 +208,9 @@ class ReadWindow:
     def state(self) -> dict:
         """Plain data for the front end: one window of ``[number, text]`` lines and its footer (for
         a notebook, ``[number, text, kind]`` rows of cells, and ``hitRow``: the marked row)."""
-        if self.notebook:
-            rows, hit_row = notebook_rows(self.lines, self.cell, self.highlight)
-        else:
-            rows, hit_row = [[line["number"], line["text"]] for line in self.lines], None
+        rows, hit_row, extra = self.rows()
         return {
+            **extra,
             "kind": self.kind,
             "title": self.label,
             "subject": quote_name(self.path),
@@ -233,6 +231,23 @@ class ReadWindow:
             "back": self.back.label if self.back is not None else "",
             "image": self.image,
         }
+
+    def rows(self) -> tuple[list[list], int | None, dict]:
+        """The rows the front end draws, the marked row, and what else the page offers (a
+        notebook's ``links`` per row and its ``switch`` to the outline)."""
+        if not self.notebook:
+            return [[line["number"], line["text"]] for line in self.lines], None, {}
+        rows, hit_row, outputs = notebook_rows_and_outputs(self.lines, self.cell, self.highlight)
+        # each output's header row opens that output read whole; "outline" switches views
+        links = [
+            None if out is None else {"open": "output", "path": self.path, "cell_id": out[0], "output": out[1]}
+            for out in outputs
+        ]
+        return rows, hit_row, {"links": links, "switch": "outline"}
+
+    def links(self) -> list:
+        """Per shown row, what a click on it opens (``base.DshView._window_action``), or None."""
+        return self.rows()[2].get("links") or [None] * len(self.lines)
 
     def _changed(self) -> None:
         if self.listener is not None:

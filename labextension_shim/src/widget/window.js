@@ -42,6 +42,12 @@ export function renderWindow(state, send, { closable = false, id = "" } = {}) {
     h("code", { class: "dsh-subject" }, state.name || state.subject),
     state.path ? copyButton(state.path) : null,
     state.back ? h("button", { class: "dsh-btn", type: "button", "data-key": "win-back", onclick: () => act("back") }, `‹ back to the ${state.back}`) : null,
+    // a notebook's cells and its outline switch into each other (the other opens with "back")
+    state.switch ? h("button", {
+      class: "dsh-btn dsh-switch", type: "button", "data-key": "win-switch",
+      title: state.switch === "outline" ? "show this notebook's outline: its headings and the cells they start at" : "show this notebook's cells from the first one of this page",
+      onclick: () => act(state.switch),
+    }, state.switch === "outline" ? "outline" : "cells") : null,
     h("span", { class: "dsh-grow" }),
     state.editor && shimAnswers()
       ? h("button", {

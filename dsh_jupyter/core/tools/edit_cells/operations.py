@@ -199,7 +199,7 @@ def _delete(cells: _Cells, op: dict, k: int) -> dict:
     cells.deleted[slot.ref] = k
     if cells.slots:  # the cell that took its place (or the one before it, at the end) shows where it was
         cells.slots[min(at, len(cells.slots) - 1)].context = True
-    return {"op": "delete", "cell": slot.ref, "cellType": slot.cell.get("cell_type")}
+    return {"op": "delete", "cell": slot.ref, "cellType": slot.cell.get("cell_type"), "was": slot.was}
 
 
 def _move(cells: _Cells, op: dict, k: int) -> dict:

@@ -163,6 +163,7 @@ EDIT_CELLS_OUTPUT = value_schema(
                     "outputsDropped": INTEGER,
                     "outputsCleared": INTEGER,
                     "cellsCleared": INTEGER,
+                    "was": nullable(INTEGER),  # delete: the cell's index before the call; null for a new cell
                 },
                 ("op", "cell"),
             ),
