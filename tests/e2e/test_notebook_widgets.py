@@ -73,3 +73,43 @@ def test_a_grep_match_in_a_cell_opens_the_cell(page, lab, screenshot_dir):
     box = hit.bounding_box()
     assert 0 <= box["y"] <= page.viewport_size["height"] - box["height"], box
     screenshot(page, output(page, 1), screenshot_dir / "notebook.png")
+
+
+def test_a_notebooks_outline_opens_its_sections_and_an_output_opens_whole(page, lab, screenshot_dir):
+    data = lab.root / "nbdata"
+    data.mkdir(exist_ok=True)
+    log = "".join(f"epoch {i}\n" for i in range(1, 2501))
+    cells = [v4.new_markdown_cell("# Training", id="train-h")]
+    cells += [v4.new_code_cell(f"prepare_{i}()", id=f"p{i}") for i in range(1, 4)]
+    cells.append(v4.new_code_cell("fit()", id="fit", outputs=[v4.new_output("stream", name="stdout", text=log)]))
+    cells.append(v4.new_markdown_cell("## Results", id="results"))
+    cells.append(v4.new_code_cell("report()", id="report"))
+    nbformat.write(v4.new_notebook(cells=cells), str(data / "training.ipynb"))
+    driver = v4.new_notebook(
+        metadata={"kernelspec": KERNELSPEC},
+        cells=[v4.new_code_cell("%load_ext dsh_jupyter"), v4.new_code_cell("%dsh read nbdata/training.ipynb")],
+    )
+    nbformat.write(driver, str(lab.root / "nboutline.ipynb"))
+
+    run_notebook(page, lab, "nboutline.ipynb")
+    w = widget(page, 1)
+    status = w.locator(".dsh-pager .dsh-status").first
+    expect()(status).to_have_text("cells 1-7 of 7")
+    # the output's header row opens the output whole, paged by its lines, with "back"
+    w.locator(".dsh-nb-output a.dsh-link", has_text="[output 1: stream stdout]").click()
+    expect()(status).to_have_text("lines 1-2,000 of 2,500")
+    expect()(w.locator(".dsh-line .dsh-code").first).to_have_text("epoch 1")
+    w.locator("[data-key=win-next]").first.click()
+    expect()(status).to_have_text("lines 2,001-2,500 of 2,500")
+    w.locator("[data-key=win-back]").click()
+    expect()(status).to_have_text("cells 1-7 of 7")
+    # the outline: a row per heading and code cell, each opening its cells
+    w.locator("[data-key=win-switch]").click()
+    expect()(status).to_have_text("outline of cells 1-7 of 7")
+    expect()(w.locator(".dsh-nb-heading .dsh-code")).to_have_text(
+        ['[cell 1 id="train-h", section of 7 cells] # Training', '[cell 6 id="results", section of 2 cells] ## Results']
+    )
+    screenshot(page, output(page, 1), screenshot_dir / "notebook-outline.png")
+    w.locator(".dsh-nb-heading a.dsh-link", has_text="## Results").click()
+    expect()(status).to_have_text("cells 6-7 of 7")
+    expect()(w.locator(".dsh-nb-cell .dsh-code").first).to_have_text("markdown cell 6 · id results")

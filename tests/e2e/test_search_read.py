@@ -40,7 +40,11 @@ def test_read_window_pages_jumps_and_shows_the_model_text(page, lab, screenshot_
     run_notebook(page, lab, "read.ipynb")
     w = widget(page, 0)
     expect()(window_status(w)).to_have_text("lines 1-12 of 40")
-    expect()(w.locator(".dsh-window-footer")).to_have_text("(Showing lines 1-12 of 40. Use offset=13 to continue.)")
+    # the model's footer once (the view's, below the window), and one bar naming the file
+    expect()(w.locator(".dsh-footer-text")).to_have_text("(Showing lines 1-12 of 40. Use offset=13 to continue.)")
+    expect()(w.locator(".dsh-window-footer")).to_have_count(0)
+    expect()(w.locator(".dsh-titlebar .dsh-window-bar .dsh-subject")).to_have_text("src/app/main.py")
+    expect()(w.locator(".dsh-window > .dsh-window-bar")).to_have_count(0)
     w.locator(".dsh-window .dsh-next").click()
     expect()(window_status(w)).to_have_text("lines 13-24 of 40")
     assert first_line(w) == 13

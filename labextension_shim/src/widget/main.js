@@ -19,8 +19,12 @@ function renderRead(model, el) {
   let first = true;
   function draw() {
     frame.update();
-    // the frame already shows a failed call's error above the window: the window does not repeat it
-    const section = renderWindow({ ...model.get("panel"), error: "" }, frame.request);
+    // the frame already shows a failed call's error above the window and the model's footer below
+    // it: the window repeats neither; its bar (what is read, back, outline, open in editor) goes in
+    // the frame's title bar, so the view has one bar, not an empty one above the window's
+    const section = renderWindow({ ...model.get("panel"), error: "", footer: "" }, frame.request);
+    const bar = section.querySelector(".dsh-window-bar");
+    if (bar) frame.tools.replaceChildren(bar);
     frame.body.replaceChildren(section);
     if (first) {
       requestAnimationFrame(() => revealHit(section));
