@@ -74,6 +74,11 @@ def prepare(folder: Path) -> Path:
     (folder / "src" / "app.py").write_text("def main():\n    return 'hello world'\n", encoding="utf-8")
     (folder / "src" / "util.py").write_text("# TODO: tidy\ndef helper():\n    return 1\n", encoding="utf-8")
     (folder / "docs" / "guide.md").write_text("# Guide\nTODO: write it\n", encoding="utf-8")
+    v4 = nbformat.v4
+    out = v4.new_output("stream", name="stdout", text="loss nan\n")
+    cells = [v4.new_markdown_cell("# Fit", id="intro"), v4.new_code_cell("fit()", id="fit", outputs=[out])]
+    cells.append(v4.new_code_cell("plot()", id="plot"))
+    nbformat.write(v4.new_notebook(cells=cells), str(folder / "analysis.ipynb"))
     return folder
 
 
