@@ -1,7 +1,8 @@
 """End to end: a file opened from the Workspace panel is left as it was, with collaboration on.
 
 The panel opens files three ways: a search hit (a match, a file's name), the "Open" button of an
-agent's call in the activity, and a row of the explorer. With jupyter-collaboration every one of
+agent's call in the activity, and a row of the explorer; a notebook's ``%dsh grep`` widget opens a
+match in JupyterLab's editor a fourth way. With jupyter-collaboration every one of
 them makes the file a shared document whose room saves it, and plain jupyter-collaboration wrote
 the file back: a new modification time, and a CRLF file made LF. Here a person opens a CRLF Python
 file, an LF text file and a notebook from each view (every modification time set to 2001 first, so
@@ -20,7 +21,7 @@ import nbformat
 import pytest
 from nbformat import v4
 
-from .helpers import expect, wait_for_kernel_idle
+from .helpers import expect, run_notebook, wait_for_kernel_idle, widget
 from .test_opening_files import EDITOR, NOTEBOOK_CELL, OLD_NS, close_all, tree, type_a_line_and_save
 from .test_sidebar import call_row, entry_names, explorer_settled, open_activity, open_explorer, open_sidebar, search
 
@@ -176,3 +177,24 @@ def test_opening_from_the_explorer_changes_nothing_and_a_typed_line_keeps_crlf(p
     type_a_line_and_save(page, lab, files["crlf"])
     assert files["crlf"].read_bytes() == b"a = 1\r\nseen_by_explorer = 2\r\nc = 3\r\n"
     close_all(page)
+
+
+def test_opening_from_a_grep_widget_changes_nothing(page, collab_lab):
+    lab = collab_lab
+    seed(lab.root, "from-widget", "seen_by_widget")
+    before = tree(lab.root / "from-widget")
+    driver = v4.new_notebook(
+        metadata={"kernelspec": KERNELSPEC},
+        cells=[v4.new_code_cell("%load_ext dsh_jupyter"), v4.new_code_cell("%dsh grep seen_by_widget from-widget")],
+    )
+    nbformat.write(driver, str(lab.root / "widget-driver.ipynb"))  # beside the folder: running it saves it
+    run_notebook(page, lab, "widget-driver.ipynb")
+    w = widget(page, 1)
+    expect()(w.locator(".dsh-search-header")).to_have_text("Found 3 matches", timeout=60_000)
+    for name, text in (("crlf.py", "seen_by_widget = 2"), ("plain.txt", "seen_by_widget here")):
+        w.locator(".dsh-item", has_text=text).first.click()  # the match opens in the widget's window
+        w.locator("#dsh-panel .dsh-editor").click()  # and from there in JupyterLab's editor
+        current_tab(page, name)
+        shown_as_text(page, text)
+        page.locator(CURRENT_TAB.replace(".lm-mod-current", ""), has_text="widget-driver.ipynb").click()
+    left_as_they_were(page, lab, lab.root / "from-widget", before)
