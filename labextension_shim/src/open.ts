@@ -18,9 +18,14 @@ export interface ITarget {
   output?: number | null;
 }
 
+/**
+ * A line to go to opens the file in the text editor (a notebook's cell in the notebook); a file
+ * with no line (an explorer or activity row, a files-mode hit) opens as JupyterLab's file browser
+ * opens it, in its default viewer: a notebook as a notebook, never as its JSON.
+ */
 export async function openTarget(docManager: IDocumentManager, target: ITarget): Promise<void> {
   const notebook = target.path.endsWith('.ipynb') && typeof target.cell === 'number';
-  const widget = docManager.openOrReveal(target.path, notebook ? 'Notebook' : 'Editor');
+  const widget = docManager.openOrReveal(target.path, notebook ? 'Notebook' : target.line ? 'Editor' : undefined);
   if (!widget) {
     return;
   }

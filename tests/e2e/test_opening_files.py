@@ -9,7 +9,8 @@ when it connects (for the notebook, the kernel's ``language_info``) reach the co
 write nothing; with it off, the person's own Ctrl+S of an unchanged file writes nothing either.
 
 Last, the configuration ``./dev demo`` runs (its ``jupyter lab`` arguments, read from ``dev``) over a
-copy of ``notebooks/``: opening notebook 01 leaves the copy byte for byte as it was, with no new file.
+copy of ``notebooks/`` committed to a fresh git repository: opening notebook 01 leaves it byte for
+byte as it was, with no new file, and ``git status`` clean.
 """
 
 from __future__ import annotations
@@ -201,6 +202,10 @@ def test_the_demo_configuration_leaves_the_notebooks_as_they_were(page, tmp_path
     clone = tmp_path / "clone"
     shutil.copytree(REPO / "notebooks", clone / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     clone = Path(os.path.realpath(clone))
+    git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "the clone"], check=True)
     before = tree(clone)
     home = tmp_path / "home"
     home.mkdir()
@@ -234,3 +239,10 @@ def test_the_demo_configuration_leaves_the_notebooks_as_they_were(page, tmp_path
     finally:
         lab.stop()
     assert tree(clone) == before
+    status = subprocess.run(
+        [*git, "status", "--porcelain", "--ignored", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert status.stdout == ""  # nothing new, changed or ignored: no state of Jupyter's in the clone
