@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -442,3 +443,30 @@ def test_start_up_imports_only_what_a_call_needs(modules, banned):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def used_keywords(schema, found: set) -> set:
+    """Every JSON Schema keyword ``schema`` uses, at any depth."""
+    if isinstance(schema, dict):
+        found.update(schema)
+        for name, sub in schema.items():
+            if name == "properties":
+                for prop in sub.values():
+                    used_keywords(prop, found)
+            elif name in ("items", "not"):
+                used_keywords(sub, found)
+            elif name in ("anyOf", "oneOf", "allOf"):
+                for each in sub:
+                    used_keywords(each, found)
+    return found
+
+
+def test_mcp_md_lists_exactly_the_keywords_the_schemas_use(mws):
+    used: set = set()
+    for tool in tool_definitions(mws.registry):
+        used_keywords(tool["inputSchema"], used)
+        used_keywords(tool["outputSchema"], used)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    listed = page.split("only keywords that draft 2020-12 and draft 7 share", 1)[1].split(")", 1)[0]
+    assert set(re.findall(r"`(\w+)`", listed)) == used
+    assert used <= STANDARD_KEYWORDS

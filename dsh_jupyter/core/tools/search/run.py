@@ -18,6 +18,7 @@ import signal
 from ...errors import Codes, ToolError
 from ...fs.tree import proc_fd_path
 from ...rg.fence import FenceError
+from ...rg.regexerror import regex_parse_error
 from ...rg.runner import STDERR_HEAD, STDERR_TAIL, RgMissing, RgOutcome, run_rg
 from ..context import CallContext
 from .root import SearchRoot
@@ -99,7 +100,9 @@ def run_search(
     if code not in (0, 1, 2):
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: ripgrep exited with status {code}: {diagnostic(outcome)}")
     if code == 2 and outcome.stderr_head.startswith(PATTERN_ERRORS):
-        raise ToolError(Codes.SEARCH_INVALID_PATTERN, f"invalid pattern: {diagnostic(outcome)}")
+        whole = outcome.stderr_head if len(outcome.stderr_head.encode("utf-8", "replace")) < STDERR_HEAD else ""
+        shown = regex_parse_error(whole) if whole and len(whole) <= 1000 else None  # the pattern as written
+        raise ToolError(Codes.SEARCH_INVALID_PATTERN, f"invalid pattern: {shown or diagnostic(outcome)}")
     return outcome
 
 
