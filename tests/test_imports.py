@@ -159,6 +159,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dsh_jupyter.core.tools.edit_cells",
             "dsh_jupyter.core.tools.move",
             "dsh_jupyter.core.tools.glob",
+            "dsh_jupyter.core.tools.find",
             "dsh_jupyter.core.tools.grep",
             "dsh_jupyter.core.tools.cells",
         ),

@@ -13,6 +13,7 @@ import logging
 
 from .tools.edit.tool import EDIT
 from .tools.edit_cells.tool import EDIT_CELLS
+from .tools.find.tool import FIND
 from .tools.glob.tool import GLOB
 from .tools.grep.tool import GREP
 from .tools.listing.list_dir import LIST_DIR
@@ -26,7 +27,7 @@ __all__ = ["TOOLS", "ToolSpec", "build_registry"]
 
 log = logging.getLogger(__name__)
 
-TOOLS: tuple[ToolSpec, ...] = (LIST, GLOB, GREP, READ, WRITE, EDIT, EDIT_CELLS, MOVE, LIST_DIR)
+TOOLS: tuple[ToolSpec, ...] = (LIST, GLOB, FIND, GREP, READ, WRITE, EDIT, EDIT_CELLS, MOVE, LIST_DIR)
 
 
 def build_registry(rg: str | None) -> dict[str, ToolSpec]:

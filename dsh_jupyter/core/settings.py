@@ -81,6 +81,12 @@ class Settings:
         "whole to the spill store.",
         minimum=1,
     )
+    find_max_results: int = setting(
+        50,
+        "int",
+        "Paths one `find` page shows, best first; the footer names the total and the offset of the next page.",
+        minimum=1,
+    )
     grep_max_matches: int = setting(
         250, "int", "Matches one `grep` page shows; a larger result is saved whole to the spill store.", minimum=1
     )

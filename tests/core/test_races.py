@@ -134,6 +134,8 @@ READ_ONLY_CALLS = {
     "grep-context": ("grep", {"pattern": "TEXT|SECRET", "context": 2, "path": "flipdir"}),
     "glob-root": ("glob", {"pattern": "*"}),
     "glob-folder": ("glob", {"pattern": "*", "path": "flipdir"}),
+    "find-root": ("find", {"query": "f"}),
+    "find-folder": ("find", {"query": "f", "path": "flipdir"}),
 }
 
 

@@ -20,6 +20,7 @@ from dsh_jupyter.core.settings import (
 DEFAULTS = {
     "list_max_entries": 200,
     "glob_max_results": 100,
+    "find_max_results": 50,
     "grep_max_matches": 250,
     "grep_max_line_bytes": 2000,
     "raw_output_max_bytes": 20_000_000,

@@ -15,6 +15,7 @@ from dsh_jupyter.kernel.widgets import GlobView, ListingView
 FRAME_CASES = [
     ("list", {"path": "src"}, ["name", "type", "size", "mtime", "target"], 2),
     ("glob", {"pattern": "*.py"}, ["path"], 2),
+    ("find", {"query": "py"}, ["path"], 2),
     ("grep", {"pattern": "hello"}, ["path", "line", "text"], 4),
     ("read", {"file_path": "notes.txt"}, ["number", "text"], 3),
     ("list_dir", {"path": "src", "recursive": True}, ["entry"], 3),
@@ -27,6 +28,7 @@ def test_frame_columns_per_tool(shell, tool, args, columns, rows):
     line = {
         "list": "list src",
         "glob": "glob *.py",
+        "find": "find py",
         "grep": "grep hello",
         "read": "read notes.txt",
         "list_dir": "list_dir src --recursive",

@@ -19,10 +19,11 @@ from dsh_jupyter.mcp.tools import ERROR_META, call_result, instructions, tool_an
 
 from .conftest import TREE
 
-READ_ONLY = {"list", "glob", "grep", "read", "list_dir"}
+READ_ONLY = {"list", "glob", "find", "grep", "read", "list_dir"}
 TITLES = {
     "list": "List folder",
     "glob": "Find files",
+    "find": "Find files by name fragment",
     "grep": "Search file contents",
     "read": "Read file",
     "write": "Write file",
@@ -303,6 +304,8 @@ def _successes(ws) -> list:
         ("glob", {"pattern": "*.py"}),
         ("glob", {"pattern": "*.txt"}),
         ("glob", {"pattern": "*.none"}),
+        ("find", {"query": "hlo"}),
+        ("find", {"query": "zzqq"}),
         ("grep", {"pattern": "hello"}),
         ("grep", {"pattern": "hello", "include": "*.py"}),
         ("grep", {"pattern": "nothing-matches-this"}),

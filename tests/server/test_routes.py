@@ -44,6 +44,7 @@ METHODS = ("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE")
 ARGS = {
     "list": {},
     "glob": {"pattern": "*"},
+    "find": {"query": "a"},
     "grep": {"pattern": "e"},
     "read": {"file_path": "notes.txt"},
     "list_dir": {"path": "."},

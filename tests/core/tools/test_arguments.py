@@ -13,6 +13,7 @@ from dsh_jupyter.core.tools.spec import NO_NUL, NOT_BLANK
 PATH_ARGS = [
     ("list", "path", {}),
     ("glob", "path", {"pattern": "*"}),
+    ("find", "path", {"query": "x"}),
     ("grep", "path", {"pattern": "x"}),
     ("read", "file_path", {}),
     ("write", "file_path", {"content": "x"}),

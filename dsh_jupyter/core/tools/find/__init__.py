@@ -1,0 +1,1 @@
+"""``find``: files by a fragment of their path, fuzzy and ranked (``tool.py``; ranking in ``rank.py``)."""

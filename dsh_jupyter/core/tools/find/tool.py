@@ -1,0 +1,152 @@
+"""``find``: files by a fragment of their path, fuzzy, ranked best first, with the exact total.
+
+How: rg lists the files below the search root with glob's visibility and ignore rules (``rg
+--files``), and a second rg reads that list (from memory, NUL-separated) and keeps the paths that
+hold the query's longest word as a subsequence, a linear-time regex in rg's engine; the other
+words, the checks glob makes of rg's output (protected folders, VCS folders, a recheck where rg
+runs unfenced) and the ranking (``rank.py``) run on what it kept. The total counts every matching
+path; a page is ``offset`` .. ``offset + find_max_results - 1`` of the ranking.
+
+What it must never do: show a path glob would not show, or answer a page that reads as the whole
+when it is not (the footer names the total and how to go on).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...errors import Codes, ToolError
+from ...render.find import find_next_offset, find_page_footer, render_find
+from ...rg.recheck import Rechecker
+from ...rg.runner import memory_file
+from ...text.quoting import in_message
+from ..context import CallContext
+from ..search.flags import VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
+from ..search.root import excluded_below, inside_vcs, open_search_root
+from ..search.run import diagnostic, file_errors, run_search, unfenced
+from ..search.scans import drop_excluded, lines_have_vcs, lines_name_any
+from ..spec import BOOLEAN, INTEGER, NAME, OFFSET, PATH, STRING, Rows, ToolSpec, object_schema, value_schema
+from .rank import MAX_QUERY, fuzzy_regex, matches_all, query_words, rank_page
+
+__all__ = ["FIND", "execute_find"]
+
+
+def execute_find(ctx: CallContext, args: dict) -> dict:
+    query: str = args["query"]
+    if len(query) > MAX_QUERY:
+        raise ToolError(Codes.ARGUMENT_INVALID, f"query must be at most {MAX_QUERY} characters (a fragment of a path)")
+    words = query_words(query)
+    if not words:
+        raise ToolError(Codes.ARGUMENT_INVALID, "query must hold a word: a fragment of a path such as hdl or srv hdl")
+    offset = args.get("offset", 1)
+    limit = ctx.settings.find_max_results
+    with open_search_root(ctx, args.get("path"), "find", spills=False) as root:
+        target = root.target
+        if not root.is_dir:
+            raise ToolError(Codes.FS_NOT_DIRECTORY, f"cannot find in {in_message(target.display)}: not a directory")
+        value: dict = {"query": query, "root": target.display, "paths": [], "totalPaths": 0, "offset": offset}
+        if ctx.settings.respect_ignore_files:
+            value["ignoreFiles"] = True
+        if inside_vcs(ctx, root):
+            return value
+        excluded = excluded_below(ctx, root)
+        argv = [
+            "--files",
+            "--null",
+            *discovery_flags(ctx),
+            *VCS_EXCLUDES,
+            *hide_flags(ctx),
+            *exclusion_flags(excluded),
+            "--",
+            ".",
+        ]
+        listed = run_search(ctx, argv, "find", root)
+        if listed.returncode == 2 and not listed.stdout and not file_errors(listed):
+            raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(listed)}")
+        unreadable = file_errors(listed)
+        rels = _matching(ctx, root, listed.stdout, fuzzy_regex(words))
+        if lines_name_any("\n".join(rels), excluded):
+            rels = drop_excluded(rels, excluded)
+        if lines_have_vcs("\n".join(rels)):
+            rels = [p for p in rels if not VCS_IN_PATH.search(p)]
+        if unfenced(ctx):
+            with Rechecker(root.fd) as check:
+                rels = [p for p in rels if check.is_file(p)]
+        longest = max(words, key=len)
+        lowered = [p.lower() for p in rels]
+        rels = [rels[i] for i in matches_all(lowered, words, longest)]
+    total = len(rels)
+    if offset > max(total, 1):
+        raise ToolError(Codes.ARGUMENT_INVALID, f"offset {offset} is out of range ({total} matching paths)")
+    page = rank_page(rels, words, offset, limit)
+    value["paths"] = [root.prefix + p for p in page] if root.prefix else page
+    value["totalPaths"] = total
+    if unreadable:
+        value["unreadable"] = unreadable
+    return value
+
+
+def _matching(ctx: CallContext, root, listing: bytes, regex: str) -> list[str]:
+    """The paths of rg's NUL-separated ``listing`` (``./a/b``) that ``regex`` matches, without ``./``."""
+    if not listing:
+        return []
+    fd = memory_file("dsh-find-paths")
+    try:
+        view, pos = memoryview(listing), 0
+        while pos < len(listing):
+            pos += os.write(fd, view[pos:])
+        os.lseek(fd, 0, os.SEEK_SET)
+        # each record is one path, case ignored, "." also a newline; the match starts after "./"
+        pattern = f"(?is)^\\./.*{regex}"
+        argv = ["--null-data", "--no-filename", "--no-line-number", "--color=never", f"--regexp={pattern}", "--", "-"]
+        found = run_search(ctx, argv, "find", root, stdin=fd)
+    finally:
+        os.close(fd)
+    if found.returncode == 2 and not found.stdout:
+        raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(found)}")
+    text = found.stdout.decode("utf-8", "surrogateescape")
+    return [p[2:] for p in text.split("\0") if p]
+
+
+FIND = ToolSpec(
+    name="find",
+    title="Find files by name fragment",
+    description=(
+        "Find files whose path holds a fragment of a name, fuzzy and case-insensitive: every word of "
+        "query must occur in the path in order of its letters, not necessarily together (hdl finds "
+        "handlers.py; srv hdl finds server/handlers.py). Answers the total number of matching paths "
+        "and a page of the best: the word at the start of the file name first, then at the start of a "
+        "path segment, inside the name, inside the path, scattered; shorter paths first. The same files "
+        "glob would list (hidden, protected and VCS folders left out)."
+    ),
+    input_schema=object_schema(
+        {
+            "query": {**NAME, "description": "A fragment of a path: one or more words, such as hdl or srv hdl."},
+            "path": {**PATH, "description": "Directory to search (default: working directory)."},
+            "offset": {**OFFSET, "description": "1-based rank of the first path of the page (default 1)."},
+        },
+        ("query",),
+    ),
+    output_schema=value_schema(
+        {
+            "query": STRING,
+            "root": STRING,
+            "paths": {"type": "array", "items": STRING},
+            "totalPaths": INTEGER,
+            "offset": INTEGER,
+            "ignoreFiles": BOOLEAN,
+            "unreadable": INTEGER,
+        },
+        ("query", "root", "paths", "totalPaths", "offset"),
+    ),
+    guidance=(
+        "Use find when you know part of a file's name but not where it is or its exact spelling; use "
+        "glob for a pattern (every *.py), grep for what files contain."
+    ),
+    execute=execute_find,
+    render=render_find,
+    searches=True,
+    rows=(Rows("paths", ("path",)),),
+    footer=find_page_footer,
+    next_offset=find_next_offset,
+)
