@@ -6,7 +6,8 @@
  * - The first look takes the newest 50 calls; each later poll asks only for what came after
  *   the last one seen (`offset` = calls seen), so a quiet session costs one small request.
  *   A session that shrank (deleted and made again) or grew by more than a page is read afresh.
- * - Rows are newest first: time, surface, tool with its key arguments, an error badge, and an
+ * - Rows are newest first (one tab stop; the arrow keys move between them): time, surface, tool
+ *   with its key arguments, an error badge, and an
  *   `open` badge when the call's file was open in JupyterLab as it ran (its record's `open`).
  *   A click shows the call's text exactly as the model got it; for `write` and `edit` the file
  *   is one more click away.
@@ -97,7 +98,12 @@ export class ActivityView {
     this.picker.append(h('option', { value: '', disabled: true }, 'No sessions yet'));
     this.picker.value = '';
     this.status = h('div', { class: 'dsh-sb-status', 'aria-live': 'polite' });
-    this.list = h('div', { class: 'dsh-sb-calls', role: 'list' });
+    this.list = h('div', {
+      class: 'dsh-sb-calls',
+      role: 'list',
+      'aria-label': 'Calls, newest first',
+      onkeydown: (event: KeyboardEvent) => this.onListKey(event)
+    });
     this.openFiles = new OpenFilesView(docManager);
     this.node = h(
       'div',
@@ -250,6 +256,37 @@ export class ActivityView {
       this.calls.shift();
       this.list.lastElementChild?.remove();
     }
+    // The tab stop: the newest call, unless the person is moving among the calls.
+    const stop = this.list.querySelector<HTMLElement>('.dsh-sb-call-head[tabindex="0"]');
+    if (!stop || !this.list.contains(document.activeElement)) {
+      stop?.setAttribute('tabindex', '-1');
+      this.list.querySelector<HTMLElement>('.dsh-sb-call-head')?.setAttribute('tabindex', '0');
+    }
+  }
+
+  /** The calls are one tab stop: up and down, Home and End move between them. */
+  private onListKey(event: KeyboardEvent): void {
+    const heads = Array.from(this.list.querySelectorAll<HTMLElement>('.dsh-sb-call-head'));
+    const at = heads.indexOf(event.target as HTMLElement);
+    const to =
+      at < 0
+        ? null
+        : event.key === 'ArrowDown'
+          ? Math.min(at + 1, heads.length - 1)
+          : event.key === 'ArrowUp'
+            ? Math.max(at - 1, 0)
+            : event.key === 'Home'
+              ? 0
+              : event.key === 'End'
+                ? heads.length - 1
+                : null;
+    if (to === null) {
+      return;
+    }
+    event.preventDefault();
+    heads[at].tabIndex = -1;
+    heads[to].tabIndex = 0;
+    heads[to].focus();
   }
 
   private row(call: ICall): HTMLElement {
@@ -259,7 +296,7 @@ export class ActivityView {
       {
         class: 'dsh-sb-call-head',
         role: 'button',
-        tabindex: 0,
+        tabindex: -1, // the list's one tab stop is set by add() and the arrow keys
         'aria-expanded': 'false',
         onclick: () => toggle(),
         onkeydown: (event: KeyboardEvent) => {

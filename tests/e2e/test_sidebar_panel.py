@@ -125,6 +125,12 @@ def test_activity_follows_the_sessions_that_exist(page, fresh_lab, screenshot_di
     later = lab.tool("grep", session="agent-one", pattern="TODO")
     expect()(panel.locator(f'.dsh-sb-call[data-call-id="{later["callId"]}"]')).to_be_visible(timeout=POLL)
     expect()(status).to_have_text("2 calls in session agent-one")
+    heads = panel.locator(".dsh-sb-call-head")  # the calls are one tab stop, the arrows move between them
+    assert heads.evaluate_all("els => els.map(e => e.tabIndex)") == [0, -1]
+    heads.first.focus()
+    page.keyboard.press("ArrowDown")
+    expect()(heads.nth(1)).to_be_focused()
+    assert heads.evaluate_all("els => els.map(e => e.tabIndex)") == [-1, 0]
     lab.tool("list", session="agent-two")
     picker.evaluate("el => el.blur()")  # the list is redrawn when due, not while the picker has the focus
     expect()(picker.locator("option").first).to_have_attribute("value", "agent-two", timeout=15_000)
