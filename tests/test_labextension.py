@@ -108,6 +108,10 @@ def test_source_declares_the_same_command_id() -> None:
     assert "tabsPlugin" in source and "export default [plugin, sidebarPlugin, tabsPlugin]" in source
     assert f"id: '{data['dsh-jupyter']['tabsPlugin']}'" in (SHIM / "src" / "tabs.ts").read_text()
     assert f"const ROUTE = '{data['dsh-jupyter']['tabsRoute']}'" in (SHIM / "src" / "tablink.ts").read_text()
+    # the panel's command, which notebook 01 links to
+    panel = data["dsh-jupyter"]["commands"]["openPanel"]
+    assert f"export const OPEN_PANEL = '{panel}';" in (SHIM / "src" / "sidebar.ts").read_text()
+    assert f'data-commandlinker-command=\\"{panel}\\"' in (REPO / "notebooks" / "01-seed-failure.ipynb").read_text()
 
 
 def test_the_same_build_made_the_widgets_module_in_the_installed_package() -> None:

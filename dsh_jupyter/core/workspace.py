@@ -543,7 +543,7 @@ class Workspace:
         return self.store
 
     def session_info(self, session: str | None = None, caller: Caller | None = None) -> dict | None:
-        """``{id, cwd, observations, spills, calls, created, user}`` with cwd as a display path, or None.
+        """``{id, cwd, observations, spills, calls, lastCall, created, user}`` with cwd as a display path, or None.
 
         A view of the session's records (``admit_view``): None for every caller alike when there
         is no such session."""
@@ -610,6 +610,7 @@ class Workspace:
             "observations": info.observations,
             "spills": info.spills,
             "calls": info.calls,
+            "lastCall": info.last_call,
         }
 
     @overload

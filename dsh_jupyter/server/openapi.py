@@ -127,8 +127,13 @@ _SCHEMAS = {
             "observations": _INT,
             "spills": _INT,
             "calls": _INT,
+            "lastCall": {
+                **_NUM,
+                "nullable": True,
+                "description": "When the newest call in the session's log started; null when it has none.",
+            },
         },
-        ("id", "cwd", "created", "user", "observations", "spills", "calls"),
+        ("id", "cwd", "created", "user", "observations", "spills", "calls", "lastCall"),
     ),
     "SessionMove": _obj(
         {"cwd": {**_STR, "minLength": 1, "description": "New working directory, resolved against the root."}},

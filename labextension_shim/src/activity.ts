@@ -6,12 +6,16 @@
  * - The first look takes the newest 50 calls; each later poll asks only for what came after
  *   the last one seen (`offset` = calls seen), so a quiet session costs one small request.
  *   A session that shrank (deleted and made again) or grew by more than a page is read afresh.
- * - Rows are newest first: time, surface, tool with its key arguments, an error badge, and an
+ * - Rows are newest first (one tab stop; the arrow keys move between them): time, surface, tool
+ *   with its key arguments, an error badge, and an
  *   `open` badge when the call's file was open in JupyterLab as it ran (its record's `open`).
  *   A click shows the call's text exactly as the model got it; for `write` and `edit` the file
  *   is one more click away.
- * - The session picker lists `GET dsh/api/sessions` (on focus and every 10 s); it starts on
- *   `default`.
+ * - It follows the sessions that exist (`GET dsh/api/sessions`): the picker lists them newest
+ *   active first, the ones this extension makes for itself (`sessions.ts`) apart at the end. Until
+ *   the person picks one it shows the newest active session and moves to a newer one as it becomes
+ *   active; a picked session stays until it is deleted. No call log is asked for a session that
+ *   does not exist: with none, only the list of sessions is read, once a poll.
  */
 
 import { IDocumentManager } from '@jupyterlab/docmanager';
@@ -19,8 +23,10 @@ import { PathExt } from '@jupyterlab/coreutils';
 
 import { ApiError, ICall, ISessionInfo, listCalls, listSessions } from './api';
 import { fill, h } from './common/dom';
+import { plural } from './common/format';
 import { openTarget } from './open';
 import { OpenFilesView, openBadge } from './openfiles';
+import { orderSessions } from './sessions';
 
 export const POLL_MS = 2000;
 
@@ -29,8 +35,11 @@ const TAIL = 50;
 const KEEP = 200;
 /** Newer calls asked for per poll; more than this since the last poll reads the tail afresh. */
 const STEP = 100;
-/** Polls between two refreshes of the session list. */
+/** Polls between two refreshes of the session list once the person picked a session. */
 const SESSIONS_EVERY = 5;
+
+/** The status with no session to show. */
+export const NO_SESSIONS = 'No agent sessions yet: the first call over REST or MCP makes one.';
 
 /** The tools whose call changed the file named by file_path: the row offers to open it. */
 const CHANGES_A_FILE = new Set(['write', 'edit', 'edit_cells']);
@@ -62,7 +71,10 @@ export class ActivityView {
   private readonly status: HTMLElement;
   private readonly list: HTMLElement;
   private readonly openFiles: OpenFilesView;
-  private session = 'default';
+  /** The session shown; null while none exists. */
+  private session: string | null = null;
+  /** The person picked `session`: it is not moved to a newer one. */
+  private picked = false;
   private sessions: ISessionInfo[] = [];
   private seen = 0;
   private calls: ICall[] = [];
@@ -75,19 +87,34 @@ export class ActivityView {
   constructor(private readonly docManager: IDocumentManager) {
     this.picker = h('select', {
       class: 'dsh-sb-session jp-mod-styled',
-      'aria-label': 'Session',
-      onfocus: () => void this.refreshSessions(),
-      onchange: () => this.choose(this.picker.value)
+      id: 'dsh-sb-session',
+      title: 'The session whose calls are shown: newest active first',
+      onfocus: () => void this.refreshSessions(true),
+      onchange: () => {
+        this.picked = true;
+        this.choose(this.picker.value);
+      }
     });
-    this.picker.append(h('option', { value: 'default' }, 'default'));
+    this.picker.append(h('option', { value: '', disabled: true }, 'No sessions yet'));
+    this.picker.value = '';
     this.status = h('div', { class: 'dsh-sb-status', 'aria-live': 'polite' });
-    this.list = h('div', { class: 'dsh-sb-calls', role: 'list' });
+    this.list = h('div', {
+      class: 'dsh-sb-calls',
+      role: 'list',
+      'aria-label': 'Calls, newest first',
+      onkeydown: (event: KeyboardEvent) => this.onListKey(event)
+    });
     this.openFiles = new OpenFilesView(docManager);
     this.node = h(
       'div',
       { class: 'dsh-sb-activity' },
       this.openFiles.node,
-      h('div', { class: 'dsh-sb-row' }, h('label', { class: 'dsh-sb-label' }, 'Session'), this.picker),
+      h(
+        'div',
+        { class: 'dsh-sb-row' },
+        h('label', { class: 'dsh-sb-label', for: 'dsh-sb-session' }, 'Session'),
+        this.picker
+      ),
       this.status,
       this.list
     );
@@ -98,26 +125,33 @@ export class ActivityView {
     window.clearInterval(this.timer);
     this.timer = undefined;
     if (visible) {
-      void this.refreshSessions();
-      void this.poll();
+      void this.poll(false, true);
       this.timer = window.setInterval(() => void this.poll(), POLL_MS);
     }
   }
 
-  private choose(session: string): void {
+  private choose(session: string | null): void {
     if (session === this.session) {
       return;
     }
     this.session = session;
     this.generation++;
+    this.busy = false;
     this.seen = 0;
     this.calls = [];
     fill(this.list);
-    this.status.textContent = '';
-    void this.poll(true);
+    this.status.textContent = session === null ? NO_SESSIONS : '';
+    if (session !== null) {
+      void this.poll(true);
+    }
   }
 
-  private async refreshSessions(): Promise<void> {
+  /**
+   * Read the sessions again: the picker lists them, and the session shown follows them (the
+   * newest active one until the person picks; none once the one shown is gone). `force` redraws
+   * the picker even while it has the focus (a redraw closes an open drop-down).
+   */
+  private async refreshSessions(force = false): Promise<void> {
     let sessions: ISessionInfo[];
     try {
       sessions = await listSessions();
@@ -125,20 +159,34 @@ export class ActivityView {
       return; // the poll says what is wrong
     }
     this.sessions = sessions;
-    const ids = sessions.map(s => s.id);
-    for (const id of ['default', this.session]) {
-      if (!ids.includes(id)) {
-        ids.unshift(id);
-      }
+    const { shown, internal } = orderSessions(sessions);
+    const exists = sessions.some(s => s.id === this.session);
+    if (!exists) {
+      this.picked = false;
     }
-    const now = Array.from(this.picker.options).map(o => o.value);
-    if (now.join('\n') !== ids.join('\n')) {
-      fill(this.picker, ...ids.map(id => h('option', { value: id }, id)));
-      this.picker.value = this.session;
+    const next = this.picked ? this.session : shown[0]?.id ?? (exists ? this.session : null);
+    const option = (s: ISessionInfo): HTMLOptionElement =>
+      h('option', { value: s.id, title: `${plural(s.calls ?? 0, 'call', 'calls')}, cwd ${s.cwd}` }, s.id);
+    const ids = [...shown, ...internal].map(s => s.id).join('\n');
+    if ((force || document.activeElement !== this.picker) && ids !== this.picker.dataset.ids) {
+      fill(
+        this.picker,
+        shown.length ? shown.map(option) : h('option', { value: '', disabled: true }, 'No agent sessions yet'),
+        internal.length
+          ? h('optgroup', { label: "Internal: the panel's own and explorer consoles" }, ...internal.map(option))
+          : null
+      );
+      this.picker.dataset.ids = ids;
+    }
+    this.choose(next);
+    this.picker.value = next ?? '';
+    if (next === null) {
+      this.status.textContent = NO_SESSIONS;
     }
   }
 
-  private async poll(force = false): Promise<void> {
+  /** One poll: the session list when due (or `sessions`), then the shown session's new calls. */
+  private async poll(force = false, sessions = false): Promise<void> {
     if (document.visibilityState === 'hidden') {
       return;
     }
@@ -146,13 +194,19 @@ export class ActivityView {
     if (this.busy && !force) {
       return;
     }
-    if (++this.polls % SESSIONS_EVERY === 0) {
-      void this.refreshSessions();
-    }
     const generation = this.generation;
-    const session = this.session;
     this.busy = true;
     try {
+      if (sessions || (!force && (!this.picked || ++this.polls % SESSIONS_EVERY === 0))) {
+        await this.refreshSessions();
+        if (generation !== this.generation) {
+          return; // another session is shown: choosing it polled it
+        }
+      }
+      const session = this.session;
+      if (session === null) {
+        return; // no session exists: nothing to ask for
+      }
       let page = await listCalls(session, this.seen, STEP);
       if (generation !== this.generation) {
         return;
@@ -172,14 +226,15 @@ export class ActivityView {
       this.seen += page.calls.length;
       this.add(page.calls);
       this.status.textContent = page.total
-        ? `${page.total} call${page.total === 1 ? '' : 's'} in session ${session}`
+        ? `${plural(page.total, 'call', 'calls')} in session ${session}`
         : `No calls yet in session ${session}`;
     } catch (error) {
       if (generation !== this.generation) {
         return;
       }
       if (error instanceof ApiError && error.status === 404) {
-        this.status.textContent = `No calls yet in session ${session}`;
+        this.status.textContent = `Session ${this.session} no longer exists`;
+        void this.refreshSessions(); // it was deleted: show another
       } else {
         this.status.textContent =
           error instanceof ApiError ? `${error.status} ${error.code}: ${error.message}` : String(error);
@@ -201,6 +256,37 @@ export class ActivityView {
       this.calls.shift();
       this.list.lastElementChild?.remove();
     }
+    // The tab stop: the newest call, unless the person is moving among the calls.
+    const stop = this.list.querySelector<HTMLElement>('.dsh-sb-call-head[tabindex="0"]');
+    if (!stop || !this.list.contains(document.activeElement)) {
+      stop?.setAttribute('tabindex', '-1');
+      this.list.querySelector<HTMLElement>('.dsh-sb-call-head')?.setAttribute('tabindex', '0');
+    }
+  }
+
+  /** The calls are one tab stop: up and down, Home and End move between them. */
+  private onListKey(event: KeyboardEvent): void {
+    const heads = Array.from(this.list.querySelectorAll<HTMLElement>('.dsh-sb-call-head'));
+    const at = heads.indexOf(event.target as HTMLElement);
+    const to =
+      at < 0
+        ? null
+        : event.key === 'ArrowDown'
+          ? Math.min(at + 1, heads.length - 1)
+          : event.key === 'ArrowUp'
+            ? Math.max(at - 1, 0)
+            : event.key === 'Home'
+              ? 0
+              : event.key === 'End'
+                ? heads.length - 1
+                : null;
+    if (to === null) {
+      return;
+    }
+    event.preventDefault();
+    heads[at].tabIndex = -1;
+    heads[to].tabIndex = 0;
+    heads[to].focus();
   }
 
   private row(call: ICall): HTMLElement {
@@ -210,7 +296,7 @@ export class ActivityView {
       {
         class: 'dsh-sb-call-head',
         role: 'button',
-        tabindex: 0,
+        tabindex: -1, // the list's one tab stop is set by add() and the arrow keys
         'aria-expanded': 'false',
         onclick: () => toggle(),
         onkeydown: (event: KeyboardEvent) => {

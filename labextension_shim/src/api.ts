@@ -56,6 +56,10 @@ export interface ISessionInfo {
   id: string;
   cwd: string;
   calls?: number;
+  /** When it was made (seconds since the epoch). */
+  created?: number;
+  /** When the newest call in its log started; null when it has none. */
+  lastCall?: number | null;
 }
 
 const API = 'dsh/api';

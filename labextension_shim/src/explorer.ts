@@ -10,6 +10,10 @@
  * JupyterLab. The listing is asked again each time the section comes on screen, and while it is
  * on screen it asks every POLL_MS whether the folder's stamp changed (one `fstat` on the
  * server, nothing logged): a changed folder is listed again by itself.
+ *
+ * Its status counts with separators and plurals (`common/format.ts`) and names the order the rows
+ * are in, reversed ones included. Rows are one tab stop: the arrow keys, Home and End move between
+ * them, so the pager is a few Tabs away, not one per row.
  */
 
 import { IDocumentManager } from '@jupyterlab/docmanager';
@@ -18,7 +22,7 @@ import { fileIcon, folderIcon } from '@jupyterlab/ui-components';
 
 import { ApiError, browse, callTool, IPage, IToolResult } from './api';
 import { fill, h } from './common/dom';
-import { SIDEBAR_SIZES, humanSize } from './common/format';
+import { SIDEBAR_SIZES, formatCount, humanSize, plural } from './common/format';
 import { pager } from './pager';
 import { openTarget } from './open';
 
@@ -49,6 +53,49 @@ const SORTS: [string, string][] = [
   ['size', 'size'],
   ['modified', 'modified']
 ];
+
+/** What the rows of a `list` page are: `210 entries: 5 folders, 205 files`, `1 entry: 1 file`. */
+export function entriesStatus(
+  total: number,
+  counts?: { directories: number; files: number; other: number }
+): string {
+  const parts = counts
+    ? [
+        counts.directories ? plural(counts.directories, 'folder', 'folders') : '',
+        counts.files ? plural(counts.files, 'file', 'files') : '',
+        counts.other ? `${formatCount(counts.other)} other` : ''
+      ].filter(Boolean)
+    : [];
+  return plural(total, 'entry', 'entries') + (parts.length ? `: ${parts.join(', ')}` : '');
+}
+
+/**
+ * What the rows of a page in another order are: `entries 1-200 of 50,000, by size, descending`,
+ * `entries 1-10 of 10 matching "file-01", by the model's order, reversed`, `no entries matching "x"`.
+ */
+export function pageStatus(
+  offset: number,
+  shown: number,
+  total: number,
+  needle: string,
+  sort: string,
+  descending: boolean
+): string {
+  const label = SORTS.find(([v]) => v === sort)?.[1] ?? sort;
+  const order =
+    sort === 'model'
+      ? descending
+        ? `${label}, reversed`
+        : label
+      : `${label}, ${descending ? 'descending' : 'ascending'}`;
+  const matching = needle ? ` matching "${needle}"` : '';
+  if (!shown) {
+    return `no entries${matching}`;
+  }
+  const last = offset + shown - 1;
+  const span = shown === 1 ? `entry ${formatCount(offset)}` : `entries ${formatCount(offset)}-${formatCount(last)}`;
+  return `${span} of ${formatCount(total)}${matching}, by ${order}`;
+}
 
 /** A folder relative to the root, as the file browser names it ('' is the root). */
 function join(folder: string, name: string): string {
@@ -85,7 +132,7 @@ export class ExplorerView {
     private readonly session: string,
     private readonly browser: IDefaultFileBrowser | null
   ) {
-    this.crumbs = h('div', { class: 'dsh-sb-crumbs', 'aria-label': 'Folder' });
+    this.crumbs = h('nav', { class: 'dsh-sb-crumbs', 'aria-label': 'Folder' });
     this.filter = h('input', {
       class: 'dsh-sb-filter jp-mod-styled',
       type: 'search',
@@ -105,6 +152,7 @@ export class ExplorerView {
     });
     this.follow = h('input', {
       class: 'dsh-sb-follow',
+      id: 'dsh-sb-follow',
       type: 'checkbox',
       checked: true,
       onchange: () => {
@@ -117,7 +165,7 @@ export class ExplorerView {
       'select',
       {
         class: 'dsh-sb-sort jp-mod-styled',
-        'aria-label': 'Order',
+        id: 'dsh-sb-sort',
         title: 'the order of the whole folder',
         onchange: () => {
           this.offsets = [];
@@ -131,10 +179,12 @@ export class ExplorerView {
       {
         class: 'dsh-sb-direction jp-mod-styled',
         'aria-label': 'Reverse the order',
+        'aria-pressed': 'false',
         title: 'reverse the order',
         onclick: () => {
           this.descending = !this.descending;
           this.direction.textContent = this.descending ? '↓' : '↑';
+          this.direction.setAttribute('aria-pressed', String(this.descending));
           this.offsets = [];
           void this.load(1);
         }
@@ -142,16 +192,33 @@ export class ExplorerView {
       '↑'
     );
     this.status = h('div', { class: 'dsh-sb-status', 'aria-live': 'polite' });
-    this.list = h('div', { class: 'dsh-sb-entries', role: 'list' });
+    this.list = h('div', {
+      class: 'dsh-sb-entries',
+      role: 'list',
+      'aria-label': 'Entries',
+      onkeydown: (event: KeyboardEvent) => this.onListKey(event)
+    });
     this.footer = h('div', { class: 'dsh-sb-footer' });
     ({ prev: this.prev, next: this.next, node: this.pager } = pager(direction => this.page(direction)));
     this.node = h(
       'div',
       { class: 'dsh-sb-explorer' },
       this.crumbs,
-      h('div', { class: 'dsh-sb-row' }, this.filter, this.sort, this.direction),
+      h('div', { class: 'dsh-sb-row' }, this.filter),
+      h(
+        'div',
+        { class: 'dsh-sb-row dsh-sb-order' },
+        h('label', { class: 'dsh-sb-label', for: 'dsh-sb-sort' }, 'Order'),
+        this.sort,
+        this.direction
+      ),
       browser
-        ? h('label', { class: 'dsh-sb-row dsh-sb-follow-label' }, this.follow, 'Follow the file browser')
+        ? h(
+            'div',
+            { class: 'dsh-sb-row dsh-sb-follow-row' },
+            this.follow,
+            h('label', { class: 'dsh-sb-follow-label', for: 'dsh-sb-follow' }, 'Follow the file browser')
+          )
         : null,
       this.status,
       this.list,
@@ -219,7 +286,7 @@ export class ExplorerView {
   }
 
   private async load(offset: number): Promise<void> {
-    if (this.sort.value !== 'model' || this.filter.value.trim()) {
+    if (this.sort.value !== 'model' || this.descending || this.filter.value.trim()) {
       return this.loadSorted(offset);
     }
     const seq = ++this.seq;
@@ -253,12 +320,7 @@ export class ExplorerView {
     const value = result.value;
     const footer = value.footer;
     this.nextAt = value.nextOffset;
-    const counts = value.counts;
-    const status = counts
-      ? `${value.totalEntries} entries: ${counts.directories} folders, ${counts.files} files` +
-        (counts.other ? `, ${counts.other} other` : '')
-      : `${value.totalEntries} entries`;
-    this.show(status, value.entries ?? [], footer);
+    this.show(entriesStatus(value.totalEntries, value.counts), value.entries ?? [], footer);
   }
 
   /** The folder's stamp as it is now, kept for the polls (asked before the page: never newer). */
@@ -301,10 +363,7 @@ export class ExplorerView {
       const total = value.matchedEntries ?? value.totalEntries ?? entries.length;
       const last = offset + entries.length - 1;
       const nextAt = last < total ? last + 1 : null;
-      const label = SORTS.find(([v]) => v === sort)?.[1] ?? sort;
-      const order = sort === 'model' ? label : `${label}, ${this.descending ? 'descending' : 'ascending'}`;
-      const matching = needle ? ` matching "${needle}"` : '';
-      const status = entries.length ? `entries ${offset}-${last} of ${total}${matching}, by ${order}` : `no entries${matching}`;
+      const status = pageStatus(offset, entries.length, total, needle, sort, this.descending);
       this.show(status, entries, ''); // no model footer: these pages are not tool calls
       this.nextAt = nextAt;
       this.next.disabled = nextAt === null;
@@ -354,7 +413,7 @@ export class ExplorerView {
   private renderEntries(): void {
     const needle = this.filter.value.trim().toLowerCase();
     const shown = needle ? this.entries.filter(e => e.name.toLowerCase().includes(needle)) : this.entries;
-    fill(this.list, ...shown.map(entry => this.row(entry)));
+    fill(this.list, ...shown.map((entry, i) => this.row(entry, i === 0)));
     if (needle) {
       this.list.setAttribute('data-filtered', `${shown.length} of ${this.entries.length}`);
     } else {
@@ -362,7 +421,33 @@ export class ExplorerView {
     }
   }
 
-  private row(entry: IEntry): HTMLElement {
+  /** Up and down, Home and End between the rows: the one focused becomes the rows' tab stop. */
+  private onListKey(event: KeyboardEvent): void {
+    const rows = Array.from(this.list.querySelectorAll<HTMLElement>('.dsh-sb-entry'));
+    const at = rows.indexOf(event.target as HTMLElement);
+    if (at < 0) {
+      return;
+    }
+    const to =
+      event.key === 'ArrowDown'
+        ? Math.min(at + 1, rows.length - 1)
+        : event.key === 'ArrowUp'
+          ? Math.max(at - 1, 0)
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? rows.length - 1
+              : null;
+    if (to === null) {
+      return;
+    }
+    event.preventDefault();
+    rows[at].tabIndex = -1;
+    rows[to].tabIndex = 0;
+    rows[to].focus();
+  }
+
+  private row(entry: IEntry, first: boolean): HTMLElement {
     const folder = entry.type === 'directory';
     const path = join(this.folder, entry.name);
     const icon = (folder ? folderIcon : fileIcon).element({ tag: 'span', className: 'dsh-sb-icon' });
@@ -372,7 +457,7 @@ export class ExplorerView {
       {
         class: `dsh-sb-entry${folder ? ' dsh-sb-dir' : ''}`,
         role: 'listitem',
-        tabindex: 0,
+        tabindex: first ? 0 : -1,
         'data-name': entry.name,
         title: when ? `${path}\nmodified ${when}` : path,
         onclick: () => this.open(entry, path),

@@ -88,7 +88,7 @@ export function folderHash(text: string): string {
   return hash.toString(16).padStart(8, '0');
 }
 
-/** The dsh session an explorer of `folder` logs its calls in: one per folder. */
+/** The dsh session an explorer of `folder` logs its calls in: one per folder (sessions.ts knows the shape). */
 export function explorerSession(folder: string): string {
   return `explorer-${folderHash(folder || '/')}`;
 }

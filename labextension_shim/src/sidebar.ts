@@ -1,7 +1,12 @@
 /**
  * The "Workspace" panel in JupyterLab's left area (`dsh-jupyter:sidebar`): the dsh tools
  * through the REST API, in sections picked by a tab strip. Each section is a plain DOM view;
- * this file only puts them in one Lumino widget and tells them when they are shown or hidden.
+ * this file only puts them in one Lumino widget, tells them when they are shown or hidden, and
+ * adds the command that opens the panel (`dsh-jupyter:open-panel`, also a notebook's link).
+ *
+ * The panel is a labelled region; its strip follows the ARIA tabs pattern (role tab with
+ * `aria-controls`, role tabpanel labelled by its tab, arrow keys between tabs, one tab stop).
+ * It sits right under the file browser, with JupyterLab's own search icon.
  */
 
 import {
@@ -11,29 +16,31 @@ import {
 } from '@jupyterlab/application';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
-import { LabIcon } from '@jupyterlab/ui-components';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { searchIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
 import { ActivityView } from './activity';
 import { fill, h } from './common/dom';
 import { ExplorerView } from './explorer';
 import { SearchView } from './search';
+import { SIDEBAR_SESSION } from './sessions';
+
+export { SIDEBAR_SESSION };
 
 export const SIDEBAR_ID = 'dsh-jupyter:sidebar';
 
-/** The session the panel's own calls (searches, listings) are logged in. */
-export const SIDEBAR_SESSION = 'jupyterlab-sidebar';
+/** The command that shows the panel (a stable id: notebook 01 links to it). */
+export const OPEN_PANEL = 'dsh-jupyter:open-panel';
 
-/** Where the panel sits among the left area's tabs (file browser 100, running 200, TOC 400). */
-const RANK = 650;
+/**
+ * Where the panel sits among the left area's tabs: right under the file browser (100), before
+ * the running sessions (200), the collaborators (300) and the table of contents (400).
+ */
+const RANK = 150;
 
-const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">
-  <path class="jp-icon3" fill="#616161" d="M3 5h7l2 2h9v12H3z" opacity=".35"/>
-  <circle class="jp-icon3" cx="14" cy="13" r="3.2" fill="none" stroke="#616161" stroke-width="1.8"/>
-  <path class="jp-icon3" fill="#616161" d="M16.3 15.2l1.3-1.3 3.6 3.6-1.3 1.3z"/>
-</svg>`;
-
-export const sidebarIcon = new LabIcon({ name: 'dsh-jupyter:workspace', svgstr: ICON_SVG });
+/** The panel's icon: JupyterLab's own, so it draws with every font and theme. */
+export const sidebarIcon = searchIcon;
 
 /** One section of the panel. */
 export interface ISection {
@@ -48,6 +55,7 @@ export interface ISection {
 export class WorkspacePanel extends Widget {
   private current = 0;
   private readonly tabs: HTMLButtonElement[];
+  private readonly panels: HTMLElement[];
   private readonly body: HTMLElement;
 
   constructor(private readonly sections: ISection[]) {
@@ -56,27 +64,47 @@ export class WorkspacePanel extends Widget {
     this.addClass('dsh-sb');
     this.title.icon = sidebarIcon;
     this.title.caption = 'Workspace (dsh): search, agent activity, explorer';
+    this.node.setAttribute('role', 'region');
+    this.node.setAttribute('aria-label', 'Workspace: search, agent activity and explorer');
+    const key = (section: ISection): string => section.label.toLowerCase().replace(/[^a-z0-9]+/g, '-');
     this.tabs = sections.map((section, i) =>
       h(
         'button',
         {
           class: 'dsh-sb-tab',
           role: 'tab',
+          id: `dsh-sb-tab-${key(section)}`,
+          'aria-controls': `dsh-sb-tabpanel-${key(section)}`,
           title: section.caption,
           'aria-selected': String(i === 0),
-          onclick: () => this.select(i)
+          tabindex: i === 0 ? 0 : -1,
+          onclick: () => this.select(i),
+          onkeydown: (event: KeyboardEvent) => this.onTabKey(event, i)
         },
         section.label
+      )
+    );
+    // Each section in its own tabpanel; only the current one is in the page.
+    this.panels = sections.map(section =>
+      h(
+        'div',
+        {
+          class: 'dsh-sb-tabpanel',
+          role: 'tabpanel',
+          id: `dsh-sb-tabpanel-${key(section)}`,
+          'aria-labelledby': `dsh-sb-tab-${key(section)}`
+        },
+        section.node
       )
     );
     this.body = h('div', { class: 'dsh-sb-body' });
     fill(
       this.node,
-      h('div', { class: 'dsh-sb-title' }, 'Workspace'),
-      h('div', { class: 'dsh-sb-tabs', role: 'tablist' }, ...this.tabs),
+      h('div', { class: 'dsh-sb-title', 'aria-hidden': 'true' }, 'Workspace'),
+      h('div', { class: 'dsh-sb-tabs', role: 'tablist', 'aria-label': 'Workspace sections' }, ...this.tabs),
       this.body
     );
-    fill(this.body, sections[0]?.node);
+    fill(this.body, this.panels[0]);
   }
 
   select(index: number): void {
@@ -85,9 +113,33 @@ export class WorkspacePanel extends Widget {
     }
     this.sections[this.current].setVisible?.(false);
     this.current = index;
-    this.tabs.forEach((tab, i) => tab.setAttribute('aria-selected', String(i === index)));
-    fill(this.body, this.sections[index].node);
+    this.tabs.forEach((tab, i) => {
+      tab.setAttribute('aria-selected', String(i === index));
+      tab.tabIndex = i === index ? 0 : -1;
+    });
+    fill(this.body, this.panels[index]);
     this.sections[index].setVisible?.(this.isVisible);
+  }
+
+  /** The tabs pattern's keys: left and right (wrapping), Home and End move to a tab and show it. */
+  private onTabKey(event: KeyboardEvent, index: number): void {
+    const last = this.tabs.length - 1;
+    const to =
+      event.key === 'ArrowRight'
+        ? (index + 1) % this.tabs.length
+        : event.key === 'ArrowLeft'
+          ? (index + last) % this.tabs.length
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? last
+              : null;
+    if (to === null) {
+      return;
+    }
+    event.preventDefault();
+    this.select(to);
+    this.tabs[to].focus();
   }
 
   protected onAfterShow(): void {
@@ -113,12 +165,13 @@ export const sidebarPlugin: JupyterFrontEndPlugin<void> = {
     'The Workspace panel in the left area: search, agent activity and an explorer through the dsh REST API.',
   autoStart: true,
   requires: [IDocumentManager],
-  optional: [ILabShell, IDefaultFileBrowser],
+  optional: [ILabShell, IDefaultFileBrowser, ICommandPalette],
   activate: (
     app: JupyterFrontEnd,
     docManager: IDocumentManager,
     labShell: ILabShell | null,
-    browser: IDefaultFileBrowser | null
+    browser: IDefaultFileBrowser | null,
+    palette: ICommandPalette | null
   ): void => {
     if (!labShell) {
       return; // Notebook 7 has no left area of this kind
@@ -137,5 +190,15 @@ export const sidebarPlugin: JupyterFrontEndPlugin<void> = {
       { label: 'Explorer', node: explorer.node, setVisible: v => explorer.setVisible(v) }
     ]);
     app.shell.add(panel, 'left', { rank: RANK });
+    app.commands.addCommand(OPEN_PANEL, {
+      label: 'Open the Workspace Panel (dsh)',
+      caption: 'Show the Workspace panel in the left area: search, agent activity and explorer',
+      icon: args => (args['isPalette'] ? undefined : sidebarIcon),
+      execute: () => {
+        labShell.expandLeft();
+        app.shell.activateById(SIDEBAR_ID);
+      }
+    });
+    palette?.addItem({ command: OPEN_PANEL, category: 'dsh-jupyter' });
   }
 };

@@ -285,8 +285,12 @@ def test_copy_path_from_a_row_by_click_and_by_key(page, lab):
     expect()(status(w)).to_have_text("entries 1-2 of 2")
     target = row(w, "app/")
     target.hover()
-    target.locator(".dsh-copy").click()
+    copy = target.locator(".dsh-copy")
+    expect()(copy.locator("svg")).to_have_count(1)  # JupyterLab's copy icon, not a character
+    assert copy.evaluate("b => b.textContent.trim()") == ""
+    copy.click()
     assert page.evaluate("() => navigator.clipboard.readText()") == "src/app"
+    expect()(copy.locator("svg path")).to_have_attribute("d", re.compile(r"^M9 16\.17"))  # the check icon, a moment
     expect()(status(w)).to_have_text("entries 1-2 of 2")  # the click copied, it did not open the folder
     row(w, "lib/").focus()
     page.keyboard.press("c")

@@ -7,7 +7,7 @@ notebook with the matching cell active).
 
 Agent activity: calls an agent makes over REST appear within seconds with no click, newest first,
 with an error badge when they failed; a click shows the call's exact text, and a write's file
-opens from there; the session picker.
+opens from there; the session picker. (How the activity follows sessions: test_sidebar_panel.py.)
 
 Explorer: ``list`` pages with the tool's footer, the breadcrumb, the filter over the page, and
 following the file browser's folder.
@@ -257,7 +257,7 @@ def test_search_click_opens_the_editor_with_the_match_selected(page, lab):
 def open_activity(page, lab):
     panel = open_sidebar(page, lab)
     panel.locator(".dsh-sb-tab", has_text="Activity").click()
-    expect()(panel.locator(".dsh-sb-session")).to_have_value("default")
+    expect()(panel.locator(".dsh-sb-session")).to_be_visible()
     return panel
 
 
@@ -267,8 +267,10 @@ def call_row(panel, call_id: str):
 
 def test_activity_shows_rest_calls_as_they_happen_and_their_exact_text(page, lab, screenshot_dir):
     panel = open_activity(page, lab)
-    expect()(panel.locator(".dsh-sb-activity .dsh-sb-status")).to_contain_text("session default")
     listed = lab.tool("list", path="sizes")  # an agent's call over REST, in session default
+    # the newest active session is shown until the person picks one
+    expect()(panel.locator(".dsh-sb-session")).to_have_value("default", timeout=8_000)
+    expect()(panel.locator(".dsh-sb-activity .dsh-sb-status")).to_contain_text("session default")
     row = call_row(panel, listed["callId"])
     expect()(row).to_be_visible(timeout=8_000)  # the poll brings it, no click needed
     expect()(row.locator(".dsh-sb-tool")).to_have_text("list")
@@ -411,6 +413,10 @@ def test_explorer_sorts_the_whole_folder_and_follows_changes_by_itself(page, lab
         made.unlink(missing_ok=True)
     expect()(status).to_have_text("entries 1-4 of 4, by size, descending", timeout=10_000)
     panel.locator(".dsh-sb-sort").select_option("model")
+    explorer_settled(panel)
+    expect()(status).to_have_text("entries 1-4 of 4, by the model's order, reversed")  # still descending
+    assert entry_names(panel)[-1:] == ["app.log"]
+    panel.locator(".dsh-sb-direction").click()  # the model's own order: list's pages, with its footer
     explorer_settled(panel)
     expect()(panel.locator(".dsh-sb-explorer .dsh-sb-footer")).to_contain_text("entries")
     _, log = lab.request("GET", "dsh/api/sessions/jupyterlab-sidebar/calls?limit=1000")

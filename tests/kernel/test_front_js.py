@@ -34,6 +34,7 @@ def bundled(tmp_path_factory):
                     f"src/{module}",
                     "--bundle",
                     "--format=esm",
+                    "--loader:.svg=text",  # as the build does: JupyterLab's icons come as SVG text
                     "--log-level=warning",
                     f"--outfile={target}",
                 ],
@@ -158,3 +159,35 @@ def test_a_saved_results_path_is_shown_short_with_the_whole_path_kept(run_js):
     ]
     whole = got[0]
     assert whole["before"] + whole["full"] + whole["after"] == footer
+
+
+def test_counts_have_separators_and_a_singular_for_one(run_js):
+    got = run_js(
+        "common/format.ts",
+        "[0, 1, 7, 1463, 50000, 392840].map(n => [m.formatCount(n), m.plural(n, 'file', 'files')])",
+    )
+    assert got == [
+        ["0", "0 files"],
+        ["1", "1 file"],
+        ["7", "7 files"],
+        ["1,463", "1,463 files"],
+        ["50,000", "50,000 files"],
+        ["392,840", "392,840 files"],
+    ]
+
+
+def test_sessions_are_offered_newest_active_first_with_the_extensions_own_apart(run_js):
+    sessions = [
+        {"id": "default", "cwd": ".", "created": 100, "lastCall": 150},
+        {"id": "jupyterlab-sidebar", "cwd": ".", "created": 90, "lastCall": 500},
+        {"id": "agent-b", "cwd": ".", "created": 300, "lastCall": None},
+        {"id": "explorer-0a1b2c3d", "cwd": "src", "created": 120, "lastCall": 130},
+        {"id": "agent-a", "cwd": ".", "created": 200, "lastCall": 400},
+        {"id": "explorer-notes", "cwd": ".", "created": 50, "lastCall": 60},
+    ]
+    got = run_js(
+        "sessions.ts",
+        f"(({{shown, internal}}) => [shown.map(s => s.id), internal.map(s => s.id)])(m.orderSessions({json.dumps(sessions)}))",
+    )
+    # agent-b never called: it counts as active when it was made
+    assert got == [["agent-a", "agent-b", "default", "explorer-notes"], ["jupyterlab-sidebar", "explorer-0a1b2c3d"]]

@@ -166,6 +166,21 @@ async def test_sessions_lifecycle(api, jp_root_dir):
     assert status == 404
 
 
+async def test_a_session_says_when_its_newest_call_started(api, tool):
+    status, made = await api("POST", "sessions", body={"id": "quiet"})
+    assert (status, made["lastCall"]) == (201, None)
+    await tool("list", session="busy")
+    await tool("read", session="busy", file_path="notes.txt")
+    status, log = await api("GET", "sessions", "busy", "calls")
+    newest = log["calls"][-1]["started"]
+    assert newest >= log["calls"][0]["started"]
+    status, listed = await api("GET", "sessions")
+    by_id = {s["id"]: s for s in listed}
+    assert (by_id["quiet"]["lastCall"], by_id["busy"]["lastCall"]) == (None, newest)
+    status, info = await api("GET", "sessions", "busy")
+    assert (status, info["lastCall"]) == (200, newest)
+
+
 async def test_session_create_generates_an_id_and_refuses_bad_input(api, jp_root_dir):
     status, data = await api("POST", "sessions", body={})
     assert status == 201 and data["id"] and data["cwd"] == "."

@@ -107,7 +107,8 @@ _SESSION_INFO = """SELECT s.key, s.name, s.root, s.cwd, s.created, s.user,
     (SELECT COUNT(*) FROM observations o WHERE o.session = s.key),
     (SELECT COUNT(*) FROM spills p WHERE p.session = s.key AND p.evicted IS NULL),
     (SELECT COUNT(*) FROM calls c WHERE c.session = s.key),
-    s.dropped_calls
+    s.dropped_calls,
+    (SELECT c.started FROM calls c WHERE c.session = s.key ORDER BY c.seq DESC LIMIT 1)
 FROM sessions s"""
 
 _CALL_COLUMNS = (
@@ -141,6 +142,7 @@ class SessionInfo:
     spills: int
     calls: int
     dropped_calls: int = 0  # records the call log's bounds removed (oldest first)
+    last_call: float | None = None  # when the newest call in its log started; None: no call
 
 
 @dataclass(frozen=True)

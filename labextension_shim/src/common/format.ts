@@ -40,3 +40,14 @@ export function humanSize(bytes: number | null | undefined, style: ISizeStyle = 
   }
   return `${value < style.wholeFrom ? value.toFixed(1) : Math.round(value)} ${UNITS[unit]}`;
 }
+
+/** A count with thousands separators, as a person reads it: `7`, `1,463`, `50,000`. */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** A count and its noun, singular for exactly one: `plural(1, 'file', 'files')` is `1 file`,
+ * `plural(50000, 'file', 'files')` is `50,000 files`. */
+export function plural(n: number, one: string, many: string): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}

@@ -5,6 +5,10 @@
 // (../common/). They never touch the model or send anything.
 
 import { h } from "../common/dom";
+// JupyterLab's own icons (@jupyterlab/ui-components), bundled as SVG text: they draw with any
+// font, where a character such as U+29C9 shows as a box with common fonts.
+import copySvg from "@jupyterlab/ui-components/style/icons/toolbar/copy.svg";
+import checkSvg from "@jupyterlab/ui-components/style/icons/toolbar/check.svg";
 
 /** Epoch seconds as "5 min ago", "3 days ago", "in the future"; "" for none. */
 export function relativeTime(seconds, now = Date.now()) {
@@ -139,13 +143,14 @@ export function copyButton(path) {
   const button = h("button", {
     class: "dsh-copy", type: "button", tabindex: "-1", title: `copy path: ${path}`,
     "aria-label": `copy the path ${path}`, "data-copy": path,
-  }, "⧉");
+  });
+  button.innerHTML = copySvg; // bundled, constant SVG: no page data goes into markup
   button.addEventListener("click", event => {
     event.stopPropagation();
     copyText(path).then(() => {
-      button.textContent = "✓";
+      button.innerHTML = checkSvg;
       button.title = "copied";
-      setTimeout(() => { button.textContent = "⧉"; button.title = `copy path: ${path}`; }, 1200);
+      setTimeout(() => { button.innerHTML = copySvg; button.title = `copy path: ${path}`; }, 1200);
     }, () => { button.title = "the browser refused the clipboard"; });
   });
   return button;
