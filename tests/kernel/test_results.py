@@ -139,15 +139,19 @@ def test_bundle_in_a_kernel_carries_the_widget(shell, monkeypatch):
     view = r.widget()
     assert isinstance(view, ListingView)
     assert data[display.WIDGET_MIME]["model_id"] == view.model_id
+    # beside the view, the key the JupyterLab extension draws: the view while it lives, else the HTML
+    assert data[display.DSH_VIEW_MIME] == {"live": display.WIDGET_MIME, "saved": "text/html"}
+    assert list(data) == [display.DSH_VIEW_MIME, display.WIDGET_MIME, "text/plain", "text/html"]
     assert r._repr_mimebundle_()[display.WIDGET_MIME]["model_id"] == view.model_id  # built once
     assert isinstance(shell.run_line_magic("dsh", "glob *.py").widget(), GlobView)
     # a frontend that asks for text only gets no widget built
     fresh = shell.run_line_magic("dsh", "read notes.txt")
     assert set(fresh._repr_mimebundle_(include=["text/plain"])) == {"text/plain"}
     assert getattr(fresh, "_view", None) is None
-    assert display.WIDGET_MIME not in shell.run_line_magic("dsh", "list")._repr_mimebundle_(
-        exclude=[display.WIDGET_MIME]
-    )
+    no_view = shell.run_line_magic("dsh", "list")._repr_mimebundle_(exclude=[display.WIDGET_MIME])
+    assert set(no_view) == {"text/plain", "text/html"}  # no key of ours without the view it stands beside
+    no_key = shell.run_line_magic("dsh", "list")._repr_mimebundle_(exclude=[display.DSH_VIEW_MIME])
+    assert set(no_key) == {display.WIDGET_MIME, "text/plain", "text/html"}
 
 
 def test_no_widget_for_errors_and_writes(shell, monkeypatch):
