@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import os
 
 import pandas as pd
 import pytest
@@ -112,6 +113,15 @@ def test_bundle_html_repeats_the_footer(shell):
     r = shell.run_line_magic("dsh", "list")
     assert html.escape(r.footer()) in r._repr_mimebundle_()["text/html"]
     assert r.footer().startswith("(Showing entries 1-2 of")
+
+
+def test_bundle_html_writes_a_listing_time_as_the_model_text_does(shell, root):
+    os.utime(root / "notes.txt", (0, 1_796_459_813.5))
+    r = shell.run_line_magic("dsh", "list")
+    page = r._repr_mimebundle_()["text/html"]
+    assert "<td>notes.txt</td><td>file</td><td>" in page
+    assert "<td>2026-12-05 08:36:53 UTC</td>" in page and "1796459813" not in page
+    assert r.value["entries"][[e["name"] for e in r.value["entries"]].index("notes.txt")]["mtime"] == 1_796_459_813.5
 
 
 def test_bundle_of_an_error_or_a_write_is_preformatted_text(shell):
