@@ -6,7 +6,8 @@ shows its saved table under the note ``Saved output: run the cell again to brows
 ipywidgets' "Error displaying widget: model not found"; running the cells again brings the
 live widgets back. The saved file holds, per output, the widget view, our own key beside it,
 the model's exact text as ``text/plain`` and the table as ``text/html`` (what GitHub shows), and
-``jupyter nbconvert --to html`` of it holds the tables.
+``jupyter nbconvert --to html`` of it holds the tables. A copy the server never signed
+(untrusted) shows the same tables, drawn by JupyterLab itself.
 """
 
 from __future__ import annotations
@@ -151,5 +152,16 @@ def test_after_a_server_restart_jupyterlab_and_notebook7_show_the_saved_tables(p
         page.goto(f"{server.url}notebooks/restarted.ipynb?token={server.token}")
         page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(timeout=90_000)
         expect_saved(page, ".jp-NotebookPanel")
+
+        # a colleague's copy, which this server never signed: untrusted, so JupyterLab itself
+        # draws the sanitized text/html (the same table, without the note)
+        nb = nbformat.read(str(root / "restarted.ipynb"), as_version=4)
+        nb.metadata["colleague"] = True
+        nbformat.write(nb, str(root / "colleague.ipynb"))
+        open_notebook(page, server, "colleague.ipynb")
+        for index, text in IN_TABLE.items():
+            expect()(output(page, index).locator("table")).to_contain_text(text, timeout=60_000)
+        expect()(page.locator(ACTIVE)).not_to_contain_text("Error displaying widget")
+        expect()(page.locator(f"{ACTIVE} .dsh-saved-note")).to_have_count(0)
     finally:
         server.stop()
