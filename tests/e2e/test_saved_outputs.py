@@ -7,7 +7,8 @@ ipywidgets' "Error displaying widget: model not found"; running the cells again 
 live widgets back. The saved file holds, per output, the widget view, our own key beside it,
 the model's exact text as ``text/plain`` and the table as ``text/html`` (what GitHub shows), and
 ``jupyter nbconvert --to html`` of it holds the tables. A copy the server never signed
-(untrusted) shows the same tables, drawn by JupyterLab itself.
+(untrusted) shows the same tables, drawn by JupyterLab itself; with real-time collaboration on,
+a notebook reopened after a kernel restart shows them too.
 """
 
 from __future__ import annotations
@@ -163,5 +164,24 @@ def test_after_a_server_restart_jupyterlab_and_notebook7_show_the_saved_tables(p
             expect()(output(page, index).locator("table")).to_contain_text(text, timeout=60_000)
         expect()(page.locator(ACTIVE)).not_to_contain_text("Error displaying widget")
         expect()(page.locator(f"{ACTIVE} .dsh-saved-note")).to_have_count(0)
+    finally:
+        server.stop()
+
+
+def test_with_collaboration_a_reopened_notebook_shows_the_saved_tables(page, tmp_path_factory, chromium):
+    """With jupyter-collaboration the notebook lives in the server's shared document: reopened
+    after a kernel restart it shows the saved tables the same way."""
+    tmp = tmp_path_factory.mktemp("collab-saved")
+    root = build_root(tmp / "root")
+    write_notebook(root, "shared.ipynb")
+    server = start_lab(tmp, root, collaborative=True)
+    try:
+        run_notebook(page, server, "shared.ipynb")
+        expect_live(page)
+        save(page)
+        assert all(WIDGET_MIME in data for data in saved_outputs(root / "shared.ipynb"))
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.restartKernel()")
+        open_notebook(page, server, "shared.ipynb")
+        expect_saved(page)
     finally:
         server.stop()
