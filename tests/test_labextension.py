@@ -82,6 +82,13 @@ def test_built_package_json_names_the_command(installed: Path) -> None:
     assert "dsh/api/tools" in bundles
     # the open-tabs plugin and the route it reports to
     assert data["dsh-jupyter"]["tabsPlugin"] in bundles and data["dsh-jupyter"]["tabsRoute"] in bundles
+    # the saved-outputs plugin, the bundle key it draws, and ipywidgets' module shared, not bundled
+    assert data["dsh-jupyter"]["savedOutputsPlugin"] in bundles and data["dsh-jupyter"]["savedOutputMime"] in bundles
+    assert data["jupyterlab"]["sharedPackages"]["@jupyter-widgets/jupyterlab-manager"] == {
+        "bundled": False,
+        "singleton": True,
+    }
+    assert "Error displaying widget" not in bundles  # ipywidgets' renderer is not in our bundle
 
 
 def test_install_json(installed: Path) -> None:
@@ -105,13 +112,20 @@ def test_source_declares_the_same_command_id() -> None:
     assert '"dsh-jupyter:probe"' in front and '"dsh-jupyter:open-in-editor"' in front
     assert f"'{data['dsh-jupyter']['explorerSessionName']}'" in source
     # the open-tabs plugin: registered from index.ts, its id and route as package.json says
-    assert "tabsPlugin" in source and "export default [plugin, sidebarPlugin, tabsPlugin]" in source
+    assert "tabsPlugin" in source and "export default [plugin, sidebarPlugin, tabsPlugin, savedOutputsPlugin]" in source
     assert f"id: '{data['dsh-jupyter']['tabsPlugin']}'" in (SHIM / "src" / "tabs.ts").read_text()
     assert f"const ROUTE = '{data['dsh-jupyter']['tabsRoute']}'" in (SHIM / "src" / "tablink.ts").read_text()
     # the panel's command, which notebook 01 links to
     panel = data["dsh-jupyter"]["commands"]["openPanel"]
     assert f"export const OPEN_PANEL = '{panel}';" in (SHIM / "src" / "sidebar.ts").read_text()
     assert f'data-commandlinker-command=\\"{panel}\\"' in (REPO / "notebooks" / "01-seed-failure.ipynb").read_text()
+    # the saved-outputs plugin draws the key the kernel puts beside a widget view
+    from dsh_jupyter.kernel.display import DSH_VIEW_MIME
+
+    saved = (SHIM / "src" / "savedoutput.ts").read_text()
+    assert f"id: '{data['dsh-jupyter']['savedOutputsPlugin']}'" in saved
+    assert data["dsh-jupyter"]["savedOutputMime"] == DSH_VIEW_MIME
+    assert f"export const DSH_VIEW_MIME = '{DSH_VIEW_MIME}';" in saved
 
 
 def test_the_same_build_made_the_widgets_module_in_the_installed_package() -> None:

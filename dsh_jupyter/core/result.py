@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from .images import Image
+from .render.common import utc_time
 from .tools.spec import ToolSpec
 
 __all__ = ["Result", "cells_change_html", "html_table", "json_bytes"]
@@ -91,6 +92,10 @@ class Result:
         if not rows:
             return f"<pre>{html.escape(self.text)}</pre>"
         columns = self.columns()
+        if "mtime" in columns:  # a time a person reads, as the model's text writes it, not seconds
+            rows = [
+                {**r, "mtime": utc_time(r["mtime"])} if isinstance(r.get("mtime"), int | float) else r for r in rows
+            ]
         return html_table(columns, rows, header=self.header(), footer=self.footer())
 
 

@@ -15,9 +15,10 @@
  *  - asks the server extension for `GET <base_url>/dsh/api/tools` when the page starts, and
  *    warns with a notification when it does not answer.
  *
- * Its default export also lists the Workspace panel (sidebar.ts) and the open-tabs plugin
+ * Its default export also lists the Workspace panel (sidebar.ts), the open-tabs plugin
  * (tabs.ts), which tells the server what this page has open and takes an agent's change into a
- * tab without real-time collaboration.
+ * tab without real-time collaboration, and the saved-outputs plugin (savedoutput.ts), which
+ * shows a `%dsh` output's saved table or text when its widget's kernel is gone.
  */
 
 import {
@@ -35,6 +36,7 @@ import { Kernel, ServerConnection } from '@jupyterlab/services';
 import { treeViewIcon } from '@jupyterlab/ui-components';
 
 import { sidebarPlugin } from './sidebar';
+import { savedOutputsPlugin } from './savedoutput';
 import { tabsPlugin } from './tabs';
 
 /** Stable ids: browser tests and users' shortcuts refer to them. */
@@ -412,4 +414,4 @@ async function checkServerExtension(): Promise<void> {
   console.log(LOG_PREFIX, `server extension OK, ${count} tools at ${url}`);
 }
 
-export default [plugin, sidebarPlugin, tabsPlugin];
+export default [plugin, sidebarPlugin, tabsPlugin, savedOutputsPlugin];

@@ -191,7 +191,7 @@ def start_lab(tmp: Path, root: Path, collaborative: bool = False) -> JupyterProc
     with collaboration on, a notebook's state lives on in its shared document between tests)."""
     home = tmp / "jupyter"
     settings = home / "lab-settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
+    settings.mkdir(parents=True, exist_ok=True)  # a restarted server keeps its folders
     (settings / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )

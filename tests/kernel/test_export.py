@@ -32,8 +32,14 @@ def test_executed_notebook_exports_the_table_and_footer(env, root, tree):
     expected = Workspace(session="check", list_max_entries=5).run("list", path="many")
     assert output["output_type"] == "execute_result"
     assert "application/vnd.jupyter.widget-view+json" in output["data"]  # a kernel offers the widget
+    # and, beside it, the key the JupyterLab extension draws (the saved HTML once the kernel is gone)
+    assert output["data"]["application/vnd.dsh-jupyter.view+json"] == {
+        "live": "application/vnd.jupyter.widget-view+json",
+        "saved": "text/html",
+    }
     assert output["data"]["text/plain"] == expected.text
     body, _ = HTMLExporter().from_notebook_node(nb)
     assert "<table>" in body and "f00.txt" in body
     assert html.escape(expected.footer()) in body
+    assert "model not found" not in body and "dsh-jupyter.view" not in body
     assert "Showing entries 1-5 of 12" in expected.footer()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import os
 
 import pandas as pd
 import pytest
@@ -116,6 +117,15 @@ def test_bundle_html_repeats_the_footer(shell):
     assert r.footer().startswith("(Showing entries 1-2 of")
 
 
+def test_bundle_html_writes_a_listing_time_as_the_model_text_does(shell, root):
+    os.utime(root / "notes.txt", (0, 1_796_459_813.5))
+    r = shell.run_line_magic("dsh", "list")
+    page = r._repr_mimebundle_()["text/html"]
+    assert "<td>notes.txt</td><td>file</td><td>" in page
+    assert "<td>2026-12-05 08:36:53 UTC</td>" in page and "1796459813" not in page
+    assert r.value["entries"][[e["name"] for e in r.value["entries"]].index("notes.txt")]["mtime"] == 1_796_459_813.5
+
+
 def test_bundle_of_an_error_or_a_write_is_preformatted_text(shell):
     r = shell.run_line_magic("dsh", "read missing.txt")
     assert r._repr_mimebundle_() == {"text/plain": r.text, "text/html": f"<pre>{html.escape(r.text)}</pre>"}
@@ -141,15 +151,19 @@ def test_bundle_in_a_kernel_carries_the_widget(shell, monkeypatch):
     view = r.widget()
     assert isinstance(view, ListingView)
     assert data[display.WIDGET_MIME]["model_id"] == view.model_id
+    # beside the view, the key the JupyterLab extension draws: the view while it lives, else the HTML
+    assert data[display.DSH_VIEW_MIME] == {"live": display.WIDGET_MIME, "saved": "text/html"}
+    assert list(data) == [display.DSH_VIEW_MIME, display.WIDGET_MIME, "text/plain", "text/html"]
     assert r._repr_mimebundle_()[display.WIDGET_MIME]["model_id"] == view.model_id  # built once
     assert isinstance(shell.run_line_magic("dsh", "glob *.py").widget(), GlobView)
     # a frontend that asks for text only gets no widget built
     fresh = shell.run_line_magic("dsh", "read notes.txt")
     assert set(fresh._repr_mimebundle_(include=["text/plain"])) == {"text/plain"}
     assert getattr(fresh, "_view", None) is None
-    assert display.WIDGET_MIME not in shell.run_line_magic("dsh", "list")._repr_mimebundle_(
-        exclude=[display.WIDGET_MIME]
-    )
+    no_view = shell.run_line_magic("dsh", "list")._repr_mimebundle_(exclude=[display.WIDGET_MIME])
+    assert set(no_view) == {"text/plain", "text/html"}  # no key of ours without the view it stands beside
+    no_key = shell.run_line_magic("dsh", "list")._repr_mimebundle_(exclude=[display.DSH_VIEW_MIME])
+    assert set(no_key) == {display.WIDGET_MIME, "text/plain", "text/html"}
 
 
 def test_no_widget_for_errors_and_writes(shell, monkeypatch):
