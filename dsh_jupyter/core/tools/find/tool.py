@@ -1,8 +1,8 @@
 """``find``: files by a fragment of their path, fuzzy, ranked best first, with the exact total.
 
 How: rg lists the files below the search root with glob's visibility and ignore rules (``rg
---files``), and a second rg reads that list (from memory, NUL-separated) and keeps the paths that
-hold the query's longest word as a subsequence, a linear-time regex in rg's engine; the other
+--files``), and a second rg reads that list through a pipe as it comes (NUL-separated) and keeps
+the paths that hold the query's longest word as a subsequence, a linear-time regex in rg's engine; the other
 words, the checks glob makes of rg's output (protected folders, VCS folders, a recheck where rg
 runs unfenced) and the ranking (``rank.py``) run on what it kept. The total counts every matching
 path; a page is ``offset`` .. ``offset + find_max_results - 1`` of the ranking.
@@ -14,11 +14,11 @@ when it is not (the footer names the total and how to go on).
 from __future__ import annotations
 
 import os
+import threading
 
 from ...errors import Codes, ToolError
 from ...render.find import find_next_offset, find_page_footer, render_find
 from ...rg.recheck import Rechecker
-from ...rg.runner import memory_file
 from ...text.quoting import in_message
 from ..context import CallContext
 from ..search.flags import VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
@@ -60,21 +60,20 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
             "--",
             ".",
         ]
-        listed = run_search(ctx, argv, "find", root)
-        if listed.returncode == 2 and not listed.stdout and not file_errors(listed):
-            raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(listed)}")
-        unreadable = file_errors(listed)
-        rels = _matching(ctx, root, listed.stdout, fuzzy_regex(words))
-        if lines_name_any("\n".join(rels), excluded):
+        rels, unreadable = _listed_and_matched(ctx, root, argv, fuzzy_regex(words))
+        # rg was told to leave VCS and protected folders out; what it printed is checked again,
+        # path by path only where one scan of the whole output finds such a name at all
+        joined = "\n".join(rels)
+        if lines_name_any(joined, excluded):
             rels = drop_excluded(rels, excluded)
-        if lines_have_vcs("\n".join(rels)):
+        if lines_have_vcs(joined):
             rels = [p for p in rels if not VCS_IN_PATH.search(p)]
         if unfenced(ctx):
             with Rechecker(root.fd) as check:
                 rels = [p for p in rels if check.is_file(p)]
-        longest = max(words, key=len)
-        lowered = [p.lower() for p in rels]
-        rels = [rels[i] for i in matches_all(lowered, words, longest)]
+        if len(words) > 1:  # rg tested the longest word; the others are tested here
+            lowered = list(map(str.lower, rels))
+            rels = [rels[i] for i in matches_all(lowered, words, max(words, key=len))]
     total = len(rels)
     if offset > max(total, 1):
         raise ToolError(Codes.ARGUMENT_INVALID, f"offset {offset} is out of range ({total} matching paths)")
@@ -86,26 +85,68 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
     return value
 
 
-def _matching(ctx: CallContext, root, listing: bytes, regex: str) -> list[str]:
-    """The paths of rg's NUL-separated ``listing`` (``./a/b``) that ``regex`` matches, without ``./``."""
-    if not listing:
-        return []
-    fd = memory_file("dsh-find-paths")
+def _listed_and_matched(ctx: CallContext, root, argv: list[str], regex: str) -> tuple[list[str], int]:
+    """The listed paths (without "./") that ``regex`` matches, and how many folders rg could not read.
+
+    The list goes from the first rg to the second through a pipe as it comes, so the filter runs
+    while the walk does; only the matching paths reach this process whole.
+    """
+    # each record is one path, case ignored, "." also a newline; the match starts after "./"
+    pattern = f"(?is)^\\./.*{regex}"
+    filter_argv = [
+        "--null-data",
+        "--no-filename",
+        "--no-line-number",
+        "--color=never",
+        f"--regexp={pattern}",
+        "--",
+        "-",
+    ]
+    read_end, write_end = os.pipe()
+    box: dict = {}
+
+    def second() -> None:
+        try:
+            box["outcome"] = run_search(ctx, filter_argv, "find", root, stdin=read_end)
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+
+    matcher = threading.Thread(target=second, name="dsh-find-filter", daemon=True)
+    matcher.start()
+    fed = 0
+
+    def feed(chunk: bytes) -> None:
+        nonlocal fed
+        if fed < 0:
+            return
+        try:
+            view, pos = memoryview(chunk), 0
+            while pos < len(view):
+                pos += os.write(write_end, view[pos:])
+            fed += len(chunk)
+        except BrokenPipeError:  # the filter stopped: its own outcome says why
+            fed = -1
+
     try:
-        view, pos = memoryview(listing), 0
-        while pos < len(listing):
-            pos += os.write(fd, view[pos:])
-        os.lseek(fd, 0, os.SEEK_SET)
-        # each record is one path, case ignored, "." also a newline; the match starts after "./"
-        pattern = f"(?is)^\\./.*{regex}"
-        argv = ["--null-data", "--no-filename", "--no-line-number", "--color=never", f"--regexp={pattern}", "--", "-"]
-        found = run_search(ctx, argv, "find", root, stdin=fd)
+        listed = run_search(ctx, argv, "find", root, consume=feed, keep_stdout=False)
     finally:
-        os.close(fd)
+        os.close(write_end)
+        matcher.join()
+        os.close(read_end)
+    unreadable = file_errors(listed)
+    if listed.returncode == 2 and fed == 0 and not unreadable:
+        raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(listed)}")
+    if "error" in box:
+        raise box["error"]
+    found = box["outcome"]
     if found.returncode == 2 and not found.stdout:
         raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(found)}")
-    text = found.stdout.decode("utf-8", "surrogateescape")
-    return [p[2:] for p in text.split("\0") if p]
+    # one decode, and one replace that takes every "./" off (no Python call per path)
+    text = ("\0" + found.stdout.decode("utf-8", "surrogateescape")).replace("\0./", "\0")
+    rels = text[1:].split("\0")
+    if rels and rels[-1] == "":
+        rels.pop()
+    return rels, unreadable
 
 
 FIND = ToolSpec(
