@@ -94,7 +94,7 @@ def main() -> int:
         for query in QUERIES:
             r = ws.run("find", query=query)
             assert not r.is_error, r.text
-            t = in_turns({"floor": floor, "find": lambda q=query: ws.run("find", query=q)}, opts.runs)
+            t = in_turns({"floor": floor, "find": lambda q=query, w=ws: w.run("find", query=q)}, opts.runs)
             ratio = t["find"] / t["floor"]
             print(
                 f"{name:<16} {query:<15} {r.value['totalPaths']:>9,} {t['find'] * 1000:>7.0f} ms"

@@ -100,6 +100,7 @@ class Settings:
         30_000, "int", "Milliseconds a search may run before ripgrep's process group is killed.", minimum=1
     )
     read_limit: int = setting(2000, "int", "Default and largest number of lines one `read` returns.", minimum=1)
+    read_max_files: int = setting(20, "int", "Files one `read` with `file_paths` takes.", minimum=1)
     read_max_line_length: int = setting(2000, "int", "Characters kept of one line in a `read` window.", minimum=1)
     read_max_bytes: int = setting(
         51_200, "int", "Bytes of text one `read` window may hold before it stops early.", minimum=1

@@ -26,6 +26,7 @@ DEFAULTS = {
     "raw_output_max_bytes": 20_000_000,
     "search_timeout_ms": 30_000,
     "read_limit": 2000,
+    "read_max_files": 20,
     "read_max_line_length": 2000,
     "read_max_bytes": 51_200,
     "read_stream_min_size": 10_485_760,

@@ -374,7 +374,7 @@ def test_spills_subcommand(shell, python_ws):
 def test_tools_subcommand(shell, python_ws):
     r = shell.run_line_magic("dsh", "tools")
     assert r.value == python_ws().tools()
-    assert "read(file_path, offset?, limit?, cell_id?, output?, outline?)" in r.text
+    assert "read(file_path?, file_paths?, offset?, limit?, cell_id?, output?, outline?)" in r.text
     assert r.to_frame()["name"].tolist() == [t["name"] for t in python_ws().tools()]
 
 

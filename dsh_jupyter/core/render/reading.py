@@ -11,6 +11,7 @@ from .cell_output import output_next_offset, output_page_footer, render_output
 from .common import READ_OPEN_NOTES, count, envelope
 from .notebook import notebook_next_offset, notebook_page_footer, render_notebook
 from .outline import outline_next_offset, outline_page_footer, render_outline
+from .readmany import many_page_footer, render_many
 
 __all__ = ["image_summary", "read_footer", "read_next_offset", "read_page_footer", "render_read"]
 
@@ -50,6 +51,8 @@ def image_summary(value: dict) -> str:
 
 def read_page_footer(value: dict) -> str:
     """The footer of a ``read`` value (its ``footer``): the window's, after the notes that precede it."""
+    if value.get("type") == "files":
+        return many_page_footer(value)
     if value.get("type") == "notebook":
         return notebook_page_footer(value)
     if value.get("type") == "output":
@@ -70,7 +73,10 @@ def read_page_footer(value: dict) -> str:
 
 def read_next_offset(value: dict) -> int | None:
     """The offset the footer names to continue (its ``nextOffset``): None at the end of the file, for
-    an image, and for the last lines of an uncounted file (whose footer points back, not on)."""
+    an image, and for the last lines of an uncounted file (whose footer points back, not on).
+    Several files read at once have none: each file's value carries its own."""
+    if value.get("type") == "files":
+        return None
     if value.get("type") == "notebook":
         return notebook_next_offset(value)
     if value.get("type") == "output":
@@ -89,7 +95,10 @@ def read_next_offset(value: dict) -> int | None:
 
 def render_read(value: dict) -> str:
     """``value``: path, offset, lines [{number, text}], totalLines (int|None), capped; or a notebook's
-    cells, one of its outputs whole, or its outline; or an image's format, width, height and bytes."""
+    cells, one of its outputs whole, or its outline; or an image's format, width, height and bytes;
+    or several files (``file_paths``), each as it reads alone."""
+    if value.get("type") == "files":
+        return render_many(value, render_read)
     if value.get("type") == "notebook":
         return render_notebook(value)
     if value.get("type") == "output":

@@ -35,6 +35,7 @@ from ..spec import (
 from .bycell import by_cell, check_by_cell, read_by_cell
 from .fitting import fit_lines
 from .image import read_image
+from .many import read_many
 
 __all__ = ["BOM", "READ", "execute_read"]
 
@@ -49,6 +50,10 @@ def _line_count(n: int) -> str:
 
 
 def execute_read(ctx: CallContext, args: dict) -> dict:
+    if "file_paths" in args:  # several files, each read as it reads alone (many.py)
+        return read_many(ctx, args, execute_read)
+    if "file_path" not in args:
+        raise ToolError(Codes.ARGUMENT_INVALID, "file_path is required")
     s = ctx.settings
     check_by_cell(args)
     mode = by_cell(args)  # cell_id, output or outline: a notebook read by cell (bycell.py)
@@ -349,7 +354,33 @@ _OUTLINE_READ = value_schema(
     ("path", "type", "offset", "lastCell", "entries", "totalCells", "totalHeadings", "capped"),
 )
 
-READ_OUTPUT = {"type": "object", "anyOf": [_TEXT_READ, _NOTEBOOK_READ, _OUTPUT_READ, _OUTLINE_READ, _IMAGE_READ]}
+_ONE_READ = [_TEXT_READ, _NOTEBOOK_READ, _OUTPUT_READ, _OUTLINE_READ, _IMAGE_READ]
+
+# Several files at once (file_paths): each file's read as it answers alone, or its error in its place.
+_FILES_READ = value_schema(
+    {
+        "type": {"const": "files"},
+        "files": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "anyOf": [
+                    *_ONE_READ,
+                    value_schema(
+                        {"path": STRING, "error": value_schema({"code": STRING, "message": STRING})},
+                        ("path", "error"),
+                    ),
+                ],
+            },
+        },
+        "totalFiles": INTEGER,
+        "notRead": {"type": "array", "items": STRING},  # left unread by the answer's byte bound
+        "maxBytes": INTEGER,
+    },
+    ("type", "files", "totalFiles", "notRead", "maxBytes"),
+)
+
+READ_OUTPUT = {"type": "object", "anyOf": [*_ONE_READ, _FILES_READ]}
 
 READ = ToolSpec(
     name="read",
@@ -371,6 +402,15 @@ READ = ToolSpec(
     input_schema=object_schema(
         {
             "file_path": {**PATH, "description": "File to read, relative to the working directory."},
+            "file_paths": {
+                "type": "array",
+                "items": PATH,
+                "minItems": 1,
+                "description": "Several files to read in one call instead of file_path (at most 20 by "
+                "default), each with the same offset and limit, each answered as a read of it alone; a "
+                "file that cannot be read answers its error without failing the others; the whole "
+                "answer stays within the read byte bound and names any file left unread.",
+            },
             "offset": {
                 "type": "integer",
                 "description": "1-based line to start at (default 1); negative counts from the end: -200 "
@@ -400,7 +440,6 @@ READ = ToolSpec(
                 "offset and limit count cells.",
             },
         },
-        ("file_path",),
     ),
     output_schema=READ_OUTPUT,
     guidance=(

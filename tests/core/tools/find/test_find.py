@@ -68,7 +68,9 @@ def test_pages_name_the_total_and_the_next_offset(files, make_ws):
     assert last.text.endswith('\n\n(Showing paths 5-6 of 6 matching "h", best first.)')
     assert last.value["nextOffset"] is None
     pages = [ws.run("find", query="h", offset=o).value["paths"] for o in (1, 3, 5)]
-    assert sorted(sum(pages, [])) == sorted(p for p in FILES if "h" in p)  # each path on exactly one page
+    assert sorted(p for page in pages for p in page) == sorted(
+        p for p in FILES if "h" in p
+    )  # each path on exactly one page
 
 
 def test_query_characters_are_literal(root, ws):

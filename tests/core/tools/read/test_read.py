@@ -137,7 +137,7 @@ def test_offset_beyond_end(ws, root):
         ({"file_path": 7}, "file_path must be a string"),
         (
             {"path": "f.txt"},
-            'unknown argument "path" (this tool takes: file_path, offset, limit, cell_id, output, outline)',
+            'unknown argument "path" (this tool takes: file_path, file_paths, offset, limit, cell_id, output, outline)',
         ),
     ],
 )
