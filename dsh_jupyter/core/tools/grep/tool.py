@@ -50,6 +50,7 @@ from ..spec import (
     value_schema,
 )
 from .context_lines import add_context
+from .cut import complete_before
 from .notebooks import NOT_NOTEBOOKS, SCOPES, NotebookListing, search_notebooks, searches_notebook_file
 from .page import preview_columns, shape_grep, without_preview
 from .spans import line_records
@@ -157,6 +158,8 @@ def _grep(
                 outcome, found = (_count if counting else _search)(ctx, root, flags)
         finally:
             listing.wait()  # before the root's descriptor can close: its rg runs in that folder
+        # cut short (rg walked in path order): nothing after the first path it may not have searched
+        before = _complete_before(root, found) if outcome.overflow else None
         if root.is_dir and unfenced(ctx):
             with Rechecker(root.fd) as check:
                 found = _confirmed(check, found, ctx.settings.grep_max_line_bytes)
@@ -188,14 +191,34 @@ def _grep(
         def spans_of(lines: list[bytes]) -> list[bytes | None]:
             return line_records(ctx, root, search, lines)
 
+        if before is not None:
+            before = tuple(None if p is None else prefix + p for p in before)
         spill = shape_grep(
-            ctx, value, sources, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix, spans_of, search
+            ctx,
+            value,
+            sources,
+            strip,
+            prefix,
+            [root.prefix + rel for rel in excluded],
+            root.prefix,
+            spans_of,
+            search,
+            before,
         )
         if around and value["matches"]:
             add_context(root, value["matches"], around, ctx.settings.grep_max_line_bytes)
         if spill is not None:
             value["spill"] = save_spill(ctx, "grep", spill, pattern)
         return value
+
+
+def _complete_before(root, found: FileBlocks | Matches) -> tuple[str, str | None] | None:
+    """For a search cut short in path order: the last file rg finished and the first path that
+    may sort among the files it did not search (``cut.complete_before``), relative to the root."""
+    if not root.is_dir or not isinstance(found, FileBlocks) or not found.paths:
+        return None
+    last = _relative(found.paths[-1])
+    return last, complete_before(root.fd, last)
 
 
 def _relative(path: str) -> str:
@@ -274,12 +297,25 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
         cut_ok=True,
     )
     if outcome.overflow:
-        # Stopped at the raw-output guard: the files rg had finished by then make a page marked
-        # as partial (asking again in --json would only stop sooner).
-        cut = blocks.finish_cut()
-        if cut is None or not cut.paths:  # nothing finished, or nothing read for sure: no page
-            raise overflow_error(ctx, "grep")
-        return outcome, cut
+        # Stopped at the raw-output guard. rg searched on several threads, so the files finished
+        # by then are any subset: asked again walking in path order (one thread), the files it
+        # finishes are the first ones in that order, the same on every page (``cut_in_path_order``).
+        # Asking again in --json would only stop sooner.
+        blocks = BlockStream()
+        outcome = run_search(
+            ctx,
+            [*HEADING_FLAGS, *columns, "--sort=path", *flags],
+            "grep",
+            root,
+            consume=_reporting(ctx, blocks),
+            keep_stdout=False,
+            cut_ok=True,
+        )
+        if outcome.overflow:
+            cut = blocks.finish_cut()
+            if cut is None or not cut.paths:  # nothing finished, or nothing read for sure: no page
+                raise overflow_error(ctx, "grep")
+            return outcome, cut
     if outcome.returncode == 2 and not blocks.size and not file_errors(outcome):
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
     found = blocks.finish()
