@@ -10,6 +10,7 @@ same session name under two roots is two sessions (``state.session_key``).
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import logging
 import os
@@ -291,6 +292,7 @@ class Workspace:
         caller: Caller | None = None,
         admission: Admission | None = None,
         progress: Callable[[str], None] | None = None,
+        respect_ignore_files: bool | None = None,
     ) -> Result:
         """Run one tool call; the general form used by the REST, MCP and kernel surfaces.
 
@@ -301,6 +303,8 @@ class Workspace:
         (it waited for a free search slot) is answered ``SEARCH_ABORTED`` without running.
         Raises ``CallRefused`` only for a caller who may not write (see ``admit``, ``admit_session``).
         ``progress`` is told how far a long search got while it runs (``CallContext.progress``).
+        ``respect_ignore_files`` True or False searches this one call as that setting says (a
+        person's search panel asks for the workspace's ``.gitignore`` rules); None: the setting.
         """
         if admission is None:
             admission = self.admit(tool, session, caller or Caller(surface or self.surface, user))
@@ -330,6 +334,8 @@ class Workspace:
                     spill_owner=caller.quota_owner or user,
                 )
                 ctx.progress = progress
+                if respect_ignore_files is not None and respect_ignore_files != ctx.settings.respect_ignore_files:
+                    ctx.settings = dataclasses.replace(ctx.settings, respect_ignore_files=respect_ignore_files)
                 return ctx
 
             result = self._run(tool, args, session, call_id or uuid.uuid4().hex, context)

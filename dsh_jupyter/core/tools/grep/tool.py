@@ -355,16 +355,17 @@ PROGRESS_EVERY_S = 0.5  # how often a long search tells ``ctx.progress`` how far
 
 
 def _reporting(ctx: CallContext, blocks: BlockStream):
-    """``blocks.feed``, telling ``ctx.progress`` how far the search got every PROGRESS_EVERY_S."""
+    """``blocks.feed``, telling ``ctx.progress`` how far the search got: as soon as rg has written
+    its first match (a person's panel is never left blank), then every PROGRESS_EVERY_S."""
     if ctx.progress is None:
         return blocks.feed
     tell = ctx.progress
-    due = [time.monotonic() + PROGRESS_EVERY_S]
+    due = [0.0]
 
     def feed(data: bytes) -> None:
         blocks.feed(data)
         now = time.monotonic()
-        if now >= due[0]:
+        if now >= due[0] and blocks.matches:
             due[0] = now + PROGRESS_EVERY_S
             files = blocks.files
             tell(
