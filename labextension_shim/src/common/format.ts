@@ -40,3 +40,13 @@ export function humanSize(bytes: number | null | undefined, style: ISizeStyle = 
   }
   return `${value < style.wholeFrom ? value.toFixed(1) : Math.round(value)} ${UNITS[unit]}`;
 }
+
+/** A count with thousands separators: `50,000`. */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** A count and its noun: `1 file`, `50,000 files`. */
+export function plural(n: number, one: string, many: string): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
