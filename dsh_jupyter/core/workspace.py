@@ -334,6 +334,8 @@ class Workspace:
                     spill_owner=caller.quota_owner or user,
                 )
                 ctx.progress = progress
+                if admission.progress is not None:
+                    ctx.preview = admission.progress.preview
                 if respect_ignore_files is not None and respect_ignore_files != ctx.settings.respect_ignore_files:
                     ctx.settings = dataclasses.replace(ctx.settings, respect_ignore_files=respect_ignore_files)
                 return ctx
@@ -385,10 +387,16 @@ class Workspace:
 
     def call_progress(self, progress_id: str, caller: Caller | None = None) -> dict:
         """``{running, progress}`` of ``caller``'s call admitted with ``progress_id`` (``admit``):
-        whether it has not answered yet, and how far it got (None before its first report).
+        whether it has not answered yet, and how far it got (None before its first report); with
+        ``rows``, a running search's first matches, once it reported some (``tools.grep.early``).
         Another caller's call under the same id is not running, as far as this caller can tell."""
-        running, text = self.progress.get((caller or Caller(self.surface)).identity, progress_id)
-        return {"running": running, "progress": text}
+        identity = (caller or Caller(self.surface)).identity
+        running, text = self.progress.get(identity, progress_id)
+        rows = self.progress.rows(identity, progress_id) if running else None
+        answer: dict = {"running": running, "progress": text}
+        if rows is not None:
+            answer["rows"] = rows
+        return answer
 
     def cancel_running(self) -> int:
         """Cancel every call running now (a search kills its rg, as a caller who left does); the

@@ -51,6 +51,7 @@ from ..spec import (
 )
 from .context_lines import add_context
 from .cut import complete_before
+from .early import early_rows
 from .notebooks import NOT_NOTEBOOKS, SCOPES, NotebookListing, search_notebooks, searches_notebook_file
 from .page import preview_columns, shape_grep, without_preview
 from .spans import line_records
@@ -155,7 +156,8 @@ def _grep(
             if one_notebook:
                 outcome, found = RgOutcome(1, b"", ""), Matches([], [], [])
             else:
-                outcome, found = (_count if counting else _search)(ctx, root, flags)
+                early = early_rows(ctx, root, excluded)
+                outcome, found = _count(ctx, root, flags) if counting else _search(ctx, root, flags, early)
         finally:
             listing.wait()  # before the root's descriptor can close: its rg runs in that folder
         # cut short (rg walked in path order): nothing after the first path it may not have searched
@@ -191,8 +193,9 @@ def _grep(
         def spans_of(lines: list[bytes]) -> list[bytes | None]:
             return line_records(ctx, root, search, lines)
 
-        if before is not None:
-            before = tuple(None if p is None else prefix + p for p in before)
+        if before is not None:  # as the page names paths
+            last, unsearched = before
+            before = (prefix + last, None if unsearched is None else prefix + unsearched)
         spill = shape_grep(
             ctx,
             value,
@@ -280,7 +283,7 @@ def _count(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlo
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
 
 
-def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlocks | Matches]:
+def _search(ctx: CallContext, root, flags: list[str], early=None) -> tuple[RgOutcome, FileBlocks | Matches]:
     """The main search: heading form first, then the line form (``rg.lineform``), then
     ``--json``, each when the one before cannot be read for sure."""
     blocks = BlockStream()
@@ -292,7 +295,7 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
         [*HEADING_FLAGS, *columns, *flags],
         "grep",
         root,
-        consume=_reporting(ctx, blocks),
+        consume=_reporting(ctx, blocks, early),
         keep_stdout=False,
         cut_ok=True,
     )
@@ -307,7 +310,7 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
             [*HEADING_FLAGS, *columns, "--sort=path", *flags],
             "grep",
             root,
-            consume=_reporting(ctx, blocks),
+            consume=_reporting(ctx, blocks, early),
             keep_stdout=False,
             cut_ok=True,
         )
@@ -354,12 +357,13 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
 PROGRESS_EVERY_S = 0.5  # how often a long search tells ``ctx.progress`` how far it got
 
 
-def _reporting(ctx: CallContext, blocks: BlockStream):
-    """``blocks.feed``, telling ``ctx.progress`` how far the search got: as soon as rg has written
-    its first match (a person's panel is never left blank), then every PROGRESS_EVERY_S."""
-    if ctx.progress is None:
-        return blocks.feed
+def _reporting(ctx: CallContext, blocks: BlockStream, early=None):
+    """``blocks.feed``, telling ``ctx.progress`` how far the search got, and ``early``
+    (``early.early_rows``) its first matches: as soon as rg has written a whole file's matches (a
+    person's panel is never left blank), then every PROGRESS_EVERY_S."""
     tell = ctx.progress
+    if tell is None and early is None:
+        return blocks.feed
     due = [0.0]
 
     def feed(data: bytes) -> None:
@@ -368,10 +372,13 @@ def _reporting(ctx: CallContext, blocks: BlockStream):
         if now >= due[0] and blocks.matches:
             due[0] = now + PROGRESS_EVERY_S
             files = blocks.files
-            tell(
-                f"{blocks.matches:,} {'match' if blocks.matches == 1 else 'matches'} in {files:,} "
-                f"{'file' if files == 1 else 'files'} so far"
-            )
+            if early is not None:
+                early(blocks)
+            if tell is not None:
+                tell(
+                    f"{blocks.matches:,} {'match' if blocks.matches == 1 else 'matches'} in {files:,} "
+                    f"{'file' if files == 1 else 'files'} so far"
+                )
 
     return feed
 
