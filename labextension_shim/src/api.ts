@@ -120,8 +120,13 @@ export function callTool<V = any>(
   return request<IToolResult<V>>('POST', `tools/${encodeURIComponent(name)}`, body, signal);
 }
 
-/** How far a call posted with this progress id got: `{running, progress}` ("… so far" or null). */
-export function progress(progressId: string): Promise<{ running: boolean; progress: string | null }> {
+/**
+ * How far a call posted with this progress id got: `{running, progress}` ("… so far" or null);
+ * a search's first matches as `rows` once rg has written some.
+ */
+export function progress(
+  progressId: string
+): Promise<{ running: boolean; progress: string | null; rows?: { path: string; line: number; text: string }[] }> {
   return request('GET', `progress/${encodeURIComponent(progressId)}`);
 }
 

@@ -150,6 +150,31 @@ export function stoppedText(progress: string | null): string {
 
 const STOP_AFTER_MS = 1000; // a search running longer than this can be stopped
 const PROGRESS_MS = 250; // how often a running search asks how far it got
+const FIRST_ROWS_MS = 100; // as often, until its first rows are shown
+
+/**
+ * Where the query matches in a line shown before the answer (the server's early rows carry no
+ * spans): the text itself, or the pattern read as a JavaScript regex when it is one (close to
+ * ripgrep's for the patterns people type); none when it cannot be read so.
+ */
+export function querySpans(text: string, query: IQuery): [number, number][] {
+  let pattern = query.regex ? query.text : query.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  if (query.wholeWord) {
+    pattern = `\\b(?:${pattern})\\b`;
+  }
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern, query.matchCase ? 'gu' : 'giu');
+  } catch {
+    return [];
+  }
+  const spans: [number, number][] = [];
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null && m[0].length > 0 && spans.length < 20) {
+    spans.push([m.index, m.index + m[0].length]);
+  }
+  return spans;
+}
 
 export const FIRST_RUN_HINT = [
   'Type a regular expression or plain text to search the lines of every file (ripgrep).',
@@ -434,7 +459,7 @@ export class SearchView {
     this.node.setAttribute('aria-busy', 'true');
     this.status.textContent = 'Searching…';
     const progressId = `sidebar-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-    this.watchRunning(seq, progressId);
+    this.watchRunning(seq, progressId, query, offset === 1);
     let result: IToolResult<IGrepValue>;
     try {
       result = await callTool<IGrepValue>(
@@ -470,10 +495,12 @@ export class SearchView {
    * 1,204 matches in 310 files so far"), asked of `GET progress/{id}` with the id it was posted
    * with; after STOP_AFTER_MS it shows "■ Stop".
    */
-  private watchRunning(seq: number, progressId: string): void {
+  private watchRunning(seq: number, progressId: string, query: IQuery, first: boolean): void {
     this.unwatch();
     const started = Date.now();
-    this.watch = window.setInterval(() => {
+    let early = 0; // early rows shown
+    let asking = false;
+    const ask = (): void => {
       if (seq !== this.seq) {
         this.unwatch();
         return;
@@ -481,16 +508,46 @@ export class SearchView {
       if (Date.now() - started >= STOP_AFTER_MS) {
         this.stop.hidden = false;
       }
+      if (asking) {
+        return; // one question at a time
+      }
+      asking = true;
       void progress(progressId).then(
         now => {
-          if (seq === this.seq && this.controller !== null && now.running) {
-            this.lastProgress = now.progress;
-            this.status.textContent = `Searching… ${now.progress ?? ''}`.trimEnd();
+          asking = false;
+          if (seq !== this.seq || this.controller === null || !now.running) {
+            return;
+          }
+          this.lastProgress = now.progress;
+          this.status.textContent = `Searching… ${now.progress ?? ''}`.trimEnd();
+          // the first page of matching lines: the first files rg finished, while it goes on
+          if (first && query.mode === 'content' && now.rows && now.rows.length > early) {
+            const had = early;
+            early = now.rows.length;
+            this.showEarly(now.rows, query);
+            if (!had) {
+              window.clearInterval(this.watch);
+              this.watch = window.setInterval(ask, PROGRESS_MS);
+            }
           }
         },
-        () => undefined // the answer itself will say what went wrong
+        () => {
+          asking = false; // the answer itself will say what went wrong
+        }
       );
-    }, PROGRESS_MS);
+    };
+    this.watch = window.setInterval(ask, FIRST_ROWS_MS);
+  }
+
+  /** A running search's first rows, in path order, marked as early until the answer replaces them. */
+  private showEarly(rows: IGrepMatch[], query: IQuery): void {
+    const sorted = [...rows].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+    const matches = sorted.map(m => ({ ...m, submatches: querySpans(m.text, query) }));
+    const width = this.columns();
+    this.shown = { matches, width };
+    this.results.classList.add('dsh-sb-early');
+    this.results.setAttribute('aria-busy', 'true');
+    fill(this.results, ...this.matchRows(matches, width));
   }
 
   private unwatch(): void {
@@ -501,6 +558,8 @@ export class SearchView {
   }
 
   private show(status: string, rows: Node[], footer: string, note = '', actions: Node[] = []): void {
+    this.results.classList.remove('dsh-sb-early');
+    this.results.removeAttribute('aria-busy');
     this.status.textContent = status;
     this.note.textContent = note;
     this.note.hidden = !note;

@@ -174,6 +174,49 @@ def test_a_stopped_search_says_how_far_it_got_and_the_status_is_never_blank(page
     expect()(panel.locator(".dsh-sb-search")).not_to_have_attribute("aria-busy", "true")
 
 
+# The server's early rows come in its own form (tests/server/test_server_progress.py shows a real
+# search giving them); here the answer is held back in the page and the progress answered in the
+# page, to see what the panel does with them: the first files shown in path order at once, the
+# status line counting, and the answer's page replacing them.
+EARLY = """() => {
+  const real = window.fetch;
+  window.fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.includes('/dsh/api/progress/sidebar-') && window.__holding) {
+      const rows = [
+        {path: 'src/util.py', line: 1, text: '# TODO two'},
+        {path: 'src/app.py', line: 1, text: '# TODO one'},
+      ];
+      return new Response(JSON.stringify({running: true, progress: '2 matches in 2 files so far', rows}),
+                          {headers: {'Content-Type': 'application/json'}});
+    }
+    if (input instanceof Request && url.includes('/dsh/api/tools/grep')) {
+      const body = await input.clone().text();
+      if (body.includes('"pattern":"TODO"')) {
+        window.__holding = true;
+        await new Promise(done => setTimeout(done, 2500));
+        window.__holding = false;
+      }
+    }
+    return real(input, init);
+  };
+}"""
+
+
+def test_a_searchs_first_rows_show_while_it_runs_then_its_page(page, lab):
+    panel = open_sidebar(page, lab)
+    page.evaluate(EARLY)
+    panel.locator(".dsh-sb-pattern").fill("TODO")
+    expect()(status(panel)).to_have_text("Searching… 2 matches in 2 files so far", timeout=2_000)
+    expect()(panel.locator(".dsh-sb-results.dsh-sb-early")).to_be_visible()
+    assert paths(panel) == ["src/app.py", "src/util.py"]  # in path order, as the page will be
+    expect()(group(panel, "src/app.py").locator("mark")).to_have_text("TODO")
+    settle(panel)
+    expect()(status(panel)).to_have_text("3 matches in 2 files")
+    expect()(panel.locator(".dsh-sb-results.dsh-sb-early")).to_have_count(0)
+    expect()(group(panel, "src/util.py").locator(".dsh-sb-match")).to_have_count(2)
+
+
 def test_gitignore_toggle_is_on_for_a_person_and_said_under_the_headline(page, lab):
     panel = open_sidebar(page, lab)
     toggle = panel.locator(".dsh-sb-gitignore")
