@@ -708,8 +708,8 @@ export class SearchView {
           : `Cell ${m.cell}, line ${m.line}`;
     const text = h('span', { class: 'dsh-sb-text' });
     const [from, to] = lineWindow(m.text, m.submatches ?? [], width - (where.length > 6 ? where.length - 6 : 0));
-    if (from > 0) {
-      text.append('…');
+    if (m.text.slice(0, from).trim()) {
+      text.append('…'); // more than the indentation is left out before
     }
     let at = from;
     for (const [start, end] of m.submatches ?? []) {
@@ -796,8 +796,9 @@ export function pathNode(path: string): HTMLElement {
 
 /**
  * Which characters `[from, to)` of a line to show in `width` characters: leading indentation
- * dropped, and the first match centred when the line does not fit, so that it is never cut (a
- * match longer than the width shows its start). `width` 0 (not known): up to LEAD characters
+ * dropped; a line that does not fit is shown from its start when its first match is in view
+ * there, else around the first match, centred, so that the match is never cut (a match longer
+ * than the width shows its start). `width` 0 (not known): up to LEAD characters
  * before the first match, the end cut by the panel.
  */
 export function lineWindow(text: string, spans: [number, number][], width: number): [number, number] {
@@ -812,6 +813,9 @@ export function lineWindow(text: string, spans: [number, number][], width: numbe
   }
   const [start, end] = first;
   const room = width - 2; // the ellipses
+  if (end <= indent + room - 1) {
+    return [indent, indent + room + 1]; // the match is in view from the line's start
+  }
   if (end - start >= room) {
     return [start, start + room];
   }
