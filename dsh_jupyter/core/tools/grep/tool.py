@@ -359,12 +359,14 @@ PROGRESS_EVERY_S = 0.5  # how often a long search tells ``ctx.progress`` how far
 
 def _reporting(ctx: CallContext, blocks: BlockStream, early=None):
     """``blocks.feed``, telling ``ctx.progress`` how far the search got, and ``early``
-    (``early.early_rows``) its first matches: as soon as rg has written a whole file's matches (a
-    person's panel is never left blank), then every PROGRESS_EVERY_S."""
+    (``early.early_rows``) its first matches, every PROGRESS_EVERY_S. A caller that asks for them
+    (``ctx.preview``: a person's panel polling its progress, never left blank) is told as soon as
+    rg has written a whole file's matches; one told by messages (a widget) only once the search
+    has run PROGRESS_EVERY_S, so a short search sends none."""
     tell = ctx.progress
     if tell is None and early is None:
         return blocks.feed
-    due = [0.0]
+    due = [0.0 if ctx.preview is not None else time.monotonic() + PROGRESS_EVERY_S]
 
     def feed(data: bytes) -> None:
         blocks.feed(data)
