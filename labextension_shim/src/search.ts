@@ -202,6 +202,8 @@ export class SearchView {
   private readonly pager: HTMLElement;
   private readonly skip: HTMLAnchorElement;
   private readonly stop: HTMLButtonElement;
+  /** An indeterminate bar while a search runs (how much is left is not known). */
+  private readonly bar: HTMLProgressElement;
   private watch: number | undefined; // the running search's stop button and progress polls
   private timer: number | undefined;
   private seq = 0;
@@ -328,6 +330,7 @@ export class SearchView {
       },
       '■ Stop'
     );
+    this.bar = h('progress', { class: 'dsh-sb-progress', hidden: true, 'aria-label': 'Searching' });
     this.results = h('div', { class: 'dsh-sb-results', role: 'list', 'aria-label': 'Search results' });
     this.footer = h('div', { class: 'dsh-sb-footer' });
     ({ prev: this.prev, next: this.next, node: this.pager } = pager(direction => this.page(direction)));
@@ -373,6 +376,7 @@ export class SearchView {
       h('div', { class: 'dsh-sb-row' }, this.mode, this.toggles.gitignore),
       h('div', { class: 'dsh-sb-row' }, this.scope),
       h('div', { class: 'dsh-sb-row' }, this.status, this.stop),
+      this.bar,
       this.note,
       this.actions,
       this.skip,
@@ -537,6 +541,7 @@ export class SearchView {
       );
     };
     this.watch = window.setInterval(ask, FIRST_ROWS_MS);
+    this.bar.hidden = false;
   }
 
   /** A running search's first rows, in path order, marked as early until the answer replaces them. */
@@ -555,6 +560,7 @@ export class SearchView {
     this.watch = undefined;
     this.lastProgress = null;
     this.stop.hidden = true;
+    this.bar.hidden = true;
   }
 
   private show(status: string, rows: Node[], footer: string, note = '', actions: Node[] = []): void {

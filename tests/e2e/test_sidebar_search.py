@@ -169,7 +169,9 @@ def test_a_stopped_search_says_how_far_it_got_and_the_status_is_never_blank(page
     )
     assert said == "Searching…"
     expect()(status(panel)).to_have_text("Searching… 23,730 matches in 5,120 files so far", timeout=3_000)
+    expect()(panel.locator("progress.dsh-sb-progress")).to_be_visible()  # a bar while it runs
     panel.locator(".dsh-sb-stop").click()
+    expect()(panel.locator("progress.dsh-sb-progress")).to_be_hidden()
     expect()(status(panel)).to_have_text("Stopped after 23,730 matches in 5,120 files")
     expect()(panel.locator(".dsh-sb-search")).not_to_have_attribute("aria-busy", "true")
 

@@ -10,6 +10,7 @@ and the spill.
 from __future__ import annotations
 
 import os
+import re
 import time
 from typing import Any
 
@@ -274,7 +275,7 @@ def _not_linked(fd: int, found: FileBlocks | Matches, linked: frozenset) -> File
 
 def _count(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlocks]:
     """The main search of files_with_matches and count: rg counts each file's matching lines."""
-    outcome = run_search(ctx, [*COUNT_FLAGS, *flags], "grep", root)
+    outcome = run_search(ctx, [*COUNT_FLAGS, *flags], "grep", root, consume=_counting(ctx))
     if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
     try:
@@ -381,6 +382,38 @@ def _reporting(ctx: CallContext, blocks: BlockStream, early=None):
                     f"{blocks.matches:,} {'match' if blocks.matches == 1 else 'matches'} in {files:,} "
                     f"{'file' if files == 1 else 'files'} so far"
                 )
+
+    return feed
+
+
+_COUNT_ROW = re.compile(rb"\0([0-9]+)\n")
+
+
+def _counting(ctx: CallContext):
+    """What reads rg's count rows as they come (``PATH NUL COUNT newline``) to tell
+    ``ctx.progress`` how far a counting search got, as ``_reporting`` does; None when nobody asks."""
+    tell = ctx.progress
+    if tell is None:
+        return None
+    due = [0.0 if ctx.preview is not None else time.monotonic() + PROGRESS_EVERY_S]
+    seen = [0, 0]  # files, matches
+    carry = [b""]  # a row cut between two pieces
+
+    def feed(data: bytes) -> None:
+        text = carry[0] + data
+        end = text.rfind(b"\n") + 1
+        carry[0] = text[end:]
+        counts = _COUNT_ROW.findall(text, 0, end)
+        seen[0] += len(counts)
+        seen[1] += sum(map(int, counts))
+        now = time.monotonic()
+        if now >= due[0] and seen[1]:
+            due[0] = now + PROGRESS_EVERY_S
+            files, matches = seen
+            tell(
+                f"{matches:,} {'match' if matches == 1 else 'matches'} in {files:,} "
+                f"{'file' if files == 1 else 'files'} so far"
+            )
 
     return feed
 

@@ -992,6 +992,23 @@ def test_a_long_search_tells_how_far_it_got(root: Path, tmp_path: Path, monkeypa
     assert quiet == []  # a search this short says nothing
 
 
+def test_a_counting_search_tells_how_far_it_got(root: Path, tmp_path: Path, monkeypatch) -> None:
+    """files_with_matches and count read rg's count rows as they come (the panel's "count in every
+    file" says how far it got too)."""
+    from dsh_jupyter.core.tools.grep import tool as grep_tool
+
+    for i in range(300):
+        write(root, f"d{i % 7}/f{i:03d}.txt", "hit\n" * 3 + "miss\n")
+    monkeypatch.setattr(grep_tool, "PROGRESS_EVERY_S", 0.0)
+    told: list[str] = []
+    r = make(root, tmp_path).call("grep", {"pattern": "hit", "output_mode": "count"}, progress=told.append)
+    assert r.value["totalMatches"] == 900 and r.value["filesTotal"] == 300
+    assert told, "no progress was told"
+    pattern = re.compile(r"^([\d,]+) match(?:es)? in ([\d,]+) files? so far$")
+    seen = [tuple(int(n.replace(",", "")) for n in pattern.match(t).groups()) for t in told]
+    assert all(m == 3 * f for m, f in seen) and seen[-1][1] <= 300
+
+
 def test_a_search_stopped_by_the_output_guard_answers_files_in_path_order_with_none_skipped(
     root: Path, tmp_path: Path
 ) -> None:
