@@ -6,7 +6,7 @@
  *   by default: the call is posted with `respect_ignore_files: true`); include and exclude globs;
  *   a mode: matching lines, files only (`files_with_matches`) or counts (`count`); which part of
  *   a notebook's cells is searched (`notebook_scope`).
- * - Typing waits 300 ms of quiet before it asks. A keystroke aborts the request in flight (the
+ * - Typing waits 200 ms of quiet before it asks. A keystroke aborts the request in flight (the
  *   server sees the client leave and stops its rg), and an answer that still arrives for an
  *   older search is dropped by its sequence number. The panel is `aria-busy` from the keystroke
  *   until the answer for the text in the box is shown, and the status line says "Searching…"
@@ -75,7 +75,7 @@ export interface IQuery {
 
 export type Scope = 'sources' | 'outputs' | 'all';
 
-export const DEBOUNCE_MS = 300;
+export const DEBOUNCE_MS = 200;
 
 /** Characters of a line shown before its first match when the panel's width is not known. */
 const LEAD = 24;

@@ -192,7 +192,7 @@ def test_a_search_running_over_a_second_can_be_stopped(page, lab):
     page.evaluate(HELD_FETCH)
     stop = panel.locator(".dsh-sb-stop")
     panel.locator(".dsh-sb-pattern").fill("held")
-    page.wait_for_timeout(900)  # 300 ms of typing pause, then under a second of searching
+    page.wait_for_timeout(900)  # 200 ms of typing pause, then under a second of searching
     expect()(stop).to_be_hidden()
     expect()(stop).to_be_visible(timeout=3_000)
     page.wait_for_function("() => window.__progressAsks >= 1", timeout=5_000)  # it asks how far it got

@@ -367,7 +367,7 @@ def test_first_rows_beside_the_same_rest_call(page, lab):
         })"""
     )
     print(
-        f"\nfirst rows {shown_ms:.0f} ms after the last keystroke (300 ms of it the typing pause); "
+        f"\nfirst rows {shown_ms:.0f} ms after the last keystroke (200 ms of it the typing pause); "
         f"the same grep over REST {rest_ms:.0f} ms"
     )
     expect()(panel.locator(".dsh-sb-file").first).to_be_visible()
