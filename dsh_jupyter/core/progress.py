@@ -1,4 +1,4 @@
-"""How far the calls running now got, each seen only by the caller who started it.
+"""How far the calls running now got (and a search's first matches), each seen only by the caller who started it.
 
 Why it exists: a person's search panel shows "1,204 matches in 310 files so far" while its search
 runs, by asking about the call under a name of its own choosing (a progress id). A name a client
@@ -25,9 +25,14 @@ class Reporter:
     def __init__(self, board: ProgressBoard, key: tuple[str, str]) -> None:
         self._board, self._key = board, key
         self.text = ""
+        self.rows: list[dict] | None = None
 
     def report(self, text: str) -> None:
         self.text = text  # read by ``ProgressBoard.get``; a replaced entry is read by nobody
+
+    def preview(self, rows: list[dict]) -> None:
+        """A running search's first matches (``tools.grep.early``), read by ``ProgressBoard.rows``."""
+        self.rows = rows
 
     def end(self) -> None:
         self._board._forget(self._key, self)
@@ -63,6 +68,14 @@ class ProgressBoard:
         if reporter is None:
             return False, None
         return True, reporter.text or None
+
+    def rows(self, identity: str | None, progress_id: str) -> list[dict] | None:
+        """The first matches ``identity``'s running call under ``progress_id`` reported; None if none."""
+        if identity is None:
+            return None
+        with self._lock:
+            reporter = self._running.get((identity, progress_id))
+        return None if reporter is None else reporter.rows
 
     def _forget(self, key: tuple[str, str], reporter: Reporter) -> None:
         with self._lock:

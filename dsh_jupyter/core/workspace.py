@@ -10,6 +10,7 @@ same session name under two roots is two sessions (``state.session_key``).
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import logging
 import os
@@ -291,6 +292,7 @@ class Workspace:
         caller: Caller | None = None,
         admission: Admission | None = None,
         progress: Callable[[str], None] | None = None,
+        respect_ignore_files: bool | None = None,
     ) -> Result:
         """Run one tool call; the general form used by the REST, MCP and kernel surfaces.
 
@@ -301,6 +303,8 @@ class Workspace:
         (it waited for a free search slot) is answered ``SEARCH_ABORTED`` without running.
         Raises ``CallRefused`` only for a caller who may not write (see ``admit``, ``admit_session``).
         ``progress`` is told how far a long search got while it runs (``CallContext.progress``).
+        ``respect_ignore_files`` True or False searches this one call as that setting says (a
+        person's search panel asks for the workspace's ``.gitignore`` rules); None: the setting.
         """
         if admission is None:
             admission = self.admit(tool, session, caller or Caller(surface or self.surface, user))
@@ -330,6 +334,10 @@ class Workspace:
                     spill_owner=caller.quota_owner or user,
                 )
                 ctx.progress = progress
+                if admission.progress is not None:
+                    ctx.preview = admission.progress.preview
+                if respect_ignore_files is not None and respect_ignore_files != ctx.settings.respect_ignore_files:
+                    ctx.settings = dataclasses.replace(ctx.settings, respect_ignore_files=respect_ignore_files)
                 return ctx
 
             result = self._run(tool, args, session, call_id or uuid.uuid4().hex, context)
@@ -379,10 +387,16 @@ class Workspace:
 
     def call_progress(self, progress_id: str, caller: Caller | None = None) -> dict:
         """``{running, progress}`` of ``caller``'s call admitted with ``progress_id`` (``admit``):
-        whether it has not answered yet, and how far it got (None before its first report).
+        whether it has not answered yet, and how far it got (None before its first report); with
+        ``rows``, a running search's first matches, once it reported some (``tools.grep.early``).
         Another caller's call under the same id is not running, as far as this caller can tell."""
-        running, text = self.progress.get((caller or Caller(self.surface)).identity, progress_id)
-        return {"running": running, "progress": text}
+        identity = (caller or Caller(self.surface)).identity
+        running, text = self.progress.get(identity, progress_id)
+        rows = self.progress.rows(identity, progress_id) if running else None
+        answer: dict = {"running": running, "progress": text}
+        if rows is not None:
+            answer["rows"] = rows
+        return answer
 
     def cancel_running(self) -> int:
         """Cancel every call running now (a search kills its rg, as a caller who left does); the

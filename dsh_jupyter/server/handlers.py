@@ -271,7 +271,9 @@ class ToolCallHandler(DshHandler):
                 Codes.TOOL_UNKNOWN,
                 f'unknown tool "{name}"; available tools: ' + ", ".join(self.workspace.registry),
             )
-        session, args, include_images, progress_id = parse_tool_body(self.json_body())
+        body = self.json_body()
+        session, args, include_images, progress_id = parse_tool_body(body)
+        ignore_files = body.get("respect_ignore_files")
         caller = await self.caller("rest")
         try:  # no I/O: the wait starts; the progress id is kept for this caller from now on
             admission = self.workspace.admit(name, session, caller, progress_id)
@@ -284,6 +286,7 @@ class ToolCallHandler(DshHandler):
                 args,
                 cancel=self.cancel,
                 admission=admission,
+                respect_ignore_files=ignore_files,
                 pool="dsh_jupyter_search_executor" if admission.searches else "dsh_jupyter_executor",
             )
         finally:
@@ -306,11 +309,15 @@ class ProgressHandler(DshHandler):
 
 
 def parse_tool_body(body: dict) -> tuple[str | None, dict, bool, str | None]:
-    extra = sorted(set(body) - {"session", "args", "include_images", "progress_id"})
+    extra = sorted(set(body) - {"session", "args", "include_images", "progress_id", "respect_ignore_files"})
     if extra:
         raise ApiError(
-            400, "BODY_INVALID", f'unknown field "{extra[0]}" (expected session, args, include_images, progress_id)'
+            400,
+            "BODY_INVALID",
+            f'unknown field "{extra[0]}" (expected session, args, include_images, progress_id, respect_ignore_files)',
         )
+    if not isinstance(body.get("respect_ignore_files", False), bool):
+        raise ApiError(400, "BODY_INVALID", "respect_ignore_files must be true or false")
     session, args, include_images = body.get("session"), body.get("args", {}), body.get("include_images", False)
     progress_id = body.get("progress_id")
     if progress_id is not None and not (isinstance(progress_id, str) and _PROGRESS_ID.match(progress_id)):

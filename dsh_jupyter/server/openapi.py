@@ -311,6 +311,11 @@ def _tool_operation(op_id: str, summary: str, args_schema: dict, description: st
                 "description": "A name the client picks for this call: while it runs, GET /progress/{id} says "
                 "how far a search got, to this caller only.",
             },
+            "respect_ignore_files": {
+                **_BOOL,
+                "description": "This call alone leaves out (true) or searches (false) what the workspace's "
+                ".gitignore and .ignore files name; left out, the setting respect_ignore_files holds.",
+            },
         },
         closed=True,
     )
@@ -476,9 +481,19 @@ def _record_paths() -> dict:
             ],
             "responses": {
                 "200": _json(
-                    _obj({"running": _BOOL, "progress": {**_STR, "nullable": True}}),
+                    _obj(
+                        {
+                            "running": _BOOL,
+                            "progress": {**_STR, "nullable": True},
+                            "rows": {
+                                "type": "array",
+                                "items": _obj({"path": _STR, "line": _INT, "text": _STR}, ("path", "line", "text")),
+                            },
+                        }
+                    ),
                     "running: the call has not answered yet; progress: e.g. '1,204 matches in 310 files so far' "
-                    "(null before the first report, or when not running).",
+                    "(null before the first report, or when not running); rows: a running search's first "
+                    "matches (at most 100), once it has some.",
                 ),
                 **_errors(403),
             },

@@ -106,24 +106,31 @@ async function request<T>(
 
 /**
  * Run one tool. `signal` aborts the request; the server then sees the client leave and stops
- * the call (a search kills its rg).
+ * the call (a search kills its rg). `options` are further fields of the request's body
+ * (`respect_ignore_files`: this call honours the workspace's .gitignore files).
  */
 export function callTool<V = any>(
   name: string,
   args: Record<string, unknown>,
   session?: string,
   signal?: AbortSignal,
-  progressId?: string
+  progressId?: string,
+  options?: { respect_ignore_files?: boolean }
 ): Promise<IToolResult<V>> {
-  const body: Record<string, unknown> = session ? { session, args } : { args };
+  const body: Record<string, unknown> = session ? { session, args, ...options } : { args, ...options };
   if (progressId) {
     body.progress_id = progressId; // while it runs, progress(progressId) says how far it got
   }
   return request<IToolResult<V>>('POST', `tools/${encodeURIComponent(name)}`, body, signal);
 }
 
-/** How far a call posted with this progress id got: `{running, progress}` ("… so far" or null). */
-export function progress(progressId: string): Promise<{ running: boolean; progress: string | null }> {
+/**
+ * How far a call posted with this progress id got: `{running, progress}` ("… so far" or null);
+ * a search's first matches as `rows` once rg has written some.
+ */
+export function progress(
+  progressId: string
+): Promise<{ running: boolean; progress: string | null; rows?: { path: string; line: number; text: string }[] }> {
   return request('GET', `progress/${encodeURIComponent(progressId)}`);
 }
 

@@ -1,6 +1,7 @@
 /**
- * Opening a search hit: a file in JupyterLab's editor with the cursor on the line and the match
- * selected; a notebook with the matching cell active and scrolled into view.
+ * Opening a search hit: a file in JupyterLab's editor with the cursor on the line, the match
+ * selected and scrolled to the middle of the editor (not its bottom edge); a notebook with the
+ * matching cell active and scrolled into view.
  */
 
 import { IDocumentManager } from '@jupyterlab/docmanager';
@@ -57,7 +58,26 @@ export async function openTarget(docManager: IDocumentManager, target: ITarget):
   const editor = (widget as any).content?.editor;
   if (editor && typeof editor.setSelection === 'function') {
     editor.setSelection({ start: { line, column: start }, end: { line, column: end } });
-    editor.revealPosition?.({ line, column: start });
+    if (!centre(editor, line, start)) {
+      editor.revealPosition?.({ line, column: start });
+    }
     editor.focus?.();
   }
+}
+
+/**
+ * Scroll CodeMirror's view so that the line is in the middle of the editor (JupyterLab's own
+ * `revealPosition` scrolls it just into view, at the bottom edge). The effect is made by the
+ * view's own class, so no second copy of CodeMirror is bundled. False when the editor is not
+ * a CodeMirror 6 view.
+ */
+function centre(editor: any, line: number, column: number): boolean {
+  const view = editor.editor;
+  const scrollIntoView = view?.constructor?.scrollIntoView;
+  if (typeof scrollIntoView !== 'function' || typeof editor.getOffsetAt !== 'function') {
+    return false;
+  }
+  const offset = editor.getOffsetAt({ line, column });
+  view.dispatch({ effects: scrollIntoView(offset, { y: 'center' }) });
+  return true;
 }

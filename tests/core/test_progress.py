@@ -6,6 +6,7 @@ here each rule is checked where it is decided, and a real search reports into it
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -88,3 +89,57 @@ def test_a_refused_call_keeps_no_progress(make_ws):
     with pytest.raises(CallRefused):  # bob may not create sessions
         ws.call("list", {}, admission=admission)
     assert len(ws.progress) == 0 and ws.session_info("brand-new") is None
+
+
+def _recording(admission) -> list:
+    """The rows a call's first-matches reports carried, in order (each report's whole list)."""
+    seen: list = []
+    assert admission.progress is not None
+    real = admission.progress.preview
+
+    def record(rows):
+        seen.append(rows)
+        real(rows)
+
+    admission.progress.preview = record
+    return seen
+
+
+def test_a_search_reports_its_first_matches_while_it_runs(make_ws, root, tree, monkeypatch):
+    monkeypatch.setattr(grep_tool, "PROGRESS_EVERY_S", 0.0)  # tell at every piece rg writes
+    tree(root, {f"d{d}": {f"f{i:03d}.txt": "x\nneedle here\n" * 3 for i in range(200)} for d in range(10)})
+    ws = make_ws()
+    admission = ws.admit("grep", "default", BOB, progress_id="p")
+    seen = _recording(admission)
+    result = ws.call("grep", {"pattern": "needle"}, admission=admission)
+    assert result.value["totalMatches"] == 6000
+    assert seen, "no early rows were reported"
+    first = seen[0]
+    assert 0 < len(first) <= 100
+    assert all(set(row) == {"path", "line", "text"} for row in first)
+    assert all(row["text"] == "needle here" and row["line"] in (2, 4, 6) for row in first)
+    assert all(re.fullmatch(r"d\d/f\d{3}\.txt", row["path"]) for row in first)
+    assert max(len(rows) for rows in seen) <= 100
+    assert ws.call_progress("p", BOB) == {"running": False, "progress": None}  # forgotten, rows too
+
+
+def test_early_rows_leave_out_what_the_answer_leaves_out(make_ws, root, tree, tmp_path, monkeypatch):
+    """A protected file linked into the workspace, a VCS folder and a folder holding glob syntax
+    that is protected: none of their lines is shown early, as none is in the answer."""
+    monkeypatch.setattr(grep_tool, "PROGRESS_EVERY_S", 0.0)
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    token_file = runtime / "jpserver-77.json"
+    token_file.write_text('{"token": "needle secret"}\n')
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    tree(root, {f"f{i:03d}.txt": "needle\n" for i in range(50)})  # every file's rows fit in the early ones
+    tree(root, {".git/config": "needle in git\n", "a/b": {}})
+    os.link(token_file, root / "a" / "innocent.json")
+    ws = make_ws(allow_hidden=True)
+    admission = ws.admit("grep", "default", BOB, progress_id="p")
+    seen = _recording(admission)
+    result = ws.call("grep", {"pattern": "needle"}, admission=admission)
+    assert result.value["filesTotal"] == 50
+    shown = {row["path"] for rows in seen for row in rows}
+    # every file but the one rg wrote last (whole only when rg ends): the linked file is not there
+    assert len(shown) >= 49 and shown <= {f"f{i:03d}.txt" for i in range(50)}, shown

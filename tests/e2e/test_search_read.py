@@ -140,11 +140,13 @@ def test_grep_toolbar_case_mode_and_context(page, lab):
     run_notebook(page, lab, "refine.ipynb")
     w = widget(page, 0)
     expect()(w.locator(".dsh-notice")).to_have_text("No matches found")  # case-sensitive: no "todo"
-    case = w.locator(".dsh-case")
-    expect()(case).to_have_attribute("aria-pressed", "false")
+    case = w.locator(".dsh-case")  # Aa pressed: match case, as in JupyterLab's own search
+    expect()(case).to_have_attribute("aria-pressed", "true")
+    expect()(case).to_have_attribute("title", "Match case (on: click to match letters in any case)")
     case.click()
     expect()(w.locator(".dsh-search-header")).to_have_text("Found 5 matches")
-    expect()(w.locator(".dsh-case")).to_have_attribute("aria-pressed", "true")
+    expect()(w.locator(".dsh-case")).to_have_attribute("aria-pressed", "false")
+    expect()(w.locator(".dsh-case")).to_have_attribute("title", "Match case (off: letters match in any case)")
     w.locator(".dsh-mode").select_option("files_with_matches")
     expect()(w.locator(".dsh-search-header")).to_have_text("Found 5 matches in 3 files, in path order")
     heads = w.locator(".dsh-group-head")

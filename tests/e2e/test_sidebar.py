@@ -24,6 +24,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PANEL = '[id="dsh-jupyter:sidebar"]'
 SIDEBAR_SESSION = "jupyterlab-sidebar"
+IGNORED = (
+    "(Files named by .gitignore or .ignore rules were not searched (setting respect_ignore_files); "
+    "grep such a file by its path to search it anyway.)\n\n"
+)
 
 
 def open_sidebar(page, lab):
@@ -106,14 +110,16 @@ def test_search_groups_matches_by_file_with_counts_and_the_footer(page, lab, scr
     screenshot(page, panel, screenshot_dir / "sidebar.png")
 
     search(panel, "log line", include="")  # 3000 matches: pages of 250 in path order, the tool's footer
-    expect()(status(panel)).to_have_text("3000 matches in 1 file")
+    expect()(status(panel)).to_have_text("3,000 matches in 1 file — showing 1–250")
     footer = panel.locator(".dsh-sb-footer")
-    expect()(footer).to_have_text("(Showing matches 1-250 of 3000 in path order. Use offset=251 to continue.)")
+    # the tool's own footer, as the model reads it (the panel asks for the .gitignore rules)
+    expect()(footer).to_have_text(IGNORED + "(Showing matches 1-250 of 3000 in path order. Use offset=251 to continue.)")
     expect()(panel.locator(".dsh-sb-match")).to_have_count(250)
     expect()(panel.locator(".dsh-sb-prev")).to_be_disabled()
     panel.locator(".dsh-sb-next").click()
     settle(panel)
-    expect()(footer).to_have_text("(Showing matches 251-500 of 3000 in path order. Use offset=501 to continue.)")
+    expect()(footer).to_have_text(IGNORED + "(Showing matches 251-500 of 3000 in path order. Use offset=501 to continue.)")
+    expect()(status(panel)).to_have_text("3,000 matches in 1 file — showing 251–500")
     expect()(panel.locator(".dsh-sb-match").first).to_have_attribute("data-line", "251")
     panel.locator(".dsh-sb-prev").click()
     settle(panel)
@@ -186,7 +192,7 @@ def test_a_search_running_over_a_second_can_be_stopped(page, lab):
     page.evaluate(HELD_FETCH)
     stop = panel.locator(".dsh-sb-stop")
     panel.locator(".dsh-sb-pattern").fill("held")
-    page.wait_for_timeout(900)  # 300 ms of typing pause, then under a second of searching
+    page.wait_for_timeout(900)  # 200 ms of typing pause, then under a second of searching
     expect()(stop).to_be_hidden()
     expect()(stop).to_be_visible(timeout=3_000)
     page.wait_for_function("() => window.__progressAsks >= 1", timeout=5_000)  # it asks how far it got

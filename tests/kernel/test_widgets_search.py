@@ -7,6 +7,7 @@ Requests are sent as the browser sends them (``act``); the helpers are the listi
 from __future__ import annotations
 
 import os
+import re
 
 from dsh_jupyter.kernel.results import calls_info
 from dsh_jupyter.kernel.widgets import CallLogView, GlobView, GrepView, SpillsView, SpillView, view_for
@@ -289,3 +290,27 @@ def test_spills_are_named_by_their_query_and_open(make_ws, big):
     act(view, "open", index=0)
     assert isinstance(view.opened.total, int) and view.panel["anchor"] == "spill:0"
     assert view.panel["name"] == "glob '*.txt' big"
+
+
+def test_grep_counts_beside_the_title_say_what_they_are(make_ws, root, tree):
+    """The summary beside the grep widget's title: the Workspace panel's words, with separators and
+    plurals; the model's header stays verbatim."""
+    tree(root, {"one.txt": "needle\n", **{f"many/f{i:04d}.txt": "hay needle\n" * 2 for i in range(1100)}})
+    ws = make_ws(grep_max_matches=250)
+    one = view_for(shown(ws, "grep", pattern="needle", path="one.txt"))
+    assert (one.summary, one.header) == ("1 match in 1 file", "Found 1 match")
+    sampled = view_for(shown(ws, "grep", pattern="needle", path="many"))
+    assert sampled.summary == "2,200 matches in 1,100 files — showing 250, sampled across files"
+    assert sampled.header == "Found 250 of 2200 matches"
+    page = view_for(shown(ws, "grep", pattern="needle", path="many", offset=251))
+    assert page.summary == "2,200 matches in 1,100 files — showing 251–500"
+    files = view_for(shown(ws, "grep", pattern="needle", path="many", output_mode="files_with_matches"))
+    assert files.summary == "2,200 matches in 1,100 files — showing files 1–250"
+    none = view_for(shown(ws, "grep", pattern="absent", path="many"))
+    assert none.summary == "No matches"
+    cut = make_ws(raw_output_max_bytes=20_000)
+    partial = view_for(shown(cut, "grep", pattern="needle", path="many", offset=1))
+    assert re.fullmatch(
+        r"at least [\d,]+ matches in [\d,]+\+ files — stopped at the output limit \(20,000 bytes of matches\)",
+        partial.summary,
+    ), partial.summary

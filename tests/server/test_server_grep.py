@@ -106,3 +106,33 @@ async def test_rest_grep_searches_notebook_outputs_when_asked(tool, api, jp_root
     refused = await tool("grep", session="o", pattern="step", notebook_scope="cells")
     assert refused["isError"] is True
     assert refused["text"] == "Error: notebook_scope must be one of sources, outputs, all"
+
+
+async def test_rest_grep_honours_gitignore_for_one_call_when_asked(api, tree, jp_root_dir):
+    """A person's search panel asks for the workspace's .gitignore rules call by call; without the
+    field the setting (off) holds, and a field that is not true or false is refused."""
+    tree(jp_root_dir / "g", {".gitignore": "node_modules/\n", "a.py": "needle\n", "node_modules/m.js": "needle\n"})
+
+    async def grep(**extra):
+        status, data = await api(
+            "POST", "tools", "grep", body={"session": "i", "args": {"pattern": "needle", "path": "g"}, **extra}
+        )
+        return status, data
+
+    _, plain = await grep()
+    assert [m["path"] for m in plain["value"]["matches"]] == ["g/a.py", "g/node_modules/m.js"]
+    _, honoured = await grep(respect_ignore_files=True)
+    assert [m["path"] for m in honoured["value"]["matches"]] == ["g/a.py"]
+    assert honoured["value"]["ignoreFiles"] is True
+    assert honoured["text"].endswith(
+        "(Files named by .gitignore or .ignore rules were not searched (setting respect_ignore_files); "
+        "grep such a file by its path to search it anyway.)"
+    )
+    _, after = await grep()  # the next call is back to the setting
+    assert len(after["value"]["matches"]) == 2
+    status, refused = await grep(respect_ignore_files="yes")
+    assert (status, refused["code"], refused["message"]) == (
+        400,
+        "BODY_INVALID",
+        "respect_ignore_files must be true or false",
+    )

@@ -48,3 +48,23 @@ async def test_a_bad_progress_id_is_refused(api, bad):
 
 async def test_an_unknown_progress_id_is_not_running(api):
     assert await api("GET", "progress", "nobody") == (200, {"running": False, "progress": None})
+
+
+async def test_a_search_shows_its_first_matches_to_its_caller_while_it_runs(api, monkeypatch):
+    monkeypatch.setattr(grep_tool, "PROGRESS_EVERY_S", 0.0)
+    body = {"args": {"pattern": "needle", "offset": 1}, "progress_id": "t-rows"}
+    call = asyncio.ensure_future(api("POST", "tools", "grep", body=body))
+    early = []
+    while not call.done():
+        _, data = await api("GET", "progress", "t-rows")
+        if data.get("rows"):
+            early = data["rows"]
+        await asyncio.sleep(0.001)
+    status, result = await call
+    assert status == 200 and result["value"]["totalMatches"] == 30_000
+    assert early, "no early rows were seen while the search ran"
+    assert 0 < len(early) <= 100
+    assert all(row["text"] == "needle" and row["line"] in (1, 2, 3) for row in early)
+    assert all(re.fullmatch(r"d\d\d/f\d{3}\.txt", row["path"]) for row in early)
+    _, after = await api("GET", "progress", "t-rows")
+    assert after == {"running": False, "progress": None}

@@ -158,6 +158,10 @@ class BlockStream:
         self._counts += counts
         self.matches += sum(counts)
 
+    def head(self, files: int) -> FileBlocks:
+        """The first ``files`` whole files read so far (a running search's first matches)."""
+        return FileBlocks(_decoded_paths(self._raw_paths[:files]), self._bodies[:files], self._counts[:files])
+
     @property
     def files(self) -> int:
         """Files whose matches were read so far (for progress)."""

@@ -55,6 +55,9 @@ class CallContext:
     # Told how far a long search got ("1,204 matches in 310 files so far"), every PROGRESS_EVERY_S
     # at most, for a caller that can show it while the call runs (the widgets); None: nobody asks.
     progress: Callable[[str], None] | None = None
+    # Told a running search's first matches (``grep.early``: rows ``{path, line, text}``), with
+    # its progress, for the caller who started it (a person's search panel); None: nobody asks.
+    preview: Callable[[list[dict]], None] | None = None
     # A view of saved results (a spill page, ``Workspace.spill_page``): a path that names none of
     # this session's saved results is not found, so no workspace file is read (or observed) there.
     saved_only: bool = False

@@ -21,7 +21,34 @@ from ...core.text.quoting import quote_name
 from .base import DshView
 from .windows import SpillWindow
 
-__all__ = ["GlobView", "GrepView", "group_paths", "query_name"]
+__all__ = ["GlobView", "GrepView", "grep_counts", "group_paths", "query_name"]
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def grep_counts(value: dict) -> str:
+    """A grep page's counts as a person reads them beside the title, in the Workspace panel's words:
+    the whole result (``4,163 matches in 1,463 files``), which part of it the page shows, or at
+    least how many a search stopped at the output limit found. The model's header stays as it is."""
+    total, files = value.get("totalMatches", 0), value.get("filesTotal", 0)
+    if not total:
+        return "No matches"
+    if "partialAfterBytes" in value:
+        return (
+            f"at least {_plural(total, 'match', 'matches')} in {files:,}+ files — stopped at the output limit "
+            f"({value['partialAfterBytes']:,} bytes of matches)"
+        )
+    whole = f"{_plural(total, 'match', 'matches')} in {_plural(files, 'file', 'files')}"
+    files_mode = "outputMode" in value  # a row per file
+    shown, of = (len(value.get("fileCounts") or []), files) if files_mode else (len(value["matches"]), total)
+    if shown >= of:
+        return whole
+    if value.get("sampled"):
+        return f"{whole} — showing {shown:,}, sampled across files"
+    first = value.get("offset", 1)
+    return f"{whole} — showing {'files ' if files_mode else ''}{first:,}–{first + shown - 1:,}"
 
 
 def group_paths(paths: list[str], root: str) -> dict[str, list[str]]:
@@ -182,7 +209,7 @@ class GrepView(_SearchView):
         self.model_text = result.text
         self.footer = result.footer()
         self.header = result.header()
-        self.summary = self.header or result.text.partition("\n")[0]
+        self.summary = grep_counts(value) if not result.is_error else result.text.partition("\n")[0]
         self.notice = "" if self.files else result.text.partition("\n")[0]
 
     def handlers(self) -> dict:

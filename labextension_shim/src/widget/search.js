@@ -124,9 +124,11 @@ function renderSearch(model, el, kind) {
     const options = model.get("options") || {};
     const refine = change => request("refine", { ...options, ...change }, {});
     const mode = options.output_mode || "content";
+    // Aa pressed means "match case", as in JupyterLab's own search and the Workspace panel
     const caseButton = h("button", {
-      class: "dsh-btn dsh-case", type: "button", "data-key": "case", "aria-pressed": options.ignore_case ? "true" : "false",
-      title: options.ignore_case ? "letters match in any case: click to match case" : "case must match: click to ignore case",
+      class: "dsh-btn dsh-case", type: "button", "data-key": "case", "aria-pressed": options.ignore_case ? "false" : "true",
+      "aria-label": "Match case",
+      title: options.ignore_case ? "Match case (off: letters match in any case)" : "Match case (on: click to match letters in any case)",
       onclick: () => refine({ ignore_case: !options.ignore_case }),
     }, "Aa");
     const modeSelect = h("select", {

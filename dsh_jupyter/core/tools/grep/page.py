@@ -45,6 +45,7 @@ def shape_grep(
     root_prefix: str,
     spans_of,
     pattern: str | None = None,
+    before: tuple[str, str | None] | None = None,
 ) -> bytes | None:
     """Fill ``value`` (counts, sampling, the page's ``matches``); return the spill's bytes when the
     result is over the cap, else None.
@@ -54,6 +55,10 @@ def shape_grep(
     the search root (the sampler groups by the next segment). ``spans_of`` finds the submatches
     of heading-form lines (``spans.line_records``) when the pattern is not a plain string;
     ``pattern`` is the one rg searched with (the value's own, or it with ``(?i)`` for ignore_case).
+
+    ``before`` (a search cut short, walked in path order): the last display path rg finished and
+    the first that may sort among the files it did not search (``cut.complete_before``); only
+    the paths up to the first and before the second are kept, so no page skips a matching file.
 
     ``value["outputMode"]`` other than content makes a page of files with their counts
     (``_shape_files``); ``value["offset"]`` makes a page of the path-ordered result from that
@@ -85,6 +90,9 @@ def shape_grep(
         keep = {p for p in keep if not VCS_IN_PATH.search(p)}
     if hidden:
         keep = set(drop_excluded(list(keep), excluded))
+    if before is not None:
+        last, unsearched = before
+        keep = {p for p in keep if p <= last and (unsearched is None or p < unsearched)}
     # rg searches files in parallel; a stable file order makes pages repeatable. Runs are sorted
     # by display path (stable: a file split over two runs keeps them in rg's order).
     order = sorted(range(len(shown)), key=shown.__getitem__)

@@ -10,6 +10,7 @@ and the spill.
 from __future__ import annotations
 
 import os
+import re
 import time
 from typing import Any
 
@@ -50,6 +51,8 @@ from ..spec import (
     value_schema,
 )
 from .context_lines import add_context
+from .cut import complete_before
+from .early import early_rows
 from .notebooks import NOT_NOTEBOOKS, SCOPES, NotebookListing, search_notebooks, searches_notebook_file
 from .page import preview_columns, shape_grep, without_preview
 from .spans import line_records
@@ -154,9 +157,12 @@ def _grep(
             if one_notebook:
                 outcome, found = RgOutcome(1, b"", ""), Matches([], [], [])
             else:
-                outcome, found = (_count if counting else _search)(ctx, root, flags)
+                early = early_rows(ctx, root, excluded)
+                outcome, found = _count(ctx, root, flags) if counting else _search(ctx, root, flags, early)
         finally:
             listing.wait()  # before the root's descriptor can close: its rg runs in that folder
+        # cut short (rg walked in path order): nothing after the first path it may not have searched
+        before = _complete_before(root, found) if outcome.overflow else None
         if root.is_dir and unfenced(ctx):
             with Rechecker(root.fd) as check:
                 found = _confirmed(check, found, ctx.settings.grep_max_line_bytes)
@@ -188,14 +194,35 @@ def _grep(
         def spans_of(lines: list[bytes]) -> list[bytes | None]:
             return line_records(ctx, root, search, lines)
 
+        if before is not None:  # as the page names paths
+            last, unsearched = before
+            before = (prefix + last, None if unsearched is None else prefix + unsearched)
         spill = shape_grep(
-            ctx, value, sources, strip, prefix, [root.prefix + rel for rel in excluded], root.prefix, spans_of, search
+            ctx,
+            value,
+            sources,
+            strip,
+            prefix,
+            [root.prefix + rel for rel in excluded],
+            root.prefix,
+            spans_of,
+            search,
+            before,
         )
         if around and value["matches"]:
             add_context(root, value["matches"], around, ctx.settings.grep_max_line_bytes)
         if spill is not None:
             value["spill"] = save_spill(ctx, "grep", spill, pattern)
         return value
+
+
+def _complete_before(root, found: FileBlocks | Matches) -> tuple[str, str | None] | None:
+    """For a search cut short in path order: the last file rg finished and the first path that
+    may sort among the files it did not search (``cut.complete_before``), relative to the root."""
+    if not root.is_dir or not isinstance(found, FileBlocks) or not found.paths:
+        return None
+    last = _relative(found.paths[-1])
+    return last, complete_before(root.fd, last)
 
 
 def _relative(path: str) -> str:
@@ -248,7 +275,7 @@ def _not_linked(fd: int, found: FileBlocks | Matches, linked: frozenset) -> File
 
 def _count(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlocks]:
     """The main search of files_with_matches and count: rg counts each file's matching lines."""
-    outcome = run_search(ctx, [*COUNT_FLAGS, *flags], "grep", root)
+    outcome = run_search(ctx, [*COUNT_FLAGS, *flags], "grep", root, consume=_counting(ctx))
     if outcome.returncode == 2 and not outcome.stdout and not file_errors(outcome):
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
     try:
@@ -257,7 +284,7 @@ def _count(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlo
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {exc}") from None
 
 
-def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBlocks | Matches]:
+def _search(ctx: CallContext, root, flags: list[str], early=None) -> tuple[RgOutcome, FileBlocks | Matches]:
     """The main search: heading form first, then the line form (``rg.lineform``), then
     ``--json``, each when the one before cannot be read for sure."""
     blocks = BlockStream()
@@ -269,17 +296,30 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
         [*HEADING_FLAGS, *columns, *flags],
         "grep",
         root,
-        consume=_reporting(ctx, blocks),
+        consume=_reporting(ctx, blocks, early),
         keep_stdout=False,
         cut_ok=True,
     )
     if outcome.overflow:
-        # Stopped at the raw-output guard: the files rg had finished by then make a page marked
-        # as partial (asking again in --json would only stop sooner).
-        cut = blocks.finish_cut()
-        if cut is None or not cut.paths:  # nothing finished, or nothing read for sure: no page
-            raise overflow_error(ctx, "grep")
-        return outcome, cut
+        # Stopped at the raw-output guard. rg searched on several threads, so the files finished
+        # by then are any subset: asked again walking in path order (one thread), the files it
+        # finishes are the first ones in that order, the same on every page (``cut_in_path_order``).
+        # Asking again in --json would only stop sooner.
+        blocks = BlockStream()
+        outcome = run_search(
+            ctx,
+            [*HEADING_FLAGS, *columns, "--sort=path", *flags],
+            "grep",
+            root,
+            consume=_reporting(ctx, blocks, early),
+            keep_stdout=False,
+            cut_ok=True,
+        )
+        if outcome.overflow:
+            cut = blocks.finish_cut()
+            if cut is None or not cut.paths:  # nothing finished, or nothing read for sure: no page
+                raise overflow_error(ctx, "grep")
+            return outcome, cut
     if outcome.returncode == 2 and not blocks.size and not file_errors(outcome):
         raise ToolError(Codes.SEARCH_FAILED, f"grep failed: {diagnostic(outcome)}")
     found = blocks.finish()
@@ -318,21 +358,60 @@ def _search(ctx: CallContext, root, flags: list[str]) -> tuple[RgOutcome, FileBl
 PROGRESS_EVERY_S = 0.5  # how often a long search tells ``ctx.progress`` how far it got
 
 
-def _reporting(ctx: CallContext, blocks: BlockStream):
-    """``blocks.feed``, telling ``ctx.progress`` how far the search got every PROGRESS_EVERY_S."""
-    if ctx.progress is None:
-        return blocks.feed
+def _reporting(ctx: CallContext, blocks: BlockStream, early=None):
+    """``blocks.feed``, telling ``ctx.progress`` how far the search got, and ``early``
+    (``early.early_rows``) its first matches, every PROGRESS_EVERY_S. A caller that asks for them
+    (``ctx.preview``: a person's panel polling its progress, never left blank) is told as soon as
+    rg has written a whole file's matches; one told by messages (a widget) only once the search
+    has run PROGRESS_EVERY_S, so a short search sends none."""
     tell = ctx.progress
-    due = [time.monotonic() + PROGRESS_EVERY_S]
+    if tell is None and early is None:
+        return blocks.feed
+    due = [0.0 if ctx.preview is not None else time.monotonic() + PROGRESS_EVERY_S]
 
     def feed(data: bytes) -> None:
         blocks.feed(data)
         now = time.monotonic()
-        if now >= due[0]:
+        if now >= due[0] and blocks.matches:
             due[0] = now + PROGRESS_EVERY_S
             files = blocks.files
+            if early is not None:
+                early(blocks)
+            if tell is not None:
+                tell(
+                    f"{blocks.matches:,} {'match' if blocks.matches == 1 else 'matches'} in {files:,} "
+                    f"{'file' if files == 1 else 'files'} so far"
+                )
+
+    return feed
+
+
+_COUNT_ROW = re.compile(rb"\0([0-9]+)\n")
+
+
+def _counting(ctx: CallContext):
+    """What reads rg's count rows as they come (``PATH NUL COUNT newline``) to tell
+    ``ctx.progress`` how far a counting search got, as ``_reporting`` does; None when nobody asks."""
+    tell = ctx.progress
+    if tell is None:
+        return None
+    due = [0.0 if ctx.preview is not None else time.monotonic() + PROGRESS_EVERY_S]
+    seen = [0, 0]  # files, matches
+    carry = [b""]  # a row cut between two pieces
+
+    def feed(data: bytes) -> None:
+        text = carry[0] + data
+        end = text.rfind(b"\n") + 1
+        carry[0] = text[end:]
+        counts = _COUNT_ROW.findall(text, 0, end)
+        seen[0] += len(counts)
+        seen[1] += sum(map(int, counts))
+        now = time.monotonic()
+        if now >= due[0] and seen[1]:
+            due[0] = now + PROGRESS_EVERY_S
+            files, matches = seen
             tell(
-                f"{blocks.matches:,} {'match' if blocks.matches == 1 else 'matches'} in {files:,} "
+                f"{matches:,} {'match' if matches == 1 else 'matches'} in {files:,} "
                 f"{'file' if files == 1 else 'files'} so far"
             )
 

@@ -990,3 +990,60 @@ def test_a_long_search_tells_how_far_it_got(root: Path, tmp_path: Path, monkeypa
     quiet: list[str] = []
     make(root, tmp_path).call("grep", {"pattern": "hit"}, progress=quiet.append)
     assert quiet == []  # a search this short says nothing
+
+
+def test_a_counting_search_tells_how_far_it_got(root: Path, tmp_path: Path, monkeypatch) -> None:
+    """files_with_matches and count read rg's count rows as they come (the panel's "count in every
+    file" says how far it got too)."""
+    from dsh_jupyter.core.tools.grep import tool as grep_tool
+
+    for i in range(300):
+        write(root, f"d{i % 7}/f{i:03d}.txt", "hit\n" * 3 + "miss\n")
+    monkeypatch.setattr(grep_tool, "PROGRESS_EVERY_S", 0.0)
+    told: list[str] = []
+    r = make(root, tmp_path).call("grep", {"pattern": "hit", "output_mode": "count"}, progress=told.append)
+    assert r.value["totalMatches"] == 900 and r.value["filesTotal"] == 300
+    assert told, "no progress was told"
+    pattern = re.compile(r"^([\d,]+) match(?:es)? in ([\d,]+) files? so far$")
+    seen = [tuple(int(n.replace(",", "")) for n in pattern.match(t).groups()) for t in told]
+    assert all(m == 3 * f for m, f in seen) and seen[-1][1] <= 300
+
+
+def test_a_search_stopped_by_the_output_guard_answers_files_in_path_order_with_none_skipped(
+    root: Path, tmp_path: Path
+) -> None:
+    # rg searches files on several threads: a search cut short held whichever files finished
+    # first, so page 1 "in path order" could leave out gen/file-00002.txt and the next page's
+    # totals differed. Cut short, the search is a prefix of the path order, the same every time.
+    for i in range(300):
+        write(root, f"gen/file-{i:05d}.txt", "hit and more text on the line\n" * 30)
+    ws = make(root, tmp_path, raw_output_max_bytes=60_000, grep_max_matches=100)
+    every = sorted(f"gen/file-{i:05d}.txt" for i in range(300))
+    totals = set()
+    for offset in (1, 101, 1, 201):
+        v = ws.run("grep", pattern="hit", offset=offset).value
+        assert v["partialAfterBytes"] == 60_000
+        totals.add((v["totalMatches"], v["filesTotal"]))
+        shown = list(dict.fromkeys(m["path"] for m in v["matches"]))
+        first = every.index(shown[0])
+        assert shown == every[first : first + len(shown)]
+    ((total, files),) = totals
+    assert 0 < files < 300 and total == 30 * files
+    first_page = ws.run("grep", pattern="hit", offset=1).value
+    assert first_page["matches"][0]["path"] == "gen/file-00000.txt"
+    assert [m["path"] for m in first_page["matches"][:61:30]] == every[:3]
+
+
+def test_a_search_cut_short_leaves_out_what_sorts_among_the_files_not_searched(root: Path, tmp_path: Path) -> None:
+    # rg walks a folder before a sibling whose name continues the folder's with a character
+    # sorting before "/" (gen/... before gen.txt); in path order gen.txt comes first. Cut inside
+    # gen/, gen.txt was not searched: what follows it in path order is left out with it.
+    for i in range(100):
+        write(root, f"gen/file-{i:05d}.txt", "hit and more text on the line\n" * 30)
+    write(root, "gen.txt", "hit\n")
+    write(root, "a.txt", "hit\n")
+    ws = make(root, tmp_path, raw_output_max_bytes=30_000, grep_max_matches=1000)
+    v = ws.run("grep", pattern="hit", offset=1).value
+    assert v["partialAfterBytes"] == 30_000
+    assert [m["path"] for m in v["matches"]] == ["a.txt"]
+    assert (v["totalMatches"], v["filesTotal"]) == (1, 1)
