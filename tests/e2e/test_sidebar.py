@@ -113,12 +113,16 @@ def test_search_groups_matches_by_file_with_counts_and_the_footer(page, lab, scr
     expect()(status(panel)).to_have_text("3,000 matches in 1 file — showing 1–250")
     footer = panel.locator(".dsh-sb-footer")
     # the tool's own footer, as the model reads it (the panel asks for the .gitignore rules)
-    expect()(footer).to_have_text(IGNORED + "(Showing matches 1-250 of 3000 in path order. Use offset=251 to continue.)")
+    expect()(footer).to_have_text(
+        IGNORED + "(Showing matches 1-250 of 3000 in path order. Use offset=251 to continue.)"
+    )
     expect()(panel.locator(".dsh-sb-match")).to_have_count(250)
     expect()(panel.locator(".dsh-sb-prev")).to_be_disabled()
     panel.locator(".dsh-sb-next").click()
     settle(panel)
-    expect()(footer).to_have_text(IGNORED + "(Showing matches 251-500 of 3000 in path order. Use offset=501 to continue.)")
+    expect()(footer).to_have_text(
+        IGNORED + "(Showing matches 251-500 of 3000 in path order. Use offset=501 to continue.)"
+    )
     expect()(status(panel)).to_have_text("3,000 matches in 1 file — showing 251–500")
     expect()(panel.locator(".dsh-sb-match").first).to_have_attribute("data-line", "251")
     panel.locator(".dsh-sb-prev").click()

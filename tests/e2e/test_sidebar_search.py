@@ -349,7 +349,11 @@ def test_first_rows_beside_the_same_rest_call(page, lab):
     code, _ = lab.request(
         "POST",
         "dsh/api/tools/grep",
-        {"session": "timing", "args": {"pattern": "hit", "ignore_case": True, "offset": 1}, "respect_ignore_files": True},
+        {
+            "session": "timing",
+            "args": {"pattern": "hit", "ignore_case": True, "offset": 1},
+            "respect_ignore_files": True,
+        },
     )
     rest_ms = (time.monotonic() - started) * 1000
     assert code == 200
