@@ -126,7 +126,14 @@ def test_the_headline_says_what_the_counts_are_in_every_state(page, lab, screens
     set_toggle(panel, "regex", True)  # failed: the tool's error under the headline
     search(panel, "(")
     expect()(status(panel)).to_have_text("Search failed")
-    expect()(panel.locator(".dsh-sb-error")).to_contain_text("Error: invalid pattern: rg: regex parse error")
+    error = panel.locator(".dsh-sb-error")
+    expect()(error).to_contain_text("Error: invalid pattern: regex parse error:")
+    # rg's diagram keeps its lines, in the code font
+    assert (
+        error.evaluate("el => el.innerText")
+        == "Error: invalid pattern: regex parse error:\n    (\nerror: unclosed group"
+    )
+    assert "monospace" in error.evaluate("el => getComputedStyle(el).fontFamily")
     set_toggle(panel, "regex", False)
 
 
