@@ -30,10 +30,12 @@ __all__ = [
     "create_file",
     "entry_details",
     "file_version",
+    "fsync_folder",
     "replace_file",
     "same_file",
     "scan_directory",
     "shown_link_target",
+    "write_beside",
 ]
 
 log = logging.getLogger(__name__)
@@ -221,6 +223,20 @@ def _fsync_folder(dir_fd: int) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def fsync_folder(dir_fd: int) -> None:
+    """Make the renames in the folder ``dir_fd`` durable (best effort)."""
+    _fsync_folder(dir_fd)
+
+
+def write_beside(dir_fd: int, name: str, data: bytes, old: os.stat_result) -> str:
+    """A whole, synced temporary file beside ``name`` holding ``data``, with the mode and (where
+    permitted) the owner and group of ``old``; its name. The caller renames it into place or
+    removes it (``state.journal``)."""
+    tmp, fd = _write_temp(dir_fd, name, data, old.st_mode, (old.st_uid, old.st_gid))
+    os.close(fd)
+    return tmp
 
 
 def _unlink_quietly(dir_fd: int, name: str) -> None:

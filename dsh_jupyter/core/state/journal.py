@@ -1,0 +1,120 @@
+"""The rename journal: a change to several files made all at once, or completed at the next start.
+
+Why it exists: ``replace`` changes many files in one call, and a process killed between two of
+its renames must not leave the workspace half-changed. So every new version is written whole
+and synced beside its file first (a temporary name), then the renames are recorded here, in the
+state file, and committed before the first of them. A journal that is still there when a
+``Workspace`` starts belongs to a process that died half-way: each of its files whose temporary
+file is still there and which still is the file the change was prepared over is renamed into
+place (the change is completed); a temporary file whose file changed meanwhile is removed.
+
+Identity: a file is named by ``identity`` (device, inode, size, modification time), what a rename
+keeps and a write moves.
+
+What it must never do: rename over a file other than the one the change was prepared over,
+follow a symlink on the way to a folder, or touch a journal of a process still running on this
+host (it may be between its two transactions).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+
+from ..fs.files import fsync_folder
+from .store import StateError, StateStore
+
+__all__ = ["identity", "open_folder", "recover"]
+
+log = logging.getLogger(__name__)
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def identity(st: os.stat_result) -> str:
+    """What names one version of a file across a rename: device, inode, size, modification time."""
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def open_folder(root_fd: int, rel: str) -> int:
+    """The folder ``rel`` (``""``: the root) opened beneath ``root_fd``, no symlink followed."""
+    fd = os.dup(root_fd)
+    for name in [p for p in rel.split("/") if p]:
+        if name in (".", ".."):
+            os.close(fd)
+            raise OSError(errno.EINVAL, "not a plain folder name", name)
+        try:
+            nxt = os.open(name, _DIR, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = nxt
+    return fd
+
+
+def _alive_here(pid: int, host: str) -> bool:
+    if host != os.uname().nodename or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _finish(root_fd: int, entries: list[tuple[str, str, str, str]]) -> tuple[int, int]:
+    """Each entry's temporary file renamed into place where its file is still the old one, else
+    removed; returns (renamed, dropped)."""
+    renamed = dropped = 0
+    for folder, name, tmp, old in entries:
+        try:
+            dir_fd = open_folder(root_fd, folder)
+        except OSError:
+            continue
+        try:
+            try:
+                os.stat(tmp, dir_fd=dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue  # renamed before the process died (or never written)
+            try:
+                current = identity(os.stat(name, dir_fd=dir_fd, follow_symlinks=False))
+            except FileNotFoundError:
+                current = None
+            if current == old:
+                os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+                renamed += 1
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=dir_fd)
+                dropped += 1
+            fsync_folder(dir_fd)
+        except OSError as exc:
+            log.warning("could not complete an interrupted change of %s/%s: %s", folder, name, exc)
+        finally:
+            os.close(dir_fd)
+    return renamed, dropped
+
+
+def recover(store: StateStore, root: str, root_fd: int) -> int:
+    """Complete the changes that processes which died left recorded below ``root``; how many."""
+    done = 0
+    try:
+        with store.write_gate() as gate:
+            for journal, (pid, host, entries) in gate.journals(root).items():
+                if _alive_here(pid, host):
+                    continue
+                renamed, dropped = _finish(root_fd, entries)
+                log.warning(
+                    "completed an interrupted replace below %s: %d files renamed into place, %d left as they were",
+                    root,
+                    renamed,
+                    dropped,
+                )
+                gate.drop_journal(journal)
+                done += 1
+    except StateError as exc:
+        log.warning("could not look for interrupted changes: %s", exc)
+    return done
