@@ -35,6 +35,7 @@ __all__ = [
     "same_file",
     "scan_directory",
     "shown_link_target",
+    "temp_name",
     "write_beside",
 ]
 
@@ -230,13 +231,17 @@ def fsync_folder(dir_fd: int) -> None:
     _fsync_folder(dir_fd)
 
 
-def write_beside(dir_fd: int, name: str, data: bytes, old: os.stat_result) -> str:
-    """A whole, synced temporary file beside ``name`` holding ``data``, with the mode and (where
-    permitted) the owner and group of ``old``; its name. The caller renames it into place or
-    removes it (``state.journal``)."""
-    tmp, fd = _write_temp(dir_fd, name, data, old.st_mode, (old.st_uid, old.st_gid))
+def temp_name(name: str) -> str:
+    """A fresh name for a temporary file beside ``name`` (hidden, random, ending ``.dsh-tmp``)."""
+    return _tmp_name(name)
+
+
+def write_beside(dir_fd: int, name: str, tmp: str, data: bytes, old: os.stat_result) -> None:
+    """A whole, synced temporary file ``tmp`` beside ``name`` holding ``data``, with the mode and
+    (where permitted) the owner and group of ``old``. The caller renames it into place or removes
+    it (``state.journal``)."""
+    _, fd = _write_temp(dir_fd, name, data, old.st_mode, (old.st_uid, old.st_gid), tmp=tmp)
     os.close(fd)
-    return tmp
 
 
 def _unlink_quietly(dir_fd: int, name: str) -> None:
@@ -247,10 +252,16 @@ def _unlink_quietly(dir_fd: int, name: str) -> None:
 
 
 def _write_temp(
-    dir_fd: int, name: str, data: bytes, mode: int | None, owner: tuple[int, int] | None, durable: bool = True
+    dir_fd: int,
+    name: str,
+    data: bytes,
+    mode: int | None,
+    owner: tuple[int, int] | None,
+    durable: bool = True,
+    tmp: str | None = None,
 ):
     """A fully written (and, when ``durable``, fsynced) temporary file beside ``name``: ``(tmp name, open fd)``."""
-    tmp = _tmp_name(name)
+    tmp = tmp or _tmp_name(name)
     # 0o666 through O_CREAT lets the process umask decide a new file's mode, as any editor does.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC | _NOFOLLOW, 0o666, dir_fd=dir_fd)
     try:

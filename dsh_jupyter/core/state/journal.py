@@ -1,10 +1,12 @@
 """The rename journal: a change to several files made all at once, or completed at the next start.
 
 Why it exists: ``replace`` changes many files in one call, and a process killed between two of
-its renames must not leave the workspace half-changed. So every new version is written whole
-and synced beside its file first (a temporary name), then the renames are recorded here, in the
-state file, and committed before the first of them. A journal that is still there when a
-``Workspace`` starts belongs to a process that died half-way: each of its files whose temporary
+its renames must not leave the workspace half-changed. So the renames are recorded here, in the
+state file, with the temporary names beside each file, and committed; then every new version is
+written whole and synced under its temporary name; then the journal is marked ready and
+committed, and only then does the first rename happen. A journal that is still there when a
+``Workspace`` starts belongs to a process that died half-way. Not ready: nothing was renamed,
+so its temporary files are removed (the change is rolled back). Ready: each file whose temporary
 file is still there and which still is the file the change was prepared over is renamed into
 place (the change is completed); a temporary file whose file changed meanwhile is removed.
 
@@ -65,9 +67,9 @@ def _alive_here(pid: int, host: str) -> bool:
     return True
 
 
-def _finish(root_fd: int, entries: list[tuple[str, str, str, str]]) -> tuple[int, int]:
-    """Each entry's temporary file renamed into place where its file is still the old one, else
-    removed; returns (renamed, dropped)."""
+def _finish(root_fd: int, entries: list[tuple[str, str, str, str]], ready: bool) -> tuple[int, int]:
+    """Each entry's temporary file renamed into place where the journal is ready and its file is
+    still the old one, else removed; returns (renamed, dropped)."""
     renamed = dropped = 0
     for folder, name, tmp, old in entries:
         try:
@@ -83,7 +85,7 @@ def _finish(root_fd: int, entries: list[tuple[str, str, str, str]]) -> tuple[int
                 current = identity(os.stat(name, dir_fd=dir_fd, follow_symlinks=False))
             except FileNotFoundError:
                 current = None
-            if current == old:
+            if ready and current == old:
                 os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
                 renamed += 1
             else:
@@ -103,10 +105,10 @@ def recover(store: StateStore, root: str, root_fd: int) -> int:
     done = 0
     try:
         with store.write_gate() as gate:
-            for journal, (pid, host, entries) in gate.journals(root).items():
+            for journal, (pid, host, ready, entries) in gate.journals(root).items():
                 if _alive_here(pid, host):
                     continue
-                renamed, dropped = _finish(root_fd, entries)
+                renamed, dropped = _finish(root_fd, entries, ready)
                 log.warning(
                     "completed an interrupted replace below %s: %d files renamed into place, %d left as they were",
                     root,

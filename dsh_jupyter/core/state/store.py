@@ -68,7 +68,7 @@ CREATE TABLE IF NOT EXISTS call_totals (read_only INTEGER PRIMARY KEY, bytes INT
 INSERT OR IGNORE INTO call_totals (read_only, bytes) VALUES (0, 0), (1, 0);
 CREATE TABLE IF NOT EXISTS rename_journal (
     journal TEXT NOT NULL, root TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, seq INTEGER NOT NULL,
-    folder TEXT NOT NULL, name TEXT NOT NULL, tmp TEXT NOT NULL, old TEXT NOT NULL,
+    folder TEXT NOT NULL, name TEXT NOT NULL, tmp TEXT NOT NULL, old TEXT NOT NULL, ready INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (journal, seq)) WITHOUT ROWID
 """
 
@@ -112,7 +112,7 @@ ALTER TABLE calls ADD COLUMN open TEXT
 _MIGRATE_4_TO_5 = """
 CREATE TABLE IF NOT EXISTS rename_journal (
     journal TEXT NOT NULL, root TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, seq INTEGER NOT NULL,
-    folder TEXT NOT NULL, name TEXT NOT NULL, tmp TEXT NOT NULL, old TEXT NOT NULL,
+    folder TEXT NOT NULL, name TEXT NOT NULL, tmp TEXT NOT NULL, old TEXT NOT NULL, ready INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (journal, seq)) WITHOUT ROWID
 """
 
@@ -305,25 +305,30 @@ class Gate:
                 [(journal, root, pid, host, i, *entry) for i, entry in enumerate(entries)],
             )
 
+    def journal_ready(self, journal: str) -> None:
+        """Mark the journal's temporary files as all written and synced: from now on it is completed."""
+        with _failures("mark a rename journal ready"):
+            self._live().execute("UPDATE rename_journal SET ready = 1 WHERE journal = ?", (journal,))
+
     def drop_journal(self, journal: str) -> None:
         with _failures("drop a rename journal"):
             self._live().execute("DELETE FROM rename_journal WHERE journal = ?", (journal,))
 
-    def journals(self, root: str) -> dict[str, tuple[int, str, list[tuple[str, str, str, str]]]]:
-        """The rename journals left below ``root``: id -> (pid, host, entries in order)."""
+    def journals(self, root: str) -> dict[str, tuple[int, str, bool, list[tuple[str, str, str, str]]]]:
+        """The rename journals left below ``root``: id -> (pid, host, ready, entries in order)."""
         with _failures("read the rename journals"):
             rows = (
                 self._live()
                 .execute(
-                    "SELECT journal, pid, host, folder, name, tmp, old FROM rename_journal WHERE root = ? "
+                    "SELECT journal, pid, host, ready, folder, name, tmp, old FROM rename_journal WHERE root = ? "
                     "ORDER BY journal, seq",
                     (root,),
                 )
                 .fetchall()
             )
-        out: dict[str, tuple[int, str, list[tuple[str, str, str, str]]]] = {}
-        for journal, pid, host, folder, name, tmp, old in rows:
-            out.setdefault(journal, (pid, host, []))[2].append((folder, name, tmp, old))
+        out: dict[str, tuple[int, str, bool, list[tuple[str, str, str, str]]]] = {}
+        for journal, pid, host, ready, folder, name, tmp, old in rows:
+            out.setdefault(journal, (pid, host, bool(ready), []))[3].append((folder, name, tmp, old))
         return out
 
 

@@ -7,16 +7,17 @@ How, in order:
    file never previewed or read, or changed since, refuses the whole call with the files named.
    Every new version is made and checked (a notebook parsed and validated).
 2. Inside the write gate: each file is looked at again beneath the search root; its version must
-   still be the one the new version was made from and the one the session observed. Every new
-   version is written whole and synced beside its file (``fs.files.write_beside``), then the
-   renames are recorded in the state file as one journal (``state.journal``) and committed.
-3. The gate is taken again at once, the files are looked at once more, and only then renamed
-   into place, one after the other; the new versions are recorded as this session's
-   observations and the journal is dropped, in the gate's last transaction.
+   still be the one the new version was made from and the one the session observed. The renames
+   are recorded in the state file as one journal (``state.journal``) and committed; every new
+   version is written whole and synced beside its file under the temporary name the journal
+   holds (``fs.files.write_beside``); the journal is marked ready and committed.
+3. The files are looked at once more, and only then renamed into place, one after the other;
+   the new versions are recorded as this session's observations and the journal is dropped, in
+   the gate's last transaction. (Each commit takes the gate again at once: ``Gate.checkpoint``.)
 
-A process killed after step 2 leaves the journal; the next ``Workspace`` to start completes it
-(every file renamed whose temporary file is still there and which is still the old version). A
-process killed before it leaves temporary files only, which nothing names and nothing reads.
+A process killed in step 2 leaves a journal that is not ready: the next ``Workspace`` to start
+removes its temporary files. Killed in step 3, a ready journal: the next start completes it
+(every file renamed whose temporary file is still there and which is still the old version).
 
 What it must never do: write a file before every new version is made and checked, rename a file
 that is not the version the session observed, or leave a file half-written.
@@ -30,11 +31,12 @@ import secrets
 from dataclasses import dataclass
 
 from ...errors import Codes, ToolError
-from ...fs.files import can_write, file_version, fsync_folder, write_beside
+from ...fs.files import can_write, file_version, fsync_folder, temp_name, write_beside
 from ...fs.rewrite import needs_in_place
 from ...notebooks.format import notebook_problem, parse_notebook, serialize_like, with_sources
 from ...state.gate import observation_key, state_unavailable
 from ...state.journal import identity, open_folder
+from ...text.quoting import in_message
 from ..context import CallContext
 from ..search.root import SearchRoot
 from .occurrences import FileHits, Found, Occurrence, path_tag
@@ -52,7 +54,7 @@ class Planned:
 
 
 def _names(paths: list[str]) -> str:
-    shown = ", ".join(paths[:10])
+    shown = ", ".join(in_message(p) for p in paths[:10])
     return shown + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
 
 
@@ -136,7 +138,7 @@ def _new_bytes(fh: FileHits, chosen: list[tuple[int | None, Occurrence]]) -> byt
     if problem is not None:
         raise ToolError(
             Codes.NOTEBOOK_INVALID,
-            f"cannot replace in {fh.display}: the result would not be a valid notebook: {problem}",
+            f"cannot replace in {in_message(fh.display)}: the result would not be a valid notebook: {problem}",
         )
     return serialize_like(data, fh.data)
 
@@ -229,6 +231,12 @@ def _folders(root: SearchRoot, planned: list[Planned]):
             os.close(fd)
 
 
+def _remove(fds: dict[str, int], planned: list[Planned], tmps: list[str]) -> None:
+    for p, tmp in zip(planned, tmps):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=fds[p.folder])
+
+
 def _current(fds: dict[str, int], p: Planned) -> os.stat_result | None:
     try:
         return os.stat(p.name, dir_fd=fds[p.folder], follow_symlinks=False)
@@ -254,32 +262,38 @@ def apply_planned(ctx: CallContext, root: SearchRoot, planned: list[Planned]) ->
             if seen != file_version(old):
                 stale.append(p.fh.display)
             elif not can_write(fds[p.folder], p.name, st):
-                raise ToolError(Codes.FS_PERMISSION_DENIED, f"cannot replace in {p.fh.display}: permission denied")
+                raise ToolError(
+                    Codes.FS_PERMISSION_DENIED, f"cannot replace in {in_message(p.fh.display)}: permission denied"
+                )
             elif needs_in_place(fds[p.folder], st):
                 raise ToolError(
                     Codes.FS_NOT_REGULAR_FILE,
-                    f"cannot replace in {p.fh.display}: it has other hard links or another owner; change it with edit",
+                    f"cannot replace in {in_message(p.fh.display)}: it has other hard links or another owner; "
+                    "change it with edit",
                 )
         if stale:
             raise _refuse_changed(stale)
-        tmps: list[str] = []
-        try:
-            for p in planned:
-                assert p.fh.st is not None
-                tmps.append(write_beside(fds[p.folder], p.name, p.data, p.fh.st))
-        except BaseException:
-            for p, tmp in zip(planned, tmps):
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp, dir_fd=fds[p.folder])
-            raise
         journal = secrets.token_hex(8)
+        tmps = [temp_name(p.name) for p in planned]
         entries = []
         for p, tmp in zip(planned, tmps):
             assert p.fh.st is not None
             folder = "/".join(x for x in (root_rel, p.folder) if x)
             entries.append((folder, p.name, tmp, identity(p.fh.st)))
         gate.add_journal(journal, journal_root, entries)
-        gate.checkpoint()  # the journal is durable before the first rename
+        gate.checkpoint()  # the temporary names are known before the first is written
+        try:
+            for p, tmp in zip(planned, tmps):
+                assert p.fh.st is not None
+                write_beside(fds[p.folder], p.name, tmp, p.data, p.fh.st)
+            gate.journal_ready(journal)
+            gate.checkpoint()  # every new version is whole and synced before the first rename
+        except BaseException:
+            _remove(fds, planned, tmps)
+            with contextlib.suppress(Exception):
+                gate.drop_journal(journal)
+                gate.checkpoint()
+            raise
         stale = []
         for p in planned:
             st = _current(fds, p)
@@ -287,9 +301,7 @@ def apply_planned(ctx: CallContext, root: SearchRoot, planned: list[Planned]) ->
             if st is None or identity(st) != identity(p.fh.st):
                 stale.append(p.fh.display)
         if stale:
-            for p, tmp in zip(planned, tmps):
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp, dir_fd=fds[p.folder])
+            _remove(fds, planned, tmps)
             gate.drop_journal(journal)
             gate.checkpoint()
             raise _refuse_changed(stale)

@@ -32,6 +32,7 @@ from ...fs.tree import proc_fd_path
 from ...notebooks.format import NotNotebook, parse_notebook
 from ...rg.recheck import Rechecker
 from ...rg.runner import memory_file
+from ...text.quoting import in_message
 from ..context import CallContext
 from ..grep.notebooks import NOT_NOTEBOOKS, NotebookListing, searches_notebook_file
 from ..search.flags import VCS_EXCLUDES, discovery_flags, exclusion_flags, hide_flags, user_exclusion_flags
@@ -228,7 +229,9 @@ def _read(root: SearchRoot, check: Rechecker, rel: str) -> tuple[bytes, os.stat_
 
 
 def _changed_while_searched(fh: FileHits) -> ToolError:
-    return ToolError(Codes.SEARCH_FAILED, f"replace failed: {fh.display} changed while it was searched; try again")
+    return ToolError(
+        Codes.SEARCH_FAILED, f"replace failed: {in_message(fh.display)} changed while it was searched; try again"
+    )
 
 
 def _load_checked(ctx: CallContext, root: SearchRoot, check: Rechecker, fh: FileHits) -> None:
