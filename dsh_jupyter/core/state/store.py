@@ -519,6 +519,14 @@ class StateStore:
         with _failures("read an observation"):
             return Gate(self._conn()).observed_version(session_id, real_path)
 
+    def observed_below(self, session_id: str, real_prefix: str) -> list[str]:
+        with _failures("read observations"):
+            return Gate(self._conn()).observed_below(session_id, real_prefix)
+
+    def journals(self, root: str) -> dict[str, tuple[int, str, bool, list[tuple[str, str, str, str]]]]:
+        """``Gate.journals``, read outside the gate."""
+        return Gate(self._conn()).journals(root)
+
     @contextmanager
     def write_gate(self) -> Iterator[Gate]:
         """Hold SQLite's write lock for one check-and-write, excluding writers in every process.

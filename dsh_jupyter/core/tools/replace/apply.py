@@ -29,6 +29,7 @@ import contextlib
 import os
 import secrets
 from dataclasses import dataclass
+from typing import cast
 
 from ...errors import Codes, ToolError
 from ...fs.files import can_write, file_version, fsync_folder, temp_name, write_beside
@@ -36,6 +37,7 @@ from ...fs.rewrite import needs_in_place
 from ...notebooks.format import notebook_problem, parse_notebook, serialize_like, with_sources
 from ...state.gate import observation_key, state_unavailable
 from ...state.journal import identity, open_folder
+from ...state.store import Gate
 from ...text.quoting import in_message
 from ..context import CallContext
 from ..search.root import SearchRoot
@@ -249,7 +251,8 @@ def apply_planned(ctx: CallContext, root: SearchRoot, planned: list[Planned]) ->
     shown = root.target.display
     journal_root = ctx.resolver.tree.real
     root_rel = ctx.resolver.tree.relative(root.real if root.is_dir else os.path.dirname(root.real)) or ""
-    with _folders(root, planned) as fds, ctx.changing("replace in", shown, lambda: []) as gate:
+    with _folders(root, planned) as fds, ctx.changing("replace in", shown, lambda: []) as held:
+        gate = cast(Gate, held)
         stale = []
         for p in planned:
             st = _current(fds, p)

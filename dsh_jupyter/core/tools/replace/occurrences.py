@@ -123,6 +123,8 @@ def _occurrences(line_no: int, offset: int, line: bytes, subs) -> list[Occurrenc
 
 
 def _search_args(pattern: str, replacement: str, literal: bool, ignore_case: bool) -> list[str]:
+    if literal:  # plain text both ways: a $ in the replacement is a $ ($$ to rg)
+        replacement = replacement.replace("$", "$$")
     flags = ["--json", f"--replace={replacement}"]
     if literal:
         flags.append("--fixed-strings")
@@ -289,9 +291,9 @@ def _notebook_hits(ctx: CallContext, root: SearchRoot, check: Rechecker, rels: l
         raise ToolError(Codes.SEARCH_FAILED, f"replace failed: {diagnostic(outcome)}")
     out: dict[str, FileHits] = {}
     for _path, _line_no, offset, line, subs in _records(outcome.stdout):
-        fh, cell, cell_start, source = owners[bisect.bisect_right(starts, offset) - 1]
+        fh, index, cell_start, source = owners[bisect.bisect_right(starts, offset) - 1]
         local = offset - cell_start
         line_no = source.count(b"\n", 0, local) + 1
-        fh.cells.setdefault(cell, []).extend(_occurrences(line_no, local, line, subs))
+        fh.cells.setdefault(index, []).extend(_occurrences(line_no, local, line, subs))
         out[fh.rel] = fh
     return [out[rel] for rel in sorted(out)]
