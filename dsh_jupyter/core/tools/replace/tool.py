@@ -63,6 +63,8 @@ def execute_replace(ctx: CallContext, args: dict) -> dict:
     literal = bool(args.get("literal", False))
     ignore_case = bool(args.get("ignore_case", False))
     wanted = args.get("occurrences")
+    if wanted == ["all"]:  # as %dsh gives it: --occurrences all
+        wanted = "all"
     if wanted is not None and args.get("offset") is not None:
         raise ToolError(Codes.ARGUMENT_INVALID, "offset pages a preview; it does not go with occurrences")
     if wanted is None and args.get("expected_count") is not None:

@@ -91,6 +91,12 @@ def test_applying_all_with_the_expected_count(files, ws):
     assert not ws.run("edit", file_path="c.md", old_string="twice", new_string="2x").is_error
 
 
+def test_all_as_a_list_of_one_is_all(files, ws):
+    ws.run("replace", pattern="load", replacement="read")
+    done = ws.run("replace", pattern="load", replacement="read", occurrences=["all"], expected_count=3)
+    assert done.text == 'Replaced 3 occurrences of "load" in 2 files:\nc.md: 2\npkg/a.py: 1'
+
+
 def test_a_wrong_expected_count_refuses_and_writes_nothing(files, ws):
     ws.run("replace", pattern="load", replacement="read")
     r = ws.run("replace", pattern="load", replacement="read", occurrences="all", expected_count=2)
