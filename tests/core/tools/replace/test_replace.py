@@ -241,3 +241,21 @@ def test_include_exclude_and_path_narrow_it(files, ws):
 def test_an_invalid_pattern_is_an_error(files, ws):
     r = ws.run("replace", pattern="(", replacement="x")
     assert r.is_error and r.value["code"] == "SEARCH_INVALID_PATTERN"
+
+
+def test_a_file_read_in_this_session_may_be_changed_without_a_preview(root, ws):
+    (root / "r.txt").write_text("alpha beta\n")
+    refused = ws.run("replace", pattern="alpha", replacement="gamma", occurrences="all", expected_count=1)
+    assert refused.text == 'Error: cannot replace in "r.txt": this session has not previewed or read it; preview first'
+    ws.run("read", file_path="r.txt")
+    done = ws.run("replace", pattern="alpha", replacement="gamma", occurrences="all", expected_count=1)
+    assert done.text == 'Replaced 1 occurrence of "alpha" in 1 file:\nr.txt: 1'
+    assert (root / "r.txt").read_text() == "gamma beta\n"
+
+
+def test_a_path_naming_one_file_changes_that_file(files, ws):
+    r = ws.run("replace", pattern="load", replacement="read", path="c.md")
+    assert r.value["totalOccurrences"] == 2 and {o["path"] for o in r.value["occurrences"]} == {"c.md"}
+    done = ws.run("replace", pattern="load", replacement="read", path="c.md", occurrences=[ids(r)[1]])
+    assert done.text == 'Replaced 1 occurrence of "load" in 1 file:\nc.md: 1'
+    assert (files / "c.md").read_text() == "use load() twice: read()\n"
