@@ -28,7 +28,7 @@ import os
 from ..fs.files import fsync_folder
 from .store import StateError, StateStore
 
-__all__ = ["identity", "open_folder", "recover"]
+__all__ = ["identity", "open_folder", "process_mark", "recover"]
 
 log = logging.getLogger(__name__)
 
@@ -55,16 +55,31 @@ def open_folder(root_fd: int, rel: str) -> int:
     return fd
 
 
-def _alive_here(pid: int, host: str) -> bool:
-    if host != os.uname().nodename or pid == os.getpid():
-        return False
+def process_mark(pid: int) -> str:
+    """What tells process ``pid`` from any other with that number: the host, this boot, and when
+    the process started (``/proc``); the host alone where there is no ``/proc``."""
+    host = os.uname().nodename
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            boot = f.read().strip()
+        with open(f"/proc/{pid}/stat") as f:
+            started = f.read().rpartition(")")[2].split()[19]
+    except (OSError, IndexError):
+        return host
+    return f"{host} {boot} {started}"
+
+
+def _alive(pid: int, mark: str) -> bool:
+    """Whether the process that recorded a journal still runs (then it is between its steps)."""
+    if mark.split(" ", 1)[0] != os.uname().nodename:
+        return False  # another host's journal (a shared state file): its renames are its own
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return process_mark(pid) == mark
 
 
 def _finish(root_fd: int, entries: list[tuple[str, str, str, str]], ready: bool) -> tuple[int, int]:
@@ -106,7 +121,7 @@ def recover(store: StateStore, root: str, root_fd: int) -> int:
     try:
         with store.write_gate() as gate:
             for journal, (pid, host, ready, entries) in gate.journals(root).items():
-                if _alive_here(pid, host):
+                if _alive(pid, host):
                     continue
                 renamed, dropped = _finish(root_fd, entries, ready)
                 log.warning(

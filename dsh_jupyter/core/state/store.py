@@ -295,9 +295,11 @@ class Gate:
             conn.execute("COMMIT")
             conn.execute("BEGIN IMMEDIATE")
 
-    def add_journal(self, journal: str, root: str, entries: list[tuple[str, str, str, str]]) -> None:
-        """Record the renames ``(folder, name, tmp, old identity)`` of one change below ``root``."""
-        pid, host = os.getpid(), os.uname().nodename
+    def add_journal(
+        self, journal: str, root: str, entries: list[tuple[str, str, str, str]], pid: int, host: str
+    ) -> None:
+        """Record the renames ``(folder, name, tmp, old identity)`` of one change below ``root``, made
+        by process ``pid`` (``host`` tells that process from a later one with the same number)."""
         with _failures("record a rename journal"):
             self._live().executemany(
                 "INSERT INTO rename_journal (journal, root, pid, host, seq, folder, name, tmp, old) "

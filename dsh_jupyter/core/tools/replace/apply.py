@@ -36,7 +36,7 @@ from ...fs.files import can_write, file_version, fsync_folder, temp_name, write_
 from ...fs.rewrite import needs_in_place
 from ...notebooks.format import notebook_problem, parse_notebook, serialize_like, with_sources
 from ...state.gate import observation_key, state_unavailable
-from ...state.journal import identity, open_folder
+from ...state.journal import identity, open_folder, process_mark
 from ...state.store import Gate
 from ...text.quoting import in_message
 from ..context import CallContext
@@ -283,7 +283,7 @@ def apply_planned(ctx: CallContext, root: SearchRoot, planned: list[Planned]) ->
             assert p.fh.st is not None
             folder = "/".join(x for x in (root_rel, p.folder) if x)
             entries.append((folder, p.name, tmp, identity(p.fh.st)))
-        gate.add_journal(journal, journal_root, entries)
+        gate.add_journal(journal, journal_root, entries, os.getpid(), process_mark(os.getpid()))
         gate.checkpoint()  # the temporary names are known before the first is written
         try:
             for p, tmp in zip(planned, tmps):

@@ -17,18 +17,16 @@ import pytest
 
 from dsh_jupyter.core.fs.files import temp_name
 from dsh_jupyter.core.notebooks.format import parse_notebook
-from dsh_jupyter.core.state.journal import identity
+from dsh_jupyter.core.state.journal import identity, process_mark
 from dsh_jupyter.core.state.store import StateStore
 
 
 def _journal(state: Path, root: Path, entries, ready: bool, pid: int = 999_999_999) -> None:
-    store = StateStore(state)
-    with store.write_gate() as gate:
-        gate.add_journal("j1", str(root), entries)
+    """A journal recorded by process ``pid`` (by default one that is gone)."""
+    with StateStore(state).write_gate() as gate:
+        gate.add_journal("j1", str(root), entries, pid, process_mark(pid))
         if ready:
             gate.journal_ready("j1")
-    # a process that is gone
-    store._conn().execute("UPDATE rename_journal SET pid = ?", (pid,))
 
 
 def _prepared(root: Path, rel: str, new: bytes) -> tuple[str, str, str, str]:
@@ -70,6 +68,23 @@ def test_a_file_changed_after_the_kill_is_left_as_it_is(root, state_file, make_w
     _journal(state_file, root, [entry], ready=True)
     make_ws()
     assert (root / "a.txt").read_text() == "someone else's\n" and not list(root.rglob("*.dsh-tmp"))
+
+
+def test_a_journal_of_this_very_process_is_left_alone(root, state_file, make_ws):
+    (root / "a.txt").write_text("old\n")
+    state_file.parent.mkdir(parents=True, exist_ok=True)
+    _journal(state_file, root, [_prepared(root, "a.txt", b"new\n")], ready=True, pid=os.getpid())
+    make_ws()  # another Workspace of this process: the journal may be another thread's, between its steps
+    assert (root / "a.txt").read_text() == "old\n" and StateStore(state_file).journals(str(root))
+
+
+def test_a_journal_whose_process_number_was_taken_by_another_process_is_completed(root, state_file, make_ws):
+    (root / "a.txt").write_text("old\n")
+    state_file.parent.mkdir(parents=True, exist_ok=True)
+    _journal(state_file, root, [_prepared(root, "a.txt", b"new\n")], ready=True, pid=os.getpid())
+    StateStore(state_file)._conn().execute("UPDATE rename_journal SET host = host || '0'")  # started at another time
+    make_ws()
+    assert (root / "a.txt").read_text() == "new\n" and not StateStore(state_file).journals(str(root))
 
 
 def test_a_journal_of_a_process_still_running_is_left_alone(root, state_file, make_ws):
