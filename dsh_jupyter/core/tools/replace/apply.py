@@ -6,18 +6,21 @@ How, in order:
    up in them, and each file's session observation is checked (the preview recorded it) -- a
    file never previewed or read, or changed since, refuses the whole call with the files named.
    Every new version is made and checked (a notebook parsed and validated).
-2. Inside the write gate: each file is looked at again beneath the search root; its version must
-   still be the one the new version was made from and the one the session observed. The renames
-   are recorded in the state file as one journal (``state.journal``) and committed; every new
-   version is written whole and synced beside its file under the temporary name the journal
-   holds (``fs.files.write_beside``); the journal is marked ready and committed.
-3. The files are looked at once more, and only then renamed into place, one after the other;
-   the new versions are recorded as this session's observations and the journal is dropped, in
-   the gate's last transaction. (Each commit takes the gate again at once: ``Gate.checkpoint``.)
+2. Inside the write gate, held briefly: each file is looked at again beneath the search root; its
+   version must still be the one the new version was made from and the one the session
+   observed, and a rename must be able to replace it. The renames are recorded in the state file
+   as one journal (``state.journal``), not ready yet, and committed.
+3. Outside the gate (other writers go on): every new version is written whole and synced beside
+   its file, under the temporary name the journal holds (``fs.files.write_beside``).
+4. Inside the gate again: the files are checked as in 2; the journal is marked ready and
+   committed (``Gate.checkpoint`` takes the gate again at once); the files are compared once
+   more and only then renamed into place, one after the other; the new versions are recorded as
+   this session's observations and the journal is dropped.
 
-A process killed in step 2 leaves a journal that is not ready: the next ``Workspace`` to start
-removes its temporary files. Killed in step 3, a ready journal: the next start completes it
-(every file renamed whose temporary file is still there and which is still the old version).
+A refusal at any step removes the temporary files and the journal. A process killed before the
+journal is ready leaves it not ready: the next ``Workspace`` to start removes its temporary
+files. Killed after: the next start completes it (every file renamed whose temporary file is
+still there and which is still the old version).
 
 What it must never do: write a file before every new version is made and checked, rename a file
 that is not the version the session observed, or leave a file half-written.
@@ -246,74 +249,91 @@ def _current(fds: dict[str, int], p: Planned) -> os.stat_result | None:
         return None
 
 
+def _check_gated(gate: Gate, ctx: CallContext, fds: dict[str, int], planned: list[Planned]) -> None:
+    """Inside the gate: every file still the version planned from and observed, and writable by a rename."""
+    stale = []
+    for p in planned:
+        st = _current(fds, p)
+        old = p.fh.st
+        assert old is not None
+        if st is None or file_version(st) != file_version(old):
+            stale.append(p.fh.display)
+            continue
+        if gate.observed_version(ctx.session_key, observation_key(p.fh.real)) != file_version(old):
+            stale.append(p.fh.display)
+        elif not can_write(fds[p.folder], p.name, st):
+            raise ToolError(
+                Codes.FS_PERMISSION_DENIED, f"cannot replace in {in_message(p.fh.display)}: permission denied"
+            )
+        elif needs_in_place(fds[p.folder], st):
+            raise ToolError(
+                Codes.FS_NOT_REGULAR_FILE,
+                f"cannot replace in {in_message(p.fh.display)}: it has other hard links or another owner; "
+                "change it with edit",
+            )
+    if stale:
+        raise _refuse_changed(stale)
+
+
+def _abandon(ctx: CallContext, shown: str, fds: dict[str, int], planned: list[Planned], tmps: list[str], journal: str):
+    """Remove the temporary files and drop the journal (best effort: the next start would)."""
+    _remove(fds, planned, tmps)
+    with contextlib.suppress(Exception), ctx.changing("replace in", shown, lambda: []) as held:
+        cast(Gate, held).drop_journal(journal)
+
+
 def apply_planned(ctx: CallContext, root: SearchRoot, planned: list[Planned]) -> None:
     """Write the planned versions, all or none (see the module's docstring)."""
     shown = root.target.display
     journal_root = ctx.resolver.tree.real
     root_rel = ctx.resolver.tree.relative(root.real if root.is_dir else os.path.dirname(root.real)) or ""
-    with _folders(root, planned) as fds, ctx.changing("replace in", shown, lambda: []) as held:
-        gate = cast(Gate, held)
-        stale = []
-        for p in planned:
-            st = _current(fds, p)
-            old = p.fh.st
-            assert old is not None
-            if st is None or file_version(st) != file_version(old):
-                stale.append(p.fh.display)
-                continue
-            seen = gate.observed_version(ctx.session_key, observation_key(p.fh.real))
-            if seen != file_version(old):
-                stale.append(p.fh.display)
-            elif not can_write(fds[p.folder], p.name, st):
-                raise ToolError(
-                    Codes.FS_PERMISSION_DENIED, f"cannot replace in {in_message(p.fh.display)}: permission denied"
-                )
-            elif needs_in_place(fds[p.folder], st):
-                raise ToolError(
-                    Codes.FS_NOT_REGULAR_FILE,
-                    f"cannot replace in {in_message(p.fh.display)}: it has other hard links or another owner; "
-                    "change it with edit",
-                )
-        if stale:
-            raise _refuse_changed(stale)
-        journal = secrets.token_hex(8)
-        tmps = [temp_name(p.name) for p in planned]
-        entries = []
-        for p, tmp in zip(planned, tmps):
-            assert p.fh.st is not None
-            folder = "/".join(x for x in (root_rel, p.folder) if x)
-            entries.append((folder, p.name, tmp, identity(p.fh.st)))
-        gate.add_journal(journal, journal_root, entries, os.getpid(), process_mark(os.getpid()))
-        gate.checkpoint()  # the temporary names are known before the first is written
+    journal = secrets.token_hex(8)
+    tmps = [temp_name(p.name) for p in planned]
+    with _folders(root, planned) as fds:
+        # 1. checked, and the journal recorded (not ready), in one short hold of the gate
+        with ctx.changing("replace in", shown, lambda: []) as held:
+            gate = cast(Gate, held)
+            _check_gated(gate, ctx, fds, planned)
+            entries = []
+            for p, tmp in zip(planned, tmps):
+                assert p.fh.st is not None
+                folder = "/".join(x for x in (root_rel, p.folder) if x)
+                entries.append((folder, p.name, tmp, identity(p.fh.st)))
+            gate.add_journal(journal, journal_root, entries, os.getpid(), process_mark(os.getpid()))
+        # 2. every new version written whole and synced, outside the gate (other writers go on)
         try:
             for p, tmp in zip(planned, tmps):
                 assert p.fh.st is not None
                 write_beside(fds[p.folder], p.name, tmp, p.data, p.fh.st)
-            gate.journal_ready(journal)
-            gate.checkpoint()  # every new version is whole and synced before the first rename
         except BaseException:
-            _remove(fds, planned, tmps)
-            with contextlib.suppress(Exception):
-                gate.drop_journal(journal)
-                gate.checkpoint()
+            _abandon(ctx, shown, fds, planned, tmps, journal)
             raise
-        stale = []
-        for p in planned:
-            st = _current(fds, p)
-            assert p.fh.st is not None
-            if st is None or identity(st) != identity(p.fh.st):
-                stale.append(p.fh.display)
-        if stale:
-            _remove(fds, planned, tmps)
-            gate.drop_journal(journal)
-            gate.checkpoint()
-            raise _refuse_changed(stale)
-        for p, tmp in zip(planned, tmps):
-            os.rename(tmp, p.name, src_dir_fd=fds[p.folder], dst_dir_fd=fds[p.folder])
-        for fd in fds.values():
-            fsync_folder(fd)
-        for p in planned:
-            st = _current(fds, p)
-            if st is not None:
-                gate.record_observation(ctx.session_key, observation_key(p.fh.real), file_version(st))
-        gate.drop_journal(journal)
+        # 3. checked again, the journal made ready and committed, then the renames
+        try:
+            with ctx.changing("replace in", shown, lambda: []) as held:
+                gate = cast(Gate, held)
+                _check_gated(gate, ctx, fds, planned)
+                gate.journal_ready(journal)
+                gate.checkpoint()  # every new version is whole and synced before the first rename
+                stale = []
+                for p in planned:
+                    st = _current(fds, p)
+                    assert p.fh.st is not None
+                    if st is None or identity(st) != identity(p.fh.st):
+                        stale.append(p.fh.display)
+                if stale:
+                    gate.drop_journal(journal)
+                    gate.checkpoint()
+                    raise _refuse_changed(stale)
+                for p, tmp in zip(planned, tmps):
+                    os.rename(tmp, p.name, src_dir_fd=fds[p.folder], dst_dir_fd=fds[p.folder])
+                for fd in fds.values():
+                    fsync_folder(fd)
+                for p in planned:
+                    st = _current(fds, p)
+                    if st is not None:
+                        gate.record_observation(ctx.session_key, observation_key(p.fh.real), file_version(st))
+                gate.drop_journal(journal)
+        except ToolError:
+            _abandon(ctx, shown, fds, planned, tmps, journal)
+            raise
