@@ -55,6 +55,12 @@ def _notes(value: dict) -> list[str]:
     if unreadable:
         verb = "was" if unreadable == 1 else "were"
         notes.append(f"({count(unreadable, 'file')} could not be read and {verb} left out.)")
+    too_large = value.get("tooLarge", 0)
+    if too_large:
+        verb = "was" if too_large == 1 else "were"
+        notes.append(
+            f"({count(too_large, 'file')} larger than edit_max_bytes {verb} left out (setting edit_max_bytes).)"
+        )
     if value.get("ignoreFiles"):
         notes.append(IGNORED)
     total, shown, first = value["totalOccurrences"], len(value["occurrences"]), value["offset"]

@@ -75,6 +75,7 @@ class FileHits:
 class Found:
     files: list[FileHits]
     unreadable: int = 0
+    too_large: int = 0  # files holding an occurrence, larger than edit_max_bytes: left out
 
     @property
     def total(self) -> int:
@@ -188,9 +189,9 @@ def find_occurrences(
         notebooks = [""] if one_notebook else []
     with Rechecker(root.fd) as check:
         for rel in sorted(hits):
-            _load_checked(ctx, root, check, hits[rel])
+            _load_checked(ctx, root, check, hits[rel], found)
         if notebooks:
-            for fh in _notebook_hits(ctx, root, check, notebooks, search):
+            for fh in _notebook_hits(ctx, root, check, notebooks, search, found):
                 hits[fh.rel] = fh
     if root.is_dir and unfenced(ctx):
         hits = {rel: fh for rel, fh in hits.items() if fh.st is not None}
@@ -216,12 +217,18 @@ def _file(root: SearchRoot, rel: str, notebook: bool) -> FileHits:
     return FileHits(rel, root.target.display, root.real, notebook)
 
 
-def _read(root: SearchRoot, check: Rechecker, rel: str) -> tuple[bytes, os.stat_result] | None:
+def _read(
+    root: SearchRoot, check: Rechecker, rel: str, limit: int
+) -> tuple[bytes, os.stat_result] | os.stat_result | None:
+    """The file's bytes and status; only its status when it is larger than ``limit``; None when
+    it is gone, not a regular file beneath the root, or changed while it was read."""
     fd = check.open_regular(rel) if root.is_dir else os.dup(root.fd)
     if fd is None:
         return None
     try:
         st = os.fstat(fd)
+        if st.st_size > limit:
+            return st
         data = pread_upto(fd, st.st_size)
         if len(data) != st.st_size or file_version(os.fstat(fd)) != file_version(st):
             return None
@@ -236,11 +243,14 @@ def _changed_while_searched(fh: FileHits) -> ToolError:
     )
 
 
-def _load_checked(ctx: CallContext, root: SearchRoot, check: Rechecker, fh: FileHits) -> None:
+def _load_checked(ctx: CallContext, root: SearchRoot, check: Rechecker, fh: FileHits, found: Found) -> None:
     """Read the file whole and check every occurrence rg reported against its bytes."""
-    got = _read(root, check, fh.rel)
+    got = _read(root, check, fh.rel, ctx.settings.edit_max_bytes)
     if got is None:
         return  # gone, or not a regular file beneath the root any more
+    if isinstance(got, os.stat_result):
+        found.too_large += 1
+        return
     data, st = got
     for o in fh.occurrences:
         if data[o.start : o.end] != o.match:
@@ -248,18 +258,23 @@ def _load_checked(ctx: CallContext, root: SearchRoot, check: Rechecker, fh: File
     fh.data, fh.st = data, st
 
 
-def _notebook_hits(ctx: CallContext, root: SearchRoot, check: Rechecker, rels: list[str], search: list[str]):
+def _notebook_hits(
+    ctx: CallContext, root: SearchRoot, check: Rechecker, rels: list[str], search: list[str], found: Found
+):
     """The occurrences in the cell sources of the notebooks ``rels``: one rg run over a text made
     of every cell's source, each occurrence mapped back to its notebook, cell and byte offset."""
-    limit = ctx.settings.notebook_max_bytes
+    limit = min(ctx.settings.edit_max_bytes, ctx.settings.notebook_max_bytes)
     fd = memory_file("dsh-replace-cells")
     owners: list[tuple[FileHits, int, int, bytes]] = []  # (notebook, cell, stream offset, source)
     starts: list[int] = []
     pos = 0
     try:
         for rel in rels:
-            got = _read(root, check, rel)
-            if got is None or got[1].st_size > limit:
+            got = _read(root, check, rel, limit)
+            if got is None:
+                continue
+            if isinstance(got, os.stat_result):  # its cells were not searched: said, whether or not they match
+                found.too_large += 1
                 continue
             data, st = got
             try:

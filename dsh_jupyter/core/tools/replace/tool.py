@@ -80,6 +80,8 @@ def execute_replace(ctx: CallContext, args: dict) -> dict:
             value["exclude"] = excludes
         if found.unreadable:
             value["unreadable"] = found.unreadable
+        if found.too_large:
+            value["tooLarge"] = found.too_large
         if ctx.settings.respect_ignore_files and root.is_dir:
             value["ignoreFiles"] = True
         if wanted is None:
@@ -142,6 +144,7 @@ REPLACE_OUTPUT = value_schema(
         "exclude": {"type": "array", "items": STRING},
         "ignoreFiles": BOOLEAN,
         "unreadable": INTEGER,
+        "tooLarge": INTEGER,
         "applied": BOOLEAN,
         "replacements": INTEGER,
         "changed": {

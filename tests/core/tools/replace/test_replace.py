@@ -259,3 +259,15 @@ def test_a_path_naming_one_file_changes_that_file(files, ws):
     done = ws.run("replace", pattern="load", replacement="read", path="c.md", occurrences=[ids(r)[1]])
     assert done.text == 'Replaced 1 occurrence of "load" in 1 file:\nc.md: 1'
     assert (files / "c.md").read_text() == "use load() twice: read()\n"
+
+
+def test_a_file_larger_than_edit_max_bytes_is_left_out_and_said(files, make_ws):
+    (files / "big.log").write_text("load\n" * 100)
+    ws = make_ws(edit_max_bytes=100)
+    r = ws.run("replace", pattern="load", replacement="read")
+    assert r.value["tooLarge"] == 1 and r.value["totalOccurrences"] == 3
+    assert r.value["footer"].startswith(
+        "(1 file larger than edit_max_bytes was left out (setting edit_max_bytes).)\n\n(Nothing was changed."
+    )
+    ws.run("replace", pattern="load", replacement="read", occurrences="all", expected_count=3)
+    assert (files / "big.log").read_text() == "load\n" * 100 and (files / "c.md").read_text().count("read") == 2
