@@ -161,6 +161,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dsh_jupyter.core.tools.glob",
             "dsh_jupyter.core.tools.find",
             "dsh_jupyter.core.tools.grep",
+            "dsh_jupyter.core.tools.replace",
             "dsh_jupyter.core.tools.cells",
         ),
     ),

@@ -20,6 +20,7 @@ from .tools.listing.list_dir import LIST_DIR
 from .tools.listing.tool import LIST
 from .tools.move.tool import MOVE
 from .tools.read.tool import READ
+from .tools.replace.tool import REPLACE
 from .tools.spec import ToolSpec
 from .tools.write.tool import WRITE
 
@@ -27,7 +28,7 @@ __all__ = ["TOOLS", "ToolSpec", "build_registry"]
 
 log = logging.getLogger(__name__)
 
-TOOLS: tuple[ToolSpec, ...] = (LIST, GLOB, FIND, GREP, READ, WRITE, EDIT, EDIT_CELLS, MOVE, LIST_DIR)
+TOOLS: tuple[ToolSpec, ...] = (LIST, GLOB, FIND, GREP, READ, WRITE, EDIT, EDIT_CELLS, REPLACE, MOVE, LIST_DIR)
 
 
 def build_registry(rg: str | None) -> dict[str, ToolSpec]:

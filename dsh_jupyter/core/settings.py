@@ -87,6 +87,21 @@ class Settings:
         "Paths one `find` page shows, best first; the footer names the total and the offset of the next page.",
         minimum=1,
     )
+    replace_max_results: int = setting(
+        100,
+        "int",
+        "Occurrences one `replace` preview page shows; a larger preview is saved whole to the spill store.",
+        minimum=1,
+    )
+    replace_max_files: int = setting(
+        2000, "int", "Files one `replace` call may change; a larger change is refused, naming the setting.", minimum=1
+    )
+    replace_max_occurrences: int = setting(
+        20_000,
+        "int",
+        "Occurrences one `replace` call may change; a larger change is refused, naming the setting.",
+        minimum=1,
+    )
     grep_max_matches: int = setting(
         250, "int", "Matches one `grep` page shows; a larger result is saved whole to the spill store.", minimum=1
     )

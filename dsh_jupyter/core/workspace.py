@@ -37,6 +37,7 @@ from .result import Result
 from .rg.fence import Fencing
 from .rg.runner import find_rg
 from .settings import ROOT_ENV, SPILL_ROOT_ENV, SettingsError, resolve_settings
+from .state.journal import recover as recover_renames
 from .state.spills import SpillLimits, SpillStore
 from .state.store import CallLogLimits, CallRecord, StateError, StateStore, session_key
 from .text.quoting import escape_surrogates, in_message
@@ -163,6 +164,8 @@ class Workspace:
         if self.store is not None:
             for copy, label in leftover_backups(backups_folder(self.state_path)):
                 log.warning("an interrupted write left the old content of %s in %s", label, copy)
+            # a replace that a killed process left half-way is completed before any call runs
+            recover_renames(self.store, self.resolver.tree.real, self.resolver.tree.fd)
         if surface not in SURFACES:
             raise SettingsError(f"surface must be one of {', '.join(SURFACES)}")
         self.surface = surface

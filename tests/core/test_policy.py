@@ -248,8 +248,8 @@ def test_a_reader_learns_the_modes_not_where_the_state_is(shared):
 
 def test_each_spec_says_whether_it_writes_or_searches(shared):
     server, _ = shared
-    assert {n for n, s in server.registry.items() if s.writes} == {"write", "edit", "edit_cells", "move"}
-    assert {n for n, s in server.registry.items() if s.searches} == {"glob", "find", "grep"}
+    assert {n for n, s in server.registry.items() if s.writes} == {"write", "edit", "edit_cells", "replace", "move"}
+    assert {n for n, s in server.registry.items() if s.searches} == {"glob", "find", "grep", "replace"}
     assert server.admit("grep", caller=READER).searches and not server.admit("read", caller=READER).searches
     assert server.admit("grep", caller=READER).spill_quota == 600
     assert server.admit("grep", caller=OWNER).spill_quota is None

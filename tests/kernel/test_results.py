@@ -18,6 +18,7 @@ FRAME_CASES = [
     ("glob", {"pattern": "*.py"}, ["path"], 2),
     ("find", {"query": "py"}, ["path"], 2),
     ("grep", {"pattern": "hello"}, ["path", "line", "text"], 4),
+    ("replace", {"pattern": "hello", "replacement": "bye"}, ["path", "line", "before", "after"], 4),
     ("read", {"file_path": "notes.txt"}, ["number", "text"], 3),
     ("list_dir", {"path": "src", "recursive": True}, ["entry"], 3),
     ("write", {"file_path": "w.txt", "content": "x"}, [], 0),
@@ -31,6 +32,7 @@ def test_frame_columns_per_tool(shell, tool, args, columns, rows):
         "glob": "glob *.py",
         "find": "find py",
         "grep": "grep hello",
+        "replace": "replace hello bye",
         "read": "read notes.txt",
         "list_dir": "list_dir src --recursive",
     }.get(tool)

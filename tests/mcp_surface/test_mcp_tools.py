@@ -29,6 +29,7 @@ TITLES = {
     "write": "Write file",
     "edit": "Edit file",
     "edit_cells": "Edit notebook cells",
+    "replace": "Replace across files",
     "move": "Move file or folder",
     "list_dir": "List folder (JSON)",
 }
@@ -133,6 +134,14 @@ def test_annotations_say_which_tools_change_files(mws):
     # edit_cells deletes cells and clears outputs: destructive; the same insert twice makes two cells
     assert got["edit_cells"] == {
         "title": "Edit notebook cells",
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    }
+    # replace changes many files at once: destructive; the same replace again may change them again
+    assert got["replace"] == {
+        "title": "Replace across files",
         "readOnlyHint": False,
         "destructiveHint": True,
         "idempotentHint": False,
@@ -356,6 +365,12 @@ def _successes(ws) -> list:
         ("edit", {"file_path": "new/created.txt", "old_string": "a", "new_string": "c"}),
         ("edit", {"file_path": "new/created.txt", "old_string": "\n", "new_string": "\r\n", "replace_all": True}),
         ("write", {"file_path": "new/created.txt", "content": ""}),
+        ("replace", {"pattern": "hello", "replacement": "hi", "path": "many"}),
+        (
+            "replace",
+            {"pattern": "hello", "replacement": "hi", "path": "many", "occurrences": "all", "expected_count": 12},
+        ),
+        ("replace", {"pattern": "nothing-matches-this", "replacement": "x"}),
         ("read", {"file_path": "new/created.txt"}),
         ("move", {"source": "new/created.txt", "destination": "moved/created.txt"}),
         ("move", {"source": "moved", "destination": "moved2"}),

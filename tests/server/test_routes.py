@@ -52,6 +52,7 @@ ARGS = {
     "edit": {"file_path": "notes.txt", "old_string": "first", "new_string": "gone"},
     "edit_cells": {"file_path": "nb.ipynb", "operations": [{"op": "clear_outputs"}]},
     "move": {"source": "notes.txt", "destination": "moved.txt"},
+    "replace": {"pattern": "e", "replacement": "E"},
 }
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INIT = {

@@ -520,3 +520,20 @@ async def test_edit_cells_goes_through_the_tab_that_has_the_notebook_open(api, j
         "Ask the person to save or close it, then read it again"
     )
     assert path.read_bytes() == saved
+
+
+async def test_replace_refuses_a_file_open_in_a_tab_and_changes_nothing(api, tool, jp_root_dir):
+    (jp_root_dir / "renames").mkdir()
+    for name in ("one.txt", "two.txt"):
+        (jp_root_dir / "renames" / name).write_text("alpha\n")
+    await report(api, new_page(), doc("renames/two.txt"))
+    preview = await tool("replace", pattern="alpha", replacement="beta", path="renames")
+    assert preview["value"]["totalOccurrences"] == 2
+    done = await tool(
+        "replace", pattern="alpha", replacement="beta", path="renames", occurrences="all", expected_count=2
+    )
+    assert done["isError"] and done["value"]["code"] == "FS_OPEN_CONFLICT"
+    assert (
+        done["text"] == 'Error: cannot replace in "renames/two.txt": open in JupyterLab; change it there or with edit'
+    )
+    assert [(jp_root_dir / "renames" / n).read_text() for n in ("one.txt", "two.txt")] == ["alpha\n", "alpha\n"]

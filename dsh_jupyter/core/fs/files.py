@@ -30,10 +30,13 @@ __all__ = [
     "create_file",
     "entry_details",
     "file_version",
+    "fsync_folder",
     "replace_file",
     "same_file",
     "scan_directory",
     "shown_link_target",
+    "temp_name",
+    "write_beside",
 ]
 
 log = logging.getLogger(__name__)
@@ -223,6 +226,24 @@ def _fsync_folder(dir_fd: int) -> None:
         os.close(fd)
 
 
+def fsync_folder(dir_fd: int) -> None:
+    """Make the renames in the folder ``dir_fd`` durable (best effort)."""
+    _fsync_folder(dir_fd)
+
+
+def temp_name(name: str) -> str:
+    """A fresh name for a temporary file beside ``name`` (hidden, random, ending ``.dsh-tmp``)."""
+    return _tmp_name(name)
+
+
+def write_beside(dir_fd: int, name: str, tmp: str, data: bytes, old: os.stat_result) -> None:
+    """A whole, synced temporary file ``tmp`` beside ``name`` holding ``data``, with the mode and
+    (where permitted) the owner and group of ``old``. The caller renames it into place or removes
+    it (``state.journal``)."""
+    _, fd = _write_temp(dir_fd, name, data, old.st_mode, (old.st_uid, old.st_gid), tmp=tmp)
+    os.close(fd)
+
+
 def _unlink_quietly(dir_fd: int, name: str) -> None:
     try:
         os.unlink(name, dir_fd=dir_fd)
@@ -231,10 +252,16 @@ def _unlink_quietly(dir_fd: int, name: str) -> None:
 
 
 def _write_temp(
-    dir_fd: int, name: str, data: bytes, mode: int | None, owner: tuple[int, int] | None, durable: bool = True
+    dir_fd: int,
+    name: str,
+    data: bytes,
+    mode: int | None,
+    owner: tuple[int, int] | None,
+    durable: bool = True,
+    tmp: str | None = None,
 ):
     """A fully written (and, when ``durable``, fsynced) temporary file beside ``name``: ``(tmp name, open fd)``."""
-    tmp = _tmp_name(name)
+    tmp = tmp or _tmp_name(name)
     # 0o666 through O_CREAT lets the process umask decide a new file's mode, as any editor does.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC | _NOFOLLOW, 0o666, dir_fd=dir_fd)
     try:

@@ -37,7 +37,7 @@ from ..locations import filesystem_of, is_network_filesystem
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_S = 10.0
 
 # A session is named within a workspace root: its ``key`` (``session_key(root, name)``) is what
@@ -65,7 +65,11 @@ CREATE TABLE IF NOT EXISTS calls (
 CREATE INDEX IF NOT EXISTS calls_by_session ON calls (session, seq);
 CREATE INDEX IF NOT EXISTS calls_by_class ON calls (read_only, seq);
 CREATE TABLE IF NOT EXISTS call_totals (read_only INTEGER PRIMARY KEY, bytes INTEGER NOT NULL);
-INSERT OR IGNORE INTO call_totals (read_only, bytes) VALUES (0, 0), (1, 0)
+INSERT OR IGNORE INTO call_totals (read_only, bytes) VALUES (0, 0), (1, 0);
+CREATE TABLE IF NOT EXISTS rename_journal (
+    journal TEXT NOT NULL, root TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, seq INTEGER NOT NULL,
+    folder TEXT NOT NULL, name TEXT NOT NULL, tmp TEXT NOT NULL, old TEXT NOT NULL, ready INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (journal, seq)) WITHOUT ROWID
 """
 
 # From version 1, where sessions were named without their root: the old rows are kept under a
@@ -101,6 +105,15 @@ INSERT OR IGNORE INTO call_totals (read_only, bytes) VALUES (0, (SELECT COALESCE
 # (``value["open"]``: shared, tab or unsaved), so a call log can mark it; NULL for the older ones.
 _MIGRATE_3_TO_4 = """
 ALTER TABLE calls ADD COLUMN open TEXT
+"""
+
+# From version 4: the renames of a change to several files (``replace``), recorded before the
+# first one so that a process killed half-way is completed at the next start (``state.journal``).
+_MIGRATE_4_TO_5 = """
+CREATE TABLE IF NOT EXISTS rename_journal (
+    journal TEXT NOT NULL, root TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, seq INTEGER NOT NULL,
+    folder TEXT NOT NULL, name TEXT NOT NULL, tmp TEXT NOT NULL, old TEXT NOT NULL, ready INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (journal, seq)) WITHOUT ROWID
 """
 
 _SESSION_INFO = """SELECT s.key, s.name, s.root, s.cwd, s.created, s.user,
@@ -260,6 +273,66 @@ class Gate:
             )
             return cursor.rowcount
 
+    def observed_below(self, session_id: str, real_prefix: str) -> list[str]:
+        """The paths ``session_id`` observed below the folder ``real_prefix``."""
+        below = real_prefix.rstrip("/") + "/"
+        with _failures("read observations"):
+            rows = (
+                self._live()
+                .execute(
+                    "SELECT real_path FROM observations WHERE session = ? AND substr(real_path, 1, ?) = ?",
+                    (session_id, len(below), below),
+                )
+                .fetchall()
+            )
+        return [row[0] for row in rows]
+
+    def checkpoint(self) -> None:
+        """Commit what the gate wrote so far and take the gate again: what was written before is
+        durable even if this process dies while it holds the gate after this."""
+        with _failures("commit the write gate"):
+            conn = self._live()
+            conn.execute("COMMIT")
+            conn.execute("BEGIN IMMEDIATE")
+
+    def add_journal(
+        self, journal: str, root: str, entries: list[tuple[str, str, str, str]], pid: int, host: str
+    ) -> None:
+        """Record the renames ``(folder, name, tmp, old identity)`` of one change below ``root``, made
+        by process ``pid`` (``host`` tells that process from a later one with the same number)."""
+        with _failures("record a rename journal"):
+            self._live().executemany(
+                "INSERT INTO rename_journal (journal, root, pid, host, seq, folder, name, tmp, old) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(journal, root, pid, host, i, *entry) for i, entry in enumerate(entries)],
+            )
+
+    def journal_ready(self, journal: str) -> None:
+        """Mark the journal's temporary files as all written and synced: from now on it is completed."""
+        with _failures("mark a rename journal ready"):
+            self._live().execute("UPDATE rename_journal SET ready = 1 WHERE journal = ?", (journal,))
+
+    def drop_journal(self, journal: str) -> None:
+        with _failures("drop a rename journal"):
+            self._live().execute("DELETE FROM rename_journal WHERE journal = ?", (journal,))
+
+    def journals(self, root: str) -> dict[str, tuple[int, str, bool, list[tuple[str, str, str, str]]]]:
+        """The rename journals left below ``root``: id -> (pid, host, ready, entries in order)."""
+        with _failures("read the rename journals"):
+            rows = (
+                self._live()
+                .execute(
+                    "SELECT journal, pid, host, ready, folder, name, tmp, old FROM rename_journal WHERE root = ? "
+                    "ORDER BY journal, seq",
+                    (root,),
+                )
+                .fetchall()
+            )
+        out: dict[str, tuple[int, str, bool, list[tuple[str, str, str, str]]]] = {}
+        for journal, pid, host, ready, folder, name, tmp, old in rows:
+            out.setdefault(journal, (pid, host, bool(ready), []))[3].append((folder, name, tmp, old))
+        return out
+
 
 class StateStore:
     """One SQLite state file, safe to use from several threads and several processes at once.
@@ -356,6 +429,9 @@ class StateStore:
                 if version == 3:
                     for statement in _MIGRATE_3_TO_4.split(";"):
                         tx.execute(statement)
+                    version = 4
+                if version == 4:
+                    tx.execute(_MIGRATE_4_TO_5)
                 if version < SCHEMA_VERSION:
                     for statement in _SCHEMA.split(";"):
                         tx.execute(statement)
@@ -444,6 +520,14 @@ class StateStore:
     def observed_version(self, session_id: str, real_path: str) -> str | None:
         with _failures("read an observation"):
             return Gate(self._conn()).observed_version(session_id, real_path)
+
+    def observed_below(self, session_id: str, real_prefix: str) -> list[str]:
+        with _failures("read observations"):
+            return Gate(self._conn()).observed_below(session_id, real_prefix)
+
+    def journals(self, root: str) -> dict[str, tuple[int, str, bool, list[tuple[str, str, str, str]]]]:
+        """``Gate.journals``, read outside the gate."""
+        return Gate(self._conn()).journals(root)
 
     @contextmanager
     def write_gate(self) -> Iterator[Gate]:

@@ -453,7 +453,7 @@ def test_a_version_3_file_gains_how_a_call_s_file_was_open(tmp_path: Path) -> No
     raw.close()
     store = StateStore(path)
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == state_module.SCHEMA_VERSION == 4
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == state_module.SCHEMA_VERSION == 5
     raw.close()
     store.append_call(call("c2", "k", open="unsaved"))
     assert [(c.call_id, c.text, c.open) for c in store.list_calls("k")] == [

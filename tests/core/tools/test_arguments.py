@@ -16,6 +16,7 @@ PATH_ARGS = [
     ("find", "path", {"query": "x"}),
     ("grep", "path", {"pattern": "x"}),
     ("read", "file_path", {}),
+    ("replace", "path", {"pattern": "x", "replacement": "y"}),
     ("write", "file_path", {"content": "x"}),
     ("edit", "file_path", {"old_string": "a", "new_string": "b"}),
     ("edit_cells", "file_path", {"operations": [{"op": "clear_outputs"}]}),
