@@ -221,7 +221,7 @@ def test_the_inspector_commands_run_in_both_releases(clients, server, project, t
         doc, at = decoder.raw_decode(out, at)
         documents.append(doc)
     tools, listed, read = documents
-    assert [t["name"] for t in tools["tools"]][:3] == ["list", "glob", "grep"]
+    assert [t["name"] for t in tools["tools"]][:3] == ["list", "glob", "find"]
     assert listed["content"][0]["text"].startswith("<path>.</path>")
     assert read["content"][0]["text"] == (
         "<path>README.md</path>\n<type>file</type>\n<content>\n1: # A project\n\n"

@@ -194,7 +194,7 @@ def test_unknown_tool_is_an_error_result(server):
     result = anyio.run(main)
     assert result.is_error is True
     assert text_of(result) == (
-        'Error: unknown tool "rm"; available tools: list, glob, grep, read, write, edit, edit_cells, move, list_dir'
+        'Error: unknown tool "rm"; available tools: list, glob, find, grep, read, write, edit, edit_cells, replace, move, list_dir'
     )
     assert value_of(result)["code"] == "TOOL_UNKNOWN"
 
