@@ -98,6 +98,16 @@ SCENARIO = [
     ("read", {"file_path": "figs.ipynb"}, None),  # the cell view with two of four output images attached
     ("read", {"file_path": "fake.png"}, "IMAGE_INVALID"),
     ("read", {"file_path": "old.bmp"}, "IMAGE_UNSUPPORTED"),
+    ("find", {"query": "hlp"}, None),  # src/util/helpers.py
+    ("find", {"query": "   "}, "ARGUMENT_INVALID"),
+    # several files at once: text, an image (its block after the text), a notebook, one missing
+    ("read", {"file_paths": ["notes.txt", "chart.png", "book.ipynb", "missing.txt"]}, None),
+    ("replace", {"pattern": "second", "replacement": "2nd"}, None),  # a preview: nothing changes
+    (
+        "replace",
+        {"pattern": "second", "replacement": "2nd", "occurrences": "all", "expected_count": 9},
+        "REPLACE_COUNT_CHANGED",
+    ),
     ("write", {"file_path": "made/new.txt", "content": "made\n"}, None),
     ("edit", {"file_path": "notes.txt", "old_string": "1st", "new_string": "one", "dry_run": True}, "EDIT_NOT_FOUND"),
     ("edit", {"file_path": "notes.txt", "old_string": "first", "new_string": "1st", "dry_run": True}, None),
@@ -140,8 +150,12 @@ SPILL = re.compile(r"stored at: (/\S+?)\. Use read")
 TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC")  # list details: each server made its own tree
 
 
+# a replace preview's occurrence ids are the session's own (they hash it): the clients' sessions differ
+OCCURRENCE_ID = re.compile(r"\[[0-9a-f]{12}\]")
+
+
 def _normal(text: str) -> str:
-    return TIME.sub("TIME", SPILL.sub("stored at: LOC. Use read", text))
+    return OCCURRENCE_ID.sub("[ID]", TIME.sub("TIME", SPILL.sub("stored at: LOC. Use read", text)))
 
 
 @pytest.fixture(scope="module")
