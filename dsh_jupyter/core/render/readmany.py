@@ -31,7 +31,7 @@ def many_page_footer(value: dict) -> str:
     read = value["totalFiles"] - len(unread)
     names = ", ".join(in_message(p) for p in unread)
     return (
-        f"(Read {read} of {count(value['totalFiles'], 'file')}; not read, to stay within read_max_bytes "
+        f"({read} of {count(value['totalFiles'], 'file')} answered above; not read, to stay within read_max_bytes "
         f"({value['maxBytes']} bytes for the whole answer): {names}. Read them in another call.)"
     )
 

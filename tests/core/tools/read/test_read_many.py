@@ -72,7 +72,7 @@ def test_the_whole_answer_stays_within_the_byte_bound_and_names_what_it_left_unr
     assert big["capped"] and big["nextOffset"] == len(big["lines"]) + 1  # cut to what was left, said so
     assert r.value["notRead"] == ["nb.ipynb", "z.txt"]
     assert r.text.endswith(
-        "\n\n(Read 2 of 4 files; not read, to stay within read_max_bytes (4000 bytes for the whole answer): "
+        "\n\n(2 of 4 files answered above; not read, to stay within read_max_bytes (4000 bytes for the whole answer): "
         '"nb.ipynb", "z.txt". Read them in another call.)'
     )
     assert r.value["footer"] == r.text.rpartition("\n\n")[2]
