@@ -43,6 +43,7 @@ that sleeps for a duration unique to the test (the ``marker`` fixture, in ``test
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import os
 import re
@@ -169,7 +170,7 @@ class JupyterProcess:
                 status, _ = self.request("GET", "api/status")
                 if status == 200:
                     return
-            except OSError:
+            except (OSError, http.client.HTTPException):  # not listening yet, or another process's port
                 pass
             time.sleep(0.25)
         self.stop()

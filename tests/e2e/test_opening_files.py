@@ -210,25 +210,33 @@ def test_the_demo_configuration_leaves_the_notebooks_as_they_were(page, tmp_path
     home = tmp_path / "home"
     home.mkdir()
     env = {**isolated_env(tmp_path / "jupyter"), "HOME": str(home)}
-    port = free_port()
-    argv = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "lab",
-        *demo_lab_args(clone),
-        "--no-browser",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={TOKEN}",
-    ]
     tmp = tmp_path / "jupyter"
-    with open(tmp / "jupyter.log", "wb") as log:
-        # from the clone, as ./dev demo runs from the repository (collaboration's default files go there)
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=clone, start_new_session=True)
-    lab = JupyterProcess(proc, f"http://127.0.0.1:{port}/", TOKEN, clone / "notebooks", tmp, env)
+    for attempt in range(3):  # a free port can be taken by a neighbour's kernel before the lab binds it
+        port = free_port()
+        argv = [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            *demo_lab_args(clone),
+            "--no-browser",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={TOKEN}",
+        ]
+        with open(tmp / "jupyter.log", "wb") as log:
+            # from the clone, as ./dev demo runs from the repository (collaboration's default files go there)
+            proc = subprocess.Popen(
+                argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=clone, start_new_session=True
+            )
+        lab = JupyterProcess(proc, f"http://127.0.0.1:{port}/", TOKEN, clone / "notebooks", tmp, env)
+        try:
+            lab.wait_until_up(120)
+            break
+        except RuntimeError:
+            if attempt == 2 or proc.poll() is None:
+                raise
     try:
-        lab.wait_until_up(120)
         page.goto(f"{lab.url}?token={TOKEN}")  # the demo's default URL opens notebook 01
         expect()(page.locator(NOTEBOOK_CELL).first).to_contain_text("The seed failure", timeout=90_000)
         wait_for_kernel_idle(page)
