@@ -52,6 +52,7 @@ class Occurrence:
     line: int  # 1-based, in the file or in the cell
     before: str  # the whole line, as it is
     after: str  # the line with this occurrence replaced
+    column: int = 0  # where the occurrence starts in ``before``, in characters
 
 
 @dataclass
@@ -119,7 +120,10 @@ def _occurrences(line_no: int, offset: int, line: bytes, subs) -> list[Occurrenc
     out = []
     for start, end, match, replacement in subs:
         after = line[:start] + replacement + line[end:]
-        out.append(Occurrence("", offset + start, offset + end, match, replacement, line_no, _text(line), _text(after)))
+        column = len(line[:start].decode("utf-8", "replace"))
+        out.append(
+            Occurrence("", offset + start, offset + end, match, replacement, line_no, _text(line), _text(after), column)
+        )
     return out
 
 

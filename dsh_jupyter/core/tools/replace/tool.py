@@ -106,6 +106,9 @@ def _preview(ctx: CallContext, value: dict, found: Found, offset: int) -> dict:
             if cell is not None:
                 row["cell"] = cell
             row["before"], row["after"] = _cut(o.before, limit), _cut(o.after, limit)
+            # where the occurrence is in ``before`` (characters, as grep's submatches), for a view
+            # to strike it; ``after`` holds the replacement at the same start
+            row["span"] = [o.column, o.column + len(o.match.decode("utf-8", "replace"))]
             rows.append(row)
     total = len(rows)
     if offset > max(total, 1):
@@ -131,8 +134,16 @@ REPLACE_OUTPUT = value_schema(
         "occurrences": {
             "type": "array",
             "items": value_schema(
-                {"id": STRING, "path": STRING, "line": INTEGER, "cell": INTEGER, "before": STRING, "after": STRING},
-                ("id", "path", "line", "before", "after"),
+                {
+                    "id": STRING,
+                    "path": STRING,
+                    "line": INTEGER,
+                    "cell": INTEGER,
+                    "before": STRING,
+                    "after": STRING,
+                    "span": {"type": "array", "items": INTEGER, "minItems": 2, "maxItems": 2},
+                },
+                ("id", "path", "line", "before", "after", "span"),
             ),
         },
         "totalOccurrences": INTEGER,
