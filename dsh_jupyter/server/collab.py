@@ -463,6 +463,8 @@ class CollabDocuments:
                 await release.wait()
                 if box.get("done"):
                     ids.move(old, new)
+                    for loader in loaders:
+                        await _announce_path(loader)
             finally:
                 for loader in reversed(loaders):
                     loader._lock.release()
@@ -485,3 +487,27 @@ class CollabDocuments:
 
     def save_in_tabs(self, real: str, content: str, notebook: bool, version: str | None = None) -> bool:
         return False  # shared documents have no tabs of their own: see presence (shared=True)
+
+
+async def _announce_path(loader) -> None:
+    """Tell the rooms of a moved file its new path now, while its saves are still held.
+
+    jupyter-collaboration's file loader notices a new path only at its next poll of the file (up
+    to ``file_poll_interval`` later), and a save can come first: the document is saved at the new
+    path and JupyterLab is told of that save while its tab still has the old path, so the tab
+    ignores the save's new hash, and the person's next Ctrl+S finds the file "changed on disk".
+    Announcing the path before any save (the loader's lock is held) keeps the order right: the
+    path, then the saves. The loader's own poll then finds nothing new. Private attributes of the
+    loader are used; if they change, this logs and the loader's poll announces the path as before.
+    """
+    try:
+        path = loader.path
+        if getattr(loader, "_current_path", path) == path:
+            return
+        loader._current_path = path
+        for callback in list(loader._filepath_subscriptions.values()):
+            done = callback()
+            if asyncio.iscoroutine(done):
+                await done
+    except Exception as exc:
+        log.warning("could not tell the open documents of %s their new path: %s", getattr(loader, "file_id", "?"), exc)
