@@ -129,11 +129,12 @@ def _fts_files(db, query) -> set[str] | None:
     return {name for (name,) in db.execute("SELECT name FROM body WHERE body MATCH ?", (expr,))}
 
 
+@pytest.mark.slow
 def test_seeded_patterns_never_leave_out_a_file_rg_matches(corpus):
     folder, texts, db = corpus
     rng = random.Random(5)
     checked = narrowed = 0
-    for _ in range(700):
+    for _ in range(500):
         pattern = _pattern(rng)
         for ignore_case, literal in ((False, False), (True, False), (rng.random() < 0.5, True)):
             found = _rg_files(folder, pattern, ignore_case, literal)
@@ -147,7 +148,8 @@ def test_seeded_patterns_never_leave_out_a_file_rg_matches(corpus):
             if fts is not None:
                 narrowed += 1
                 assert found <= fts, (pattern, ignore_case, literal, to_fts5(query), sorted(found - fts))
-    assert checked >= 1000 and narrowed >= 300, (checked, narrowed)
+    print(f"{checked} runs checked, {narrowed} narrowed by the index")
+    assert checked >= 900 and narrowed >= 200, (checked, narrowed)
 
 
 @pytest.mark.parametrize(
