@@ -1,0 +1,196 @@
+"""``replace`` on files a person has open, on a real ``jupyter server`` with jupyter-collaboration:
+the occurrences are changed in the shared document, range by range, never the file under it.
+
+The person is a Y.js client of the server's collaboration (``tests/collab_person.py``), typing into
+the shared document between the agent's preview and its apply, and again while the call runs;
+the agent calls ``replace`` over REST. Afterwards the person's document and the file the room
+saves hold every character the person typed and every replacement the agent was told it made;
+or the agent was refused, naming the file, and nothing changed anywhere (the files nobody has
+open included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import nbformat
+import pytest
+from collab_person import person, type_at, until
+from nbformat import v4
+from servers import JupyterProcess
+
+pytestmark = pytest.mark.slow
+
+TOKEN = "replace-live-token"
+SOURCE = "".join(f"line {i} uses old_name\n" for i in range(1, 6))
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("replace-live")
+    root = tmp / "tree"
+    root.mkdir()
+    root = type(root)(os.path.realpath(root))
+    srv = JupyterProcess.start(
+        tmp, root, token=TOKEN, timeout=90, extra_args=["--YDocExtension.document_save_delay=0.5"]
+    )
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+async def agent(server, session: str, **args) -> dict:
+    return await asyncio.to_thread(server.tool, "replace", session, **args)
+
+
+def on_disk(server, name: str, predicate, timeout: float = 20.0) -> str:
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        text = (server.root / name).read_text()
+        if predicate(text):
+            return text
+        time.sleep(0.1)
+    raise AssertionError(f"{name} on disk never matched: {text!r}")
+
+
+def folder(server, name: str, files: dict[str, str]) -> str:
+    (server.root / name).mkdir()
+    for rel, text in files.items():
+        (server.root / name / rel).write_text(text)
+    return name
+
+
+def test_the_persons_typing_elsewhere_is_kept_and_the_file_nobody_has_open_is_renamed(server):
+    where = folder(server, "t", {"open.py": SOURCE, "shut.py": "old_name = 1\n"})
+
+    async def scenario():
+        async with person(server, "t/open.py") as doc:
+            preview = await agent(server, "t", pattern="old_name", replacement="new_name", path=where)
+            ids = [o["id"] for o in preview["value"]["occurrences"] if o["path"] != "t/open.py" or o["line"] != 3]
+            type_at(doc, 0, "# the person's first line\n")  # above every occurrence: they all move
+            line4 = doc.get().index("line 4")
+            type_at(doc, line4, ">> ")  # on a line with an occurrence, away from it
+            await until(lambda: ">> line 4" in doc.get())
+            await asyncio.sleep(0.2)
+            done = await agent(server, "t", pattern="old_name", replacement="new_name", path=where, occurrences=ids)
+            await until(lambda: "line 1 uses new_name" in doc.get(), what="the replace reaching the person's tab")
+            type_at(doc, len(doc.get()), "# typed after\n")  # the person keeps typing
+            await until(lambda: doc.get().endswith("# typed after\n"))
+            return preview, done, doc.get()
+
+    preview, done, seen = asyncio.run(scenario())
+    assert preview["value"]["totalOccurrences"] == 6
+    assert done["text"] == (
+        'Replaced 5 occurrences of "old_name" in 2 files:\n'
+        "t/open.py: 4 (open in JupyterLab: changed in its live document, which JupyterLab saves)\n"
+        "t/shut.py: 1"
+    )
+    assert done["value"]["changed"] == [
+        {"path": "t/open.py", "replacements": 4, "open": "shared", "live": True},
+        {"path": "t/shut.py", "replacements": 1},
+    ]
+    assert seen == (
+        "# the person's first line\n"
+        "line 1 uses new_name\nline 2 uses new_name\nline 3 uses old_name\n>> line 4 uses new_name\n"
+        "line 5 uses new_name\n# typed after\n"
+    )
+    on_disk(server, "t/open.py", lambda t: t == seen)  # the room saved what the person sees
+    assert (server.root / "t" / "shut.py").read_text() == "new_name = 1\n"
+
+
+def test_an_occurrence_the_person_changed_refuses_the_whole_call_and_nothing_changes(server):
+    where = folder(server, "c", {"open.py": SOURCE, "shut.py": "old_name = 1\n"})
+
+    async def scenario():
+        async with person(server, "c/open.py") as doc:
+            preview = await agent(server, "c", pattern="old_name", replacement="new_name", path=where)
+            at = doc.get().index("old_name", doc.get().index("line 2"))
+            type_at(doc, at + 4, "X")  # the person types inside an occurrence: old_Xname
+            await until(lambda: "old_Xname" in doc.get())
+            await asyncio.sleep(0.2)
+            ids = [o["id"] for o in preview["value"]["occurrences"]]
+            done = await agent(server, "c", pattern="old_name", replacement="new_name", path=where, occurrences=ids)
+            await asyncio.sleep(0.5)
+            return done, doc.get()
+
+    done, seen = asyncio.run(scenario())
+    assert done["isError"] and done["value"]["code"] == "FS_NOT_OBSERVED"
+    assert done["text"] == 'Error: cannot replace: "c/open.py" changed since the preview; preview again'
+    assert seen == SOURCE.replace("line 2 uses old_name", "line 2 uses old_Xname")
+    on_disk(server, "c/open.py", lambda t: t == seen)
+    assert (server.root / "c" / "shut.py").read_text() == "old_name = 1\n"
+    assert sorted(os.listdir(server.root / "c")) == ["open.py", "shut.py"]  # no temporary file left
+
+
+def test_a_notebook_open_with_the_person_typing_in_another_cell(server):
+    (server.root / "n").mkdir()
+    nb = v4.new_notebook(
+        cells=[
+            v4.new_code_cell("old_name = 1", id="one"),
+            v4.new_code_cell("print(old_name)", id="two"),
+            v4.new_markdown_cell("About old_name", id="three"),
+        ]
+    )
+    nbformat.write(nb, str(server.root / "n" / "nb.ipynb"))
+
+    async def scenario():
+        async with person(server, "n/nb.ipynb", notebook=True) as doc:
+            preview = await agent(server, "n", pattern="old_name", replacement="new_name", path="n")
+            rows = preview["value"]["occurrences"]
+            ids = [o["id"] for o in rows if o["cell"] != 3]  # the markdown cell is left as it is
+            cell = doc.ycells[1]["source"]
+            cell.insert(0, "# typed by the person\n")  # in cell 2, above its occurrence
+            doc.ycells[2]["source"].insert(len(str(doc.ycells[2]["source"])), "!")  # in cell 3, not chosen
+            await until(lambda: "typed by the person" in doc.get()["cells"][1]["source"])
+            await asyncio.sleep(0.2)
+            done = await agent(server, "n", pattern="old_name", replacement="new_name", path="n", occurrences=ids)
+            await until(lambda: doc.get()["cells"][0]["source"] == "new_name = 1", what="the replace reaching the tab")
+            return rows, done, [c["source"] for c in doc.get()["cells"]]
+
+    rows, done, sources = asyncio.run(scenario())
+    assert [(o["cell"], o["line"], o["before"], o["after"]) for o in rows] == [
+        (1, 1, "old_name = 1", "new_name = 1"),
+        (2, 1, "print(old_name)", "print(new_name)"),
+        (3, 1, "About old_name", "About new_name"),
+    ]
+    assert done["value"]["changed"] == [{"path": "n/nb.ipynb", "replacements": 2, "open": "shared", "live": True}]
+    assert sources == ["new_name = 1", "# typed by the person\nprint(new_name)", "About old_name!"]
+
+    def saved(_text: str) -> bool:
+        cells = nbformat.read(str(server.root / "n" / "nb.ipynb"), as_version=4).cells
+        return [c.source for c in cells] == sources
+
+    on_disk(server, "n/nb.ipynb", saved)
+    nbformat.validate(nbformat.read(str(server.root / "n" / "nb.ipynb"), as_version=4))
+
+
+def test_the_preview_searches_the_open_document_with_its_unsaved_typing(server):
+    """A preview is the document's read: an occurrence the person typed and the room has not saved
+    yet is found there, and applied."""
+    (server.root / "u").mkdir()
+    (server.root / "u" / "draft.py").write_text("old_name = 1\n")
+
+    async def scenario():
+        async with person(server, "u/draft.py") as doc:
+            type_at(doc, len(doc.get()), "print(old_name)\n")
+            await until(lambda: "print(old_name)" in doc.get())
+            await asyncio.sleep(0.05)
+            preview = await agent(server, "u", pattern="old_name", replacement="new_name", path="u")
+            done = await agent(
+                server, "u", pattern="old_name", replacement="new_name", path="u", occurrences="all", expected_count=2
+            )
+            await until(lambda: "print(new_name)" in doc.get())
+            return preview, done, doc.get()
+
+    preview, done, seen = asyncio.run(scenario())
+    assert [(o["line"], o["before"]) for o in preview["value"]["occurrences"]] == [
+        (1, "old_name = 1"),
+        (2, "print(old_name)"),
+    ]
+    assert done["value"]["replacements"] == 2
+    assert seen == "new_name = 1\nprint(new_name)\n"
+    on_disk(server, "u/draft.py", lambda t: t == seen)
