@@ -574,9 +574,7 @@ async def test_replace_refuses_a_tab_with_unsaved_changes_and_changes_nothing(ap
     assert not [n for n in os.listdir(jp_root_dir / "dirty") if n not in ("one.txt", "two.txt")]
 
 
-async def test_replace_undoes_the_tabs_change_when_a_file_changed_before_the_renames(
-    api, jp_fetch, tool, jp_root_dir
-):
+async def test_replace_undoes_the_tabs_change_when_a_file_changed_before_the_renames(api, jp_fetch, tool, jp_root_dir):
     """The tab saved its change, then a file on disk turns out changed: the tab is handed its old
     content back (and saves it), the disk file is left as the other writer made it."""
     (jp_root_dir / "undo").mkdir()

@@ -48,7 +48,8 @@ def _runs(before: str, after: str) -> list[tuple[int, int, int]]:
 
 def shifted_ranges(before: str, after: str, ranges: list[tuple[int, int]]) -> list[tuple[int, int] | None]:
     """Each ``(start, end)`` of ``before`` (code points) as ``(start, end)`` of ``after``; None for a
-    range that was changed, or typed against (a character next to it changed), since ``before``."""
+    range that was changed, or typed against (a character next to it changed; at an end of the text,
+    anything but a line break put beyond it), since ``before``."""
     if before == after:
         return list(ranges)
     runs = _runs(before, after)
@@ -59,8 +60,14 @@ def shifted_ranges(before: str, after: str, ranges: list[tuple[int, int]]) -> li
             # the range and one character on each side (where there is one) lie in one shared run
             lo = start - 1 if start > 0 else start
             hi = end + 1 if end < len(before) else end
-            if a <= lo and hi <= a + n and (start > 0 or b == 0) and (end < len(before) or b + n == len(after)):
-                found = (b + start - a, b + end - a)
-                break
+            if not (a <= lo and hi <= a + n):
+                continue
+            at, to = b + start - a, b + end - a
+            # at an end of the text: what lies beyond it now is nothing, or a line break
+            if (start > 0 or at == 0 or after[at - 1] == "\n") and (
+                end < len(before) or to == len(after) or after[to] == "\n"
+            ):
+                found = (at, to)
+            break
         out.append(found)
     return out
