@@ -43,7 +43,13 @@ def _runs(before: str, after: str) -> list[tuple[int, int, int]]:
         for i, j, n in matcher.get_matching_blocks():
             if n:
                 runs.append((sa[i1] + i, sb[j1] + j, n))
-    return runs
+    merged: list[tuple[int, int, int]] = []
+    for a, b, n in runs:  # a run that goes on where the last ended, in both texts, is one run
+        if merged and merged[-1][0] + merged[-1][2] == a and merged[-1][1] + merged[-1][2] == b:
+            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + n)
+        else:
+            merged.append((a, b, n))
+    return merged
 
 
 def shifted_ranges(before: str, after: str, ranges: list[tuple[int, int]]) -> list[tuple[int, int] | None]:

@@ -39,6 +39,11 @@ def test_typing_inside_or_against_a_range_loses_it_and_only_it():
     assert shifted_ranges(TEXT, before, [(0, 5), (17, 22)]) == [None, (18, 23)]
 
 
+def test_typing_at_the_end_of_the_line_above_keeps_a_range_that_starts_its_line():
+    after = TEXT.replace("alpha = 1\n", "alpha = 1 and more\n")
+    assert shifted_ranges(TEXT, after, spans(TEXT, "beta")) == spans(after, "beta")
+
+
 def test_a_deleted_line_loses_its_range_and_the_rest_move_up():
     after = TEXT.replace("alpha = 1\n", "")
     assert shifted_ranges(TEXT, after, spans(TEXT, "alpha")) == [None, spans(after, "alpha")[0]]
