@@ -17,13 +17,19 @@ How, in order:
    more and only then renamed into place, one after the other; the new versions are recorded as
    this session's observations and the journal is dropped.
 
+Files open in JupyterLab (``live.py``) are not renamed: between 3 and 4 (every check of 1 passed,
+the temporary files written) their live documents are changed, shared documents range by range,
+tabs by a save of their own; a refusal there undoes the live changes made and abandons the rest,
+and a refusal in 4 undoes every live change too. 4 cannot be undone, so nothing live comes after.
+
 A refusal at any step removes the temporary files and the journal. A process killed before the
 journal is ready leaves it not ready: the next ``Workspace`` to start removes its temporary
 files. Killed after: the next start completes it (every file renamed whose temporary file is
 still there and which is still the old version).
 
 What it must never do: write a file before every new version is made and checked, rename a file
-that is not the version the session observed, or leave a file half-written.
+that is not the version the session observed, leave a file half-written, rename a file open in
+JupyterLab, or change a live document after the journal is made ready.
 """
 
 from __future__ import annotations
