@@ -194,3 +194,83 @@ def test_the_preview_searches_the_open_document_with_its_unsaved_typing(server):
     assert done["value"]["replacements"] == 2
     assert seen == "new_name = 1\nprint(new_name)\n"
     on_disk(server, "u/draft.py", lambda t: t == seen)
+
+
+def test_a_file_previewed_before_the_person_opened_it_is_changed_in_its_document(server):
+    """The preview searched the file (nobody had it open); the person opens it and types before
+    the apply: the occurrences are found in the document from the file's content, which the
+    preview saw, and the person's typing stays."""
+    (server.root / "p").mkdir()
+    (server.root / "p" / "later.py").write_text(SOURCE)
+    (server.root / "p" / "later.ipynb").write_text(
+        nbformat.writes(v4.new_notebook(cells=[v4.new_code_cell("x = old_name", id="x")]))
+    )
+
+    async def scenario():
+        preview = await agent(server, "p", pattern="old_name", replacement="new_name", path="p")
+        async with person(server, "p/later.py") as doc, person(server, "p/later.ipynb", notebook=True) as nb:
+            type_at(doc, 0, "# opened and typed\n")
+            nb.ycells[0]["source"].insert(0, "# typed\n")
+            await until(lambda: doc.get().startswith("# opened") and "# typed" in nb.get()["cells"][0]["source"])
+            await asyncio.sleep(0.2)
+            total = preview["value"]["totalOccurrences"]
+            done = await agent(
+                server,
+                "p",
+                pattern="old_name",
+                replacement="new_name",
+                path="p",
+                occurrences="all",
+                expected_count=total,
+            )
+            await until(lambda: "new_name" in doc.get() and "new_name" in nb.get()["cells"][0]["source"])
+            return done, doc.get(), nb.get()["cells"][0]["source"]
+
+    done, text, cell = asyncio.run(scenario())
+    assert done["value"]["changed"] == [
+        {"path": "p/later.ipynb", "replacements": 1, "open": "shared", "live": True},
+        {"path": "p/later.py", "replacements": 5, "open": "shared", "live": True},
+    ], done
+    assert text == "# opened and typed\n" + SOURCE.replace("old_name", "new_name")
+    assert cell == "# typed\nx = new_name"
+    on_disk(server, "p/later.py", lambda t: t == text)
+
+
+def test_a_refusal_in_one_open_document_puts_back_the_change_made_in_another(server):
+    """Two files open, one closed: the first open document is changed, the second refuses (the
+    person typed in its occurrence), so the first gets its occurrences back and the closed file
+    is never written."""
+    where = folder(server, "u2", {"a.py": "old_name = 1\n# a\n", "b.py": "old_name = 2\n", "c.py": "old_name = 3\n"})
+
+    async def scenario():
+        async with person(server, "u2/a.py") as a, person(server, "u2/b.py") as b:
+            preview = await agent(server, "u2", pattern="old_name", replacement="new_name", path=where)
+            type_at(b, 3, "X")  # oldX_name: b's occurrence changed
+            type_at(a, len(a.get()), "# the person in a\n")  # and typing on in a, elsewhere
+            await until(lambda: "oldX" in b.get() and "person in a" in a.get())
+            await asyncio.sleep(0.2)
+            seen_by_a: list[str] = []
+            a.observe(lambda *_: seen_by_a.append(a.get()))
+            done = await agent(
+                server,
+                "u2",
+                pattern="old_name",
+                replacement="new_name",
+                path=where,
+                occurrences="all",
+                expected_count=3,
+            )
+            await asyncio.sleep(1.0)
+            return preview, done, a.get(), b.get(), seen_by_a
+
+    preview, done, a_text, b_text, seen_by_a = asyncio.run(scenario())
+    assert preview["value"]["totalOccurrences"] == 3
+    assert (
+        done["isError"] and done["text"] == 'Error: cannot replace: "u2/b.py" changed since the preview; preview again'
+    )
+    assert any("new_name" in t for t in seen_by_a), seen_by_a  # a was changed, then put back
+    assert a_text == "old_name = 1\n# a\n# the person in a\n"
+    assert b_text == "oldX_name = 2\n"
+    on_disk(server, "u2/a.py", lambda t: t == a_text)
+    assert (server.root / "u2" / "c.py").read_text() == "old_name = 3\n"
+    assert sorted(os.listdir(server.root / "u2")) == ["a.py", "b.py", "c.py"]

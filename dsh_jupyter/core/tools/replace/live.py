@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from ...documents import DocumentChanged, Presence
 from ...errors import Codes, ToolError
 from ...fs.files import file_version
+from ...notebooks.format import NotNotebook, parse_notebook
 from ...state.gate import observation_key, record_read
 from ...text.quoting import in_message
 from ...text.shifts import shifted_ranges
@@ -76,9 +77,21 @@ def _snapshot(ctx: CallContext, fh: FileHits) -> tuple[str | dict, str] | None:
     return docs.snapshot(fh.real) if fh.notebook else docs.text_snapshot(fh.real)
 
 
+def _from_file(fh: FileHits) -> str | dict | None:
+    """The file's content as the preview that searched the file saw it (cell sources by id)."""
+    if not fh.notebook:
+        return fh.data.decode("utf-8", "surrogateescape")
+    try:
+        nb = parse_notebook(fh.data)
+    except NotNotebook:
+        return None
+    return {"cells": [{"id": cell.id, "source": cell.source} for cell in nb.cells]}
+
+
 def _content(ctx: CallContext, fh: FileHits, applying: bool) -> tuple[str | dict, str] | None:
     """What to search: the document now (a preview); for an apply, what it held at the version the
-    session's preview (or read) recorded, when the server still remembers it, else now."""
+    session's preview (or read) recorded, when the server still remembers it; the file, when the
+    preview searched the file (nobody had it open then) and it has not changed since; else now."""
     now = _snapshot(ctx, fh)
     if now is None or not applying or ctx.store is None:
         return now
@@ -88,6 +101,10 @@ def _content(ctx: CallContext, fh: FileHits, applying: bool) -> tuple[str | dict
         return now
     if seen is None or seen == now[1]:
         return now
+    if fh.st is not None and seen == file_version(fh.st):
+        base = _from_file(fh)
+        if base is not None:
+            return base, seen
     assert ctx.documents is not None
     then = ctx.documents.remembered(fh.real, seen)
     if isinstance(then, dict if fh.notebook else str):
