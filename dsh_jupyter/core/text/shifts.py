@@ -14,6 +14,7 @@ characters it held in the earlier one, or compare whole long texts character by 
 
 from __future__ import annotations
 
+import bisect
 import difflib
 
 from .linediff import opcodes
@@ -31,7 +32,7 @@ def _runs(before: str, after: str) -> list[tuple[int, int, int]]:
         sa.append(sa[-1] + len(line))
     for line in b:
         sb.append(sb[-1] + len(line))
-    runs = []
+    runs: list[tuple[int, int, int]] = []
     for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag == "equal":
             runs.append((sa[i1], sb[j1], sa[i2] - sa[i1]))
@@ -44,11 +45,11 @@ def _runs(before: str, after: str) -> list[tuple[int, int, int]]:
             if n:
                 runs.append((sa[i1] + i, sb[j1] + j, n))
     merged: list[tuple[int, int, int]] = []
-    for a, b, n in runs:  # a run that goes on where the last ended, in both texts, is one run
-        if merged and merged[-1][0] + merged[-1][2] == a and merged[-1][1] + merged[-1][2] == b:
+    for x, y, n in runs:  # a run that goes on where the last ended, in both texts, is one run
+        if merged and merged[-1][0] + merged[-1][2] == x and merged[-1][1] + merged[-1][2] == y:
             merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + n)
         else:
-            merged.append((a, b, n))
+            merged.append((x, y, n))
     return merged
 
 
@@ -59,21 +60,22 @@ def shifted_ranges(before: str, after: str, ranges: list[tuple[int, int]]) -> li
     if before == after:
         return list(ranges)
     runs = _runs(before, after)
+    firsts = [x for x, _y, _n in runs]
     out: list[tuple[int, int] | None] = []
     for start, end in ranges:
         found = None
-        for a, b, n in runs:
-            # the range and one character on each side (where there is one) lie in one shared run
-            lo = start - 1 if start > 0 else start
-            hi = end + 1 if end < len(before) else end
-            if not (a <= lo and hi <= a + n):
-                continue
+        # the range and one character on each side (where there is one) lie in one shared run:
+        # the last run that starts at or before them (runs do not overlap)
+        lo = start - 1 if start > 0 else start
+        hi = end + 1 if end < len(before) else end
+        k = bisect.bisect_right(firsts, lo) - 1
+        if k >= 0 and hi <= runs[k][0] + runs[k][2]:
+            a, b, _n = runs[k]
             at, to = b + start - a, b + end - a
             # at an end of the text: what lies beyond it now is nothing, or a line break
             if (start > 0 or at == 0 or after[at - 1] == "\n") and (
                 end < len(before) or to == len(after) or after[to] == "\n"
             ):
                 found = (at, to)
-            break
         out.append(found)
     return out
