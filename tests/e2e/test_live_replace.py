@@ -139,3 +139,44 @@ def test_replace_changes_other_cells_of_an_open_notebook_while_the_person_types(
     nbformat.validate(nb)
     time.sleep(0.5)
     assert person.dialogs() == []
+
+
+def test_without_collaboration_a_clean_tab_takes_the_change_and_an_unsaved_one_refuses(page, lab):
+    """No collaboration: the open tab with nothing unsaved takes the new version and saves it
+    itself (no dialog); once the person has typed without saving, the next replace is refused
+    whole and nothing changes anywhere."""
+    (lab.root / "tabs").mkdir()
+    (lab.root / "tabs" / "open.py").write_text("# notes\nold_name = 1\n")
+    (lab.root / "tabs" / "closed.py").write_text("old_name = 2\n")
+    person = Person(page, lab)
+    person.start()
+    person.open("tabs/open.py", notebook=False)
+    person.wait(lambda: lab.tool("read", session="probe", file_path="tabs/open.py")["value"].get("open") == "tab")
+
+    args = {"pattern": "old_name", "replacement": "new_name", "path": "tabs"}
+    assert lab.tool("replace", session="agent", **args)["value"]["totalOccurrences"] == 2
+    done = lab.tool("replace", session="agent", **args, occurrences="all", expected_count=2)
+    assert done["text"] == (
+        'Replaced 2 occurrences of "old_name" in 2 files:\n'
+        "tabs/closed.py: 1\n"
+        "tabs/open.py: 1 (open in JupyterLab: the tab took the change and saved it)"
+    ), done
+    want = "# notes\nnew_name = 1\n"
+    seen = person.wait(lambda: (s := person.seen("tabs/open.py")) and s["shown"] == want and s, what="the tab")
+    assert seen["dirty"] is False
+    assert (lab.root / "tabs" / "open.py").read_text() == want
+    assert (lab.root / "tabs" / "closed.py").read_text() == "new_name = 2\n"
+
+    person.click_end_of("tabs/open.py", False, 0)
+    person.type(" unsaved", random.Random(7))
+    person.wait(lambda: lab.tool("read", session="probe", file_path="tabs/open.py")["value"].get("open") == "unsaved")
+    back = {"pattern": "new_name", "replacement": "old_name", "path": "tabs"}
+    assert lab.tool("replace", session="agent", **back)["value"]["totalOccurrences"] == 2
+    refused = lab.tool("replace", session="agent", **back, occurrences="all", expected_count=2)
+    assert refused["value"]["code"] == "FS_OPEN_UNSAVED", refused
+    assert (lab.root / "tabs" / "open.py").read_text() == want
+    assert (lab.root / "tabs" / "closed.py").read_text() == "new_name = 2\n"
+    assert person.seen("tabs/open.py")["shown"] == "# notes unsaved\nnew_name = 1\n"
+    person.save("tabs/open.py")
+    assert (lab.root / "tabs" / "open.py").read_text() == "# notes unsaved\nnew_name = 1\n"
+    assert person.dialogs() == []
