@@ -60,15 +60,16 @@ def refuse_changed(displays: list[str]) -> ToolError:
 # -- finding -------------------------------------------------------------------------------------------
 
 
-def _presence(ctx: CallContext, real: str) -> Presence | None:
+def _open_files(ctx: CallContext) -> dict[str, Presence]:
+    """Every file open in JupyterLab now (one question to the server, however many files hit)."""
     docs = ctx.documents
     if docs is None:
-        return None
+        return {}
     try:
-        return docs.presence(real)
-    except Exception as exc:  # the server cannot say: the file is used, as without one
-        log.warning("could not tell whether %s is open in JupyterLab: %s", real, exc)
-        return None
+        return dict(docs.open_files())
+    except Exception as exc:  # the server cannot say: the files are used, as without one
+        log.warning("could not tell which files are open in JupyterLab: %s", exc)
+        return {}
 
 
 def _snapshot(ctx: CallContext, fh: FileHits) -> tuple[str | dict, str] | None:
@@ -128,8 +129,9 @@ def live_occurrences(ctx: CallContext, root: SearchRoot, found: Found, search: l
     if ctx.documents is None:
         return found
     files = []
+    opened = _open_files(ctx) if found.files else {}
     for fh in found.files:
-        fh.presence = _presence(ctx, fh.real)
+        fh.presence = opened.get(fh.real)
         if fh.presence is None or not fh.presence.shared:
             files.append(fh)
             continue
