@@ -274,3 +274,33 @@ def test_a_refusal_in_one_open_document_puts_back_the_change_made_in_another(ser
     on_disk(server, "u2/a.py", lambda t: t == a_text)
     assert (server.root / "u2" / "c.py").read_text() == "old_name = 3\n"
     assert sorted(os.listdir(server.root / "u2")) == ["a.py", "b.py", "c.py"]
+
+
+def test_a_read_only_file_open_in_jupyterlab_refuses_before_anything_changes(server):
+    where = folder(server, "ro", {"a.py": "old_name = 1\n", "b.py": "old_name = 2\n"})
+    os.chmod(server.root / "ro" / "b.py", 0o444)
+
+    async def scenario():
+        async with person(server, "ro/b.py") as doc:
+            await agent(server, "ro", pattern="old_name", replacement="new_name", path=where)
+            done = await agent(
+                server,
+                "ro",
+                pattern="old_name",
+                replacement="new_name",
+                path=where,
+                occurrences="all",
+                expected_count=2,
+            )
+            await asyncio.sleep(0.3)
+            return done, doc.get()
+
+    try:
+        done, seen = asyncio.run(scenario())
+    finally:
+        os.chmod(server.root / "ro" / "b.py", 0o644)
+    assert done["isError"] and done["value"]["code"] == "FS_PERMISSION_DENIED"
+    assert done["text"] == 'Error: cannot replace in "ro/b.py": permission denied'
+    assert seen == "old_name = 2\n"
+    assert (server.root / "ro" / "a.py").read_text() == "old_name = 1\n"
+    assert sorted(os.listdir(server.root / "ro")) == ["a.py", "b.py"]

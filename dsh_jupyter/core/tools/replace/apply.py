@@ -269,6 +269,16 @@ def _check_gated(gate: Gate, ctx: CallContext, fds: dict[str, int], planned: lis
         raise refuse_changed(stale)
 
 
+def _check_live_writable(fds: dict[str, int], live: list[Planned]) -> None:
+    """A file open in JupyterLab is changed only where its owner could save it (as ``edit``)."""
+    for p in live:
+        st = _current(fds, p)
+        if st is not None and not can_write(fds[p.folder], p.name, st):
+            raise ToolError(
+                Codes.FS_PERMISSION_DENIED, f"cannot replace in {in_message(p.fh.display)}: permission denied"
+            )
+
+
 def _abandon(ctx: CallContext, shown: str, fds: dict[str, int], planned: list[Planned], tmps: list[str], journal: str):
     """Remove the temporary files and drop the journal (best effort: the next start would)."""
     _remove(fds, planned, tmps)
@@ -306,6 +316,7 @@ def apply_planned(ctx: CallContext, root: SearchRoot, planned: list[Planned]) ->
     by_file = {p.fh.real: p for p in planned}
     if not disk:
         with _folders(root, planned) as fds:
+            _check_live_writable(fds, [p for p in planned if p.fh.presence is not None])
             apply_live(ctx, live, _saved(fds, by_file))
         return
     journal_root = ctx.resolver.tree.real
@@ -313,6 +324,7 @@ def apply_planned(ctx: CallContext, root: SearchRoot, planned: list[Planned]) ->
     journal = secrets.token_hex(8)
     tmps = [temp_name(p.name) for p in disk]
     with _folders(root, planned) as fds:
+        _check_live_writable(fds, [p for p in planned if p.fh.presence is not None])
         # 1. checked, and the journal recorded (not ready), in one short hold of the gate
         with ctx.changing("replace in", shown, lambda: []) as held:
             gate = cast(Gate, held)
