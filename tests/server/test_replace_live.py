@@ -304,3 +304,27 @@ def test_a_read_only_file_open_in_jupyterlab_refuses_before_anything_changes(ser
     assert seen == "old_name = 2\n"
     assert (server.root / "ro" / "a.py").read_text() == "old_name = 1\n"
     assert sorted(os.listdir(server.root / "ro")) == ["a.py", "b.py"]
+
+
+def test_occurrences_after_non_ascii_text_land_on_their_characters(server):
+    """Positions are code points for the tools and UTF-8 bytes for the shared text: an occurrence
+    after accents and an emoji, with the person typing more of them above, is replaced exactly."""
+    (server.root / "uni").mkdir()
+    (server.root / "uni" / "u.py").write_text("café = 'old_name' 🎉 old_name\n")
+
+    async def scenario():
+        async with person(server, "uni/u.py") as doc:
+            await agent(server, "uni", pattern="old_name", replacement="nöw", path="uni")
+            type_at(doc, 0, "# über 🎈\n")
+            await until(lambda: doc.get().startswith("# über"))
+            await asyncio.sleep(0.2)
+            done = await agent(
+                server, "uni", pattern="old_name", replacement="nöw", path="uni", occurrences="all", expected_count=2
+            )
+            await until(lambda: "nöw" in doc.get())
+            return done, doc.get()
+
+    done, seen = asyncio.run(scenario())
+    assert done["value"]["replacements"] == 2, done
+    assert seen == "# über 🎈\ncafé = 'nöw' 🎉 nöw\n"
+    on_disk(server, "uni/u.py", lambda t: t == seen)
