@@ -7,7 +7,8 @@ for a literal). Files are searched as grep searches them (the same discovery, in
 VCS and protected folders); notebooks by their cell sources only, from a text made of them that
 rg reads on its standard input (never outputs or metadata). Each file that holds an occurrence is
 then read whole beneath the search root and every occurrence is checked against its bytes, so
-the version recorded is the one the occurrences were found in.
+the version recorded is the one the occurrences were found in. ``search_sources`` searches given
+texts the same way (a notebook's cells; a live document's content, ``live.py``).
 
 An occurrence's id is a short hash of the session, the file, its version, the place and the text
 matched and put in: it names that occurrence in that version of that file and no other. Its

@@ -7,7 +7,9 @@ the exact totals, the whole preview saved as grep saves a capped result. The pre
 each file it shows is recorded as this session's observation of the version it saw.
 
 With ``occurrences`` (ids, or ``"all"`` guarded by ``expected_count``) the same search runs
-again and the chosen occurrences are changed in every file at once (``apply.py``).
+again and the chosen occurrences are changed in every file at once (``apply.py``). A file open in
+JupyterLab is searched and changed through its live document (``live.py``), and its answer
+says so (``changed[].open``, ``changed[].live``).
 
 What it must never do: change anything in a preview, or change a file whose current version
 the session did not preview or read.
