@@ -599,3 +599,36 @@ async def test_replace_undoes_the_tabs_change_when_a_file_changed_before_the_ren
     assert done["text"] == 'Error: cannot replace: "undo/one.txt" changed since the preview; preview again'
     assert (jp_root_dir / "undo" / "one.txt").read_text() == "alpha, changed by another process\n"
     assert (jp_root_dir / "undo" / "two.txt").read_text() == "alpha\n"
+
+
+async def test_replace_hands_a_notebook_open_in_a_tab_its_new_json(api, jp_fetch, tool, jp_root_dir):
+    path = jp_root_dir / "nbtab.ipynb"
+    nbformat.write(
+        v4.new_notebook(cells=[v4.new_code_cell("old_name = 1", id="a"), v4.new_markdown_cell("old_name", id="b")]),
+        str(path),
+    )
+    client = new_page()
+    await report(api, client, doc("nbtab.ipynb", kind="notebook"))
+    preview = await tool("replace", session="nbtab", pattern="old_name", replacement="new_name", path="nbtab.ipynb")
+    first = [o["id"] for o in preview["value"]["occurrences"] if o["cell"] == 1]
+    changing = asyncio.ensure_future(
+        tool(
+            "replace",
+            session="nbtab",
+            pattern="old_name",
+            replacement="new_name",
+            path="nbtab.ipynb",
+            occurrences=first,
+        )
+    )
+    (take,) = await poll(api, client)
+    assert (take["type"], take["notebook"]) == ("take", True)
+    taken = json.loads(take["content"])
+    assert [(c["id"], "".join(c["source"])) for c in taken["cells"]] == [("a", "new_name = 1"), ("b", "old_name")]
+    await save_as_the_page(jp_fetch, "nbtab.ipynb", take["content"])
+    assert await answer(api, client, take, "saved", exact=True, model={"hash": "h"}) is True
+    done = await changing
+    assert done["value"]["changed"] == [{"path": "nbtab.ipynb", "replacements": 1, "open": "tab", "live": True}]
+    nb = nbformat.read(str(path), as_version=4)
+    nbformat.validate(nb)
+    assert [c.source for c in nb.cells] == ["new_name = 1", "old_name"]
