@@ -395,6 +395,49 @@ class CollabDocuments:
 
         return self._remember(self._run(change))
 
+    def replace_ranges(
+        self, real: str, version: str, notebook: bool, ranges: list[tuple[int | None, int, int, str, str]]
+    ) -> str:
+        """Exactly ``ranges`` deleted and inserted (``LiveDocuments.replace_ranges``), in one
+        transaction, the last of each text first so the earlier positions stay valid."""
+        rel = self._rel(real)
+        if rel is None:
+            raise DocumentChanged()
+
+        async def change():
+            doc = await self._document(rel, notebook=notebook)
+            if doc is None:
+                raise DocumentChanged()
+            now = doc.get()
+            versioned = document_version if notebook else text_version
+            if versioned(now) != version:
+                raise DocumentChanged()
+            texts: dict[int | None, tuple] = {}  # cell (None: the text file) -> (ytext, its text, its units)
+            for cell, start, end, old, _new in ranges:
+                if cell not in texts:
+                    if notebook:
+                        if cell is None or not 0 < cell <= len(doc.ycells):
+                            raise DocumentChanged()
+                        ytext = doc.ycells[cell - 1]["source"]
+                    else:
+                        ytext = doc._ysource
+                    text = str(ytext)
+                    texts[cell] = (ytext, text, _units(text, len(ytext)))
+                if texts[cell][1][start:end] != old:
+                    raise DocumentChanged()
+            with doc.ydoc.transaction():
+                for cell, start, end, old, new in sorted(ranges, key=lambda r: (r[0] or 0, r[1]), reverse=True):
+                    ytext, text, size = texts[cell]
+                    at = size(text[:start])
+                    if end > start:
+                        del ytext[at : at + size(old)]
+                    if new:
+                        ytext.insert(at, new)
+            data = doc.get()
+            return data, versioned(data)
+
+        return self._remember(self._run(change))
+
     def merge_text(self, real: str, base: str, text: str) -> tuple[str, bool]:
         for _ in range(_MERGE_TRIES):
             found = self.text_snapshot(real)
