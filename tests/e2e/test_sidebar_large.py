@@ -164,6 +164,7 @@ def test_the_500000_line_search_says_at_least_and_its_pages_are_stable(page, lab
     never_blank(seen)
     expect()(status(panel)).to_have_text(PARTIAL)
     first = status(panel).inner_text()
+    print(f"\n{first}")
     total, files = (int(n.replace(",", "")) for n in PARTIAL.match(first).groups())
     assert 0 < files < GEN_FILES and total == GUIDE_HITS + LINES * (files - 1), first
     # page 1 in path order: every matching file from the first on, none skipped; the 25th
