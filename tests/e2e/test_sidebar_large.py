@@ -11,13 +11,14 @@ the first rows and the whole answer are on screen:
   is never blank from the keystroke until the answer;
 - the ``.gitignore`` toggle leaves the bundles out, and, turned off, shows them with their one
   line cut around the match (never the whole line);
-- Stop on that long search says how far it got, and the server's rg is gone;
+- Stop on a search of those lines says how far it got, and the server's rg is gone;
 - the time from the last keystroke to the first rows and to the whole answer, beside the same
   search over REST (timed from here with the server's token, in turns, medians of 3), printed
   and held to the target, first rows within 1.5× the REST call plus the panel's typing pause,
   when the machine is quiet (a load average below its number of cores): on a 2-core machine
-  shared with others the REST call alone moves by ±40 % from one run to the next, and the figures
-  are printed either way (docs/performance.md has them).
+  shared with others the REST call alone moves by ±40 % from one run to the next. Whatever the
+  load they are held to 2× the REST call plus the pause, and printed (docs/performance.md has
+  them).
 """
 
 from __future__ import annotations
@@ -108,25 +109,36 @@ def gen_paths(first: int, count: int) -> list[str]:
 
 
 # What the page saw from the first keystroke of a search until its answer was on screen: every
-# text of the status line (each change, and every animation frame), when the first file's rows
-# and the whole answer were shown, in ms after the last keystroke.
+# text of the status line (a MutationObserver sees each change), when rows the last
+# keystroke had not seen were first shown and when the whole answer was, in ms after that keystroke.
 WATCH = """() => {
+  window.__unwatch?.();
   const panel = document.querySelector('.dsh-sb-search');
   const input = panel.querySelector('.dsh-sb-pattern');
   const status = panel.querySelector('.dsh-sb-status');
+  const files = () => [...panel.querySelectorAll('.dsh-sb-results .dsh-sb-file')];
   const seen = {keys: [], texts: [], firstRows: null, done: null};
   window.__seen = seen;
-  input.addEventListener('keydown', () => seen.keys.push(performance.now()), {capture: true});
+  let before = new Set();
+  const key = () => {
+    seen.keys.push(performance.now());
+    seen.firstRows = seen.done = null;  // what an earlier key's search showed does not count
+    before = new Set(files());
+  };
   const take = () => {
     if (!seen.keys.length || seen.done !== null) return;
     const now = performance.now();
     seen.texts.push(status.textContent);
-    if (seen.firstRows === null && panel.querySelector('.dsh-sb-results .dsh-sb-file')) seen.firstRows = now;
+    if (seen.firstRows === null && files().some(file => !before.has(file))) seen.firstRows = now;
     if (panel.getAttribute('aria-busy') !== 'true' && !status.textContent.startsWith('Searching')) seen.done = now;
   };
-  new MutationObserver(take).observe(panel, {childList: true, subtree: true, characterData: true, attributes: true});
-  const frame = () => { take(); if (seen.done === null) requestAnimationFrame(frame); };
-  requestAnimationFrame(frame);
+  const observer = new MutationObserver(take);
+  observer.observe(panel, {childList: true, subtree: true, characterData: true, attributes: true});
+  input.addEventListener('keydown', key, {capture: true});
+  window.__unwatch = () => {
+    observer.disconnect();
+    input.removeEventListener('keydown', key, {capture: true});
+  };
 }"""
 
 SEEN = """() => {
@@ -311,8 +323,10 @@ def test_first_rows_beside_the_same_rest_call(page, lab, pattern, shape):
         f"target for the first rows {target:.0f} ms (1.5 × REST + the pause); medians of 3, "
         f"REST {[round(x) for x in rest]}, first rows {[round(x) for x in first]}, whole {[round(x) for x in done]}"
     )
+    # whatever the load, a looser bound: rows held back until well after the answer break it
+    assert first_m <= 2 * rest_m + DEBOUNCE_MS, (first_m, rest_m)
     load, cores = os.getloadavg()[0], os.cpu_count() or 1
     if load < cores:
         assert first_m <= target, (first_m, target)
     else:
-        print(f"(the target not held: load average {load:.1f} on {cores} cores)")
+        print(f"(the target not held: load average {load:.1f} on {cores} cores; held to 2 × REST + the pause)")
