@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import statistics
 import time
 from pathlib import Path
@@ -98,6 +99,7 @@ def lab(tmp_path_factory, chromium):
     server = start_lab(tmp, Path(os.path.realpath(root)))
     yield server
     server.stop()
+    shutil.rmtree(root, ignore_errors=True)  # 50,000 files: not left for pytest's later clean-up
 
 
 def paths(panel) -> list[str]:
