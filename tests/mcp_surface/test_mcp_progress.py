@@ -1,0 +1,260 @@
+"""Progress notifications (``notifications/progress``) for a call that runs past a second, on both transports.
+
+A long call is a grep over a large sparse file named explicitly (ripgrep reads every byte of an
+explicit target) stopped by ``search_timeout_ms``: it runs a few seconds, then answers
+``SEARCH_ABORTED``, so the test is bounded whatever the machine's speed. The stdio server is
+spoken to line by line (so the order of what it writes is seen as written); the HTTP endpoint
+through its SSE stream, raw and through the SDK's client.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import anyio
+import httpx2
+import pytest
+
+from dsh_jupyter.core.render.progress import render_progress
+from dsh_jupyter.mcp.progress import Ticker, progress_token
+
+from .conftest import connect, mcp_url, rg_processes, start_mcp_server
+
+PROG = [sys.executable, "-m", "dsh_jupyter.mcp"]
+SLOW_GREP = {"pattern": "text", "path": "slow.txt"}
+STOPPED = "Error: grep was stopped after 3000 ms; narrow the pattern or path"
+
+
+def test_the_progress_line_says_how_long_and_what_the_core_reported():
+    assert render_progress("grep", 3.9) == "grep running for 3 s"
+    assert render_progress("grep", 1.0, "1,204 matches in 310 files so far") == (
+        "grep running for 1 s: 1,204 matches in 310 files so far"
+    )
+    assert render_progress("glob", 12.2, "") == "glob running for 12 s"
+
+
+def test_the_progress_value_always_grows():
+    now = [100.0]
+    ticker = Ticker("grep", clock=lambda: now[0])
+    now[0] = 101.0
+    assert ticker.next() == (1.0, "grep running for 1 s")
+    ticker.report("3 matches in 2 files so far")
+    assert ticker.next() == (1.1, "grep running for 1 s: 3 matches in 2 files so far")  # same instant: still grows
+    now[0] = 102.5
+    assert ticker.next() == (2.5, "grep running for 2 s: 3 matches in 2 files so far")
+
+
+@pytest.mark.parametrize(
+    "params, token",
+    [
+        ({"_meta": {"progressToken": "abc"}}, "abc"),
+        ({"_meta": {"progressToken": 7}}, 7),
+        ({"_meta": {"progressToken": True}}, None),  # a bool is not a token
+        ({"_meta": {"progressToken": 1.5}}, None),
+        ({"_meta": {}}, None),
+        ({"name": "grep"}, None),
+        (None, None),
+    ],
+)
+def test_the_token_is_a_string_or_an_integer(params, token):
+    assert progress_token(params) == token
+
+
+def make_slow_file(root) -> None:
+    with open(root / "slow.txt", "wb") as f:
+        f.write(b"text, so grep does not skip it as binary\n" * 400)
+        f.truncate(50 * 2**30)  # sparse: no disk, and minutes to read through
+
+
+class Lines:
+    """The stdio server as a child process; every line it writes is kept with when it came."""
+
+    def __init__(self, root, state_file, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [*PROG, "--root", str(root), "--state-path", str(state_file), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.lines: list[dict] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.append(json.loads(line))
+
+    def send(self, message: dict) -> None:
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, request_id, timeout: float = 60) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in self.lines:
+                if line.get("id") == request_id:
+                    return line
+            time.sleep(0.05)
+        raise AssertionError(f"no answer to {request_id}: {self.lines}")
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def lines(root, state_file):
+    make_slow_file(root)
+    (root / "notes.txt").write_text("first line\n")
+    server = Lines(root, state_file, "--search_timeout_ms=3000")
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+        }
+    )
+    server.answer(0)
+    try:
+        yield server
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+
+
+def tools_call(request_id, name, arguments, token=None) -> dict:
+    params: dict = {"name": name, "arguments": arguments}
+    if token is not None:
+        params["_meta"] = {"progressToken": token}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+@pytest.mark.slow
+def test_stdio_sends_progress_while_a_long_grep_runs_and_none_after_its_answer(lines):
+    lines.send(tools_call(1, "grep", SLOW_GREP, token="tok-1"))
+    answer = lines.answer(1)
+    assert answer["result"]["content"][0]["text"] == STOPPED
+    time.sleep(2.5)  # more than two periods: a notification the pump still owed would be here by now
+    progress = [m for m in lines.lines if m.get("method") == "notifications/progress"]
+    assert progress, lines.lines
+    assert lines.lines.index(answer) == len(lines.lines) - 1  # the answer is the last thing written
+    values = [m["params"]["progress"] for m in progress]
+    assert values == sorted(set(values)) and values[0] >= 1.0
+    for m in progress:
+        assert m["params"]["progressToken"] == "tok-1" and "total" not in m["params"]
+        assert m["params"]["message"].startswith("grep running for ")
+
+
+@pytest.mark.slow
+def test_stdio_sends_no_progress_without_a_token_nor_for_a_quick_call(lines):
+    lines.send(tools_call(1, "grep", SLOW_GREP))
+    lines.send(tools_call(2, "read", {"file_path": "notes.txt"}, token=5))
+    assert lines.answer(1)["result"]["isError"] is True
+    assert lines.answer(2)["result"]["isError"] is False
+    time.sleep(1.5)
+    assert [m.get("id") for m in lines.lines] == [0, 2, 1]  # answers only
+
+
+@pytest.mark.slow
+def test_stdio_cancel_still_kills_rg_and_ends_the_progress(root, state_file):
+    make_slow_file(root)
+    server = Lines(root, state_file)  # no timeout: the grep would run for minutes
+    try:
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+            }
+        )
+        server.answer(0)
+        server.send(tools_call(1, "grep", SLOW_GREP, token="c"))
+        deadline = time.monotonic() + 30
+        while not any(m.get("method") == "notifications/progress" for m in server.lines):
+            assert time.monotonic() < deadline, server.lines
+            time.sleep(0.05)
+        assert rg_processes(server.proc.pid)
+        server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+        deadline = time.monotonic() + 10
+        while rg_processes(server.proc.pid):
+            assert time.monotonic() < deadline, "rg outlived the cancel"
+            time.sleep(0.05)
+        time.sleep(0.2)  # the pump stops at its next tick at the latest
+        seen = len(server.lines)
+        time.sleep(2.5)
+        assert len(server.lines) == seen and all(m.get("id") != 1 for m in server.lines)
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="module")
+def slow_server(tmp_path_factory):
+    srv = start_mcp_server(tmp_path_factory.mktemp("mcp-progress"), ["--DshJupyter.search_timeout_ms=3000"])
+    make_slow_file(srv.root)
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def sse_messages(body: str) -> list[dict]:
+    return [json.loads(line[5:]) for line in body.splitlines() if line.startswith("data:") and line[5:].strip()]
+
+
+@pytest.mark.slow
+def test_http_streams_the_progress_before_the_answer(slow_server):
+    """A call with a token is answered as an SSE stream: notifications first, the result last."""
+    headers = {
+        "Authorization": f"token {slow_server.token}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+    }
+    url = mcp_url(slow_server, "progress-raw")
+    with httpx2.Client(timeout=60) as http:
+        reply = http.post(url, headers=headers, json=init)
+        headers["Mcp-Session-Id"] = reply.headers["mcp-session-id"]
+        headers["Mcp-Protocol-Version"] = "2025-11-25"
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert http.post(url, headers=headers, json=initialized).status_code == 202
+        reply = http.post(url, headers=headers, json=tools_call(2, "grep", SLOW_GREP, token="http-1"))
+    assert reply.headers["content-type"].startswith("text/event-stream")
+    messages = sse_messages(reply.text)
+    assert messages[-1]["id"] == 2 and messages[-1]["result"]["content"][0]["text"] == STOPPED
+    progress = messages[:-1]
+    assert progress and all(m["method"] == "notifications/progress" for m in progress), messages
+    assert all(m["params"]["progressToken"] == "http-1" for m in progress)
+    assert all(m["params"]["message"].startswith("grep running for ") for m in progress)
+
+
+@pytest.mark.slow
+def test_the_sdk_client_hears_progress_over_http_and_none_without_asking(slow_server):
+    heard: list[tuple] = []
+
+    async def on_progress(progress, total, message):
+        heard.append((progress, total, message))
+
+    async def main():
+        async with connect(slow_server, "progress-sdk") as client:
+            with_token = await client.call_tool("grep", SLOW_GREP, progress_callback=on_progress)
+            count = len(heard)
+            without = await client.call_tool("grep", SLOW_GREP)
+            return with_token, count, without
+
+    with_token, count, without = anyio.run(main)
+    assert with_token.content[0].text == without.content[0].text == STOPPED
+    assert count >= 1 and len(heard) == count  # none for the call that did not ask
+    assert heard[0][0] >= 1.0 and heard[0][1] is None and heard[0][2].startswith("grep running for ")
+
