@@ -97,7 +97,10 @@ def test_initialize_agrees_on_a_version(raw, asked, agreed):
     assert reply["id"] == 1
     result = reply["result"]
     assert result["protocolVersion"] == agreed
-    assert result["capabilities"] == {"tools": {"listChanged": False}, "resources": {"listChanged": False, "subscribe": False}}
+    assert result["capabilities"] == {
+        "tools": {"listChanged": False},
+        "resources": {"listChanged": False, "subscribe": False},
+    }
     assert result["serverInfo"]["name"] == "dsh-jupyter"
     assert result["instructions"].startswith("list: Start here")
 

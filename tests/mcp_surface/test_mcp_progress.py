@@ -10,9 +10,6 @@ through its SSE stream, raw and through the SDK's client.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import threading
 import time
 
 import anyio
@@ -22,9 +19,8 @@ import pytest
 from dsh_jupyter.core.render.progress import render_progress
 from dsh_jupyter.mcp.progress import Ticker, progress_token
 
-from .conftest import connect, mcp_url, rg_processes, start_mcp_server
+from .conftest import Lines, connect, make_slow_file, mcp_url, rg_processes, start_mcp_server
 
-PROG = [sys.executable, "-m", "dsh_jupyter.mcp"]
 SLOW_GREP = {"pattern": "text", "path": "slow.txt"}
 STOPPED = "Error: grep was stopped after 3000 ms; narrow the pattern or path"
 
@@ -64,48 +60,6 @@ def test_the_token_is_a_string_or_an_integer(params, token):
     assert progress_token(params) == token
 
 
-def make_slow_file(root) -> None:
-    with open(root / "slow.txt", "wb") as f:
-        f.write(b"text, so grep does not skip it as binary\n" * 400)
-        f.truncate(50 * 2**30)  # sparse: no disk, and minutes to read through
-
-
-class Lines:
-    """The stdio server as a child process; every line it writes is kept with when it came."""
-
-    def __init__(self, root, state_file, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [*PROG, "--root", str(root), "--state-path", str(state_file), *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.lines: list[dict] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            self.lines.append(json.loads(line))
-
-    def send(self, message: dict) -> None:
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def answer(self, request_id, timeout: float = 60) -> dict:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for line in self.lines:
-                if line.get("id") == request_id:
-                    return line
-            time.sleep(0.05)
-        raise AssertionError(f"no answer to {request_id}: {self.lines}")
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=30)
-
-
 @pytest.fixture
 def lines(root, state_file):
     make_slow_file(root)
@@ -116,7 +70,11 @@ def lines(root, state_file):
             "jsonrpc": "2.0",
             "id": 0,
             "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
         }
     )
     server.answer(0)
@@ -171,7 +129,11 @@ def test_stdio_cancel_still_kills_rg_and_ends_the_progress(root, state_file):
                 "jsonrpc": "2.0",
                 "id": 0,
                 "method": "initialize",
-                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"},
+                },
             }
         )
         server.answer(0)
@@ -257,4 +219,3 @@ def test_the_sdk_client_hears_progress_over_http_and_none_without_asking(slow_se
     assert with_token.content[0].text == without.content[0].text == STOPPED
     assert count >= 1 and len(heard) == count  # none for the call that did not ask
     assert heard[0][0] >= 1.0 and heard[0][1] is None and heard[0][2].startswith("grep running for ")
-
