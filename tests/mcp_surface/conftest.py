@@ -81,8 +81,14 @@ def calls(server: JupyterProcess, session: str) -> list[dict]:
 
 
 def text_of(result) -> str:
-    """The one text item of a CallToolResult (and nothing else is there)."""
-    assert [c.type for c in result.content] == ["text"], result.content
+    """The text item of a CallToolResult; after it comes nothing but, in a capped answer, the link to
+    its saved result (named as the text names it)."""
+    spill = None if result.is_error else (result.structured_content or {}).get("spill")
+    assert [c.type for c in result.content] == (["text", "resource_link"] if spill else ["text"]), result.content
+    if spill:
+        assert result.content[1].name == spill.rsplit("/", 1)[1] and result.content[1].uri.endswith(
+            result.content[1].name
+        )
     return result.content[0].text
 
 
