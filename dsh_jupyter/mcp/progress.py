@@ -18,7 +18,6 @@ one for a request that carried no token, or put a client's text (an unknown tool
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -89,6 +88,8 @@ class ThreadPump:
 
 async def pump(ticker: Ticker, send: Callable[[float, str], Awaitable[None]]) -> None:
     """Send ``ticker``'s notifications until cancelled (the SDK server runs it beside the call)."""
+    import asyncio  # here: the stdio server, which never runs this, starts without it
+
     await asyncio.sleep(FIRST_AFTER_S)
     while True:
         progress, message = ticker.next()
