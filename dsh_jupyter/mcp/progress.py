@@ -28,6 +28,7 @@ __all__ = ["EVERY_S", "FIRST_AFTER_S", "ThreadPump", "Ticker", "progress_token",
 
 FIRST_AFTER_S = 1.0  # a call that answers sooner sends no progress at all
 EVERY_S = 1.0  # then one notification a second, at most
+_POLL_S = 0.05  # how soon the stdio pump sees its call cancelled
 
 Token = str | int
 
@@ -72,13 +73,14 @@ class ThreadPump:
         self._thread.start()
 
     def _run(self) -> None:
-        wait = FIRST_AFTER_S
-        while not self._stop.wait(wait):
+        due = time.monotonic() + FIRST_AFTER_S
+        while not self._stop.wait(min(_POLL_S, max(due - time.monotonic(), 0.0))):
             if self._cancel.is_set():
-                return
-            progress, message = self._ticker.next()
-            self._send(progress, message)
-            wait = EVERY_S
+                return  # cancelled: not one more, though the call may take a moment to end
+            if time.monotonic() >= due:
+                progress, message = self._ticker.next()
+                self._send(progress, message)
+                due = time.monotonic() + EVERY_S
 
     def stop(self) -> None:
         """No notification is sent once this returns (a send under way has finished)."""

@@ -219,3 +219,31 @@ def test_the_sdk_client_hears_progress_over_http_and_none_without_asking(slow_se
     assert with_token.content[0].text == without.content[0].text == STOPPED
     assert count >= 1 and len(heard) == count  # none for the call that did not ask
     assert heard[0][0] >= 1.0 and heard[0][1] is None and heard[0][2].startswith("grep running for ")
+
+
+@pytest.mark.slow
+def test_json_mode_answers_a_call_that_asked_for_progress_without_any(tmp_path_factory):
+    """One JSON body per request carries no notification: the call still answers, none is sent after."""
+    srv = start_mcp_server(
+        tmp_path_factory.mktemp("mcp-progress-json"),
+        ["--DshJupyter.search_timeout_ms=3000", "--DshJupyter.mcp_json_response=True"],
+    )
+    make_slow_file(srv.root)
+    heard: list = []
+
+    async def on_progress(progress, total, message):
+        heard.append(message)
+
+    async def main():
+        async with connect(srv, "progress-json") as client:
+            result = await client.call_tool("grep", SLOW_GREP, progress_callback=on_progress)
+            listed = await client.call_tool("list", {})
+            return result, listed
+
+    try:
+        result, listed = anyio.run(main)
+    finally:
+        srv.stop()
+    assert result.content[0].text == STOPPED and heard == []
+    assert listed.content[0].text.startswith("<path>.</path>")  # the session goes on
+    assert "Traceback" not in srv.log_of_our_own()
