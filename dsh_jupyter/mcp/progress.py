@@ -95,5 +95,8 @@ async def pump(ticker: Ticker, send: Callable[[float, str], Awaitable[None]]) ->
     await asyncio.sleep(FIRST_AFTER_S)
     while True:
         progress, message = ticker.next()
-        await send(progress, message)
+        try:
+            await send(progress, message)
+        except Exception:  # the client's stream is gone: the call goes on, and its cancel decides
+            return
         await asyncio.sleep(EVERY_S)

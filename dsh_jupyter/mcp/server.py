@@ -22,6 +22,7 @@ import functools
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from mcp import MCPError, types
 from mcp.server.context import ServerRequestContext
@@ -29,7 +30,6 @@ from mcp.server.lowlevel import Server
 
 from .. import __version__
 from ..core.policy import Caller, CallRefused
-from ..core.result import Result
 from ..core.workspace import Workspace
 from .progress import Ticker, progress_token, pump
 from .resources import LINK_VERSIONS, ResourceError, list_resources, list_templates, read_resource
@@ -52,7 +52,7 @@ class CallScope:
     caller: Caller = field(default_factory=lambda: Caller(SURFACE))
 
 
-Submit = Callable[..., Awaitable[Result]]  # (call, search=False) -> Result, off the event loop
+Submit = Callable[..., Awaitable[Any]]  # (call, search=False) -> what call returns, off the event loop
 
 
 def build_server(

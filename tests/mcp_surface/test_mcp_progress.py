@@ -44,6 +44,25 @@ def test_the_progress_value_always_grows():
     assert ticker.next() == (2.5, "grep running for 2 s: 3 matches in 2 files so far")
 
 
+def test_the_http_pump_stops_quietly_when_its_client_is_gone(monkeypatch):
+    import dsh_jupyter.mcp.progress as progress
+
+    monkeypatch.setattr(progress, "FIRST_AFTER_S", 0.01)
+    monkeypatch.setattr(progress, "EVERY_S", 0.01)
+    sent: list = []
+
+    async def send(value, message):
+        sent.append(message)
+        if len(sent) == 2:
+            raise anyio.ClosedResourceError
+
+    async def main():
+        await progress.pump(Ticker("glob"), send)  # returns: no exception left for the loop to report
+
+    anyio.run(main)
+    assert sent == ["glob running for 0 s", "glob running for 0 s"]
+
+
 @pytest.mark.parametrize(
     "params, token",
     [
