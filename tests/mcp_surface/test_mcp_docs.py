@@ -282,13 +282,14 @@ CLAUDE_REFUSED = (
 @pytest.mark.slow
 def test_a_wrong_token_is_told_apart_from_a_dead_server_and_starts_no_oauth(clients, server, tmp_path):
     url = mcp_url(server, "refused")
+    seen = len(server.log_of_our_own())  # other tests' clients (mcp-remote) may have probed before
     claude, opencode = _lists(clients, url, "Authorization: token wrong", tmp_path / "wrong")
     assert CLAUDE_REFUSED.format(url=url) in claude.splitlines(), claude
     assert "✗ dsh-jupyter failed" in opencode and "SSE error: Non-200 status code (403)" in opencode, opencode
     claude, opencode = _lists(clients, url, None, tmp_path / "none")
     assert f"dsh-jupyter: {url} (HTTP) - ! Needs authentication" in claude.splitlines(), claude
     assert "SSE error: Non-200 status code (403)" in opencode, opencode
-    assert "/.well-known/" not in server.log_of_our_own()  # no OAuth discovery was started
+    assert "/.well-known/" not in server.log_of_our_own()[seen:]  # no OAuth discovery was started
     dead = "http://127.0.0.1:9/dsh/mcp"  # the discard port: nothing listens there
     claude, opencode = _lists(clients, dead, "Authorization: token wrong", tmp_path / "dead")
     assert f"dsh-jupyter: {dead} (HTTP) - ✘ Failed to connect — ECONNREFUSED: Unable to connect." in claude, claude
