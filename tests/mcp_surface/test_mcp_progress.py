@@ -266,3 +266,47 @@ def test_json_mode_answers_a_call_that_asked_for_progress_without_any(tmp_path_f
     assert result.content[0].text == STOPPED and heard == []
     assert listed.content[0].text.startswith("<path>.</path>")  # the session goes on
     assert "Traceback" not in srv.log_of_our_own()
+
+
+@pytest.mark.slow
+def test_http_cancel_with_progress_still_kills_rg_and_ends_the_progress(tmp_path_factory):
+    """No timeout here: the grep would run for minutes; the client gives up after its first progress."""
+    srv = start_mcp_server(tmp_path_factory.mktemp("mcp-progress-cancel"))
+    make_slow_file(srv.root)
+    heard: list = []
+
+    async def on_progress(progress, total, message):
+        heard.append(message)
+
+    async def main():
+        async with connect(srv, "progress-cancel") as client:
+            scope = anyio.CancelScope()
+
+            async def slow_call():
+                with scope:
+                    await client.call_tool("grep", SLOW_GREP, progress_callback=on_progress)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(slow_call)
+                deadline = time.monotonic() + 60
+                while not heard:
+                    assert time.monotonic() < deadline, "no progress"
+                    await anyio.sleep(0.05)
+                assert rg_processes(srv.proc.pid)
+                scope.cancel()
+            deadline = time.monotonic() + 10
+            while rg_processes(srv.proc.pid):
+                assert time.monotonic() < deadline, "rg outlived the cancel"
+                await anyio.sleep(0.05)
+            count = len(heard)
+            await anyio.sleep(2.5)
+            after = await client.call_tool("list", {})  # the session still serves
+            return count, after
+
+    try:
+        count, after = anyio.run(main)
+    finally:
+        srv.stop()
+    assert len(heard) == count and after.is_error is False
+    log = srv.log_of_our_own()
+    assert "Traceback" not in log and "Task exception was never retrieved" not in log, log[-3000:]
