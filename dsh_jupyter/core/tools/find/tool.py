@@ -13,8 +13,6 @@ when it is not (the footer names the total and how to go on).
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
 import threading
 
@@ -31,8 +29,6 @@ from ..spec import BOOLEAN, INTEGER, NAME, OFFSET, PATH, STRING, Rows, ToolSpec,
 from .rank import MAX_QUERY, fuzzy_regex, matches_all, query_words, rank_page
 
 __all__ = ["FIND", "execute_find"]
-
-PIPE_BYTES = 1 << 20  # the pipe from the walk to the filter holds this much (the kernel's default: 64 KiB)
 
 
 def execute_find(ctx: CallContext, args: dict) -> dict:
@@ -108,8 +104,6 @@ def _listed_and_matched(ctx: CallContext, root, argv: list[str], regex: str) -> 
         "-",
     ]
     read_end, write_end = os.pipe()
-    with contextlib.suppress(OSError, AttributeError):  # a walk that waits less for the filter to read
-        fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
     box: dict = {}
     matched = _Records()
 
