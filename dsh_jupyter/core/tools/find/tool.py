@@ -114,6 +114,8 @@ def _listed_and_matched(ctx: CallContext, root, argv: list[str], regex: str) -> 
             )
         except BaseException as exc:  # handed to the caller below
             box["error"] = exc
+        finally:  # once the filter is gone (or never started), a walk still writing stops at once
+            os.close(read_end)
 
     matcher = threading.Thread(target=second, name="dsh-find-filter", daemon=True)
     matcher.start()
@@ -122,7 +124,6 @@ def _listed_and_matched(ctx: CallContext, root, argv: list[str], regex: str) -> 
     finally:
         os.close(write_end)  # the filter reads to the end of what the walk wrote
         matcher.join()
-        os.close(read_end)
     unreadable = file_errors(listed)
     if listed.returncode == 2 and not matched.taken and not unreadable:
         raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(listed)}")
