@@ -144,7 +144,7 @@ def _output_lines(out: dict, address: str) -> list[str]:
     if text is not None:
         if out.get("more"):
             text += OUTPUT_TRUNCATED.format(out["more"], output_call(address, out["number"]))
-        lines.extend("|" + (" " + cell_text(part) if part else "") for part in text.split("\n"))
+        lines.extend(["| " + cell_text(part) if part else "|" for part in text.split("\n")])
     return lines
 
 
@@ -188,7 +188,7 @@ def render_cell(cell: dict) -> list[str]:
 
 def _render_cell(cell: dict) -> list[str]:
     lines = [_header(cell)]
-    lines.extend(f"{line['number']}: {cell_text(line['text'])}" for line in cell["lines"])
+    lines.extend([f"{line['number']}: {cell_text(line['text'])}" for line in cell["lines"]])
     for att in cell.get("attachments", ()):
         lines.append(f"[attachment {quote_name(att['name'])}: {quote_name(att['mime'])}, {_size(att['bytes'])}]")
     address = cell_address(cell["index"], cell.get("id"))

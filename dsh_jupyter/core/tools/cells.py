@@ -119,7 +119,11 @@ def _output_value(
     value: dict = {"number": number, "outputType": kind, "data": [], "text": None, "more": 0}
     if kind == "stream":
         value["name"] = out.get("name", "")
-        value.update(_cap(clean_output(source_text(out.get("text", "")), stream=True), s.notebook_output_max_chars))
+        text = clean_output(source_text(out.get("text", "")), stream=True)
+        if len(text) <= s.notebook_output_max_chars:  # most streams: whole, nothing cut
+            value["text"] = text
+        else:
+            value.update(_cap(text, s.notebook_output_max_chars))
     elif kind in ("execute_result", "display_data"):
         data: dict = out["data"] if isinstance(out.get("data"), dict) else {}
         value["data"] = [_data_item(m, v, (cell, number), page) for m, v in data.items() if m != "text/plain"]
