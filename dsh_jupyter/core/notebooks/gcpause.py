@@ -43,13 +43,15 @@ def collector_paused() -> Iterator[None]:
     Other threads' blocks share the pause: the collector is on again when the last one ends.
     """
     global _holders, _turned_off
+    first = False
     with _lock:
         if _holders == 0 and gc.isenabled():
-            gc.collect(1)  # the young generations hold only what the block will make
             gc.disable()
-            _turned_off = True
+            _turned_off = first = True
         _holders += 1
     try:
+        if first:  # outside the lock: a finalizer it runs may parse a notebook too
+            gc.collect(1)  # the young generations hold only what the block will make
         yield
     finally:
         with _lock:

@@ -105,3 +105,26 @@ def test_a_parsed_notebook_leaves_the_collector_on_and_nothing_frozen():
     assert nb.data["nbformat"] == 4
     assert gc.isenabled() and gc.get_freeze_count() == 0
     assert in_generation(nb.data, 2)
+
+
+def test_a_finalizer_that_parses_a_notebook_while_young_garbage_is_collected_does_not_wait_on_itself():
+    raw = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    parsed: list[object] = []
+
+    class Parses:
+        def __del__(self) -> None:
+            parsed.append(parse_notebook(raw))
+
+    def run() -> None:
+        gc.collect()
+        node = Parses()
+        node.me = node  # only the collector frees it: in the young collection the pause starts with
+        del node
+        with collector_paused():
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert len(parsed) == 1 and gc.isenabled() and gc.get_freeze_count() == 0
