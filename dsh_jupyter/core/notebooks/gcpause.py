@@ -10,11 +10,12 @@ every object the parse made is moved to the oldest generation at once (``gc.free
 ``gc.unfreeze`` together move every tracked object there, without looking at any): the young
 generations are never walked over them, and they do not count towards the next whole-heap run.
 
-How: the first of the threads parsing at once runs the collector on the young generations (a few
-thousand objects at most: the program's own young garbage is collected as it would have been),
-then turns it off; the last to finish moves what was made meanwhile to the oldest generation and
-turns it on again. Nothing changes when the program turned the collector off itself, and nothing
-is moved when it froze objects of its own (``gc.get_freeze_count``): ``gc.unfreeze`` would thaw them.
+How: the first of the threads parsing at once turns the collector off and runs it once on the
+young generations (a few thousand objects at most: the program's own young garbage is collected
+as it would have been; outside the lock, as a finalizer it runs may parse a notebook too); the
+last to finish moves what was made meanwhile to the oldest generation and turns it on again.
+Nothing changes when the program turned the collector off itself, and nothing is moved when it
+froze objects of its own (``gc.get_freeze_count``): ``gc.unfreeze`` would thaw them.
 
 What it must never do: leave the collector off after the last parse ends (an exception included),
 turn on a collector it did not turn off, or keep anything frozen (a frozen object is never
