@@ -17,16 +17,20 @@ def median_time(fn: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
-def medians_in_turns(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, float]:
+def medians_in_turns(
+    fns: dict[str, Callable[[], object]], runs: int, clock: Callable[[], float] = time.perf_counter
+) -> dict[str, float]:
     """Median wall time of each of ``fns``, called in turns (one of each per round), in seconds.
 
     In turns, a change in the machine's load during the run reaches every function alike, so the
-    ratios between them hold where separate blocks of runs would drift apart.
+    ratios between them hold where separate blocks of runs would drift apart. ``clock`` may be
+    ``time.thread_time``: the CPU time the calls took, which waiting for a busy machine's cores
+    does not lengthen (for work done on the calling thread alone).
     """
     times: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(runs):
         for name, fn in fns.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             fn()
-            times[name].append(time.perf_counter() - t0)
+            times[name].append(clock() - t0)
     return {name: statistics.median(t) for name, t in times.items()}

@@ -14,7 +14,8 @@ missing cell ids and renumbers duplicate ones in place. ``notebook_problem`` ref
 the validator runs, so the validator is handed the dict itself, with no copy (a copy of a big
 notebook cost as much as the schema check); the schemas set no defaults, so the compiled check
 adds nothing either. A valid notebook is recognised by a quicker validator first (``schema.py``);
-nbformat decides every other case and words every message.
+nbformat decides every other case and words every message. The JSON is parsed with the cyclic
+garbage collector held off (``gcpause.py``): a parse makes no cycles for it to find.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import overload
 
+from .gcpause import collector_paused
 from .schema import quickly_valid
 
 __all__ = [
@@ -80,7 +82,10 @@ class Notebook:
 def source_text(value: object) -> str:
     """A multiline string as nbformat stores it (a string, or a list of lines) joined."""
     if isinstance(value, list):
-        return "".join(part for part in value if isinstance(part, str))
+        try:
+            return "".join(value)  # nearly always: a list of strings
+        except TypeError:
+            return "".join(part for part in value if isinstance(part, str))
     return value if isinstance(value, str) else ""
 
 
@@ -101,6 +106,25 @@ def _where(exc: Exception) -> str:
     return ""
 
 
+def _id_problem(cells: list) -> str | None:
+    """Why the cells' ids would make nbformat's validator change them (one missing, two the same)."""
+    try:  # most notebooks: every cell a dict with a string id, no two alike, seen in C-level passes
+        ids = [cell["id"] for cell in cells]
+    except (KeyError, TypeError):
+        ids = None
+    if ids is not None and set(map(type, ids)) <= {str} and len(set(ids)) == len(ids):
+        return None
+    seen: dict[str, int] = {}
+    for i, cell in enumerate(cells, start=1):
+        cid = cell.get("id") if isinstance(cell, dict) else None
+        if not isinstance(cid, str):
+            return f"cell {i} has no id (nbformat 4.5 and later require one)"
+        if cid in seen:
+            return f"cells {seen[cid]} and {i} have the same id {json.dumps(cid)}"
+        seen[cid] = i
+    return None
+
+
 def notebook_problem(data: object) -> str | None:
     """Why ``data`` is not a valid nbformat notebook, in one line; None when it is valid."""
     if not isinstance(data, dict):
@@ -114,14 +138,9 @@ def notebook_problem(data: object) -> str | None:
     if isinstance(cells, list) and isinstance(minor, int) and minor >= 5:
         # nbformat's validator would add missing ids and renumber duplicates instead of refusing;
         # with both refused here it changes nothing, so it checks ``data`` itself (no copy).
-        seen: dict[str, int] = {}
-        for i, cell in enumerate(cells, start=1):
-            cid = cell.get("id") if isinstance(cell, dict) else None
-            if not isinstance(cid, str):
-                return f"cell {i} has no id (nbformat 4.5 and later require one)"
-            if cid in seen:
-                return f"cells {seen[cid]} and {i} have the same id {json.dumps(cid)}"
-            seen[cid] = i
+        problem = _id_problem(cells)
+        if problem is not None:
+            return problem
     if isinstance(minor, int) and not isinstance(minor, bool) and quickly_valid(data, minor):
         return None  # a yes from the quick check is nbformat's yes (schema.py); a no goes on to it
     from nbformat import validator  # imported on first use: most tool calls never need it
@@ -203,7 +222,8 @@ def _load(raw: bytes) -> object:
     except UnicodeDecodeError as exc:
         raise NotNotebook(f"it is not UTF-8 text (byte {exc.start})") from None
     try:
-        return json.loads(text)
+        with collector_paused():  # a parse makes no cycles: the collector need not walk its objects
+            return json.loads(text)
     except json.JSONDecodeError as exc:
         raise NotNotebook(_one_line(f"it is not valid JSON ({exc})")) from None
     except (ValueError, RecursionError) as exc:

@@ -26,7 +26,10 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|
 
 def clean_output(text: str, stream: bool = False) -> str:
     """Output text without ANSI escapes; a stream's carriage-return rewrites shown as they end."""
-    text = _ANSI.sub("", text).replace("\r\n", "\n")
+    if "\x1b" in text:  # an escape sequence starts with ESC: most text has none
+        text = _ANSI.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     if stream and "\r" in text:
         text = "\n".join(_last_rewrite(line) for line in text.split("\n"))
     if text.endswith("\n"):

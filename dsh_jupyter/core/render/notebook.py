@@ -29,6 +29,7 @@ from .common import READ_OPEN_NOTES, count, envelope
 __all__ = [
     "OUTPUT_TRUNCATED",
     "TRACEBACK_OMITTED",
+    "RenderedCell",
     "cell_address",
     "cell_text",
     "data_line",
@@ -39,6 +40,7 @@ __all__ = [
     "output_call",
     "render_cell",
     "render_notebook",
+    "rendered_cell",
     "traceback_omitted",
 ]
 
@@ -142,7 +144,7 @@ def _output_lines(out: dict, address: str) -> list[str]:
     if text is not None:
         if out.get("more"):
             text += OUTPUT_TRUNCATED.format(out["more"], output_call(address, out["number"]))
-        lines.extend("|" + (" " + cell_text(part) if part else "") for part in text.split("\n"))
+        lines.extend(["| " + cell_text(part) if part else "|" for part in text.split("\n")])
     return lines
 
 
@@ -157,10 +159,36 @@ def _cut_line(cut: dict) -> str:
     return f"[cell cut at the size cap: {' and '.join(parts)} not shown]"
 
 
+class RenderedCell(dict):
+    """A cell's value that keeps the lines ``render_cell`` made of it (``rendered_cell``).
+
+    Why: a page of cells is rendered once to fit it under the byte cap and then again for the
+    page's text; keeping the first render halves that work. To every reader it is the plain dict
+    it holds (JSON, schemas, copies: a copy is a plain dict and renders anew). It is never changed
+    once rendered: a page's cells are built, rendered and answered, nothing else.
+    """
+
+    __slots__ = ("lines",)
+    lines: list[str]
+
+
+def rendered_cell(cell: dict) -> RenderedCell:
+    """``cell`` as a ``RenderedCell`` that holds its lines (``render_cell``)."""
+    kept = RenderedCell(cell)
+    kept.lines = _render_cell(cell)
+    return kept
+
+
 def render_cell(cell: dict) -> list[str]:
     """One cell's lines: the header, numbered source, attachments, outputs, ``</cell>``."""
+    if isinstance(cell, RenderedCell):
+        return cell.lines
+    return _render_cell(cell)
+
+
+def _render_cell(cell: dict) -> list[str]:
     lines = [_header(cell)]
-    lines.extend(f"{line['number']}: {cell_text(line['text'])}" for line in cell["lines"])
+    lines.extend([f"{line['number']}: {cell_text(line['text'])}" for line in cell["lines"]])
     for att in cell.get("attachments", ()):
         lines.append(f"[attachment {quote_name(att['name'])}: {quote_name(att['mime'])}, {_size(att['bytes'])}]")
     address = cell_address(cell["index"], cell.get("id"))

@@ -243,6 +243,7 @@ def run_rg(
     consume: Callable[[bytes], None] | None = None,
     stdin: int | None = None,
     keep_stdout: bool = True,
+    stdout: int | None = None,
 ) -> RgOutcome:
     """Run rg to completion, deadline, cancel or stdout overflow, whichever comes first.
 
@@ -254,14 +255,17 @@ def run_rg(
     still runs; the outcome's ``stdout`` holds it all the same unless ``keep_stdout`` is False
     (then it is empty: the caller has what it needs, and a big output is not copied again). ``stdin``
     is a descriptor rg reads as its standard input (``-``), e.g. text made for it; default: nothing.
+    ``stdout`` is a descriptor rg writes to instead (the write end of a pipe another rg reads:
+    what rg writes there is neither seen here nor capped, so the reader's own run caps it); the
+    outcome's stdout is then empty and ``consume`` is not called.
     """
     start = time.monotonic()
-    proc, out_fd = _start(rg, _argv(rg, args), cwd, stdin, pass_fds, spawn)
+    proc, out_fd = _start(rg, _argv(rg, args), cwd, stdin, pass_fds, spawn, stdout)
     sink = _Sink(max_stdout_bytes, keep=keep_stdout or consume is None)
     err_fd = proc.stderr.fileno()  # type: ignore[union-attr]
     os.set_blocking(err_fd, False)
     exited = _pidfd(proc.pid)  # readable once rg has exited (None: the kernel has no pidfd)
-    watch = _Watch(proc, out_fd, err_fd, exited, sink, consume)
+    watch = _Watch(proc, out_fd if stdout is None else None, err_fd, exited, sink, consume)
     try:
         watch.run(start + timeout_s, cancel)
     finally:
@@ -270,7 +274,7 @@ def run_rg(
             proc.wait()
         _settle(proc.pid)
         _drain(err_fd, sink)
-        for fd in (out_fd, exited):
+        for fd in (out_fd if stdout is None else None, exited):
             if fd is not None:
                 os.close(fd)
         proc.stderr.close()  # type: ignore[union-attr]
@@ -284,16 +288,18 @@ def _start(
     stdin: int | None,
     pass_fds: tuple[int, ...],
     spawn: Callable[[Callable[[], subprocess.Popen]], subprocess.Popen] | None,
+    stdout: int | None = None,
 ) -> tuple[subprocess.Popen, int]:
-    """Start rg in its own process group; its stdout goes to an anonymous in-memory file.
+    """Start rg in its own process group; its stdout goes to an anonymous in-memory file (or to
+    ``stdout``, a descriptor the caller holds and closes).
 
-    Not a pipe: rg writes without waking this process (a pipe woke it for each of tens of
+    Not a pipe to this process: rg writes without waking it (a pipe woke it for each of tens of
     thousands of small writes), and ``_Watch`` sleeps in ``select()`` until rg exits, writes to
     stderr, or ``POLL_S`` passes, then takes what rg added.
     """
     # stdin is opened here: the thread a fence starts rg from may no longer open /dev/null.
     devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
-    out_fd = memory_file("rg-stdout")
+    out_fd = memory_file("rg-stdout") if stdout is None else stdout
 
     def popen() -> subprocess.Popen:
         return subprocess.Popen(
@@ -310,7 +316,8 @@ def _start(
     try:
         return (spawn(popen) if spawn is not None else popen()), out_fd
     except BaseException as exc:
-        os.close(out_fd)
+        if stdout is None:
+            os.close(out_fd)
         if isinstance(exc, (FileNotFoundError, PermissionError)):
             raise _missing(rg, cwd, exc) from exc
         raise
@@ -325,7 +332,7 @@ class _Watch:
     def __init__(
         self,
         proc: subprocess.Popen,
-        out_fd: int,
+        out_fd: int | None,
         err_fd: int,
         exited: int | None,
         sink: _Sink,
@@ -340,6 +347,8 @@ class _Watch:
 
     def take(self) -> bool:
         """Hand on what rg wrote since the last look; False once the cap is exceeded."""
+        if self.out_fd is None:  # rg writes to the caller's descriptor
+            return True
         size = os.fstat(self.out_fd).st_size
         if size <= self.taken:
             return True

@@ -32,6 +32,7 @@ __all__ = [
 _UNSAFE = "\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 _CONTROL = re.compile(f"[{_UNSAFE}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED = re.compile(f'[{_UNSAFE}"\\\\]')  # the characters ``_escape`` changes
 
 
 def has_raw_bytes(name: str) -> bool:
@@ -177,4 +178,6 @@ def in_message(text: str) -> str:
     Error messages name paths the caller gave; a name holding a newline or a quote must not be
     able to split or forge the message. An ordinary name reads exactly as ``"name"``.
     """
-    return '"' + "".join(_escape(ch) for ch in text).replace("</", "<\\/") + '"'
+    if _ESCAPED.search(text) is not None:
+        text = "".join(_escape(ch) for ch in text)
+    return '"' + text.replace("</", "<\\/") + '"'

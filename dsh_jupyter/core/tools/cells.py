@@ -37,7 +37,7 @@ from ..notebooks.format import (
 )
 from ..notebooks.images import ATTACHABLE, PageImages
 from ..notebooks.outputs import clean_output, traceback_lines
-from ..render.notebook import cell_address, render_cell, traceback_omitted
+from ..render.notebook import cell_address, render_cell, rendered_cell, traceback_omitted
 from ..settings import Settings
 from ..state.gate import record_read
 from ..text.diffs import Diff, diff_page
@@ -119,7 +119,11 @@ def _output_value(
     value: dict = {"number": number, "outputType": kind, "data": [], "text": None, "more": 0}
     if kind == "stream":
         value["name"] = out.get("name", "")
-        value.update(_cap(clean_output(source_text(out.get("text", "")), stream=True), s.notebook_output_max_chars))
+        text = clean_output(source_text(out.get("text", "")), stream=True)
+        if len(text) <= s.notebook_output_max_chars:  # most streams: whole, nothing cut
+            value["text"] = text
+        else:
+            value.update(_cap(text, s.notebook_output_max_chars))
     elif kind in ("execute_result", "display_data"):
         data: dict = out["data"] if isinstance(out.get("data"), dict) else {}
         value["data"] = [_data_item(m, v, (cell, number), page) for m, v in data.items() if m != "text/plain"]
@@ -205,7 +209,10 @@ def cell_value(cell: Cell, s: Settings, page: PageImages | None = None) -> dict:
 
 
 def _cost(lines: list[str]) -> int:
-    return sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
+    """The bytes of ``lines`` in the page's text, each with its line break."""
+    text = "\n".join(lines)
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    return size + 1 if lines else 0
 
 
 def _cut_to_fit(cell: dict, room: int) -> dict:
@@ -244,8 +251,9 @@ def page_cells(nb: Notebook, offset: int, limit: int, s: Settings) -> tuple[list
     used = 0
     page = PageImages(s.notebook_page_max_images, s.notebook_page_max_image_bytes)
     for index in range(offset - 1, min(offset - 1 + limit, len(nb.cells))):
-        value = cell_value(nb.cells[index], s, page)  # built as reached: a page stops at the cap
-        cost = _cost(render_cell(value))
+        # built as reached (a page stops at the cap), rendered once: the page's text reuses it
+        value = rendered_cell(cell_value(nb.cells[index], s, page))
+        cost = _cost(value.lines)
         if used + cost > s.read_max_bytes:
             if not out:
                 out.append(_cut_to_fit(value, s.read_max_bytes))

@@ -259,3 +259,24 @@ def test_chatty_stragglers_and_overflow_leave_nothing(tmp_path: Path) -> None:
     )
     assert out.overflow and out.returncode is None and out.stdout == b"y\n" * 500
     _assert_nothing_left(pid_file, marker)
+
+
+def test_a_descriptor_given_as_stdout_gets_the_output_and_the_outcome_none(tmp_path: Path) -> None:
+    root = tmp_path / "listed"
+    root.mkdir()
+    for i in range(300):
+        (root / f"f{i:04d}.txt").write_text("x\n")
+    args = ["--no-config", "--files", "--sort=path"]
+    full = run_rg(RG, args, cwd=str(root), timeout_s=10, max_stdout_bytes=1 << 20)
+    read_end, write_end = os.pipe()
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(b"".join(iter(lambda: os.read(read_end, 65536), b""))))
+    reader.start()
+    try:
+        out = run_rg(RG, args, cwd=str(root), timeout_s=10, max_stdout_bytes=1 << 20, stdout=write_end)
+    finally:
+        os.close(write_end)  # the caller's descriptor: the runner leaves it open
+        reader.join(10)
+        os.close(read_end)
+    assert out.returncode == 0 and out.stdout == b"" and not out.overflow
+    assert got == [full.stdout] and len(full.stdout) == 3000

@@ -99,3 +99,42 @@ def test_quote_names_agrees_with_quote_name_on_random_hostile_names(alphabet, bi
     for _ in range(3000):
         names = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 5))) for _ in range(rng.randint(1, 6))]
         assert quote_names(names) == [quote_name(n) for n in names], names
+
+
+def _in_message_char_by_char(text: str) -> str:
+    from dsh_jupyter.core.text.quoting import _escape
+
+    return '"' + "".join(_escape(ch) for ch in text).replace("</", "<\\/") + '"'
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        ("plain", '"plain"'),
+        ("", '""'),
+        ('say "hi"', '"say \\"hi\\""'),
+        ("back\\slash", '"back\\\\slash"'),
+        ("a\nb", '"a\\u000ab"'),
+        ("</cell>", '"<\\/cell>"'),
+        ("rtl\u202eevil", '"rtl\\u202eevil"'),
+        ("lone\udcff", '"lone\\udcff"'),
+        ("日本語 café", '"日本語 café"'),
+    ],
+)
+def test_in_message_exact(text, quoted):
+    from dsh_jupyter.core.text.quoting import in_message
+
+    assert in_message(text) == quoted
+
+
+def test_in_message_agrees_with_escaping_each_character_on_random_text():
+    """The shortcut for text with nothing to escape answers what escaping each character does."""
+    import random
+
+    from dsh_jupyter.core.text.quoting import in_message
+
+    alphabet = ["a", "/", "<", '"', "\\", "\n", "\x7f", "\x85", "\u2028", "\u202a", "\u2066", "\udc80", "é", "日"]
+    rng = random.Random(20261205)
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+        assert in_message(text) == _in_message_char_by_char(text), repr(text)

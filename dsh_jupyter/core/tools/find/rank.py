@@ -85,20 +85,30 @@ def _tiers(lowered: list[str], names: list[str], word: str) -> list[int]:
     return out
 
 
+def _lowered(paths: list[str]) -> list[str]:
+    """The paths lower-cased: the same list when none has a letter to lower (one look at them all)."""
+    joined = "\0".join(paths)
+    if joined.lower() == joined:
+        return paths
+    return list(map(str.lower, paths))
+
+
 def rank_page(paths: list[str], words: list[str], offset: int, limit: int) -> list[str]:
     """Paths ``offset`` .. ``offset + limit - 1`` (1-based) of ``paths`` ranked for ``words``."""
     if not paths:
         return []
     need = offset - 1 + limit
-    lowered = list(map(str.lower, paths))
-    names = list(map(itemgetter(2), map(str.rpartition, lowered, repeat("/"))))
+    lowered = _lowered(paths)
     if len(words) == 1:
         # the best tier first, by C-level tests alone: when the paths whose file name starts with
-        # the word fill the pages asked for, no other path needs a tier
-        first = list(compress(range(len(paths)), map(str.startswith, names, repeat(words[0]))))
+        # the word fill the pages asked for, no other path needs a tier (the name starts after
+        # the last "/": str.startswith from there, no name cut out of each path)
+        name_starts = map((1).__add__, map(str.rfind, lowered, repeat("/")))
+        first = list(compress(paths, map(str.startswith, lowered, repeat(words[0]), name_starts)))
         if len(first) >= need:
-            best = heapq.nsmallest(need, zip(map(len, (paths[i] for i in first)), (paths[i] for i in first)))
+            best = heapq.nsmallest(need, zip(map(len, first), first))
             return [path for _, path in best[offset - 1 :]]
+    names = list(map(itemgetter(2), map(str.rpartition, lowered, repeat("/"))))
     score = [0] * len(paths)
     for word in words:
         score = list(map(int.__add__, score, _tiers(lowered, names, word)))

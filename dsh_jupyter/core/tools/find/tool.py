@@ -88,8 +88,9 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
 def _listed_and_matched(ctx: CallContext, root, argv: list[str], regex: str) -> tuple[list[str], int]:
     """The listed paths (without "./") that ``regex`` matches, and how many folders rg could not read.
 
-    The list goes from the first rg to the second through a pipe as it comes, so the filter runs
-    while the walk does; only the matching paths reach this process whole.
+    The list goes from the first rg to the second through a pipe between the two, so the filter
+    runs while the walk does and the list never passes through this process; only the matching
+    paths reach it, decoded as they come (``_Records``).
     """
     # each record is one path, case ignored, "." also a newline; the match starts after "./"
     pattern = f"(?is)^\\./.*{regex}"
@@ -104,49 +105,69 @@ def _listed_and_matched(ctx: CallContext, root, argv: list[str], regex: str) -> 
     ]
     read_end, write_end = os.pipe()
     box: dict = {}
+    matched = _Records()
 
     def second() -> None:
         try:
-            box["outcome"] = run_search(ctx, filter_argv, "find", root, stdin=read_end)
+            box["outcome"] = run_search(
+                ctx, filter_argv, "find", root, stdin=read_end, consume=matched.take, keep_stdout=False
+            )
         except BaseException as exc:  # handed to the caller below
             box["error"] = exc
+        finally:  # once the filter is gone (or never started), a walk still writing stops at once
+            os.close(read_end)
 
     matcher = threading.Thread(target=second, name="dsh-find-filter", daemon=True)
     matcher.start()
-    fed = 0
-
-    def feed(chunk: bytes) -> None:
-        nonlocal fed
-        if fed < 0:
-            return
-        try:
-            view, pos = memoryview(chunk), 0
-            while pos < len(view):
-                pos += os.write(write_end, view[pos:])
-            fed += len(chunk)
-        except BrokenPipeError:  # the filter stopped: its own outcome says why
-            fed = -1
-
-    try:
-        listed = run_search(ctx, argv, "find", root, consume=feed, keep_stdout=False)
+    try:  # the walk writes straight into the pipe the filter reads: no copy through this process
+        listed = run_search(ctx, argv, "find", root, stdout=write_end)
     finally:
-        os.close(write_end)
+        os.close(write_end)  # the filter reads to the end of what the walk wrote
         matcher.join()
-        os.close(read_end)
     unreadable = file_errors(listed)
-    if listed.returncode == 2 and fed == 0 and not unreadable:
+    if listed.returncode == 2 and not matched.taken and not unreadable:
         raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(listed)}")
     if "error" in box:
         raise box["error"]
     found = box["outcome"]
-    if found.returncode == 2 and not found.stdout:
+    if found.returncode == 2 and not matched.taken:
         raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(found)}")
-    # one decode, and one replace that takes every "./" off (no Python call per path)
-    text = ("\0" + found.stdout.decode("utf-8", "surrogateescape")).replace("\0./", "\0")
-    rels = text[1:].split("\0")
-    if rels and rels[-1] == "":
-        rels.pop()
-    return rels, unreadable
+    return matched.finish(), unreadable
+
+
+class _Records:
+    """The filter's NUL-separated paths, each without "./", decoded and split as rg writes them.
+
+    The work runs while the walk goes on (each chunk as it comes), in a few C-level calls per
+    chunk: a decode, one replace that takes every "./" off, a split; a record cut by a chunk's
+    end waits for the next chunk (a NUL is never part of a UTF-8 character).
+    """
+
+    def __init__(self) -> None:
+        self.rels: list[str] = []
+        self.taken = 0  # bytes rg wrote
+        self._rest = b""
+
+    def take(self, chunk: bytes) -> None:
+        self.taken += len(chunk)
+        data = self._rest + chunk if self._rest else chunk
+        cut = data.rfind(b"\0") + 1
+        self._rest = data[cut:]
+        if cut:
+            self._add(data[:cut])
+
+    def _add(self, block: bytes) -> None:
+        text = ("\0" + block.decode("utf-8", "surrogateescape")).replace("\0./", "\0")
+        parts = text[1:].split("\0")
+        parts.pop()  # after the last NUL
+        self.rels.extend(parts)
+
+    def finish(self) -> list[str]:
+        """Every path; a last one rg ended without a NUL counts too."""
+        if self._rest:
+            self._add(self._rest + b"\0")
+            self._rest = b""
+        return self.rels
 
 
 FIND = ToolSpec(

@@ -40,13 +40,15 @@ def run_search(
     stdin: int | None = None,
     keep_stdout: bool = True,
     cut_ok: bool = False,
+    stdout: int | None = None,
 ) -> RgOutcome:
     """Run rg from the search root's descriptor, fenced; map every way it can fail.
 
     ``consume`` gets each piece of rg's stdout as it arrives, ``stdin`` is a descriptor rg reads
-    as its standard input, ``keep_stdout`` False leaves the outcome's stdout empty (all three:
-    ``rg.run_rg``). ``cut_ok``: output stopped at the raw-output guard is returned (its outcome
-    says ``overflow``) for the caller to use what came before, instead of raising."""
+    as its standard input, ``keep_stdout`` False leaves the outcome's stdout empty, ``stdout`` is
+    a descriptor rg writes to instead (all four: ``rg.run_rg``). ``cut_ok``: output stopped at
+    the raw-output guard is returned (its outcome says ``overflow``) for the caller to use what
+    came before, instead of raising."""
     if ctx.rg is None:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} is unavailable: no ripgrep (rg) binary was found")
     if ctx.cancel.is_set():  # the caller left while this search waited for a slot
@@ -74,6 +76,7 @@ def run_search(
             consume=consume,
             stdin=stdin,
             keep_stdout=keep_stdout,
+            stdout=stdout,
         )
     except RgMissing:
         raise ToolError(Codes.SEARCH_FAILED, f"{tool} failed: the ripgrep (rg) binary could not be started") from None

@@ -156,3 +156,32 @@ def test_the_ranking_alone():
     assert rank_page(paths, ["hand"], 2, 2) == ["a/b/handlers.py", "a/handlers/x.py"]
     assert query_words("  Srv  HDL srv ") == ["srv", "hdl"]
     assert fuzzy_regex(["a.b", "x"]) == "a.*\\x{2E}.*b"
+
+
+def test_the_ranking_of_paths_with_capitals_is_that_of_their_lower_case():
+    paths = ["Src/Handlers.py", "x/handlers.py", "HANDLERS.md", "a/Hand/x.py", "b/OldHandlers.py"]
+    lowered = [p.lower() for p in paths]
+    by_lower = rank_page(lowered, ["hand"], 1, 10)
+    assert [lowered[paths.index(p)] for p in rank_page(paths, ["hand"], 1, 10)] == by_lower
+    assert rank_page(paths, ["hand"], 1, 10) == [
+        "HANDLERS.md",
+        "x/handlers.py",
+        "Src/Handlers.py",
+        "a/Hand/x.py",
+        "b/OldHandlers.py",
+    ]
+    assert rank_page(paths, ["hand"], 1, 2) == ["HANDLERS.md", "x/handlers.py"]  # the best tier fills the page
+
+
+def test_matches_are_decoded_whole_however_the_filter_output_is_cut():
+    """rg's output is taken as it grows: a chunk may end inside a path, even inside a character."""
+    from dsh_jupyter.core.tools.find.tool import _Records
+
+    paths = ["a.py", "dir/é-naïve.py", "x/\udcff.bin", "日本/語.txt", "last"]
+    raw = b"".join(b"./" + p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)[:-1]  # no final NUL
+    for size in (1, 2, 3, 5, 7, len(raw)):
+        records = _Records()
+        for k in range(0, len(raw), size):
+            records.take(raw[k : k + size])
+        assert records.finish() == paths, size
+        assert records.taken == len(raw)
