@@ -27,9 +27,8 @@ import { fill, h } from './common/dom';
 import { formatCount, plural } from './common/format';
 import { openTarget } from './open';
 
-/** The command's id, its palette label and its key (free in JupyterLab 4's default shortcuts). */
+/** The command's id; its key (Accel Alt P, free in JupyterLab 4's defaults) is in schema/sidebar.json. */
 export const GO_TO_FILE = 'dsh-jupyter:go-to-file';
-export const GO_TO_FILE_KEYS = ['Accel Alt P'];
 
 /** `find`'s value. */
 export interface IFindValue extends IPage {

@@ -129,8 +129,9 @@ export function occurrenceSpan(before: string, after: string, query: IQuery | nu
   return [start, beforeEnd, afterEnd];
 }
 
-/** Characters kept before a change on a long line (the rest becomes `…`). */
-const LEAD = 20;
+/** Characters kept before and after a change on a long line (the rest becomes `…`). */
+const LEAD = 12;
+const TRAIL = 30;
 
 /** An occurrence's place as the tool names it: `12`, or `Cell 2, line 1` in a notebook. */
 export function place(o: IOccurrence): string {
@@ -486,7 +487,7 @@ export class ReplaceView {
     }
     if (result.isError) {
       const error = result.value as unknown as IErrorValue;
-      this.sayMessage(`${refusalWords(error?.code)}\n${result.text}`, true);
+      this.sayMessage(`${refusalWords(error?.code)}\n${result.text.replace(/^Error: /, '')}`, true);
     } else {
       this.sayMessage(result.text, false);
     }
@@ -528,7 +529,8 @@ export class ReplaceView {
 
 /**
  * An occurrence's line: the text before the change, the removed text struck (`del`), the new
- * text marked (`ins`), the rest; a long start is cut to `…` so that the change is in view.
+ * text marked (`ins`), the rest; cut to LEAD characters before the change and TRAIL after it
+ * (`…` where cut), and wrapped by the panel, so that the change is always in view whole.
  */
 export function diffNode(o: IOccurrence, query: IQuery | null = null): HTMLElement {
   const [start, beforeEnd, afterEnd] = occurrenceSpan(o.before, o.after, query);
@@ -546,6 +548,7 @@ export function diffNode(o: IOccurrence, query: IQuery | null = null): HTMLEleme
   if (afterEnd > start) {
     text.append(h('ins', { class: 'dsh-sb-added' }, o.after.slice(start, afterEnd)));
   }
-  text.append(o.before.slice(beforeEnd));
+  const rest = o.before.slice(beforeEnd);
+  text.append(rest.length > TRAIL ? rest.slice(0, TRAIL) + '…' : rest);
   return text;
 }

@@ -451,7 +451,8 @@ export class SearchView {
 
   /**
    * Show or hide the Replace field. Shown, the results are the replace preview (the mode and
-   * the notebook scope do not apply: replace reads cell sources only); hidden, grep's again.
+   * the notebook scope are hidden: they do not apply, replace reads cell sources only); hidden,
+   * grep's again.
    */
   setReplacing(on: boolean): void {
     this.replacing = on;
@@ -460,8 +461,8 @@ export class SearchView {
     this.replaceRow.hidden = !on;
     this.found.hidden = on;
     this.replace.node.hidden = !on;
-    this.mode.disabled = on;
-    this.scope.disabled = on;
+    this.mode.hidden = on;
+    this.scope.hidden = on;
     window.clearTimeout(this.timer);
     this.seq++;
     this.controller?.abort();

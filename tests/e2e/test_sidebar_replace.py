@@ -159,22 +159,22 @@ def test_a_file_changed_since_the_preview_is_refused_and_nothing_is_written(page
     panel.locator(".dsh-sb-include").fill("drift/**")
     show_replace(panel, "alpha", "beta")
     expect()(replace_status(panel)).to_have_text("3 occurrences in 3 files")
-    (root / "drift/b.txt").write_text("alpha = 2  # changed by someone else\n")
+    (root / "drift/b.txt").write_text("alpha = 2  # changed elsewhere\n")
     panel.locator(".dsh-sb-apply").click()
     message = panel.locator(".dsh-sb-replace-message")
     expect()(message).to_have_text(
         "Nothing was replaced: a file changed since the preview. The preview below is new: check it "
-        'and apply again.\nError: cannot replace: "drift/b.txt" changed since the preview; preview again'
+        'and apply again.\ncannot replace: "drift/b.txt" changed since the preview; preview again'
     )
     expect()(message).to_have_attribute("role", "alert")
     settle(panel)
     # nothing written anywhere
     assert (root / "drift/a.txt").read_text() == DRIFT
-    assert (root / "drift/b.txt").read_text() == "alpha = 2  # changed by someone else\n"
+    assert (root / "drift/b.txt").read_text() == "alpha = 2  # changed elsewhere\n"
     assert (root / "drift/c.txt").read_text() == DRIFT
     # the new preview shows the file as it is now
     expect()(occurrence(panel, "drift/b.txt", 1).locator(".dsh-sb-text")).to_have_text(
-        "alphabeta = 2  # changed by someone else"
+        "alphabeta = 2  # changed elsewhere"
     )
     expect()(message).to_be_visible()
     screenshot(page, panel, screenshot_dir / "sidebar-replace-refused.png")
@@ -187,7 +187,7 @@ def test_a_file_changed_since_the_preview_is_refused_and_nothing_is_written(page
     panel.locator(".dsh-sb-apply").click()
     expect()(message).to_have_text(
         "Nothing was replaced: a file is open in JupyterLab. Close its tab, or uncheck its occurrences, "
-        'and apply again.\nError: cannot replace in "drift/c.txt": open in JupyterLab; change it there or with edit'
+        'and apply again.\ncannot replace in "drift/c.txt": open in JupyterLab; change it there or with edit'
     )
     settle(panel)
     assert (root / "drift/a.txt").read_text() == DRIFT
@@ -200,7 +200,7 @@ def test_a_file_changed_since_the_preview_is_refused_and_nothing_is_written(page
     )
     settle(panel)
     assert (root / "drift/a.txt").read_text() == "gamma = 1\n"
-    assert (root / "drift/b.txt").read_text() == "gamma = 2  # changed by someone else\n"
+    assert (root / "drift/b.txt").read_text() == "gamma = 2  # changed elsewhere\n"
     assert (root / "drift/c.txt").read_text() == DRIFT
 
 
