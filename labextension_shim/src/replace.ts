@@ -183,7 +183,7 @@ export class ReplaceView {
     private readonly session: string,
     private readonly setBusy: (busy: boolean) => void
   ) {
-    this.status = h('div', { class: 'dsh-sb-status dsh-sb-replace-status', role: 'status', 'aria-live': 'polite' });
+    this.status = h('div', { class: 'dsh-sb-replace-status', role: 'status', 'aria-live': 'polite' });
     this.message = h('div', { class: 'dsh-sb-replace-message', hidden: true });
     this.apply = h(
       'button',
@@ -195,7 +195,7 @@ export class ReplaceView {
       },
       'Replace'
     );
-    this.list = h('div', { class: 'dsh-sb-results dsh-sb-replace-list', role: 'list', 'aria-label': 'Replace preview' });
+    this.list = h('div', { class: 'dsh-sb-replace-list', role: 'list', 'aria-label': 'Replace preview' });
     this.more = h(
       'button',
       {
@@ -338,7 +338,7 @@ export class ReplaceView {
     }
     fill(
       this.list,
-      notes.length ? h('div', { class: 'dsh-sb-note' }, notes.join(' ')) : null,
+      notes.length ? h('div', { class: 'dsh-sb-replace-note' }, notes.join(' ')) : null,
       ...this.fileGroups()
     );
     this.update();

@@ -150,7 +150,7 @@ def test_a_person_previews_unchecks_one_occurrence_and_applies(page, lab, screen
     panel.locator(".dsh-sb-replace-toggle").click()
     settle(panel)
     expect()(panel.locator(".dsh-sb-replace")).to_be_hidden()
-    expect()(panel.locator(".dsh-sb-status").first).to_have_text("1 match in 1 file")
+    expect()(panel.locator(".dsh-sb-status")).to_have_text("1 match in 1 file")
 
 
 def test_a_file_changed_since_the_preview_is_refused_and_nothing_is_written(page, lab, screenshot_dir):
