@@ -13,7 +13,7 @@
  * - The status line says how many paths match in all (`find`'s `totalPaths`) and how many are
  *   shown. The files the workspace's .gitignore and .ignore files name are left out, as in the
  *   panel's search by default.
- * - ARIA: a modal `dialog`; the box is a `combobox` controlling a `listbox` of `option`s, the
+ * - ARIA: a modal `dialog` (Tab stays in its box); the box is a `combobox` controlling a `listbox` of `option`s, the
  *   selection named by `aria-activedescendant`; the status line is a polite `status`.
  *
  * What it must never do: open a path the tool did not answer, or reach the disk other than
@@ -178,6 +178,9 @@ export class GoToFile {
         } else if (count) {
           this.choose(this.selected);
         }
+        return;
+      case 'Tab':
+        event.preventDefault(); // a modal palette: the focus stays in its box
         return;
       case 'ArrowDown':
         to = count ? (this.selected + 1) % count : null;

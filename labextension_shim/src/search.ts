@@ -507,7 +507,6 @@ export class SearchView {
     this.unwatch();
     if (this.replacing) {
       this.replace.cancel();
-      this.replace.reset();
     }
     if (this.input.value) {
       this.node.setAttribute('aria-busy', 'true');
@@ -520,6 +519,7 @@ export class SearchView {
   private search(): void {
     window.clearTimeout(this.timer);
     if (this.replacing) {
+      this.replace.reset(); // what the last apply said is about another search
       void this.replace.preview(this.query(), this.replacement.value);
       return;
     }

@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from .conftest import start_lab
-from .helpers import expect, screenshot
+from .helpers import contrast, expect, screenshot, set_theme
 from .test_sidebar import open_sidebar, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -119,6 +119,15 @@ def test_a_person_previews_unchecks_one_occurrence_and_applies(page, lab, screen
         "aria-label", "Replace at pkg/report.py, line 3"
     )
     screenshot(page, panel, screenshot_dir / "sidebar-replace.png")
+    # the struck and the marked text readable in both themes (WCAG AA: 4.5)
+    try:
+        for theme in ("JupyterLab Dark", "JupyterLab Light"):
+            set_theme(page, theme)
+            for tag in ("del", "ins"):
+                ratio = contrast(cell.locator(tag))
+                assert ratio >= 4.5, (theme, tag, ratio)
+    finally:
+        set_theme(page, "JupyterLab Light")
 
     apply.click()
     message = panel.locator(".dsh-sb-replace-message")
@@ -240,6 +249,8 @@ def test_go_to_file_finds_a_path_by_fragments_and_opens_it(page, lab, screenshot
     expect()(options.nth(0)).to_have_attribute("aria-selected", "true")
     expect()(box).to_have_attribute("aria-activedescendant", "dsh-goto-option-0")
     screenshot(page, dialog, screenshot_dir / "go-to-file.png")
+    page.keyboard.press("Tab")  # a modal palette: the focus stays in its box
+    expect()(box).to_be_focused()
     page.keyboard.press("ArrowDown")
     expect()(options.nth(1)).to_have_attribute("aria-selected", "true")
     expect()(box).to_have_attribute("aria-activedescendant", "dsh-goto-option-1")
