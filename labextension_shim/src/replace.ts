@@ -285,7 +285,10 @@ export class ReplaceView {
     this.showPreview(result.value);
   }
 
-  /** One call, or null when a newer one took its place (or it could not be sent: said). */
+  /**
+   * One call, or null when a newer one took its place or it failed over HTTP (said: a preview's
+   * failure in the list, an apply's in the message, and the preview asked again).
+   */
   private async call(args: Record<string, unknown>, seq: number): Promise<IToolResult<IReplaceValue> | null> {
     const controller = new AbortController();
     this.controller = controller;
@@ -305,6 +308,11 @@ export class ReplaceView {
       }
       this.setBusy(false);
       const message = error instanceof ApiError ? `${error.status} ${error.code}: ${error.message}` : String(error);
+      if (args.occurrences !== undefined) {
+        this.sayMessage(`The replace failed before its answer came back: ${message}`, true);
+        void this.again(); // whether anything changed, the new preview shows
+        return null;
+      }
       this.status.textContent = 'Preview failed';
       fill(this.list, h('div', { class: 'dsh-sb-error', role: 'alert' }, message));
       return null;

@@ -138,9 +138,7 @@ def test_a_person_previews_unchecks_one_occurrence_and_applies(page, lab, screen
     settle(panel)
     # exactly the change on disk; the unchecked occurrence untouched
     assert (root / "pkg/models.py").read_text() == MODELS.replace("total_cost", "net_cost")
-    assert (root / "pkg/report.py").read_text() == (
-        "from pkg.models import net_cost\n\nprint(total_cost([]))\n"
-    )
+    assert (root / "pkg/report.py").read_text() == "from pkg.models import net_cost\n\nprint(total_cost([]))\n"
     nb = nbformat.read(root / "analysis.ipynb", as_version=4)
     nbformat.validate(nb)
     assert [c.source for c in nb.cells] == ["# Costs", "x = net_cost(rows)"]
@@ -204,9 +202,7 @@ def test_a_file_changed_since_the_preview_is_refused_and_nothing_is_written(page
     # unchecked, the open file is left alone and the rest is changed
     occurrence(panel, "drift/c.txt", 1).locator(".dsh-sb-occ-check").uncheck()
     panel.locator(".dsh-sb-apply").click()
-    expect()(message).to_have_text(
-        'Replaced 2 occurrences of "alpha" in 2 files:\ndrift/a.txt: 1\ndrift/b.txt: 1'
-    )
+    expect()(message).to_have_text('Replaced 2 occurrences of "alpha" in 2 files:\ndrift/a.txt: 1\ndrift/b.txt: 1')
     settle(panel)
     assert (root / "drift/a.txt").read_text() == "gamma = 1\n"
     assert (root / "drift/b.txt").read_text() == "gamma = 2  # changed elsewhere\n"
