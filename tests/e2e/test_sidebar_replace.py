@@ -5,7 +5,8 @@ grouped by file (before struck, after marked, every occurrence checked), uncheck
 and the files on disk hold exactly the change (the unchecked occurrence untouched, a notebook's
 cell source changed and its output not), the result said in place and the preview asked again; a
 file changed on disk between the preview and Apply is refused in plain words, nothing written;
-a file open in JupyterLab is refused too. Go to File: Ctrl+Alt+P, `wsp hdl` typed as a person
+a file open in JupyterLab is refused too; the search's options (match case, whole word, regex with
+a group, include) shape the preview and the apply. Go to File: Ctrl+Alt+P, `wsp hdl` typed as a person
 types, the total count, arrow keys, Enter opens the file; a stale answer never replaces a newer
 one; the command is in the palette.
 """
@@ -17,13 +18,14 @@ import pytest
 
 from .conftest import start_lab
 from .helpers import contrast, expect, screenshot, set_theme
-from .test_sidebar import open_sidebar, settle
+from .test_sidebar import open_sidebar, set_toggle, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MODELS = "def total_cost(rows):\n    return sum(r.total_cost for r in rows)\n"
 REPORT = "from pkg.models import total_cost\n\nprint(total_cost([]))\n"
 DRIFT = "alpha = 1\n"
+OPTS = "Rate = rate_limit\nrate = 1\nrated = 2\n"
 
 
 def build(root) -> None:
@@ -37,6 +39,7 @@ def build(root) -> None:
         "workspace/server/models.py": "MODELS = []\n",
         "workspace/client/hdl.txt": "a note\n",
         "docs/handling.md": "# Handling\n",
+        "opts/rates.py": OPTS,
         ".gitignore": "build/\n",
         "build/workspace/handlers.py": "generated\n",
     }
@@ -207,6 +210,45 @@ def test_a_file_changed_since_the_preview_is_refused_and_nothing_is_written(page
     assert (root / "drift/a.txt").read_text() == "gamma = 1\n"
     assert (root / "drift/b.txt").read_text() == "gamma = 2  # changed elsewhere\n"
     assert (root / "drift/c.txt").read_text() == DRIFT
+
+
+def test_the_search_options_shape_the_replace(page, lab):
+    root = lab.root
+    panel = open_sidebar(page, lab)
+    panel.locator(".dsh-sb-include").fill("opts/**")
+    show_replace(panel, "rate", "speed")  # plain text, any case
+    expect()(replace_status(panel)).to_have_text("4 occurrences in 1 file")
+    expect()(panel.locator(".dsh-sb-replace del")).to_have_text(["Rate", "rate", "rate", "rate"])
+    set_toggle(panel, "case", True)
+    expect()(replace_status(panel)).to_have_text("3 occurrences in 1 file")
+    set_toggle(panel, "word", True)  # rate_limit and rated are other words
+    expect()(replace_status(panel)).to_have_text("1 occurrence in 1 file")
+    # a $ in the replacement is itself, with or without whole word
+    panel.locator(".dsh-sb-replacement").fill("$x")
+    settle(panel)
+    expect()(panel.locator(".dsh-sb-replace ins")).to_have_text(["$x"])
+    set_toggle(panel, "word", False)
+    expect()(panel.locator(".dsh-sb-replace ins")).to_have_text(["$x", "$x", "$x"])
+    # a regular expression with a group; the whole match struck, its replacement marked
+    set_toggle(panel, "regex", True)
+    panel.locator(".dsh-sb-pattern").fill(r"(\w+)_limit")
+    panel.locator(".dsh-sb-replacement").fill("max_$1")
+    settle(panel)
+    expect()(replace_status(panel)).to_have_text("1 occurrence in 1 file")
+    row = occurrence(panel, "opts/rates.py", 1)
+    expect()(row.locator("del")).to_have_text("rate_limit")
+    expect()(row.locator("ins")).to_have_text("max_rate")
+    expect()(panel.locator(".dsh-sb-apply")).to_have_text("Replace all 1")
+    panel.locator(".dsh-sb-apply").click()
+    expect()(panel.locator(".dsh-sb-replace-message")).to_have_text(
+        'Replaced 1 occurrence of "(\\\\w+)_limit" in 1 file:\nopts/rates.py: 1'
+    )
+    settle(panel)
+    assert (root / "opts/rates.py").read_text() == "Rate = max_rate\nrate = 1\nrated = 2\n"
+    expect()(replace_status(panel)).to_have_text("No occurrences")
+    expect()(panel.locator(".dsh-sb-apply")).to_be_hidden()
+    set_toggle(panel, "regex", False)
+    set_toggle(panel, "case", False)
 
 
 def palette(page):
