@@ -26,6 +26,7 @@ MODELS = "def total_cost(rows):\n    return sum(r.total_cost for r in rows)\n"
 REPORT = "from pkg.models import total_cost\n\nprint(total_cost([]))\n"
 DRIFT = "alpha = 1\n"
 OPTS = "Rate = rate_limit\nrate = 1\nrated = 2\n"
+MANY = 150  # occurrences in one file: two pages of the preview (replace_max_results 100)
 
 
 def build(root) -> None:
@@ -40,6 +41,7 @@ def build(root) -> None:
         "workspace/client/hdl.txt": "a note\n",
         "docs/handling.md": "# Handling\n",
         "opts/rates.py": OPTS,
+        "many/items.txt": "item\n" * MANY,
         ".gitignore": "build/\n",
         "build/workspace/handlers.py": "generated\n",
     }
@@ -249,6 +251,31 @@ def test_the_search_options_shape_the_replace(page, lab):
     expect()(panel.locator(".dsh-sb-apply")).to_be_hidden()
     set_toggle(panel, "regex", False)
     set_toggle(panel, "case", False)
+
+
+def test_a_preview_of_two_pages_applies_what_the_button_says(page, lab):
+    root = lab.root
+    panel = open_sidebar(page, lab)
+    panel.locator(".dsh-sb-include").fill("many/**")
+    show_replace(panel, "item", "thing")
+    expect()(replace_status(panel)).to_have_text("150 occurrences in 1 file — showing 1–100")
+    apply = panel.locator(".dsh-sb-apply")
+    expect()(apply).to_have_text("Replace all 150")  # the page not shown is checked too
+    more = panel.locator(".dsh-sb-more")
+    more.click()
+    settle(panel)
+    expect()(replace_status(panel)).to_have_text("150 occurrences in 1 file")
+    expect()(more).to_be_hidden()
+    expect()(panel.locator(".dsh-sb-occ")).to_have_count(MANY)
+    occurrence(panel, "many/items.txt", 120).locator(".dsh-sb-occ-check").uncheck()
+    expect()(apply).to_have_text("Replace 149 of 150")
+    apply.click()
+    expect()(panel.locator(".dsh-sb-replace-message")).to_have_text(
+        'Replaced 149 occurrences of "item" in 1 file:\nmany/items.txt: 149'
+    )
+    settle(panel)
+    lines = (root / "many/items.txt").read_text().splitlines()
+    assert lines == ["item" if n == 120 else "thing" for n in range(1, MANY + 1)]
 
 
 def palette(page):
