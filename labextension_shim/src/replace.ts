@@ -195,7 +195,7 @@ export class ReplaceView {
       },
       'Replace'
     );
-    this.list = h('div', { class: 'dsh-sb-replace-list', role: 'list', 'aria-label': 'Replace preview' });
+    this.list = h('div', { class: 'dsh-sb-replace-list', role: 'group', 'aria-label': 'Replace preview' });
     this.more = h(
       'button',
       {
@@ -403,7 +403,6 @@ export class ReplaceView {
             class: 'dsh-sb-occ',
             'data-id': o.id,
             'data-line': o.line,
-            role: 'listitem',
             title: `${o.path}:${place(o)}\n- ${o.before.trim().slice(0, 500)}\n+ ${o.after.trim().slice(0, 500)}`
           },
           box,

@@ -107,6 +107,19 @@ def test_a_person_previews_unchecks_one_occurrence_and_applies(page, lab, screen
     apply = panel.locator(".dsh-sb-apply")
     expect()(apply).to_have_text("Replace all 5")
 
+    # named for assistive technology: the preview and each file a group, each checkbox labelled
+    expect()(panel.locator(".dsh-sb-replace-list")).to_have_attribute("role", "group")
+    expect()(panel.locator(".dsh-sb-replace-list")).to_have_attribute("aria-label", "Replace preview")
+    expect()(panel.locator('.dsh-sb-replace [data-path="pkg/models.py"]')).to_have_attribute(
+        "aria-label", "pkg/models.py, 2 occurrences"
+    )
+    expect()(panel.locator('.dsh-sb-replace [data-path="pkg/models.py"] .dsh-sb-file-check')).to_have_attribute(
+        "aria-label", "Replace in pkg/models.py"
+    )
+    expect()(cell.locator(".dsh-sb-occ-check")).to_have_attribute(
+        "aria-label", "Replace at analysis.ipynb, Cell 2, line 1"
+    )
+    expect()(panel.locator(".dsh-sb-replace-toggle")).to_have_attribute("aria-controls", "dsh-sb-replace-row")
     # a file's checkbox toggles its occurrences, and shows a file partly chosen
     models = panel.locator('.dsh-sb-file[data-path="pkg/models.py"]')
     models.locator(".dsh-sb-file-check").uncheck()
