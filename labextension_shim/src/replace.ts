@@ -222,7 +222,7 @@ export class ReplaceView {
     this.sayMessage(null);
   }
 
-  /** Stop whatever is in flight (a newer preview is coming). */
+  /** Stop the preview in flight (a newer one is coming); an apply in flight goes on and is said. */
   cancel(): void {
     this.seq++;
     this.controller?.abort();
@@ -290,8 +290,11 @@ export class ReplaceView {
    * failure in the list, an apply's in the message, and the preview asked again).
    */
   private async call(args: Record<string, unknown>, seq: number): Promise<IToolResult<IReplaceValue> | null> {
+    const applying = args.occurrences !== undefined;
     const controller = new AbortController();
-    this.controller = controller;
+    if (!applying) {
+      this.controller = controller; // an apply is never aborted: its answer is always said
+    }
     try {
       const result = await callTool<IReplaceValue>(
         'replace',
@@ -301,9 +304,9 @@ export class ReplaceView {
         undefined,
         this.gitignore ? { respect_ignore_files: true } : undefined
       );
-      return seq === this.seq ? result : null;
+      return applying || seq === this.seq ? result : null;
     } catch (error) {
-      if (seq !== this.seq) {
+      if (!applying && seq !== this.seq) {
         return null;
       }
       this.setBusy(false);
@@ -498,10 +501,13 @@ export class ReplaceView {
     } else {
       this.sayMessage(result.text, false);
     }
-    await this.again();
+    await this.again(); // the newest preview asked (the form's, if it changed meanwhile), after the change
   }
 
-  /** The same preview again, keeping the message of what was just done. */
+  /**
+   * The last preview asked (its arguments are the form's newest) again, keeping the message of
+   * what was just done: a preview that ran while the apply did may show files as they were.
+   */
   private async again(): Promise<void> {
     if (!this.args) {
       return;

@@ -6,7 +6,8 @@ and the files on disk hold exactly the change (the unchecked occurrence untouche
 cell source changed and its output not), the result said in place and the preview asked again; a
 file changed on disk between the preview and Apply is refused in plain words, nothing written;
 a file open in JupyterLab is refused too; the search's options (match case, whole word, regex with
-a group, include) shape the preview and the apply. Go to File: Ctrl+Alt+P, `wsp hdl` typed as a person
+a group, include) shape the preview and the apply; a preview of two pages; typing while an apply
+runs loses neither its answer nor the preview after it. Go to File: Ctrl+Alt+P, `wsp hdl` typed as a person
 types, the total count, arrow keys, Enter opens the file; a stale answer never replaces a newer
 one; the command is in the palette.
 """
@@ -42,6 +43,7 @@ def build(root) -> None:
         "docs/handling.md": "# Handling\n",
         "opts/rates.py": OPTS,
         "many/items.txt": "item\n" * MANY,
+        "race/r.txt": "one one\n",
         ".gitignore": "build/\n",
         "build/workspace/handlers.py": "generated\n",
     }
@@ -289,6 +291,42 @@ def test_a_preview_of_two_pages_applies_what_the_button_says(page, lab):
     settle(panel)
     lines = (root / "many/items.txt").read_text().splitlines()
     assert lines == ["item" if n == 120 else "thing" for n in range(1, MANY + 1)]
+
+
+# An apply is held back in the page for a while before it is sent, so that the person's typing
+# starts a new preview first: the files as they were before the apply.
+HELD_APPLY = """() => {
+  const real = window.fetch;
+  window.fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (input instanceof Request && url.includes('/dsh/api/tools/replace')) {
+      const body = await input.clone().text();
+      if (JSON.parse(body).args.occurrences !== undefined) {
+        await new Promise(done => setTimeout(done, 1500));
+        return real(new Request(input, {signal: null}));
+      }
+    }
+    return real(input, init);
+  };
+}"""
+
+
+def test_typing_while_an_apply_runs_neither_loses_its_answer_nor_shows_the_files_before_it(page, lab):
+    root = lab.root
+    panel = open_sidebar(page, lab)
+    page.evaluate(HELD_APPLY)
+    panel.locator(".dsh-sb-include").fill("race/**")
+    show_replace(panel, "one", "two")
+    expect()(replace_status(panel)).to_have_text("2 occurrences in 1 file")
+    panel.locator(".dsh-sb-apply").click()
+    panel.locator(".dsh-sb-replacement").fill("three")  # a new preview while the apply waits
+    message = panel.locator(".dsh-sb-replace-message")
+    expect()(message).to_have_text('Replaced 2 occurrences of "one" in 1 file:\nrace/r.txt: 2')
+    settle(panel)
+    assert (root / "race/r.txt").read_text() == "two two\n"
+    # the newest preview (one -> three), asked again after the apply: nothing left to replace
+    expect()(replace_status(panel)).to_have_text("No occurrences")
+    expect()(message).to_be_visible()
 
 
 def palette(page):
