@@ -9,10 +9,12 @@ a file open in JupyterLab is refused too; the search's options (match case, whol
 a group, include) shape the preview and the apply; a preview of two pages; typing while an apply
 runs loses neither its answer nor the preview after it. Go to File: Ctrl+Alt+P, `wsp hdl` typed as a person
 types, the total count, arrow keys, Enter opens the file; a stale answer never replaces a newer
-one; the command is in the palette.
+one; the command is in the palette; in Notebook 7 the file opens in a tab of its own.
 """
 
 from __future__ import annotations
+
+import re
 
 import nbformat
 import pytest
@@ -422,3 +424,22 @@ def test_go_to_file_drops_a_stale_answer(page, lab):
     paths = palette(page).locator('[role="option"]').evaluate_all("els => els.map(e => e.dataset.path)")
     assert paths == ["docs/handling.md"]
     page.keyboard.press("Escape")
+
+
+def test_go_to_file_in_notebook_7_opens_the_file_in_a_tab_of_its_own(page, lab):
+    page.goto(f"{lab.url}tree?token={lab.token}")
+    expect()(page.locator(".jp-DirListing-item", has_text="workspace")).to_be_visible(timeout=90_000)
+    page.locator(".jp-DirListing-item", has_text="workspace").click()
+    page.keyboard.press("Control+Alt+P")
+    box = palette(page).locator(".dsh-goto-input")
+    expect()(box).to_be_focused()
+    box.press_sequentially("wsp hdl", delay=60)
+    expect()(palette(page).locator(".dsh-goto-status")).to_have_text("2 files match")
+    page.keyboard.press("ArrowDown")
+    with page.context.expect_page(timeout=90_000) as opened:
+        page.keyboard.press("Enter")
+    tab = opened.value
+    try:
+        tab.wait_for_url(re.compile(r"/edit/workspace/server/handlers\.py"))
+    finally:
+        tab.close()
