@@ -143,6 +143,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("caches", ("dsh_jupyter.core.caches",)),
     ("rg", ("dsh_jupyter.core.rg",)),
     ("state", ("dsh_jupyter.core.state",)),
+    ("index", ("dsh_jupyter.core.index",)),
     ("render", ("dsh_jupyter.core.render",)),
     # tools: the framework (spec, call context, arguments, what write/edit/move share), then what
     # several tools share (search/, opened/), then a folder per tool family (and the cell view

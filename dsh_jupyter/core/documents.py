@@ -123,6 +123,18 @@ class LiveDocuments(Protocol):
         deletes and inserts (a person's cursor elsewhere stays put); return its new version.
         ``DocumentChanged`` otherwise."""
 
+    def replace_ranges(
+        self, real: str, version: str, notebook: bool, ranges: list[tuple[int | None, int, int, str, str]]
+    ) -> str:
+        """Change exactly ``ranges`` of the document, if it is still at ``version`` and each range
+        still holds its old text; return its new version. ``DocumentChanged`` otherwise (then
+        nothing changed).
+
+        Each range is ``(cell, start, end, old, new)``: ``start``/``end`` code points of the text
+        (of the 1-based ``cell``'s source in a notebook, ``cell`` None in a text file), ``old`` what
+        they hold, ``new`` what they become. Ranges do not overlap. Nothing else in the document is
+        deleted or inserted again, so a person typing anywhere else loses nothing (``replace``)."""
+
     def remembered(self, real: str, version: str) -> str | dict | None:
         """What the shared document of ``real`` held at ``version``, if it reported that version
         lately (a read's snapshot, a change's result) and still remembers it; else None.

@@ -4,14 +4,17 @@ Why it exists: an MCP client starts a stdio server when it launches, and some gi
 handshake that takes seconds. Importing the official SDK takes over a second here (its protocol
 models are built at import), which alone is twice the half-second budget from process start to
 the first answered ``tools/call``. The stdio side of the protocol is small and stable — a
-handshake that agrees on a version, ``ping``, ``tools/list``, ``tools/call`` and the cancel
-notification — so this module speaks it directly, with the same tool list and results as the
-SDK-based HTTP endpoint (both come from ``tools``). The SDK's own clients (Python and
+handshake that agrees on a version, ``ping``, ``tools/list``, ``tools/call`` (with progress
+notifications when asked), ``resources/list``, ``resources/templates/list``, ``resources/read``
+and the cancel notification — so this module speaks it directly, with the same tool list,
+results, progress and resources as the SDK-based HTTP endpoint (from ``tools``, ``progress`` and
+``resources``). The SDK's own clients (Python and
 TypeScript), fastmcp and the Inspector drive it in the tests.
 
 What it must never do: write anything but one JSON-RPC message per line to its output, run a tool
-on the reading thread (a long grep would stop cancellation from being read), answer a request
-the client cancelled, or let one bad message end the session.
+or read a file on the reading thread (a long grep would stop cancellation from being read),
+answer a request the client cancelled, send a progress notification after its call's answer, or
+let one bad message end the session.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from .. import __version__
 from ..core.policy import Caller
 from ..core.result import json_bytes
 from ..core.workspace import Workspace
+from .progress import ThreadPump, Ticker, progress_token
+from .resources import LINK_VERSIONS, ResourceError, list_resources, list_templates, read_resource
 from .tools import call_result, instructions, tool_definitions
 
 __all__ = ["HANDSHAKE_VERSIONS", "LATEST_VERSION", "StdioSession"]
@@ -39,7 +44,7 @@ SERVER_NAME = "dsh-jupyter"
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_VERSION = HANDSHAKE_VERSIONS[-1]
 
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 
 
 def _error(request_id: object, code: int, message: str) -> dict:
@@ -63,6 +68,8 @@ class StdioSession:
         self._cancelled: set[object] = set()
         self._lock = threading.Lock()
         self._tools: list[dict] | None = None
+        self._version = LATEST_VERSION  # the protocol revision agreed at initialize
+        self._caller = Caller(SURFACE)
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -122,6 +129,18 @@ class StdioSession:
             self.reply(request_id, {})
         elif method == "tools/list":
             self.reply(request_id, {"tools": self.tools()})
+        elif method == "resources/list":
+            self._resources(
+                request_id, lambda: {"resources": list_resources(self.workspace, self.session, self._caller)}
+            )
+        elif method == "resources/templates/list":
+            self.reply(request_id, {"resourceTemplates": list_templates()})
+        elif method == "resources/read":
+            uri = params.get("uri")
+            if not isinstance(uri, str):
+                self.send(_error(request_id, INVALID_PARAMS, "Invalid params: uri must be a string"))
+                return
+            self._resources(request_id, lambda: read_resource(self.workspace, uri, self.session, self._caller))
         else:
             self.send(_error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}"))
 
@@ -130,11 +149,12 @@ class StdioSession:
     def _initialize(self, params: dict) -> dict:
         asked = params.get("protocolVersion")
         version = asked if asked in HANDSHAKE_VERSIONS else LATEST_VERSION
+        self._version = version
         client: dict = params["clientInfo"] if isinstance(params.get("clientInfo"), dict) else {}
         log.info("client %s %s, protocol %s", client.get("name", "?"), client.get("version", "?"), version)
         return {
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": {"tools": {"listChanged": False}, "resources": {"listChanged": False, "subscribe": False}},
             "serverInfo": {"name": SERVER_NAME, "version": __version__},
             "instructions": instructions(self.workspace.registry),
         }
@@ -154,20 +174,50 @@ class StdioSession:
         with self._lock:
             self._running[request_id] = cancel
             self._cancelled.discard(request_id)
-        admission = self.workspace.admit(name, self.session, Caller(SURFACE))  # the wait starts now
+        admission = self.workspace.admit(name, self.session, self._caller)  # the wait starts now
+        token = progress_token(params)
+        ticker = Ticker(name if name in self.workspace.registry else "call") if token is not None else None
 
         def run() -> None:
+            pump = None if ticker is None else ThreadPump(ticker, self._progress_sender(token), cancel)
             try:
                 result = self.workspace.call(
-                    name, {} if arguments is None else arguments, cancel=cancel, admission=admission
+                    name,
+                    {} if arguments is None else arguments,
+                    cancel=cancel,
+                    admission=admission,
+                    progress=None if ticker is None else ticker.report,
                 )
             finally:
+                if pump is not None:
+                    pump.stop()  # joined: no notification after the answer
                 with self._lock:
                     self._running.pop(request_id, None)
                     cancelled = request_id in self._cancelled
                     self._cancelled.discard(request_id)
             if not cancelled:
-                self.reply(request_id, call_result(result))
+                self.reply(request_id, call_result(result, links=self._version in LINK_VERSIONS))
+
+        self._pool.submit(run)
+
+    def _progress_sender(self, token: object):
+        def send(progress: float, message: str) -> None:
+            params = {"progressToken": token, "progress": progress, "message": message}
+            self.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+
+        return send
+
+    def _resources(self, request_id: object, answer) -> None:
+        """Answer a resources request on the pool (it reads the state and files)."""
+
+        def run() -> None:
+            try:
+                self.reply(request_id, answer())
+            except ResourceError as exc:
+                self.send({"jsonrpc": "2.0", "id": request_id, "error": exc.error()})
+            except Exception:  # a bug: the log has it, the client a one-line error
+                log.exception("a resources request failed")
+                self.send(_error(request_id, INTERNAL_ERROR, "Internal error"))
 
         self._pool.submit(run)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ..core.result import Result
 from ..core.tools.spec import ToolSpec
+from .resources import resource_link
 
 __all__ = ["ERROR_META", "call_result", "instructions", "tool_annotations", "tool_definitions"]
 
@@ -66,16 +67,21 @@ def instructions(registry: dict[str, ToolSpec]) -> str:
     return "\n\n".join(f"{spec.name}: {spec.guidance}" for spec in registry.values())
 
 
-def call_result(result: Result) -> dict:
+def call_result(result: Result, links: bool = False) -> dict:
     """The MCP answer to one call: the model text first, then the result's images; the value beside.
 
     The text is one text block; each image the result carries (an image file, a notebook page's
     output images, numbered by the text in this order) follows as an image block. A success
     carries the value as ``structuredContent``; an error carries it in ``_meta`` (see the module
-    docstring for why) and never an image.
+    docstring for why) and never an image. With ``links`` (the client's protocol revision knows
+    them: ``resources.LINK_VERSIONS``), a capped answer's saved result follows the text as a
+    ``resource_link`` to it (``resources``).
     """
     content: list[dict] = [{"type": "text", "text": result.text}]
     if result.is_error:
         return {"content": content, "isError": True, "_meta": {ERROR_META: result.value}}
+    link = resource_link(result) if links else None
+    if link is not None:
+        content.append(link)
     content.extend({"type": "image", "data": image.base64(), "mimeType": image.mime} for image in result.images)
     return {"content": content, "structuredContent": result.value, "isError": False}

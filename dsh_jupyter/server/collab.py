@@ -395,6 +395,49 @@ class CollabDocuments:
 
         return self._remember(self._run(change))
 
+    def replace_ranges(
+        self, real: str, version: str, notebook: bool, ranges: list[tuple[int | None, int, int, str, str]]
+    ) -> str:
+        """Exactly ``ranges`` deleted and inserted (``LiveDocuments.replace_ranges``), in one
+        transaction, the last of each text first so the earlier positions stay valid."""
+        rel = self._rel(real)
+        if rel is None:
+            raise DocumentChanged()
+
+        async def change():
+            doc = await self._document(rel, notebook=notebook)
+            if doc is None:
+                raise DocumentChanged()
+            now = doc.get()
+            versioned = document_version if notebook else text_version
+            if versioned(now) != version:
+                raise DocumentChanged()
+            texts: dict[int | None, tuple] = {}  # cell (None: the text file) -> (ytext, its text, its units)
+            for cell, start, end, old, _new in ranges:
+                if cell not in texts:
+                    if notebook:
+                        if cell is None or not 0 < cell <= len(doc.ycells):
+                            raise DocumentChanged()
+                        ytext = doc.ycells[cell - 1]["source"]
+                    else:
+                        ytext = doc._ysource
+                    text = str(ytext)
+                    texts[cell] = (ytext, text, _units(text, len(ytext)))
+                if texts[cell][1][start:end] != old:
+                    raise DocumentChanged()
+            with doc.ydoc.transaction():
+                for cell, start, end, old, new in sorted(ranges, key=lambda r: (r[0] or 0, r[1]), reverse=True):
+                    ytext, text, size = texts[cell]
+                    at = size(text[:start])
+                    if end > start:
+                        del ytext[at : at + size(old)]
+                    if new:
+                        ytext.insert(at, new)
+            data = doc.get()
+            return data, versioned(data)
+
+        return self._remember(self._run(change))
+
     def merge_text(self, real: str, base: str, text: str) -> tuple[str, bool]:
         for _ in range(_MERGE_TRIES):
             found = self.text_snapshot(real)
@@ -463,6 +506,8 @@ class CollabDocuments:
                 await release.wait()
                 if box.get("done"):
                     ids.move(old, new)
+                    for loader in loaders:
+                        await _announce_path(loader)
             finally:
                 for loader in reversed(loaders):
                     loader._lock.release()
@@ -485,3 +530,27 @@ class CollabDocuments:
 
     def save_in_tabs(self, real: str, content: str, notebook: bool, version: str | None = None) -> bool:
         return False  # shared documents have no tabs of their own: see presence (shared=True)
+
+
+async def _announce_path(loader) -> None:
+    """Tell the rooms of a moved file its new path now, while its saves are still held.
+
+    jupyter-collaboration's file loader notices a new path only at its next poll of the file (up
+    to ``file_poll_interval`` later), and a save can come first: the document is saved at the new
+    path and JupyterLab is told of that save while its tab still has the old path, so the tab
+    ignores the save's new hash, and the person's next Ctrl+S finds the file "changed on disk".
+    Announcing the path before any save (the loader's lock is held) keeps the order right: the
+    path, then the saves. The loader's own poll then finds nothing new. Private attributes of the
+    loader are used; if they change, this logs and the loader's poll announces the path as before.
+    """
+    try:
+        path = loader.path
+        if getattr(loader, "_current_path", path) == path:
+            return
+        loader._current_path = path
+        for callback in list(loader._filepath_subscriptions.values()):
+            done = callback()
+            if asyncio.iscoroutine(done):
+                await done
+    except Exception as exc:
+        log.warning("could not tell the open documents of %s their new path: %s", getattr(loader, "file_id", "?"), exc)

@@ -69,6 +69,9 @@ class Documents:
     def replace_text(self, real: str, version: str, text: str) -> str:
         return self._shared().replace_text(real, version, text)
 
+    def replace_ranges(self, real: str, version: str, notebook: bool, ranges: list) -> str:
+        return self._shared().replace_ranges(real, version, notebook, ranges)
+
     def remembered(self, real: str, version: str):
         return self.collab.remembered(real, version) if self.collab is not None else None
 

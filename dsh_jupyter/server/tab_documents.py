@@ -132,6 +132,9 @@ class TabDocuments:
     def replace_text(self, real: str, version: str, text: str) -> str:
         raise DocumentChanged()
 
+    def replace_ranges(self, real: str, version: str, notebook: bool, ranges: list) -> str:
+        raise DocumentChanged()
+
     def save_in_tabs(self, real: str, content: str, notebook: bool, version: str | None = None) -> bool:
         """See ``LiveDocuments.save_in_tabs``. ``version``: the file's version (``file_version``)
         the caller's content is based on; the change is refused (``DocumentChanged``) when the file

@@ -2,7 +2,7 @@
 
 ``node/package.json`` pins them: the official TypeScript SDK (the base of Claude
 Code, Cursor, VS Code, the Inspector and mcp-remote) with ``node/drive.mjs`` to drive it,
-``mcp-remote``, the Inspector CLI in its last Node 20 release (0.15) and a newer one (0.22, run on
+``mcp-remote``, the Inspector CLI in its last Node 20 release (0.15) and a 2.x one (2.12, run on
 Node 22 from the ``node-linux-*`` package), Claude Code and OpenCode. ``installed()`` runs
 ``npm install --ignore-scripts --no-package-lock`` there once (a lock file made on one platform
 fails ``npm ci`` on another: it lists only that platform's optional binary packages) (the
@@ -33,7 +33,7 @@ class Clients:
     drive: Path  # drive.mjs: the TypeScript SDK's Client
     mcp_remote: Path
     inspector_015: Path
-    inspector_022: Path
+    inspector_2: Path
     claude: Path
     opencode: Path
     bin_dir: Path  # a folder with `claude`, `opencode` and `dsh-jupyter-mcp`, for documented commands
@@ -77,7 +77,7 @@ def installed(tmp_root: Path) -> Clients:
         drive=NODE_DIR / "drive.mjs",
         mcp_remote=MODULES / "mcp-remote" / "dist" / "proxy.js",
         inspector_015=MODULES / "@modelcontextprotocol" / "inspector" / "cli" / "build" / "cli.js",
-        inspector_022=MODULES / "inspector-node22" / "cli" / "build" / "cli.js",
+        inspector_2=MODULES / "inspector-node22" / "clients" / "launcher" / "build" / "index.js",
         claude=MODULES / "@anthropic-ai" / f"claude-code-linux-{_ARCH}" / "claude",
         opencode=MODULES / f"opencode-linux-{_ARCH}" / "bin" / "opencode",
         bin_dir=bin_dir,
@@ -97,7 +97,7 @@ def installed(tmp_root: Path) -> Clients:
             found.drive,
             found.mcp_remote,
             found.inspector_015,
-            found.inspector_022,
+            found.inspector_2,
             found.claude,
             found.opencode,
         )

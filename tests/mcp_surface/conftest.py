@@ -11,7 +11,12 @@ would shadow the SDK.)
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+import threading
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -76,8 +81,14 @@ def calls(server: JupyterProcess, session: str) -> list[dict]:
 
 
 def text_of(result) -> str:
-    """The one text item of a CallToolResult (and nothing else is there)."""
-    assert [c.type for c in result.content] == ["text"], result.content
+    """The text item of a CallToolResult; after it comes nothing but, in a capped answer, the link to
+    its saved result (named as the text names it)."""
+    spill = None if result.is_error else (result.structured_content or {}).get("spill")
+    assert [c.type for c in result.content] == (["text", "resource_link"] if spill else ["text"]), result.content
+    if spill:
+        assert result.content[1].name == spill.rsplit("/", 1)[1] and result.content[1].uri.endswith(
+            result.content[1].name
+        )
     return result.content[0].text
 
 
@@ -120,3 +131,58 @@ def descendants(pid: int) -> list[tuple[int, str]]:
 
 def rg_processes(pid: int) -> list[int]:
     return [p for p, comm in descendants(pid) if comm == "rg"]
+
+
+def make_slow_file(root) -> None:
+    with open(root / "slow.txt", "wb") as f:
+        f.write(b"text, so grep does not skip it as binary\n" * 400)
+        f.truncate(50 * 2**30)  # sparse: no disk, and minutes to read through
+
+
+class Lines:
+    """The stdio server as a child process; every line it writes is kept, in order, by a reader thread."""
+
+    def __init__(self, root, state_file, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "dsh_jupyter.mcp", "--root", str(root), "--state-path", str(state_file), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.lines: list[dict] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.append(json.loads(line))
+
+    def send(self, message: dict) -> None:
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, request_id, timeout: float = 60) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in self.lines:
+                if line.get("id") == request_id:
+                    return line
+            time.sleep(0.05)
+        raise AssertionError(f"no answer to {request_id}: {self.lines}")
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+    def initialize(self, version: str = "2025-11-25") -> dict:
+        client = {"name": "lines", "version": "0"}
+        params = {"protocolVersion": version, "capabilities": {}, "clientInfo": client}
+        self.send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": params})
+        return self.answer("init")
+
+    def ask(self, request_id, method: str, params: dict | None = None) -> dict:
+        message: dict = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return self.answer(request_id)

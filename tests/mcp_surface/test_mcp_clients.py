@@ -212,15 +212,24 @@ def _check_report(report: dict, expected: list) -> None:
         assert got["ok"], f"{tool} {args}: the client raised {got.get('error')}"
         result = got["result"]
         assert result.get("isError", False) is (code is not None), (tool, args, result)
-        assert [c["type"] for c in result["content"]] == ["text"] + ["image"] * len(want.images), (tool, args)
+        links = _links(want)
+        assert [c["type"] for c in result["content"]] == ["text", *links] + ["image"] * len(want.images), (tool, args)
         assert _normal(result["content"][0]["text"]) == _normal(want.text), (tool, args)
-        assert [(c["mimeType"], c["data"]) for c in result["content"][1:]] == _images(want), (tool, args)
+        if links:  # a capped answer links its saved result, named as its text names it
+            assert result["content"][1]["name"] == result["structuredContent"]["spill"].rsplit("/", 1)[1]
+        images = result["content"][1 + len(links) :]
+        assert [(c["mimeType"], c["data"]) for c in images] == _images(want), (tool, args)
         if code is None:  # the client already checked it against the tool's outputSchema
             assert isinstance(result["structuredContent"], dict) and "_meta" not in result
         else:
             assert "structuredContent" not in result
             assert result["_meta"]["dsh-jupyter/error"]["code"] == code
     assert set(report["strict"].values()) == {"ok"}, report["strict"]
+
+
+def _links(result) -> list[str]:
+    """The content types a capped answer adds after its text: a link to its saved result."""
+    return ["resource_link"] if not result.is_error and result.value.get("spill") else []
 
 
 def _images(result) -> list:
@@ -289,7 +298,9 @@ def _check_fastmcp(results: list, expected: list) -> None:
         assert got.is_error is (code is not None), (tool, args)
         assert _normal(got.content[0].text) == _normal(want.text), (tool, args)
         images = [(c.model_dump(by_alias=True)["mimeType"], c.data) for c in got.content[1:] if c.type == "image"]
-        assert len(got.content) == 1 + len(images) and images == _images(want), (tool, args)
+        links = [c.type for c in got.content[1:] if c.type == "resource_link"]
+        assert links == _links(want), (tool, args)
+        assert len(got.content) == 1 + len(links) + len(images) and images == _images(want), (tool, args)
         if code is not None:
             assert got.structured_content is None and got.meta["dsh-jupyter/error"]["code"] == code
 

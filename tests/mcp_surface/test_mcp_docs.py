@@ -2,7 +2,8 @@
 
 Claude Code (``claude mcp add``/``add-json`` + ``claude mcp list``) and OpenCode (``opencode mcp
 list``) run with a throwaway HOME and must report the servers connected; the Inspector CLI runs
-in its Node 20 release and a newer one on Node 22; the mcp-remote entry is started as Claude
+in its Node 20 release and a 2.x one on Node 22 (with the page's ``mcpServers`` file for
+``--config``); the mcp-remote entry is started as Claude
 Desktop would start it. The only changes made to a snippet: the port of the test server for
 8888, a temporary folder for /path/to/project, the test token for YOUR_JUPYTER_TOKEN, and
 ``npx PACKAGE`` resolved to the copy pinned in ``node/package.json``. Clients that do not install
@@ -23,6 +24,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from .clients import client_env, drive, installed
+from .conftest import mcp_url
 
 REPO = Path(__file__).resolve().parents[2]
 MCP_DOC = REPO / "docs" / "mcp.md"
@@ -209,19 +211,21 @@ def test_the_inspector_commands_run_in_both_releases(clients, server, project, t
     npx = (
         f'npx() {{ case "$1" in\n'
         f'  @modelcontextprotocol/inspector@0.15) shift; "{clients.node}" "{clients.inspector_015}" "$@";;\n'
-        f'  @modelcontextprotocol/inspector) shift; "{clients.node22}" "{clients.inspector_022}" "$@";;\n'
+        f'  @modelcontextprotocol/inspector) shift; "{clients.node22}" "{clients.inspector_2}" "$@";;\n'
         f'  *) echo "unexpected npx $1" >&2; return 9;;\n'
         f"esac; }}\nset -e\n"
     )
-    env = client_env(tmp_path / "home", clients, JUPYTER_TOKEN=server.token)
+    (config,) = [b for b in blocks(MCP_DOC, "json") if '"mcpServers"' in b and "mcp-remote" not in b]
+    (project / "mcp.json").write_text(as_run_here(config, server, project))  # "the mcpServers file above"
+    env = client_env(tmp_path / "home", clients, JUPYTER_TOKEN=server.token, MCP_INSPECTOR_SECRET_STORE="memory")
     out = _run(npx + as_run_here(block, server, project), env, project, timeout=300)
     documents, decoder, at = [], json.JSONDecoder(), 0
-    while at < len(out.strip()):
-        at = out.index("{", at)
+    while (at := out.find("{", at)) >= 0:  # stdout's documents, then stderr's lines (2.x names its secret store)
         doc, at = decoder.raw_decode(out, at)
         documents.append(doc)
-    tools, listed, read = documents
+    tools, resources, listed, read = documents
     assert [t["name"] for t in tools["tools"]][:3] == ["list", "glob", "find"]
+    assert resources == {"resources": []}  # the config's session has no saved results yet
     assert listed["content"][0]["text"].startswith("<path>.</path>")
     assert read["content"][0]["text"] == (
         "<path>README.md</path>\n<type>file</type>\n<content>\n1: # A project\n\n"
@@ -247,3 +251,46 @@ def test_the_documented_stdio_entry_runs(project, tmp_path):
         "<path>.</path>\n<type>directory</type>\n<content>\nsrc/\nREADME.md\n\n"
         "(2 entries: 1 directory, 1 file)\n</content>"
     )
+
+
+# -- a refused connection, as docs/mcp.md says each client shows it --------------------------------
+
+
+def _lists(clients, url: str, header: str | None, tmp_path: Path) -> tuple[str, str]:
+    """``claude mcp list`` and ``opencode mcp list`` for one HTTP entry (``header`` None: no token)."""
+    project = tmp_path / "project"
+    project.mkdir(parents=True)
+    env = client_env(tmp_path / "home", clients)
+    add = f"claude mcp add --transport http dsh-jupyter {_quote(url)}"
+    _run(add + (f" --header {_quote(header)}" if header else ""), env, project)
+    entry: dict = {"type": "remote", "url": url, "enabled": True}
+    if header:
+        entry["headers"] = {"Authorization": header.split(": ", 1)[1]}
+    (project / "opencode.json").write_text(json.dumps({"mcp": {"dsh-jupyter": entry}}))
+    return _run("claude mcp list", env, project), _run("opencode mcp list", env, project)
+
+
+CLAUDE_REFUSED = (
+    "dsh-jupyter: {url} (HTTP) - ✘ Failed to connect — Server rejected the configured Authorization header "
+    "(HTTP 403). Check that the token is valid for this MCP endpoint — OAuth fallback is disabled when "
+    'headers.Authorization is set. Error detail: {{"jsonrpc":"2.0","id":0,"error":{{"code":-32001,'
+    '"message":"missing or invalid Jupyter token: send the server\'s token in the header '
+    '\\"Authorization: token <TOKEN>\\"","data":{{"code":"TOKEN_REQUIRED"}}}}}}'
+)
+
+
+@pytest.mark.slow
+def test_a_wrong_token_is_told_apart_from_a_dead_server_and_starts_no_oauth(clients, server, tmp_path):
+    url = mcp_url(server, "refused")
+    seen = len(server.log_of_our_own())  # other tests' clients (mcp-remote) may have probed before
+    claude, opencode = _lists(clients, url, "Authorization: token wrong", tmp_path / "wrong")
+    assert CLAUDE_REFUSED.format(url=url) in claude.splitlines(), claude
+    assert "✗ dsh-jupyter failed" in opencode and "SSE error: Non-200 status code (403)" in opencode, opencode
+    claude, opencode = _lists(clients, url, None, tmp_path / "none")
+    assert f"dsh-jupyter: {url} (HTTP) - ! Needs authentication" in claude.splitlines(), claude
+    assert "SSE error: Non-200 status code (403)" in opencode, opencode
+    assert "/.well-known/" not in server.log_of_our_own()[seen:]  # no OAuth discovery was started
+    dead = "http://127.0.0.1:9/dsh/mcp"  # the discard port: nothing listens there
+    claude, opencode = _lists(clients, dead, "Authorization: token wrong", tmp_path / "dead")
+    assert f"dsh-jupyter: {dead} (HTTP) - ✘ Failed to connect — ECONNREFUSED: Unable to connect." in claude, claude
+    assert "SSE error: Unable to connect. Is the computer able to access the url?" in opencode, opencode

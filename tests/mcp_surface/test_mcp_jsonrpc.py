@@ -97,7 +97,10 @@ def test_initialize_agrees_on_a_version(raw, asked, agreed):
     assert reply["id"] == 1
     result = reply["result"]
     assert result["protocolVersion"] == agreed
-    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["capabilities"] == {
+        "tools": {"listChanged": False},
+        "resources": {"listChanged": False, "subscribe": False},
+    }
     assert result["serverInfo"]["name"] == "dsh-jupyter"
     assert result["instructions"].startswith("list: Start here")
 
@@ -112,10 +115,10 @@ def test_malformed_messages_get_json_rpc_errors_and_the_session_goes_on(raw):
     assert raw.ask([])["error"]["code"] == -32600
     assert raw.ask({"id": 2, "method": "ping"})["error"]["code"] == -32600  # no "jsonrpc": "2.0"
     assert raw.ask({"jsonrpc": "2.0", "id": None, "method": "ping"})["error"]["code"] == -32600
-    assert raw.ask({"jsonrpc": "2.0", "id": 3, "method": "resources/list"}) == {
+    assert raw.ask({"jsonrpc": "2.0", "id": 3, "method": "prompts/list"}) == {
         "jsonrpc": "2.0",
         "id": 3,
-        "error": {"code": -32601, "message": "Method not found: resources/list"},
+        "error": {"code": -32601, "message": "Method not found: prompts/list"},
     }
     assert raw.ask({"jsonrpc": "2.0", "id": 4, "method": "server/discover"})["error"]["code"] == -32601
     assert raw.ask({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": [1]})["error"] == {

@@ -522,18 +522,113 @@ async def test_edit_cells_goes_through_the_tab_that_has_the_notebook_open(api, j
     assert path.read_bytes() == saved
 
 
-async def test_replace_refuses_a_file_open_in_a_tab_and_changes_nothing(api, tool, jp_root_dir):
+async def test_replace_hands_a_file_open_in_a_tab_to_the_tab_and_writes_the_others(api, jp_fetch, tool, jp_root_dir):
+    """One call: the file nobody has open is renamed into place, the one open in a clean tab is
+    handed to the tab, which saves it (no "File Changed" dialog); the answer says which."""
     (jp_root_dir / "renames").mkdir()
     for name in ("one.txt", "two.txt"):
-        (jp_root_dir / "renames" / name).write_text("alpha\n")
-    await report(api, new_page(), doc("renames/two.txt"))
+        (jp_root_dir / "renames" / name).write_text("alpha\nkeep\n")
+    client = new_page()
+    await report(api, client, doc("renames/two.txt"))
     preview = await tool("replace", pattern="alpha", replacement="beta", path="renames")
     assert preview["value"]["totalOccurrences"] == 2
-    done = await tool(
-        "replace", pattern="alpha", replacement="beta", path="renames", occurrences="all", expected_count=2
+    changing = asyncio.ensure_future(
+        tool("replace", pattern="alpha", replacement="beta", path="renames", occurrences="all", expected_count=2)
     )
-    assert done["isError"] and done["value"]["code"] == "FS_OPEN_CONFLICT"
-    assert (
-        done["text"] == 'Error: cannot replace in "renames/two.txt": open in JupyterLab; change it there or with edit'
+    (take,) = await poll(api, client)
+    assert (take["type"], take["path"], take["notebook"], take["content"]) == (
+        "take",
+        "renames/two.txt",
+        False,
+        "beta\nkeep\n",
     )
-    assert [(jp_root_dir / "renames" / n).read_text() for n in ("one.txt", "two.txt")] == ["alpha\n", "alpha\n"]
+    await save_as_the_page(jp_fetch, "renames/two.txt", take["content"])
+    assert await answer(api, client, take, "saved", exact=True, model={"hash": "h"}) is True
+    done = await changing
+    assert done["text"] == (
+        'Replaced 2 occurrences of "alpha" in 2 files:\n'
+        "renames/one.txt: 1\n"
+        "renames/two.txt: 1 (open in JupyterLab: the tab took the change and saved it)"
+    )
+    assert done["value"]["changed"] == [
+        {"path": "renames/one.txt", "replacements": 1},
+        {"path": "renames/two.txt", "replacements": 1, "open": "tab", "live": True},
+    ]
+    assert [(jp_root_dir / "renames" / n).read_text() for n in ("one.txt", "two.txt")] == ["beta\nkeep\n"] * 2
+
+
+async def test_replace_refuses_a_tab_with_unsaved_changes_and_changes_nothing(api, tool, jp_root_dir):
+    (jp_root_dir / "dirty").mkdir()
+    for name in ("one.txt", "two.txt"):
+        (jp_root_dir / "dirty" / name).write_text("alpha\n")
+    await report(api, new_page(), doc("dirty/two.txt", dirty=True))
+    preview = await tool("replace", pattern="alpha", replacement="beta", path="dirty")
+    assert preview["value"]["totalOccurrences"] == 2
+    done = await tool("replace", pattern="alpha", replacement="beta", path="dirty", occurrences="all", expected_count=2)
+    assert done["isError"] and done["value"]["code"] == "FS_OPEN_UNSAVED"
+    assert done["text"] == (
+        'Error: cannot replace in "dirty/two.txt": it is open in JupyterLab with unsaved changes; nothing was '
+        "changed. Ask the person to save or close it, then read it again"
+    )
+    assert [(jp_root_dir / "dirty" / n).read_text() for n in ("one.txt", "two.txt")] == ["alpha\n", "alpha\n"]
+    assert not [n for n in os.listdir(jp_root_dir / "dirty") if n not in ("one.txt", "two.txt")]
+
+
+async def test_replace_undoes_the_tabs_change_when_a_file_changed_before_the_renames(api, jp_fetch, tool, jp_root_dir):
+    """The tab saved its change, then a file on disk turns out changed: the tab is handed its old
+    content back (and saves it), the disk file is left as the other writer made it."""
+    (jp_root_dir / "undo").mkdir()
+    for name in ("one.txt", "two.txt"):
+        (jp_root_dir / "undo" / name).write_text("alpha\n")
+    client = new_page()
+    await report(api, client, doc("undo/two.txt"))
+    await tool("replace", pattern="alpha", replacement="beta", path="undo")
+    changing = asyncio.ensure_future(
+        tool("replace", pattern="alpha", replacement="beta", path="undo", occurrences="all", expected_count=2)
+    )
+    (take,) = await poll(api, client)
+    (jp_root_dir / "undo" / "one.txt").write_text("alpha, changed by another process\n")
+    await save_as_the_page(jp_fetch, "undo/two.txt", take["content"])
+    assert await answer(api, client, take, "saved", exact=True, model={"hash": "h"}) is True
+    (back,) = await poll(api, client, after=take["seq"])
+    assert (back["type"], back["content"]) == ("take", "alpha\n")
+    await save_as_the_page(jp_fetch, "undo/two.txt", back["content"])
+    assert await answer(api, client, back, "saved", exact=True, model={"hash": "h"}) is True
+    done = await changing
+    assert done["isError"] and done["value"]["code"] == "FS_NOT_OBSERVED"
+    assert done["text"] == 'Error: cannot replace: "undo/one.txt" changed since the preview; preview again'
+    assert (jp_root_dir / "undo" / "one.txt").read_text() == "alpha, changed by another process\n"
+    assert (jp_root_dir / "undo" / "two.txt").read_text() == "alpha\n"
+
+
+async def test_replace_hands_a_notebook_open_in_a_tab_its_new_json(api, jp_fetch, tool, jp_root_dir):
+    path = jp_root_dir / "nbtab.ipynb"
+    nbformat.write(
+        v4.new_notebook(cells=[v4.new_code_cell("old_name = 1", id="a"), v4.new_markdown_cell("old_name", id="b")]),
+        str(path),
+    )
+    client = new_page()
+    await report(api, client, doc("nbtab.ipynb", kind="notebook"))
+    preview = await tool("replace", session="nbtab", pattern="old_name", replacement="new_name", path="nbtab.ipynb")
+    first = [o["id"] for o in preview["value"]["occurrences"] if o["cell"] == 1]
+    changing = asyncio.ensure_future(
+        tool(
+            "replace",
+            session="nbtab",
+            pattern="old_name",
+            replacement="new_name",
+            path="nbtab.ipynb",
+            occurrences=first,
+        )
+    )
+    (take,) = await poll(api, client)
+    assert (take["type"], take["notebook"]) == ("take", True)
+    taken = json.loads(take["content"])
+    assert [(c["id"], "".join(c["source"])) for c in taken["cells"]] == [("a", "new_name = 1"), ("b", "old_name")]
+    await save_as_the_page(jp_fetch, "nbtab.ipynb", take["content"])
+    assert await answer(api, client, take, "saved", exact=True, model={"hash": "h"}) is True
+    done = await changing
+    assert done["value"]["changed"] == [{"path": "nbtab.ipynb", "replacements": 1, "open": "tab", "live": True}]
+    nb = nbformat.read(str(path), as_version=4)
+    nbformat.validate(nb)
+    assert [c.source for c in nb.cells] == ["new_name = 1", "old_name"]

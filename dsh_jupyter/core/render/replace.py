@@ -4,7 +4,8 @@ after) or what an applied change did.
 Why it exists: a preview is what the model chooses from, so every occurrence shows the id it
 passes back, where it is (``Line L``, or ``Cell C, line L`` in a notebook) and the line as it
 is (``-``) and as it would be (``+``); the footer names the exact totals, the page shown, where
-the whole preview is saved and how to apply it. An applied change names every file it changed.
+the whole preview is saved and how to apply it. An applied change names every file it changed,
+and how, for a file open in JupyterLab.
 
 What it must never do: touch the filesystem, print a path except through ``quote_name``, or let a
 page read as the whole preview when it is not.
@@ -88,6 +89,17 @@ def replace_page_footer(value: dict) -> str:
     return "\n\n".join(_notes(value))
 
 
+LIVE_NOTES = {
+    "shared": " (open in JupyterLab: changed in its live document, which JupyterLab saves)",
+    "tab": " (open in JupyterLab: the tab took the change and saved it)",
+}
+
+
+def _changed_row(row: dict) -> str:
+    """``path: N``, and how a file open in JupyterLab was changed (``LIVE_NOTES``)."""
+    return f"{quote_name(row['path'])}: {row['replacements']}" + LIVE_NOTES.get(row.get("open") or "", "")
+
+
 def render_replace(value: dict) -> str:
     """``value``: a preview (occurrences, totalOccurrences, files, offset) or an applied change
     (applied, replacements, changed) of ``tools.replace``."""
@@ -97,7 +109,7 @@ def render_replace(value: dict) -> str:
             f"Replaced {count(value['replacements'], 'occurrence')} of {in_message(value['pattern'])} "
             f"in {count(len(changed), 'file')}:"
         )
-        return "\n".join([head, *(f"{quote_name(row['path'])}: {row['replacements']}" for row in changed)])
+        return "\n".join([head, *(_changed_row(row) for row in changed)])
     total = value["totalOccurrences"]
     if not total:
         lines = [f"No occurrences of {in_message(value['pattern'])} found"]

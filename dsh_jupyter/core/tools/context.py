@@ -52,6 +52,9 @@ class CallContext:
     parsed: ParsedNotebooks | None = None  # notebooks parsed, per file version, kept between calls
     documents: LiveDocuments | None = None  # notebooks open in Jupyter (server only)
     images: list[Image] = field(default_factory=list)  # images the result carries besides its value (read)
+    # Bytes of images this read may still attach, when several files share one answer's bound
+    # (``read`` with ``file_paths``); None: an image file has ``read_image_max_bytes`` to itself.
+    image_bytes_left: int | None = None
     # Told how far a long search got ("1,204 matches in 310 files so far"), every PROGRESS_EVERY_S
     # at most, for a caller that can show it while the call runs (the widgets); None: nobody asks.
     progress: Callable[[str], None] | None = None

@@ -15,6 +15,7 @@ from .base import DshView
 from .calls import CallLogView, SpillsView
 from .listing import ListingView
 from .reading import ReadView, SpillView
+from .replacing import ReplaceView
 from .search import GlobView, GrepView
 from .windows import ReadWindow, SpillWindow
 
@@ -26,6 +27,7 @@ __all__ = [
     "ListingView",
     "ReadView",
     "ReadWindow",
+    "ReplaceView",
     "SpillView",
     "SpillWindow",
     "SpillsView",
@@ -51,6 +53,8 @@ def view_for(result):
         return GlobView(ws, session, result)
     if result.tool == "grep":
         return GrepView(ws, session, result)
+    if result.tool == "replace" and "occurrences" in result.value:  # a preview (an apply has no boxes)
+        return ReplaceView(ws, session, result)
     if result.tool == "calls":
         return CallLogView(ws, session, info=result)
     if result.tool == "spills":

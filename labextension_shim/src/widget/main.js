@@ -11,6 +11,7 @@ import { renderWindow, revealHit } from "./window.js";
 import { renderListing } from "./listing.js";
 import { renderGlob, renderGrep } from "./search.js";
 import { renderCalls, renderSpills } from "./calls.js";
+import { renderReplace } from "./replace.js";
 
 function renderRead(model, el) {
   const frame = createFrame(model, el, "read");
@@ -45,6 +46,7 @@ const RENDERERS = {
   read: renderRead,
   glob: renderGlob,
   grep: renderGrep,
+  replace: renderReplace,
   calls: renderCalls,
   spills: renderSpills,
 };

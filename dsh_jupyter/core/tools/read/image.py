@@ -52,6 +52,13 @@ def read_image(ctx: CallContext, target, fd: int, fst: os.stat_result) -> dict |
     limit = ctx.settings.read_image_max_bytes
     if fst.st_size > limit:
         raise _too_large(shown, fmt, fst.st_size, limit)
+    left = ctx.image_bytes_left
+    if left is not None and fst.st_size > left:  # one answer of several files: its images are full
+        raise ToolError(
+            Codes.IMAGE_TOO_LARGE,
+            f"cannot read {shown}: the images this read attaches already hold {limit - left} bytes of "
+            f"read_image_max_bytes ({limit} bytes for the whole answer); read it in another call",
+        )
     try:
         data = pread_all(fd, fst.st_size)
     except OSError as exc:

@@ -7,7 +7,10 @@ answer is bounded by ``read_max_bytes``: each file is read with what is left of 
 bound (a big file's window stops early and says where to continue), and once too little is left
 the remaining files are not read at all (never read and hidden: a file this session did not see
 must not count as read) and the footer names them. A file that cannot be read (missing, binary,
-outside the root) answers its error in its place; the others are read all the same.
+outside the root) answers its error in its place; the others are read all the same. The images
+the answer attaches (image files, notebook pages' output images) hold at most
+``read_image_max_bytes`` together, as one image file read alone may: an image file past what is
+left answers ``IMAGE_TOO_LARGE`` in its place (not read), a notebook page attaches what fits.
 
 What it must never do: record a read of a file whose text the answer does not hold, or let one
 file's failure fail the call.
@@ -50,7 +53,13 @@ def read_many(ctx: CallContext, args: dict, read_one: Callable[[CallContext, dic
         if left < MIN_SHARE:
             unread = paths[i:]
             break
-        one = dataclasses.replace(ctx, settings=dataclasses.replace(s, read_max_bytes=left))
+        images_left = max(s.read_image_max_bytes - sum(len(image.data) for image in ctx.images), 0)
+        bounds = dataclasses.replace(
+            s,
+            read_max_bytes=left,
+            notebook_page_max_image_bytes=min(s.notebook_page_max_image_bytes, images_left),
+        )
+        one = dataclasses.replace(ctx, settings=bounds, image_bytes_left=images_left)
         try:
             value = read_one(one, {**window, "file_path": path})
             value = {**value, "nextOffset": read_next_offset(value), "footer": read_page_footer(value)}

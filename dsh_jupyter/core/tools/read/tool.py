@@ -77,11 +77,13 @@ def execute_read(ctx: CallContext, args: dict) -> dict:
             requested = offset
             copies = not target.in_spill  # Jupyter's copy beside the file means a save under way
             until = time.monotonic() + SAVE_WAIT_S
+            attached = len(ctx.images)  # images an attempt attached are the answer's only if it is
             for attempt in itertools.count():
                 # never a file Jupyter is rewriting in place; read again, as it is now, if it changed
                 if attempt:
                     os.lseek(fd, 0, os.SEEK_SET)  # the windows read on from where the descriptor is
                     fst = os.fstat(fd)
+                    del ctx.images[attached:]  # a notebook page read before the change attached its own
                 if copies:
                     fst, copies = _after_saves(target, fd, fst, until)
                 offset = requested

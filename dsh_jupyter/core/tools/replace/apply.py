@@ -17,13 +17,19 @@ How, in order:
    more and only then renamed into place, one after the other; the new versions are recorded as
    this session's observations and the journal is dropped.
 
+Files open in JupyterLab (``live.py``) are not renamed: between 3 and 4 (every check of 1 passed,
+the temporary files written) their live documents are changed, shared documents range by range,
+tabs by a save of their own; a refusal there undoes the live changes made and abandons the rest,
+and a refusal in 4 undoes every live change too. 4 cannot be undone, so nothing live comes after.
+
 A refusal at any step removes the temporary files and the journal. A process killed before the
 journal is ready leaves it not ready: the next ``Workspace`` to start removes its temporary
 files. Killed after: the next start completes it (every file renamed whose temporary file is
 still there and which is still the old version).
 
 What it must never do: write a file before every new version is made and checked, rename a file
-that is not the version the session observed, or leave a file half-written.
+that is not the version the session observed, leave a file half-written, rename a file open in
+JupyterLab, or change a live document after the journal is made ready.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from ...errors import Codes, ToolError
-from ...fs.files import can_write, file_version, fsync_folder, temp_name, write_beside
+from ...fs.files import can_write, file_version, fsync_folder, pread_upto, temp_name, write_beside
 from ...fs.rewrite import needs_in_place
 from ...notebooks.format import notebook_problem, parse_notebook, serialize_like, with_sources
 from ...state.gate import observation_key, state_unavailable
@@ -43,7 +49,9 @@ from ...state.journal import identity, open_folder, process_mark
 from ...state.store import Gate
 from ...text.quoting import in_message
 from ..context import CallContext
+from ..opened.documents import unsaved
 from ..search.root import SearchRoot
+from .live import Applied, apply_live, refuse_changed
 from .occurrences import FileHits, Found, Occurrence, path_tag
 
 __all__ = ["Planned", "apply_planned", "chosen_occurrences", "plan_files"]
@@ -170,7 +178,7 @@ def plan_files(
         )
     if ctx.store is None:
         raise state_unavailable("replace in", root.target.display)
-    unread, changed, opened = [], [], []
+    unread, changed, unsaved_tabs = [], [], []
     for fh in files:
         assert fh.st is not None
         try:
@@ -179,40 +187,26 @@ def plan_files(
             raise state_unavailable("replace in", fh.display) from None
         if seen is None:
             unread.append(fh.display)
-        elif seen != file_version(fh.st):
+        elif seen != fh.version:  # the file's version, or its shared document's (``live``)
             changed.append(fh.display)
-        docs = ctx.documents
-        if docs is not None:
-            try:
-                if docs.presence(fh.real) is not None:
-                    opened.append(fh.display)
-            except Exception:
-                pass
+        if fh.presence is not None and not fh.presence.shared and fh.presence.unsaved:
+            unsaved_tabs.append(fh.display)
     if changed:
-        raise ToolError(
-            Codes.FS_NOT_OBSERVED, f"cannot replace: {_names(changed)} changed since the preview; preview again"
-        )
+        raise refuse_changed(changed)
     if unread:
         raise ToolError(
             Codes.FS_NOT_OBSERVED,
             f"cannot replace in {_names(unread)}: this session has not previewed or read it; preview first",
         )
-    if opened:
-        raise ToolError(
-            Codes.FS_OPEN_CONFLICT,
-            f"cannot replace in {_names(opened)}: open in JupyterLab; change it there or with edit",
-        )
+    if unsaved_tabs:
+        raise unsaved("replace in", unsaved_tabs[0])
     planned = []
     for fh in files:
         folder, _, name = fh.rel.rpartition("/") if root.is_dir else ("", "", "")
-        planned.append(Planned(fh, chosen[fh.rel], _new_bytes(fh, chosen[fh.rel]), folder, name))
+        shared = fh.presence is not None and fh.presence.shared  # changed in its document, not the file
+        data = b"" if shared else _new_bytes(fh, chosen[fh.rel])
+        planned.append(Planned(fh, chosen[fh.rel], data, folder, name))
     return planned
-
-
-def _refuse_changed(displays: list[str]) -> ToolError:
-    return ToolError(
-        Codes.FS_NOT_OBSERVED, f"cannot replace: {_names(displays)} changed since the preview; preview again"
-    )
 
 
 @contextlib.contextmanager
@@ -272,7 +266,17 @@ def _check_gated(gate: Gate, ctx: CallContext, fds: dict[str, int], planned: lis
                 "change it with edit",
             )
     if stale:
-        raise _refuse_changed(stale)
+        raise refuse_changed(stale)
+
+
+def _check_live_writable(fds: dict[str, int], live: list[Planned]) -> None:
+    """A file open in JupyterLab is changed only where its owner could save it (as ``edit``)."""
+    for p in live:
+        st = _current(fds, p)
+        if st is not None and not can_write(fds[p.folder], p.name, st):
+            raise ToolError(
+                Codes.FS_PERMISSION_DENIED, f"cannot replace in {in_message(p.fh.display)}: permission denied"
+            )
 
 
 def _abandon(ctx: CallContext, shown: str, fds: dict[str, int], planned: list[Planned], tmps: list[str], journal: str):
@@ -282,41 +286,74 @@ def _abandon(ctx: CallContext, shown: str, fds: dict[str, int], planned: list[Pl
         cast(Gate, held).drop_journal(journal)
 
 
+def _saved(fds: dict[str, int], by_file: dict[str, Planned]):
+    """The file's version once a tab saved it (``live.apply_live``), when it holds exactly ``data``."""
+
+    def saved(fh: FileHits, data: bytes) -> str | None:
+        p = by_file[fh.real]
+        try:
+            fd = os.open(p.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fds[p.folder])
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            return file_version(st) if st.st_size == len(data) and pread_upto(fd, st.st_size) == data else None
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
+    return saved
+
+
 def apply_planned(ctx: CallContext, root: SearchRoot, planned: list[Planned]) -> None:
-    """Write the planned versions, all or none (see the module's docstring)."""
+    """Write the planned versions, all or none (see the module's docstring): the files through the
+    journal, the files open in JupyterLab through their live documents (``live.py``), between the
+    temporary files written and the journal made ready, so a refusal of either undoes the other."""
     shown = root.target.display
+    disk = [p for p in planned if p.fh.presence is None]
+    live = [(p.fh, p.chosen, p.data) for p in planned if p.fh.presence is not None]
+    by_file = {p.fh.real: p for p in planned}
+    if not disk:
+        with _folders(root, planned) as fds:
+            _check_live_writable(fds, [p for p in planned if p.fh.presence is not None])
+            apply_live(ctx, live, _saved(fds, by_file))
+        return
     journal_root = ctx.resolver.tree.real
     root_rel = ctx.resolver.tree.relative(root.real if root.is_dir else os.path.dirname(root.real)) or ""
     journal = secrets.token_hex(8)
-    tmps = [temp_name(p.name) for p in planned]
+    tmps = [temp_name(p.name) for p in disk]
     with _folders(root, planned) as fds:
+        _check_live_writable(fds, [p for p in planned if p.fh.presence is not None])
         # 1. checked, and the journal recorded (not ready), in one short hold of the gate
         with ctx.changing("replace in", shown, lambda: []) as held:
             gate = cast(Gate, held)
-            _check_gated(gate, ctx, fds, planned)
+            _check_gated(gate, ctx, fds, disk)
             entries = []
-            for p, tmp in zip(planned, tmps):
+            for p, tmp in zip(disk, tmps):
                 assert p.fh.st is not None
                 folder = "/".join(x for x in (root_rel, p.folder) if x)
                 entries.append((folder, p.name, tmp, identity(p.fh.st)))
             gate.add_journal(journal, journal_root, entries, os.getpid(), process_mark(os.getpid()))
-        # 2. every new version written whole and synced, outside the gate (other writers go on)
+        # 2. every new version written whole and synced, outside the gate (other writers go on);
+        #    then the live documents changed (each undone again if a later step refuses)
         try:
-            for p, tmp in zip(planned, tmps):
+            for p, tmp in zip(disk, tmps):
                 assert p.fh.st is not None
                 write_beside(fds[p.folder], p.name, tmp, p.data, p.fh.st)
+            applied = apply_live(ctx, live, _saved(fds, by_file)) if live else Applied()
         except BaseException:
-            _abandon(ctx, shown, fds, planned, tmps, journal)
+            _abandon(ctx, shown, fds, disk, tmps, journal)
             raise
         # 3. checked again, the journal made ready and committed, then the renames
         try:
             with ctx.changing("replace in", shown, lambda: []) as held:
                 gate = cast(Gate, held)
-                _check_gated(gate, ctx, fds, planned)
+                _check_gated(gate, ctx, fds, disk)
                 gate.journal_ready(journal)
                 gate.checkpoint()  # every new version is whole and synced before the first rename
                 stale = []
-                for p in planned:
+                for p in disk:
                     st = _current(fds, p)
                     assert p.fh.st is not None
                     if st is None or identity(st) != identity(p.fh.st):
@@ -324,16 +361,17 @@ def apply_planned(ctx: CallContext, root: SearchRoot, planned: list[Planned]) ->
                 if stale:
                     gate.drop_journal(journal)
                     gate.checkpoint()
-                    raise _refuse_changed(stale)
-                for p, tmp in zip(planned, tmps):
+                    raise refuse_changed(stale)
+                for p, tmp in zip(disk, tmps):
                     os.rename(tmp, p.name, src_dir_fd=fds[p.folder], dst_dir_fd=fds[p.folder])
                 for fd in fds.values():
                     fsync_folder(fd)
-                for p in planned:
+                for p in disk:
                     st = _current(fds, p)
                     if st is not None:
                         gate.record_observation(ctx.session_key, observation_key(p.fh.real), file_version(st))
                 gate.drop_journal(journal)
         except ToolError:
-            _abandon(ctx, shown, fds, planned, tmps, journal)
+            _abandon(ctx, shown, fds, disk, tmps, journal)
+            applied.undo(ctx)
             raise

@@ -7,7 +7,8 @@ for a literal). Files are searched as grep searches them (the same discovery, in
 VCS and protected folders); notebooks by their cell sources only, from a text made of them that
 rg reads on its standard input (never outputs or metadata). Each file that holds an occurrence is
 then read whole beneath the search root and every occurrence is checked against its bytes, so
-the version recorded is the one the occurrences were found in.
+the version recorded is the one the occurrences were found in. ``search_sources`` searches given
+texts the same way (a notebook's cells; a live document's content, ``live.py``).
 
 An occurrence's id is a short hash of the session, the file, its version, the place and the text
 matched and put in: it names that occurrence in that version of that file and no other. Its
@@ -26,6 +27,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from ...documents import Presence
 from ...errors import Codes, ToolError
 from ...fs.files import file_version, pread_upto
 from ...fs.tree import proc_fd_path
@@ -39,7 +41,16 @@ from ..search.flags import VCS_EXCLUDES, discovery_flags, exclusion_flags, hide_
 from ..search.root import SearchRoot, excluded_below, inside_vcs
 from ..search.run import diagnostic, file_errors, overflow_error, run_search, unfenced
 
-__all__ = ["FileHits", "Found", "Occurrence", "find_occurrences", "path_tag"]
+__all__ = [
+    "FileHits",
+    "Found",
+    "Occurrence",
+    "find_occurrences",
+    "occurrence_id",
+    "path_tag",
+    "search_args",
+    "search_sources",
+]
 
 
 @dataclass
@@ -52,6 +63,7 @@ class Occurrence:
     line: int  # 1-based, in the file or in the cell
     before: str  # the whole line, as it is
     after: str  # the line with this occurrence replaced
+    column: int = 0  # where the occurrence starts in ``before``, in characters
 
 
 @dataclass
@@ -64,6 +76,9 @@ class FileHits:
     st: os.stat_result | None = None
     occurrences: list[Occurrence] = field(default_factory=list)
     cells: dict[int, list[Occurrence]] = field(default_factory=dict)  # a notebook's, by 1-based cell
+    version: str = ""  # what the ids are tied to: the file's version, or its shared document's (``live``)
+    presence: Presence | None = None  # open in JupyterLab (shared: its document was searched, ``live``)
+    base: str | dict | None = None  # a shared document's content the occurrences were found in
 
     def all(self) -> list[tuple[int | None, Occurrence]]:
         if not self.notebook:
@@ -87,7 +102,7 @@ def path_tag(real: str) -> str:
     return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:4]
 
 
-def _id(session: str, real: str, version: str, cell: int | None, o: Occurrence) -> str:
+def occurrence_id(session: str, real: str, version: str, cell: int | None, o: Occurrence) -> str:
     h = hashlib.sha256()
     for part in (session, real, version, str(cell), str(o.start), str(o.end)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
@@ -119,11 +134,14 @@ def _occurrences(line_no: int, offset: int, line: bytes, subs) -> list[Occurrenc
     out = []
     for start, end, match, replacement in subs:
         after = line[:start] + replacement + line[end:]
-        out.append(Occurrence("", offset + start, offset + end, match, replacement, line_no, _text(line), _text(after)))
+        column = len(line[:start].decode("utf-8", "replace"))
+        out.append(
+            Occurrence("", offset + start, offset + end, match, replacement, line_no, _text(line), _text(after), column)
+        )
     return out
 
 
-def _search_args(pattern: str, replacement: str, literal: bool, ignore_case: bool) -> list[str]:
+def search_args(pattern: str, replacement: str, literal: bool, ignore_case: bool) -> list[str]:
     if literal:  # plain text both ways: a $ in the replacement is a $ ($$ to rg)
         replacement = replacement.replace("$", "$$")
     flags = ["--json", f"--replace={replacement}"]
@@ -148,7 +166,7 @@ def find_occurrences(
     found = Found([])
     if inside_vcs(ctx, root):
         return found
-    search = _search_args(pattern, replacement, literal, ignore_case)
+    search = search_args(pattern, replacement, literal, ignore_case)
     excluded = excluded_below(ctx, root)
     one_notebook = searches_notebook_file(root)
     hits: dict[str, FileHits] = {}
@@ -203,9 +221,9 @@ def find_occurrences(
             continue
         if linked and fh.st.st_nlink > 1 and (fh.st.st_dev, fh.st.st_ino) in linked:
             continue
-        version = file_version(fh.st)
+        version = fh.version = file_version(fh.st)
         for cell, o in fh.all():
-            o.id = _id(ctx.session_key, fh.real, version, cell, o)
+            o.id = occurrence_id(ctx.session_key, fh.real, version, cell, o)
         files.append(fh)
     found.files = files
     return found
@@ -258,44 +276,27 @@ def _load_checked(ctx: CallContext, root: SearchRoot, check: Rechecker, fh: File
     fh.data, fh.st = data, st
 
 
-def _notebook_hits(
-    ctx: CallContext, root: SearchRoot, check: Rechecker, rels: list[str], search: list[str], found: Found
-):
-    """The occurrences in the cell sources of the notebooks ``rels``: one rg run over a text made
-    of every cell's source, each occurrence mapped back to its notebook, cell and byte offset."""
-    limit = min(ctx.settings.edit_max_bytes, ctx.settings.notebook_max_bytes)
+def search_sources(
+    ctx: CallContext, root: SearchRoot, search: list[str], sources: list[bytes]
+) -> list[list[Occurrence]]:
+    """The occurrences in each of ``sources`` (a cell's source, a live document's text): one rg
+    run over a text made of them all, read on its standard input, each occurrence mapped back to
+    its source (byte offsets and line numbers within it)."""
+    kept = [i for i, source in enumerate(sources) if source and b"\0" not in source]  # empty or binary: none
+    out: list[list[Occurrence]] = [[] for _ in sources]
+    if not kept:
+        return out
     fd = memory_file("dsh-replace-cells")
-    owners: list[tuple[FileHits, int, int, bytes]] = []  # (notebook, cell, stream offset, source)
     starts: list[int] = []
     pos = 0
     try:
-        for rel in rels:
-            got = _read(root, check, rel, limit)
-            if got is None:
-                continue
-            if isinstance(got, os.stat_result):  # its cells were not searched: said, whether or not they match
-                found.too_large += 1
-                continue
-            data, st = got
-            try:
-                nb = parse_notebook(data)
-            except NotNotebook:
-                continue  # not a notebook: the main search left it out as *.ipynb (grep searches it as text)
-            fh = _file(root, rel, True)
-            fh.data, fh.st = data, st
-            for cell in nb.cells:
-                source = cell.source.encode("utf-8", "surrogatepass")
-                if not source or b"\0" in source:
-                    continue
-                chunk = source if source.endswith(b"\n") else source + b"\n"
-                starts.append(pos)
-                owners.append((fh, cell.index, pos, source))
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(fd, view) :]
-                pos += len(chunk)
-        if not owners:
-            return []
+        for i in kept:
+            starts.append(pos)
+            chunk = sources[i] if sources[i].endswith(b"\n") else sources[i] + b"\n"
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
+            pos += len(chunk)
         os.lseek(fd, 0, os.SEEK_SET)
         outcome = run_search(ctx, [*search, "--", "-"], "replace", root, stdin=fd)
     finally:
@@ -304,11 +305,45 @@ def _notebook_hits(
         raise overflow_error(ctx, "replace")
     if outcome.returncode == 2 and not outcome.stdout:
         raise ToolError(Codes.SEARCH_FAILED, f"replace failed: {diagnostic(outcome)}")
-    out: dict[str, FileHits] = {}
     for _path, _line_no, offset, line, subs in _records(outcome.stdout):
-        fh, index, cell_start, source = owners[bisect.bisect_right(starts, offset) - 1]
-        local = offset - cell_start
-        line_no = source.count(b"\n", 0, local) + 1
-        fh.cells.setdefault(index, []).extend(_occurrences(line_no, local, line, subs))
-        out[fh.rel] = fh
+        k = bisect.bisect_right(starts, offset) - 1
+        index, local = kept[k], offset - starts[k]
+        line_no = sources[index].count(b"\n", 0, local) + 1
+        out[index].extend(_occurrences(line_no, local, line, subs))
+    return out
+
+
+def _notebook_hits(
+    ctx: CallContext, root: SearchRoot, check: Rechecker, rels: list[str], search: list[str], found: Found
+):
+    """The occurrences in the cell sources of the notebooks ``rels`` (``search_sources``), by
+    notebook, cell and byte offset in the cell's source."""
+    limit = min(ctx.settings.edit_max_bytes, ctx.settings.notebook_max_bytes)
+    owners: list[tuple[FileHits, int]] = []  # (notebook, cell)
+    sources: list[bytes] = []
+    for rel in rels:
+        got = _read(root, check, rel, limit)
+        if got is None:
+            continue
+        if isinstance(got, os.stat_result):  # its cells were not searched: said, whether or not they match
+            found.too_large += 1
+            continue
+        data, st = got
+        try:
+            nb = parse_notebook(data)
+        except NotNotebook:
+            continue  # not a notebook: the main search left it out as *.ipynb (grep searches it as text)
+        fh = _file(root, rel, True)
+        fh.data, fh.st = data, st
+        for cell in nb.cells:
+            source = cell.source.encode("utf-8", "surrogatepass")
+            owners.append((fh, cell.index))
+            sources.append(source)
+    if not owners:
+        return []
+    out: dict[str, FileHits] = {}
+    for (fh, index), occs in zip(owners, search_sources(ctx, root, search, sources)):
+        if occs:
+            fh.cells[index] = occs
+            out[fh.rel] = fh
     return [out[rel] for rel in sorted(out)]

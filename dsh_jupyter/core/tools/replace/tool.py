@@ -7,7 +7,9 @@ the exact totals, the whole preview saved as grep saves a capped result. The pre
 each file it shows is recorded as this session's observation of the version it saw.
 
 With ``occurrences`` (ids, or ``"all"`` guarded by ``expected_count``) the same search runs
-again and the chosen occurrences are changed in every file at once (``apply.py``).
+again and the chosen occurrences are changed in every file at once (``apply.py``). A file open in
+JupyterLab is searched and changed through its live document (``live.py``), and its answer
+says so (``changed[].open``, ``changed[].live``).
 
 What it must never do: change anything in a preview, or change a file whose current version
 the session did not preview or read.
@@ -18,7 +20,6 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import Codes, ToolError
-from ...fs.files import file_version
 from ...render.replace import preview_body, render_replace, replace_next_offset, replace_page_footer
 from ...state.gate import record_read
 from ..context import CallContext
@@ -32,6 +33,7 @@ from ..spec import (
     INTEGER,
     NAME,
     OFFSET,
+    OPEN,
     PATH,
     STRING,
     TEXT,
@@ -42,7 +44,8 @@ from ..spec import (
     value_schema,
 )
 from .apply import apply_planned, chosen_occurrences, plan_files
-from .occurrences import Found, find_occurrences
+from .live import how_open, live_occurrences
+from .occurrences import FileHits, Found, find_occurrences, search_args
 
 __all__ = ["REPLACE", "execute_replace"]
 
@@ -71,6 +74,8 @@ def execute_replace(ctx: CallContext, args: dict) -> dict:
         raise ToolError(Codes.ARGUMENT_INVALID, 'expected_count goes with occurrences "all"')
     with open_search_root(ctx, args.get("path"), "replace in", spills=False) as root:
         found = find_occurrences(ctx, root, pattern, replacement, include, excludes, literal, ignore_case)
+        search = search_args(pattern, replacement, literal, ignore_case)
+        found = live_occurrences(ctx, root, found, search, applying=wanted is not None)
         value: dict[str, Any] = {"pattern": pattern, "replacement": replacement, "root": root.target.display}
         if literal:
             value["literal"] = True
@@ -91,8 +96,17 @@ def execute_replace(ctx: CallContext, args: dict) -> dict:
         apply_planned(ctx, root, planned)
     value["applied"] = True
     value["replacements"] = sum(len(p.chosen) for p in planned)
-    value["changed"] = [{"path": p.fh.display, "replacements": len(p.chosen)} for p in planned]
+    value["changed"] = [_changed(p.fh, len(p.chosen)) for p in planned]
     return value
+
+
+def _changed(fh: FileHits, replacements: int) -> dict:
+    row: dict[str, Any] = {"path": fh.display, "replacements": replacements}
+    how = how_open(fh)
+    if how is not None:  # open in JupyterLab: changed through its live document (as edit's ``live``)
+        row["open"] = how
+        row["live"] = True
+    return row
 
 
 def _preview(ctx: CallContext, value: dict, found: Found, offset: int) -> dict:
@@ -100,12 +114,15 @@ def _preview(ctx: CallContext, value: dict, found: Found, offset: int) -> dict:
     rows = []
     for fh in found.files:
         assert fh.st is not None
-        record_read(ctx.store, ctx.session_key, fh.real, file_version(fh.st))  # the preview is a read
+        record_read(ctx.store, ctx.session_key, fh.real, fh.version)  # the preview is a read
         for cell, o in fh.all():
             row: dict[str, Any] = {"id": o.id, "path": fh.display, "line": o.line}
             if cell is not None:
                 row["cell"] = cell
             row["before"], row["after"] = _cut(o.before, limit), _cut(o.after, limit)
+            # where the occurrence is in ``before`` (characters, as grep's submatches), for a view
+            # to strike it; ``after`` holds the replacement at the same start
+            row["span"] = [o.column, o.column + len(o.match.decode("utf-8", "replace"))]
             rows.append(row)
     total = len(rows)
     if offset > max(total, 1):
@@ -131,8 +148,16 @@ REPLACE_OUTPUT = value_schema(
         "occurrences": {
             "type": "array",
             "items": value_schema(
-                {"id": STRING, "path": STRING, "line": INTEGER, "cell": INTEGER, "before": STRING, "after": STRING},
-                ("id", "path", "line", "before", "after"),
+                {
+                    "id": STRING,
+                    "path": STRING,
+                    "line": INTEGER,
+                    "cell": INTEGER,
+                    "before": STRING,
+                    "after": STRING,
+                    "span": {"type": "array", "items": INTEGER, "minItems": 2, "maxItems": 2},
+                },
+                ("id", "path", "line", "before", "after", "span"),
             ),
         },
         "totalOccurrences": INTEGER,
@@ -149,7 +174,9 @@ REPLACE_OUTPUT = value_schema(
         "replacements": INTEGER,
         "changed": {
             "type": "array",
-            "items": value_schema({"path": STRING, "replacements": INTEGER}, ("path", "replacements")),
+            "items": value_schema(
+                {"path": STRING, "replacements": INTEGER, "open": OPEN, "live": BOOLEAN}, ("path", "replacements")
+            ),
         },
     },
     ("pattern", "replacement", "root"),

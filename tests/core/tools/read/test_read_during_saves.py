@@ -119,3 +119,61 @@ def test_a_copy_that_stays_is_waited_for_once_then_the_file_is_read(ws, root):
     (root / ".~left.txt").write_text("a copy a crashed save left behind\n")
     read = ws.run("read", file_path="left.txt")
     assert not read.is_error and lines_of(read) == OLD
+
+
+def test_a_notebook_read_again_after_a_save_attaches_its_images_once(ws, root, tmp_path):
+    """A notebook with one image output is saved in a loop by a real FileContentsManager in another
+    process; a read that began before a save and is read again attaches the image once, not once
+    per attempt (each answer attaches exactly the images its text says it attaches)."""
+    import base64
+
+    import nbformat
+    from imagefiles import png  # tests/imagefiles.py
+
+    data = {"image/png": base64.b64encode(png(4, 3)).decode()}
+    versions = [
+        nbformat.writes(
+            nbformat.v4.new_notebook(
+                cells=[
+                    nbformat.v4.new_code_cell(
+                        f"plot({n})" + "\n# pad" * 2000,
+                        id="c",
+                        outputs=[nbformat.v4.new_output("display_data", data=data)],
+                    )
+                ]
+            )
+        )
+        for n in (1, 2)
+    ]
+    (root / "busy.ipynb").write_text(versions[0])
+    stop, started = tmp_path / "stop", tmp_path / "started"
+    script = textwrap.dedent(f"""
+        import json, os, time
+        from jupyter_server.services.contents.filemanager import FileContentsManager
+        cm = FileContentsManager(root_dir={str(root)!r})
+        models, n = [json.loads(v) for v in {versions!r}], 0
+        while not os.path.exists({str(stop)!r}):
+            n += 1
+            cm.save({{"type": "notebook", "format": "json", "content": models[n % 2]}}, "busy.ipynb")
+            if n == 1:
+                open({str(started)!r}, "w").close()
+            time.sleep(0.005)
+        print(n)
+    """)
+    saver = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    reads = 0
+    try:
+        wait_until = time.monotonic() + 60
+        while not started.exists() and saver.poll() is None and time.monotonic() < wait_until:
+            time.sleep(0.05)
+        assert started.exists(), "the saving process did not start"
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            read = ws.run("read", file_path="busy.ipynb", limit=1)
+            assert not read.is_error, read.text
+            assert len(read.images) == 1, (len(read.images), read.text[-300:])
+            reads += 1
+    finally:
+        stop.touch()
+        saved = int(saver.communicate(timeout=30)[0])
+    assert saved > 10 and reads > 10, (saved, reads)

@@ -103,3 +103,36 @@ def test_a_path_given_twice_is_read_once(mixed, ws):
 )
 def test_bad_arguments(mixed, ws, expect_error, args, message):
     expect_error(ws.run("read", **args), "ARGUMENT_INVALID", message)
+
+
+def test_the_images_of_one_answer_hold_read_image_max_bytes_together(root, make_ws):
+    """Three 107-byte images with a 250-byte bound: two are attached, the third answers why it
+    was not read (and is not recorded as read); a notebook after them attaches what still fits."""
+    for name in ("p1.png", "p2.png", "p3.png"):
+        (root / name).write_bytes(png(4, 3))
+    ws = make_ws(read_image_max_bytes=250)
+    r = ws.run("read", file_paths=["p1.png", "p2.png", "p3.png"])
+    assert [f.get("type") for f in r.value["files"]] == ["image", "image", None]
+    assert r.value["files"][2]["error"] == {
+        "code": "IMAGE_TOO_LARGE",
+        "message": 'cannot read "p3.png": the images this read attaches already hold 214 bytes of '
+        "read_image_max_bytes (250 bytes for the whole answer); read it in another call",
+    }
+    assert len(r.images) == 2 and sum(len(i.data) for i in r.images) == 214
+    over = ws.run("move", source="p1.png", destination="p3.png", overwrite=True)
+    assert over.is_error and over.value["code"] == "FS_NOT_OBSERVED", over.text  # p3 was not read
+    alone = ws.run("read", file_path="p3.png")  # alone it has the bound to itself
+    assert not alone.is_error and len(alone.images) == 1
+
+
+def test_a_notebook_among_images_attaches_only_what_the_answer_has_left(root, make_ws):
+    (root / "p1.png").write_bytes(png(4, 3))
+    data = {"image/png": __import__("base64").b64encode(png(5, 3)).decode()}
+    nb = v4.new_notebook(cells=[v4.new_code_cell("plot()", id="c", outputs=[v4.new_output("display_data", data=data)])])
+    nbformat.write(nb, str(root / "nb.ipynb"))
+    ws = make_ws(read_image_max_bytes=200)
+    r = ws.run("read", file_paths=["p1.png", "nb.ipynb"])
+    assert len(r.images) == 1 and r.images[0].cell is None  # the file's image; the output's did not fit
+    assert "[image/png: 116 bytes, not attached: this page attaches at most 93 bytes of images]" in r.text
+    wide = make_ws(read_image_max_bytes=300).run("read", file_paths=["p1.png", "nb.ipynb"])
+    assert len(wide.images) == 2 and wide.images[1].cell is not None
