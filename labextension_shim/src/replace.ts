@@ -23,7 +23,7 @@
 import { ApiError, callTool, IPage, IToolResult } from './api';
 import { fill, h } from './common/dom';
 import { formatCount, plural } from './common/format';
-import { escapeRegex, IQuery, pathNode, querySpans } from './search';
+import { escapeRegex, IQuery, pathNode } from './search';
 
 /** One occurrence of a preview's page. */
 export interface IOccurrence {
@@ -36,6 +36,8 @@ export interface IOccurrence {
   before: string;
   /** The line with this occurrence alone replaced. */
   after: string;
+  /** The occurrence's `[start, end]` in `before` (characters, as grep's submatches); `after` holds its replacement from `start`. */
+  span?: [number, number];
 }
 
 /** `replace`'s value: a preview's page, or (`applied`) what an apply changed. */
@@ -115,18 +117,19 @@ export function changedSpan(before: string, after: string): [number, number, num
 }
 
 /**
- * The occurrence itself in its line: the query's match (read as a JavaScript regex, as the search
- * marks its early rows) that covers where the lines differ, so that the whole matched text is
- * struck and the whole new text marked; the least difference when no match covers it.
+ * The occurrence itself in its line, `[start, beforeEnd, afterEnd]`: the value's `span`, so that
+ * the whole matched text is struck and the whole new text marked; the least difference between
+ * the lines when there is no span that fits them (a line cut at grep_max_line_bytes).
  */
-export function occurrenceSpan(before: string, after: string, query: IQuery | null): [number, number, number] {
-  const [start, beforeEnd, afterEnd] = changedSpan(before, after);
-  for (const [from, to] of query ? querySpans(before, query) : []) {
-    if (from <= start && to >= beforeEnd) {
-      return [from, to, after.length - (before.length - to)];
+export function occurrenceSpan(o: IOccurrence): [number, number, number] {
+  const span = o.span;
+  if (span && span[0] <= span[1] && span[1] <= o.before.length) {
+    const afterEnd = o.after.length - (o.before.length - span[1]);
+    if (afterEnd >= span[0] && o.after.slice(0, span[0]) === o.before.slice(0, span[0])) {
+      return [span[0], span[1], afterEnd];
     }
   }
-  return [start, beforeEnd, afterEnd];
+  return changedSpan(o.before, o.after);
 }
 
 /** Characters kept before and after a change on a long line (the rest becomes `…`). */
@@ -145,8 +148,10 @@ export function refusalWords(code: string | undefined): string {
       return 'Nothing was replaced: a file changed since the preview. The preview below is new: check it and apply again.';
     case 'REPLACE_COUNT_CHANGED':
       return 'Nothing was replaced: the occurrences changed since the preview. The preview below is new: check it and apply again.';
-    case 'FS_OPEN_CONFLICT':
-      return 'Nothing was replaced: a file is open in JupyterLab. Close its tab, or uncheck its occurrences, and apply again.';
+    case 'FS_OPEN_UNSAVED':
+      return 'Nothing was replaced: a file open in JupyterLab has unsaved changes. Save or close it, or uncheck its occurrences, and apply again.';
+    case 'FS_OPEN_UNANSWERED':
+      return 'Nothing was replaced: the page that has a file open did not answer in time. Apply again.';
     case 'REPLACE_TOO_MANY':
       return 'Nothing was replaced: the change is larger than one call may make. Narrow it with include, exclude or the checkboxes.';
     default:
@@ -169,8 +174,6 @@ export class ReplaceView {
   private seq = 0;
   private controller: AbortController | null = null;
   private args: Record<string, unknown> | null = null;
-  /** The form's query of the preview shown, to mark each occurrence whole. */
-  private query: IQuery | null = null;
   private gitignore = true;
   private total = 0;
   private nextAt: number | null = null;
@@ -234,7 +237,6 @@ export class ReplaceView {
     this.cancel();
     const seq = this.seq;
     this.args = query.text ? replaceArgs(query, replacement) : null;
-    this.query = query;
     this.gitignore = query.gitignore;
     if (!this.args) {
       this.occurrences = [];
@@ -410,7 +412,7 @@ export class ReplaceView {
           },
           box,
           h('span', { class: 'dsh-sb-line' }, place(o)),
-          diffNode(o, this.query)
+          diffNode(o)
         );
       });
       const head = h(
@@ -545,8 +547,8 @@ export class ReplaceView {
  * text marked (`ins`), the rest; cut to LEAD characters before the change and TRAIL after it
  * (`…` where cut), and wrapped by the panel, so that the change is always in view whole.
  */
-export function diffNode(o: IOccurrence, query: IQuery | null = null): HTMLElement {
-  const [start, beforeEnd, afterEnd] = occurrenceSpan(o.before, o.after, query);
+export function diffNode(o: IOccurrence): HTMLElement {
+  const [start, beforeEnd, afterEnd] = occurrenceSpan(o);
   const indent = o.before.length - o.before.trimStart().length;
   let from = Math.min(indent, start);
   const text = h('span', { class: 'dsh-sb-text' });

@@ -5,11 +5,12 @@ grouped by file (before struck, after marked, every occurrence checked), uncheck
 and the files on disk hold exactly the change (the unchecked occurrence untouched, a notebook's
 cell source changed and its output not), the result said in place and the preview asked again; a
 file changed on disk between the preview and Apply is refused in plain words, nothing written;
-a file open in JupyterLab is refused too; the search's options (match case, whole word, regex with
-a group, include) shape the preview and the apply; a preview of two pages; typing while an apply
-runs loses neither its answer nor the preview after it. Go to File: Ctrl+Alt+P, `wsp hdl` typed as a person
-types, the total count, arrow keys, Enter opens the file; a stale answer never replaces a newer
-one; the command is in the palette; in Notebook 7 the file opens in a tab of its own.
+a file open in a tab with unsaved typing is refused too, and once saved the tab takes the change;
+the search's options (match case, whole word, regex with a group, include) shape the preview and
+the apply; a preview of two pages; typing while an apply runs loses neither its answer nor the
+preview after it. Go to File: Ctrl+Alt+P, `wsp hdl` typed as a person types, the total count,
+arrow keys, Enter opens the file; a stale answer never replaces a newer one; the command is in the
+palette; in Notebook 7 the file opens in a tab of its own.
 """
 
 from __future__ import annotations
@@ -208,15 +209,21 @@ def test_a_file_changed_since_the_preview_is_refused_and_nothing_is_written(page
     expect()(message).to_be_visible()
     screenshot(page, panel, screenshot_dir / "sidebar-replace-refused.png")
 
-    # a file open in JupyterLab is not changed by replace: said, nothing written
+    # a file open in a tab with the person's unsaved typing: refused, said, nothing written
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:open', {path: 'drift/c.txt'})")
     expect()(page.locator(".lm-TabBar-tab.lm-mod-current", has_text="c.txt")).to_be_visible()
+    editor = page.locator(".jp-FileEditor:not(.lm-mod-hidden) .cm-content")
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("# typed\n")
+    expect()(page.locator(".lm-TabBar-tab.lm-mod-current.jp-mod-dirty", has_text="c.txt")).to_be_visible()
     panel.locator(".dsh-sb-replacement").fill("gamma")
     settle(panel)
     panel.locator(".dsh-sb-apply").click()
     expect()(message).to_have_text(
-        "Nothing was replaced: a file is open in JupyterLab. Close its tab, or uncheck its occurrences, "
-        'and apply again.\ncannot replace in "drift/c.txt": open in JupyterLab; change it there or with edit'
+        "Nothing was replaced: a file open in JupyterLab has unsaved changes. Save or close it, or uncheck "
+        'its occurrences, and apply again.\ncannot replace in "drift/c.txt": it is open in JupyterLab with '
+        "unsaved changes; nothing was changed. Ask the person to save or close it, then read it again"
     )
     settle(panel)
     assert (root / "drift/a.txt").read_text() == DRIFT
@@ -229,6 +236,21 @@ def test_a_file_changed_since_the_preview_is_refused_and_nothing_is_written(page
     assert (root / "drift/a.txt").read_text() == "gamma = 1\n"
     assert (root / "drift/b.txt").read_text() == "gamma = 2  # changed elsewhere\n"
     assert (root / "drift/c.txt").read_text() == DRIFT
+    # saved, the tab takes the change itself and saves it
+    editor.click()
+    page.keyboard.press("Control+s")
+    expect()(page.locator(".lm-TabBar-tab.lm-mod-current.jp-mod-dirty", has_text="c.txt")).to_have_count(0)
+    assert (root / "drift/c.txt").read_text() == DRIFT + "# typed\n"
+    panel.locator(".dsh-sb-replacement").fill("delta")
+    settle(panel)
+    occurrence(panel, "drift/c.txt", 1).locator(".dsh-sb-occ-check").check()
+    panel.locator(".dsh-sb-apply").click()
+    expect()(message).to_have_text(
+        'Replaced 1 occurrence of "alpha" in 1 file:\n'
+        "drift/c.txt: 1 (open in JupyterLab: the tab took the change and saved it)"
+    )
+    settle(panel)
+    assert (root / "drift/c.txt").read_text() == "delta = 1\n# typed\n"
 
 
 def test_the_search_options_shape_the_replace(page, lab):
