@@ -89,6 +89,11 @@ def test_built_package_json_names_the_command(installed: Path) -> None:
         "singleton": True,
     }
     assert "Error displaying widget" not in bundles  # ipywidgets' renderer is not in our bundle
+    # Go to File's key is in the sidebar plugin's settings schema, installed beside the bundle
+    schema = json.loads((installed / "schemas" / EXT_NAME / "sidebar.json").read_text())
+    assert schema["jupyter.lab.shortcuts"] == [
+        {"command": data["dsh-jupyter"]["commands"]["goToFile"], "keys": ["Accel Alt P"], "selector": "body"}
+    ]
 
 
 def test_install_json(installed: Path) -> None:
@@ -118,6 +123,10 @@ def test_source_declares_the_same_command_id() -> None:
     # the panel's command, which notebook 01 links to
     panel = data["dsh-jupyter"]["commands"]["openPanel"]
     assert f"export const OPEN_PANEL = '{panel}';" in (SHIM / "src" / "sidebar.ts").read_text()
+    go = data["dsh-jupyter"]["commands"]["goToFile"]
+    assert f"export const GO_TO_FILE = '{go}';" in (SHIM / "src" / "gotofile.ts").read_text()
+    schema = json.loads((SHIM / "schema" / "sidebar.json").read_text())
+    assert [s["command"] for s in schema["jupyter.lab.shortcuts"]] == [go]
     assert f'data-commandlinker-command=\\"{panel}\\"' in (REPO / "notebooks" / "01-seed-failure.ipynb").read_text()
     # the saved-outputs plugin draws the key the kernel puts beside a widget view
     from dsh_jupyter.kernel.display import DSH_VIEW_MIME

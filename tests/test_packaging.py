@@ -110,6 +110,8 @@ def test_the_wheel_ships_the_lab_extra_and_the_extensions(wheel):
     ], lab
     assert any(n.endswith("etc/jupyter/jupyter_server_config.d/dsh_jupyter.json") for n in names)
     assert any(n.endswith("share/jupyter/labextensions/dsh-jupyter-shim/package.json") for n in names)
+    # the sidebar plugin's settings schema, which holds Go to File's key
+    assert any(n.endswith("labextensions/dsh-jupyter-shim/schemas/dsh-jupyter-shim/sidebar.json") for n in names)
 
 
 def test_the_wheel_carries_the_widgets_front_end_and_the_widgets_load_it(wheel, tmp_path):

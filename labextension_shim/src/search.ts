@@ -20,6 +20,8 @@
  *   first match so that the highlight is in view however narrow the panel.
  * - A click on a match (or Enter on it or on a file's row) opens the file in the editor with the
  *   match selected and centred (a notebook: its cell made active).
+ * - The chevron before the box shows the Replace field (as VS Code does); while it is shown the
+ *   results are `replace`'s preview with the same options (`replace.ts`), not grep's.
  */
 
 import { IDocumentManager } from '@jupyterlab/docmanager';
@@ -29,6 +31,7 @@ import { fill, h } from './common/dom';
 import { formatCount, plural } from './common/format';
 import { pager } from './pager';
 import { openTarget } from './open';
+import { ReplaceView } from './replace';
 
 /** A match in `grep`'s value (the page shown). */
 export interface IGrepMatch {
@@ -193,6 +196,13 @@ export class SearchView {
   private readonly scope: HTMLSelectElement;
   private readonly toggles: Record<'matchCase' | 'wholeWord' | 'regex' | 'gitignore', HTMLButtonElement>;
   private readonly status: HTMLElement;
+  /** Grep's part of the panel (status, results, pager), hidden while Replace is shown. */
+  private readonly found: HTMLElement;
+  private readonly replaceToggle: HTMLButtonElement;
+  private readonly replaceRow: HTMLElement;
+  private readonly replacement: HTMLInputElement;
+  private readonly replace: ReplaceView;
+  private replacing = false;
   private readonly note: HTMLElement;
   private readonly actions: HTMLElement;
   private readonly results: HTMLElement;
@@ -350,6 +360,45 @@ export class SearchView {
       },
       'Skip to the pager'
     );
+    this.replacement = h('input', {
+      class: 'dsh-sb-replacement jp-mod-styled',
+      type: 'text',
+      placeholder: 'Replace',
+      title:
+        'What each occurrence becomes: plain text, or with a regular expression $1 or ${name} for a group ($$ for a $)',
+      'aria-label': 'Replace with',
+      oninput: onType,
+      onkeydown: (event: KeyboardEvent) => {
+        if (event.key === 'Enter') {
+          this.search();
+        }
+      }
+    });
+    this.replace = new ReplaceView(this.session, busy => {
+      if (busy) {
+        this.node.setAttribute('aria-busy', 'true');
+      } else {
+        this.node.removeAttribute('aria-busy');
+      }
+    });
+    this.replaceRow = h(
+      'div',
+      { class: 'dsh-sb-row dsh-sb-replace-row', id: 'dsh-sb-replace-row', hidden: true },
+      this.replacement
+    );
+    this.replaceToggle = h(
+      'button',
+      {
+        class: 'dsh-sb-toggle dsh-sb-replace-toggle',
+        title: 'Toggle Replace: change the matches across files, previewed first',
+        'aria-label': 'Toggle Replace',
+        'aria-expanded': 'false',
+        'aria-controls': 'dsh-sb-replace-row',
+        onclick: () => this.setReplacing(!this.replacing)
+      },
+      '▸'
+    );
+    this.found = h('div', { class: 'dsh-sb-found' });
     this.node = h(
       'div',
       {
@@ -366,15 +415,22 @@ export class SearchView {
       h(
         'div',
         { class: 'dsh-sb-row' },
+        this.replaceToggle,
         this.input,
         this.toggles.matchCase,
         this.toggles.wholeWord,
         this.toggles.regex
       ),
+      this.replaceRow,
       h('div', { class: 'dsh-sb-row' }, this.include),
       h('div', { class: 'dsh-sb-row' }, this.exclude),
       h('div', { class: 'dsh-sb-row' }, this.mode, this.toggles.gitignore),
       h('div', { class: 'dsh-sb-row' }, this.scope),
+      this.found,
+      this.replace.node
+    );
+    fill(
+      this.found,
       h('div', { class: 'dsh-sb-row' }, this.status, this.stop),
       this.bar,
       this.note,
@@ -391,6 +447,33 @@ export class SearchView {
 
   focus(): void {
     this.input.focus();
+  }
+
+  /**
+   * Show or hide the Replace field. Shown, the results are the replace preview (the mode and
+   * the notebook scope are hidden: they do not apply, replace reads cell sources only); hidden,
+   * grep's again.
+   */
+  setReplacing(on: boolean): void {
+    this.replacing = on;
+    this.replaceToggle.setAttribute('aria-expanded', String(on));
+    this.replaceToggle.textContent = on ? '▾' : '▸';
+    this.replaceRow.hidden = !on;
+    this.found.hidden = on;
+    this.replace.node.hidden = !on;
+    this.mode.hidden = on;
+    this.scope.hidden = on;
+    window.clearTimeout(this.timer);
+    this.seq++;
+    this.controller?.abort();
+    this.controller = null;
+    this.unwatch();
+    this.replace.cancel();
+    this.node.removeAttribute('aria-busy');
+    if (on) {
+      this.replacement.focus();
+    }
+    this.search();
   }
 
   query(): IQuery {
@@ -422,6 +505,9 @@ export class SearchView {
     this.controller?.abort();
     this.controller = null;
     this.unwatch();
+    if (this.replacing) {
+      this.replace.cancel();
+    }
     if (this.input.value) {
       this.node.setAttribute('aria-busy', 'true');
       this.status.textContent = 'Searching…';
@@ -429,9 +515,14 @@ export class SearchView {
     this.timer = window.setTimeout(() => this.search(), DEBOUNCE_MS);
   }
 
-  /** A new search from its first page. */
+  /** A new search from its first page (with Replace shown: a new preview). */
   private search(): void {
     window.clearTimeout(this.timer);
+    if (this.replacing) {
+      this.replace.reset(); // what the last apply said is about another search
+      void this.replace.preview(this.query(), this.replacement.value);
+      return;
+    }
     this.offsets = [];
     void this.run(1);
   }

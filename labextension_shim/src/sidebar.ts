@@ -2,7 +2,9 @@
  * The "Workspace" panel in JupyterLab's left area (`dsh-jupyter:sidebar`): the dsh tools
  * through the REST API, in sections picked by a tab strip. Each section is a plain DOM view;
  * this file only puts them in one Lumino widget, tells them when they are shown or hidden, and
- * adds the command that opens the panel (`dsh-jupyter:open-panel`, also a notebook's link).
+ * adds the command that opens the panel (`dsh-jupyter:open-panel`, also a notebook's link) and
+ * "Go to File…" (`dsh-jupyter:go-to-file`, `gotofile.ts`; its key, Ctrl+Alt+P, is in the plugin's
+ * settings schema, `schema/sidebar.json`, so that a person can change it).
  *
  * The panel is a labelled region; its strip follows the ARIA tabs pattern (role tab with
  * `aria-controls`, role tabpanel labelled by its tab, arrow keys between tabs, one tab stop).
@@ -23,6 +25,7 @@ import { Widget } from '@lumino/widgets';
 import { ActivityView } from './activity';
 import { fill, h } from './common/dom';
 import { ExplorerView } from './explorer';
+import { GO_TO_FILE, GoToFile } from './gotofile';
 import { SearchView } from './search';
 import { SIDEBAR_SESSION } from './sessions';
 
@@ -173,6 +176,13 @@ export const sidebarPlugin: JupyterFrontEndPlugin<void> = {
     browser: IDefaultFileBrowser | null,
     palette: ICommandPalette | null
   ): void => {
+    const goToFile = new GoToFile(docManager, SIDEBAR_SESSION);
+    app.commands.addCommand(GO_TO_FILE, {
+      label: 'Go to File…',
+      caption: 'Find a file in the workspace by a fragment of its path (find), and open it',
+      execute: () => goToFile.open()
+    });
+    palette?.addItem({ command: GO_TO_FILE, category: 'dsh-jupyter' });
     if (!labShell) {
       return; // Notebook 7 has no left area of this kind
     }

@@ -271,10 +271,12 @@ def test_the_empty_panel_says_what_to_type_and_the_controls_are_named(page, lab)
     names = panel.locator(".dsh-sb-search input, .dsh-sb-search select, .dsh-sb-search button.dsh-sb-toggle")
     labels = names.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
     assert labels == [
+        "Toggle Replace",
         "Search pattern",
         "Match case",
         "Match whole word",
         "Use regular expression",
+        "Replace with",
         "Files to include",
         "Files to exclude",
         "Result mode",
