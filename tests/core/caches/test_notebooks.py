@@ -128,13 +128,15 @@ def test_every_change_is_seen_on_the_next_call_even_in_the_same_tick(tmp_path):
     listed(tree, root, ws)
     settle()
     before = listed(tree, root, ws)
-    assert listed(tree, root, ws) == before and tree.answered == 1  # each change below meets a kept answer
+    answered = tree.answered  # 0 or 1: whether the first look was already settled depends on the load
+    assert listed(tree, root, ws) == before and tree.answered == answered + 1  # a change meets a kept answer
     (root / "a" / "b" / "c" / "new.ipynb").write_text(NB)  # right after the look
     assert listed(tree, root, ws) == sorted([*before, "a/b/c/new.ipynb"])
     settle()
     listed(tree, root, ws)
+    answered = tree.answered
     listed(tree, root, ws)
-    assert tree.answered == 2
+    assert tree.answered == answered + 1  # once settled, the next look is a kept answer
     (root / "a" / "one.ipynb").unlink()
     os.rename(root / "a" / "b", root / "a" / "moved")
     assert listed(tree, root, ws) == sorted(
@@ -142,8 +144,9 @@ def test_every_change_is_seen_on_the_next_call_even_in_the_same_tick(tmp_path):
     )
     settle()
     listed(tree, root, ws)
+    answered = tree.answered
     listed(tree, root, ws)
-    assert tree.answered == 3
+    assert tree.answered == answered + 1  # once settled, the next look is a kept answer
     os.rename(root / "a" / "moved", root / "a" / "gone")
     (root / "a" / "moved").symlink_to(root / "a" / "gone", target_is_directory=True)
     got = listed(tree, root, ws)
