@@ -193,7 +193,10 @@ def test_opening_from_a_grep_widget_changes_nothing(page, collab_lab):
     expect()(w.locator(".dsh-search-header")).to_have_text("Found 3 matches", timeout=60_000)
     for name, text in (("crlf.py", "seen_by_widget = 2"), ("plain.txt", "seen_by_widget here")):
         w.locator(".dsh-item", has_text=text).first.click()  # the match opens in the widget's window
-        w.locator("#dsh-panel .dsh-editor").click()  # and from there in JupyterLab's editor
+        # once the window shows this file (the last file's window stays until the kernel answers,
+        # and its button would open that file again) ...
+        expect()(w.locator("#dsh-panel .dsh-subject")).to_contain_text(name, timeout=60_000)
+        w.locator("#dsh-panel .dsh-editor").click()  # ... from there in JupyterLab's editor
         current_tab(page, name)
         shown_as_text(page, text)
         page.locator(CURRENT_TAB.replace(".lm-mod-current", ""), has_text="widget-driver.ipynb").click()
