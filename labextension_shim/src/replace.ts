@@ -250,6 +250,15 @@ export class ReplaceView {
     }
     this.setBusy(true);
     this.status.textContent = 'Previewing…';
+    await this.firstPage(seq);
+  }
+
+  /** The preview's first page for the form's arguments, shown (or its failure), unless a newer
+   * request took its place (``seq``). */
+  private async firstPage(seq: number): Promise<void> {
+    if (!this.args) {
+      return;
+    }
     const result = await this.call({ ...this.args, offset: 1 }, seq);
     if (!result) {
       return;
@@ -516,22 +525,7 @@ export class ReplaceView {
     }
     this.cancel();
     const seq = this.seq;
-    const result = await this.call({ ...this.args, offset: 1 }, seq);
-    if (!result) {
-      return;
-    }
-    this.setBusy(false);
-    if (result.isError) {
-      this.occurrences = [];
-      this.total = 0;
-      this.nextAt = null;
-      this.status.textContent = 'Preview failed';
-      fill(this.list, h('div', { class: 'dsh-sb-error', role: 'alert' }, result.text));
-      this.update();
-      return;
-    }
-    this.occurrences = result.value.occurrences ?? [];
-    this.showPreview(result.value);
+    await this.firstPage(seq);
   }
 
   private sayMessage(text: string | null, refusal = false): void {
