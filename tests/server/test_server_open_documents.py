@@ -367,8 +367,8 @@ def test_edit_cells_changes_the_shared_notebook_cell_by_cell_and_keeps_the_perso
             return False
         return [(c.id, c.cell_type, c.source) for c in got.cells] == want
 
-    on_disk(server, "cells.ipynb", saved)  # the room saved what the person sees
-    nbformat.validate(nbformat.read(str(server.root / "cells.ipynb"), as_version=4))
+    text = on_disk(server, "cells.ipynb", saved)  # the room saved what the person sees
+    nbformat.validate(nbformat.reads(text, as_version=4))
 
 
 def test_edit_cells_after_the_person_typed_since_the_read_is_refused(server):
