@@ -45,11 +45,14 @@ which is always right.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-__all__ = ["GlobTest", "compile_glob", "select"]
+__all__ = ["MAX_PATTERN", "GlobTest", "compile_glob", "select"]
+
+MAX_PATTERN = 4096  # a longer glob is left to rg (whose regex has a size limit)
 
 # Rust's char::is_whitespace (Unicode White_Space), what str::trim_end strips from a line.
 _RUST_WHITESPACE = (
@@ -242,6 +245,37 @@ def _byte_sized(tokens: Iterable[tuple]) -> bool:
     return any(t[0] in ("any", "class") or (t[0] == "alt" and any(_byte_sized(a) for a in t[1])) for t in tokens)
 
 
+def _literal_tail(tokens: list[tuple]) -> tuple[tuple[str, ...] | None, bool]:
+    """The literal endings one of which every path the tokens match ends with (or None), and
+    whether they are all the tokens hold.
+
+    Trailing literals, through alternatives of literals (``*.{js,ts}``: ``.js``, ``.ts``); what
+    globset checks first too (its required extension), so the regex runs on few paths.
+    """
+    ends, whole = [""], True
+    for tok in reversed(tokens):
+        if tok[0] == "lit":
+            ends = [tok[1] + e for e in ends]
+        elif tok[0] == "alt" and all(all(t[0] == "lit" for t in alt) for alt in tok[1]) and len(ends) <= 64:
+            branches = ["".join(t[1] for t in alt) for alt in tok[1]]
+            branches = [b for b in branches if b]  # globset drops an empty alternative
+            if branches:
+                ends = [b + e for b in branches for e in ends]
+        else:
+            whole = False
+            break
+    return (tuple(ends) if all(ends) else None), whole
+
+
+def _needle(tokens: list[tuple]) -> str | None:
+    """The longest run of literals every match holds, when it is two characters or more."""
+    best, run = "", ""
+    for tok in tokens:
+        run = run + tok[1] if tok[0] == "lit" else ""
+        best = max(best, run, key=len)
+    return best if len(best) >= 2 else None
+
+
 @dataclass(frozen=True, eq=False)
 class GlobTest:
     """One ``--glob`` as rg reads it: what it matches, whether it leaves out, folders only."""
@@ -251,6 +285,12 @@ class GlobTest:
     dirs_only: bool  # ended with / : matches folders only
     text: re.Pattern[str]  # the glob on a path as text (exact for every ASCII path)
     raw: re.Pattern[bytes] | None  # on a path's bytes, where ? or a class meet non-ASCII names
+    below: re.Pattern[str]  # the path, or (with dirs_only: only) a folder above it, matches
+    raw_below: re.Pattern[bytes] | None
+    ends: tuple[str, ...] | None  # every match ends with one of these
+    ends_only: bool  # and every file path that ends with one of them matches (**/*.py)
+    needle: str | None  # every match (of the path or a folder above it) holds this
+    lead: str  # every match starts with this (docs/ for docs/*)
 
     def matches(self, rel: str, is_dir: bool = False) -> bool:
         """Whether the glob (its ``!`` aside) matches ``rel``, a file or, with ``is_dir``, a folder."""
@@ -262,11 +302,24 @@ class GlobTest:
 
     def selected(self, rel: str) -> bool:
         """Whether ``rg --files --glob=PATTERN`` walking from the root lists the file ``rel``."""
-        return _decide([rel], [self]) == [rel]
+        return bool(_decide([rel], [self]))
+
+    def hit(self, below: bool) -> Callable[[str], bool]:
+        """A test of a file path: the glob matches the file (``below``: or a folder above it)."""
+        if self.dirs_only and not below:
+            return lambda rel: False
+        m = (self.below if below else self.text).fullmatch
+        r = self.raw_below if below else self.raw
+        if r is None:
+            return lambda rel: m(rel) is not None
+        rm = r.fullmatch
+        return lambda rel: (m(rel) if rel.isascii() else rm(rel.encode("utf-8", "surrogateescape"))) is not None
 
 
 def compile_glob(pattern: str) -> GlobTest | None:
     """``pattern`` as rg's ``--glob`` reads it, or None when that is not ported (or rg refuses it)."""
+    if len(pattern) > MAX_PATTERN:
+        return None
     try:
         pattern.encode("utf-8")
     except UnicodeEncodeError:
@@ -303,13 +356,25 @@ def compile_glob(pattern: str) -> GlobTest | None:
         text_re = raw_re = ".*"  # globset's special case: ** alone
     else:
         text_re, raw_re = _regex(tokens, raw=False), _regex(tokens, raw=True)
+    tail = "/.*" if dirs_only else "(?:/.*)?"  # a folder above the file (or the file itself)
+    byte_sized = _byte_sized(tokens)
     try:
         # globset builds its regexes with dot_matches_new_line
-        text = re.compile(text_re, re.DOTALL)
-        raw = re.compile(raw_re.encode("ascii"), re.DOTALL) if _byte_sized(tokens) else None
+        text, below = re.compile(text_re, re.DOTALL), re.compile(f"(?:{text_re}){tail}", re.DOTALL)
+        raw = raw_below = None
+        if byte_sized:
+            raw = re.compile(raw_re.encode("ascii"), re.DOTALL)
+            raw_below = re.compile(f"(?:{raw_re}){tail}".encode("ascii"), re.DOTALL)
     except re.error:
         return None
-    return GlobTest(pattern, negated, dirs_only, text, raw)
+    ends, _ = _literal_tail(tokens)
+    tail_ends, whole = _literal_tail(tokens[2:])
+    # **/*E with E literal and no /: the name ends with E, exactly when the path does
+    ends_only = (
+        tokens[:2] == [_RPREFIX, _STAR] and whole and tail_ends is not None and not any("/" in e for e in tail_ends)
+    )
+    lead = "".join(t[1] for t in itertools.takewhile(lambda t: t[0] == "lit", tokens))
+    return GlobTest(pattern, negated, dirs_only, text, raw, below, raw_below, ends, ends_only, _needle(tokens), lead)
 
 
 def select(paths: list[str], include: str | None, excludes: list[str]) -> list[str] | None:
@@ -323,57 +388,46 @@ def select(paths: list[str], include: str | None, excludes: list[str]) -> list[s
 
 
 def _decide(paths: list[str], tests: list[GlobTest]) -> list[str]:
-    """rg's walk over ``paths`` with override globs ``tests`` in order (the last match wins)."""
-    if not tests:
-        return list(paths)
-    whitelist = any(not t.negated for t in tests)
-    if len(tests) == 1 and not tests[0].negated:
-        t = tests[0]
+    """rg's walk over ``paths`` with the override globs ``tests``, positive ones first.
+
+    The last glob that matches a folder or file decides it; with every ``!`` glob after every
+    positive one, that is: a file is left out when a ``!`` glob matches it or a folder above it,
+    else listed when a positive glob matches it, or when there is no positive glob.
+    """
+    negated = [t.negated for t in tests]
+    if negated != sorted(negated):
+        raise ValueError("the positive globs must come first")
+    out = paths
+    # The positive glob first: it usually leaves few paths to test. A literal ending or a run of
+    # literals that every match holds is checked before the regex (as globset does).
+    positive = [t for t in tests if not t.negated]
+    if len(positive) == 1:
+        t = positive[0]
         if t.dirs_only:
-            return []
-        if t.raw is None:
-            m = t.text.fullmatch
-            return [p for p in paths if m(p) is not None]
-        return [p for p in paths if t.matches(p)]
-    skipped = _skipped_folders(paths, tests) if any(t.negated for t in tests) else None
-    ordered = tests[::-1]
-    out: list[str] = []
-    for p in paths:
-        if skipped is not None:
-            parent = p.rpartition("/")[0]
-            if parent and skipped[parent]:
-                continue
-        for t in ordered:
-            if t.matches(p):
-                if not t.negated:
-                    out.append(p)
-                break
+            out = []
         else:
-            if not whitelist:
-                out.append(p)
-    return out
-
-
-def _skipped_folders(paths: list[str], tests: list[GlobTest]) -> dict[str, bool]:
-    """For each folder holding a path: whether rg's walk skips it (it or a folder above it)."""
-    ordered = tests[::-1]
-    skipped: dict[str, bool] = {}
-
-    def visit(folder: str) -> bool:
-        known = skipped.get(folder)
-        if known is not None:
-            return known
-        parent = folder.rpartition("/")[0]
-        out = bool(parent) and visit(parent)
-        if not out:
-            for t in ordered:
-                if t.matches(folder, is_dir=True):
-                    out = t.negated
-                    break
-        skipped[folder] = out
-        return out
-
-    for folder in {p.rpartition("/")[0] for p in paths}:
-        if folder:
-            visit(folder)
-    return skipped
+            if t.lead:
+                lead = t.lead
+                out = [p for p in out if p.startswith(lead)]
+            if t.ends is not None:
+                ends = t.ends
+                out = [p for p in out if p.endswith(ends)]
+            elif t.needle is not None and not t.lead:
+                holds = t.needle
+                out = [p for p in out if holds in p]
+            if not t.ends_only:
+                one = t.hit(below=False)
+                out = [p for p in out if one(p)]
+    elif positive:
+        hits = [t.hit(below=False) for t in positive]
+        out = [p for p in out if any(h(p) for h in hits)]
+    for t in tests:
+        if t.negated:
+            hit, need, start = t.hit(below=True), t.needle, t.lead
+            if start:
+                out = [p for p in out if not p.startswith(start) or not hit(p)]
+            elif need is not None:
+                out = [p for p in out if need not in p or not hit(p)]
+            else:
+                out = [p for p in out if not hit(p)]
+    return list(out) if out is paths else out
