@@ -4,8 +4,9 @@ Why it exists: an index answers ``glob`` and grep's ``include``/``exclude`` from
 paths, so it must decide for a path relative to the search root exactly what ``rg --files
 --glob=P`` decides walking from that root (``--no-ignore --hidden``: the table already says
 which files are visible). This module ports rg 15.2's rules from their source — the ``ignore``
-crate's ``OverrideBuilder``/``GitignoreBuilder::add_line`` and ``globset``'s parser, regex and
-match strategies — and a differential test checks every compiled glob against the bundled rg.
+crate's ``OverrideBuilder``/``GitignoreBuilder::add_line``, its walk's ``Ignore::matched`` and
+``globset``'s parser and regex — to one Python regex per glob, and a differential test
+(``tests/core/index/test_globs.py``) checks every compiled glob against the bundled rg.
 
 The rules, as rg applies them:
 
@@ -26,9 +27,10 @@ The rules, as rg applies them:
   Case sensitive (rg's default). Errors (an unclosed class or ``{``, an unopened ``}``, a trailing
   lone ``\\``) make rg refuse the search.
 - globset matches bytes: ``?`` and a class match one *byte*, so ``?`` never matches ``é`` (two
-  bytes) and ``[é]`` matches neither of its bytes' pairs; a class's non-ASCII members are their
-  UTF-8 bytes. A path that is not ASCII is matched as its bytes here (``surrogateescape`` names
-  back the bytes of a name that is not UTF-8).
+  bytes) but ``??`` does, and ``[é]`` is a class of é's two bytes, matching one of them, never
+  é. Where a glob has ``?`` or a class, a path that is not ASCII is matched as its bytes here
+  (``surrogateescape`` gives back the bytes of a name that is not UTF-8); elsewhere text and
+  bytes agree.
 - globset's regexes are built with ``dot_matches_new_line``: ``**`` crosses a name holding a
   newline as any other.
 - The walk: every folder below the root meets the globs first (as a folder); the last glob that
@@ -36,7 +38,15 @@ The rules, as rg applies them:
   listed if the last glob matching it is positive, left out if it is a ``!`` glob, and when none
   matches it is listed only if there is no positive glob at all. A directory-only glob never
   matches a file, so a positive ``build/`` alone lists nothing, and a positive ``src`` lists no
-  file inside ``src``.
+  file inside ``src``. With the positive glob first and the ``!`` ones after (how grep and glob
+  pass include and exclude), a file is left out when a ``!`` glob matches it or a folder above
+  it, else listed when the positive glob matches it (or there is none).
+
+Speed: ``select`` filters a list in one comprehension per glob, the positive glob first; a
+literal start, literal endings (``*.{js,ts}``) or a run of literals every match holds is checked
+before the regex, as globset checks a required extension, and ``**/*.py`` is an ``endswith``
+alone (``benchmarks/bench_globs.py``: 0.08 to 0.17 s for a million paths, 1.1 to 2.5 times one
+``endswith`` pass over them).
 
 What it must never do: decide a glob it has not ported — ``compile_glob`` returns None for
 anything rg refuses or that adds nothing (an empty line, a comment), and the index then asks rg,
