@@ -42,6 +42,11 @@ The rules, as rg applies them:
   pass include and exclude), a file is left out when a ``!`` glob matches it or a folder above
   it, else listed when the positive glob matches it (or there is none).
 
+What rg does beyond this, for the index to respect: overrides come before ignore files and the
+hidden rule, so where those are honoured a positive glob that matches a folder or file brings it
+back (``--glob=*`` lists gitignored files and, without ``--hidden``, dot folders' files; the
+tools add ``!.*`` for the latter). ``select`` answers for a ``--no-ignore --hidden`` walk only.
+
 Speed: ``select`` filters a list in one comprehension per glob, the positive glob first; a
 literal start, literal endings (``*.{js,ts}``) or a run of literals every match holds is checked
 before the regex, as globset checks a required extension, and ``**/*.py`` is an ``endswith``

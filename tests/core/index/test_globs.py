@@ -48,6 +48,11 @@ EVERYDAY = [
     "*.min.js",
     "test_*",
     "**/node_modules/**",
+    ".git",
+    ".*",
+    "/docs",
+    "/a/b",
+    "*.py/",
 ]
 # Globs rg refuses (or that add nothing to its overrides): never decided here.
 UNDECIDED = ["[", "a{b", "*}", "*.{py,md", "x\\", "[b-a]", "", "  ", "#x", "{a", "a}", "[!"]
@@ -165,6 +170,25 @@ def test_what_rg_decides_for_folders_and_names(small_tree) -> None:
     one = compile_glob("?.py")
     assert one is not None and not one.selected("é.py") and one.selected("x.py")
     assert compile_glob("??.py") is not None and compile_glob("??.py").selected("é.py")  # type: ignore[union-attr]
+
+
+def test_a_positive_glob_brings_back_what_ignore_files_hide(tmp_path) -> None:
+    # Why select answers for --no-ignore --hidden walks only: rg's overrides come first.
+    (tmp_path / "ig").mkdir()
+    (tmp_path / ".hid").mkdir()
+    for rel in ["ig/a.py", "b.log", "c.py", ".hid/d.py"]:
+        (tmp_path / rel).write_text("x\n")
+    (tmp_path / ".gitignore").write_text("ig/\n*.log\n")
+    argv = [_rg(), "--no-config", "--no-require-git", "--files", "--null"]
+
+    def listed(*globs: str) -> list[str]:
+        done = subprocess.run([*argv, *(f"--glob={g}" for g in globs)], cwd=tmp_path, capture_output=True, check=True)
+        return sorted(p.decode() for p in done.stdout.split(b"\0") if p)
+
+    assert listed() == ["c.py"]
+    assert listed("*.py") == ["c.py"]
+    assert listed("*") == [".gitignore", ".hid/d.py", "b.log", "c.py", "ig/a.py"]
+    assert listed("*", "!.*") == ["b.log", "c.py", "ig/a.py"]
 
 
 def _grammar_pattern(rng: random.Random) -> str:
