@@ -287,7 +287,9 @@ def test_seeded_globs_select_exactly_what_rg_lists(tmp_path) -> None:
         "\\!bang", "\\#hash", "x\\ ", "trail\\ ", "x ", "*\\/", "\\/", "src/", "/src/", "[br]", "\\[br]",
         "\\{x,y}", "{x,y}", "*\n*", "nl*", "**/nl\nx.py", "ünï/**", "*.PY", "A.*", "*.tar.gz", "*.gz",
         "[[]x]*", "[!]]*", "[^-]*", "*.", ".*", "..*", "#x", "!x", "!!x", "*.py\u3000", "*.py\xa0", "*.py\x1c",
-        "*.py\t", "\\#hash ", "a\\/", "**/a\\/",
+        "*.py\t", "\\#hash ", "a\\/", "**/a\\/", "a[/]b", "*[/]*", "x.py[/]*", "{src,docs}/**", "a/{b,**/c}",
+        "**/{x.py,a.js}", "[!/]*", "?", "??", "*/", "*/*/", "**/*/", "[é]*", "*[!a-z]", "\\*", "*\\**", "{*}",
+        "{}", "{,}", "{a,}", "é", "?[é]*", "[à-ü]*", "[a-é]*", "*.{PY,py}", "{.,..}*", "**/{**/,}x.py",
     ]  # fmt: skip
     patterns = sorted(grammar) + extra + EVERYDAY
     assert len(patterns) >= 500
