@@ -45,7 +45,7 @@ Authority is lost, with these reasons (the tool answer shows them as ``value.ind
   ``"a folder in the workspace is on a network file system (nfs)"`` (or ``user-space``) for a mount
   below the root: events there miss changes made by other machines or by the file system's daemon;
 - ``"a folder in the workspace could not be watched (Permission denied)"`` (the ``strerror`` of
-  ``inotify_add_watch`` or of listing the folder);
+  opening, ``statfs``, ``inotify_add_watch`` or listing of the folder);
 - ``"the kernel's limit on file-event watchers was reached"``: ``inotify_init1`` failed with
   ``EMFILE`` (``/proc/sys/fs/inotify/max_user_instances``) or ``ENFILE``;
 - ``"file events are not available on this system"``: not Linux, no ``/proc``, or
@@ -367,8 +367,8 @@ class Watcher:
         if st.st_dev != self._root_dev or not rel:
             try:
                 remote = remote_filesystem(syscalls.fstatfs_type(fd))
-            except OSError:
-                remote = None
+            except OSError as exc:  # a file system that will not say what it is: not trusted
+                raise self._lose(UNWATCHABLE.format(exc.strerror)) from None
             if remote is not None:
                 name, kind = remote
                 raise self._lose((BELOW_REMOTE if rel else ROOT_REMOTE).format(kind, name))

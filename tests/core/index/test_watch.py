@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -336,6 +337,71 @@ def test_no_descriptor_left_for_inotify_is_reported_as_its_limit(root: Path):
     ).stdout
     assert out == "the kernel's limit on file-event watchers was reached\n"
     assert resource.getrlimit(resource.RLIMIT_NOFILE)  # this process kept its own limit
+
+
+WATCH_LIMITED = """
+    import sys
+    from dsh_jupyter.core.index.watch import Watcher
+    with open("/proc/sys/user/max_inotify_watches", "w") as f:
+        f.write("3")  # in this user namespace only: the rest of the machine keeps its limit
+    w = Watcher(sys.argv[1])
+    w.start()
+    print(w.lost)
+"""
+
+
+def _can_limit_watches() -> bool:
+    probe = ["unshare", "--user", "--map-root-user", "sh", "-c", "echo 3 > /proc/sys/user/max_inotify_watches"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.mark.skipif(not _can_limit_watches(), reason="needs a user namespace with its own inotify limits")
+def test_the_kernel_s_watch_limit_loses_authority(root: Path):
+    """The kernel's own limit, lowered to 3 watches in a child's user namespace: the fourth folder's
+    inotify_add_watch fails with ENOSPC."""
+    make(root, {"a/1.txt": "", "b/2.txt": "", "c/3.txt": ""})
+    proc = subprocess.run(
+        ["unshare", "--user", "--map-root-user", sys.executable, "-c", textwrap.dedent(WATCH_LIMITED), str(root)],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT_S / 2,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "the kernel's limit on watched folders was reached\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to run as another user")
+def test_a_folder_that_cannot_be_opened_loses_authority():
+    """Run as nobody, the watcher meets a folder it may not open: it cannot know what is inside."""
+    top = Path(tempfile.mkdtemp(dir="/tmp"))  # outside pytest's 0700 folders, so nobody reaches it
+    try:
+        top.chmod(0o755)
+        make(top, {"open/a.txt": "a", "locked/inner/b.txt": "b"})
+        (top / "locked").chmod(0)
+        proc = subprocess.run(
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                sys.executable,
+                "-c",
+                "import sys; from dsh_jupyter.core.index.watch import Watcher; w = Watcher(sys.argv[1]); "
+                "w.start(); print(w.lost)",
+                str(top),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=LIMIT_S / 2,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == "a folder in the workspace could not be watched (Permission denied)\n"
+    finally:
+        (top / "locked").chmod(0o755)
+        shutil.rmtree(top)
 
 
 def test_the_tmp_folder_is_local(root: Path):
