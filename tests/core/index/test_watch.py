@@ -11,7 +11,6 @@ import json
 import logging
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -50,6 +49,22 @@ def run(script: str, *args: str) -> subprocess.CompletedProcess:
     )
     assert proc.returncode == 0, proc.stderr
     return proc
+
+
+def _can_unshare_mounts() -> bool:
+    try:
+        probe = ["unshare", "--mount", "--propagation", "private", "mount", "-t", "tmpfs", "none", "/mnt"]
+        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _can_limit_watches() -> bool:
+    probe = ["unshare", "--user", "--map-root-user", "sh", "-c", "echo 3 > /proc/sys/user/max_inotify_watches"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 def make(root: Path, spec: dict[str, str]) -> None:
@@ -336,7 +351,6 @@ def test_no_descriptor_left_for_inotify_is_reported_as_its_limit(root: Path):
         str(root),
     ).stdout
     assert out == "the kernel's limit on file-event watchers was reached\n"
-    assert resource.getrlimit(resource.RLIMIT_NOFILE)  # this process kept its own limit
 
 
 WATCH_LIMITED = """
@@ -348,14 +362,6 @@ WATCH_LIMITED = """
     w.start()
     print(w.lost)
 """
-
-
-def _can_limit_watches() -> bool:
-    probe = ["unshare", "--user", "--map-root-user", "sh", "-c", "echo 3 > /proc/sys/user/max_inotify_watches"]
-    try:
-        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
 
 
 @pytest.mark.skipif(not _can_limit_watches(), reason="needs a user namespace with its own inotify limits")
@@ -402,6 +408,53 @@ def test_a_folder_that_cannot_be_opened_loses_authority():
     finally:
         (top / "locked").chmod(0o755)
         shutil.rmtree(top)
+
+
+ON_FUSE = """
+    import json, os, sys
+    sys.path.insert(0, sys.argv[2])
+    from fusefs import empty_fuse
+    from dsh_jupyter.core.index.watch import Watcher
+    root = sys.argv[1]
+    os.makedirs(os.path.join(root, "mnt"))
+    lost = []
+    with empty_fuse(os.path.join(root, "mnt")):
+        for top in (root, os.path.join(root, "mnt")):
+            w = Watcher(top)
+            w.start()
+            lost.append(w.lost)
+            w.close()
+    print(json.dumps(lost))
+"""
+
+
+@pytest.mark.skipif(
+    not (_can_unshare_mounts() and os.path.exists("/dev/fuse")), reason="needs /dev/fuse and a private mount namespace"
+)
+def test_a_real_fuse_file_system_loses_authority(root: Path):
+    """A real FUSE mount (tests/fusefs.py, served by the child process): below the root, and as the root."""
+    tests = str(Path(__file__).resolve().parents[2])
+    proc = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            sys.executable,
+            "-c",
+            textwrap.dedent(ON_FUSE),
+            str(root),
+            tests,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT_S / 2,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [
+        "a folder in the workspace is on a user-space file system (fuse)",
+        "the workspace is on a user-space file system (fuse)",
+    ]
 
 
 def test_the_tmp_folder_is_local(root: Path):
@@ -465,14 +518,6 @@ MOUNTED = """
     c = w.drain()
     print(json.dumps({"lost": c.lost, "paths": sorted(c.paths), "watched": sorted(w._wd), "devs": len(devs)}))
 """
-
-
-def _can_unshare_mounts() -> bool:
-    try:
-        probe = ["unshare", "--mount", "--propagation", "private", "mount", "-t", "tmpfs", "none", "/mnt"]
-        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
 
 
 @pytest.mark.skipif(not _can_unshare_mounts(), reason="mounting needs root and a private mount namespace")
