@@ -22,10 +22,11 @@ folder moved out of the root is reported by its path alone.
 
 How: ``inotify_init1(IN_NONBLOCK|IN_CLOEXEC)`` through ``ctypes``; each folder is opened with
 ``O_NOFOLLOW`` beneath the root (``openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS)`` where the kernel
-has it), watched through its descriptor (``/proc/self/fd/N``) *before* it is listed from the same
-descriptor, so nothing created in between is missed and no symlink swapped in leads the watch
-elsewhere. A folder created later (``IN_CREATE|IN_ISDIR``, seen at drain) is watched and then
-listed, and every file and folder found in it is reported in ``paths``.
+has it, else one name at a time from the root's descriptor), watched through that descriptor
+(``/proc/self/fd/N``) *before* it is listed from it, so nothing created in between is missed and
+no symlink swapped in leads the watch elsewhere. A folder created later (``IN_CREATE|IN_ISDIR``,
+seen at drain) is watched and then listed, and every file and folder found in it is reported in
+``paths``.
 
 Authority is lost, with these reasons (the tool answer shows them as ``value.index_note``):
 
@@ -101,6 +102,7 @@ _CHANGED = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO 
 _MASK = _CHANGED | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK
 _EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then name[len]
 _READ_SIZE = 1 << 18
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 # f_type magic numbers of file systems whose changes inotify cannot all see: changes made by
 # another client or the file system's own daemon raise no event here. Sources: linux/magic.h and
@@ -313,22 +315,34 @@ class Watcher:
         """A descriptor of folder ``rel`` beneath the root (no symlink followed); None if it is gone."""
         if not rel:
             return os.dup(self._root_fd)
-        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
             if self._beneath:
                 resolve = syscalls.RESOLVE_BENEATH | syscalls.RESOLVE_NO_SYMLINKS
                 for _ in range(3):  # EAGAIN: a rename raced the lookup; the next try sees it settled
                     try:
-                        return syscalls.openat2(self._root_fd, rel, flags, resolve)
+                        return syscalls.openat2(self._root_fd, rel, _DIR_FLAGS, resolve)
                     except BlockingIOError:
                         continue
-            return os.open(rel, flags, dir_fd=self._root_fd)
+            return self._walk_open(rel)
         except (FileNotFoundError, NotADirectoryError):
             return None  # gone or replaced since it was seen: its parent's events say so
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.EXDEV):
                 return None  # a symlink now: not a folder to watch
             raise self._lose(UNWATCHABLE.format(exc.strerror or os.strerror(exc.errno or 0))) from None
+
+    def _walk_open(self, rel: str) -> int:
+        """``rel`` opened one name at a time from the root, each with ``O_NOFOLLOW`` (no openat2)."""
+        fd = os.dup(self._root_fd)
+        try:
+            for name in rel.split("/"):
+                below = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = below
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
 
     def _add_tree(self, top: str, report: set[str] | None) -> None:
         """Watch ``top`` and every folder below, each before listing it; when ``report`` is given,

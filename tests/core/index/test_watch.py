@@ -122,7 +122,8 @@ CHANGER = """
 """
 
 
-def test_every_change_of_another_process_is_in_one_drain(root: Path):
+@pytest.mark.parametrize("resolver", ["openat2", "walk"])
+def test_every_change_of_another_process_is_in_one_drain(root: Path, resolver: str, monkeypatch):
     make(
         root,
         {
@@ -136,7 +137,12 @@ def test_every_change_of_another_process_is_in_one_drain(root: Path):
             "sub/deep/file.txt": "deep",
         },
     )
+    if resolver == "walk":  # as on a kernel without openat2: one name at a time from the root
+        monkeypatch.setattr(syscalls, "openat2_available", lambda: False)
+    elif not syscalls.openat2_available():
+        pytest.skip("this kernel has no openat2")
     w = watching(root)
+    assert w._beneath is (resolver == "openat2")
     touched = set(json.loads(run(CHANGER, str(root)).stdout))
     changes = w.drain()
     assert changes.lost is None
@@ -312,13 +318,23 @@ def test_the_root_may_be_given_as_a_descriptor(root: Path):
         os.close(fd)
 
 
-def test_symlinks_to_folders_are_not_followed(root: Path, tmp_path: Path):
-    make(tmp_path, {"outside/o.txt": "o"})
+@pytest.mark.parametrize("resolver", ["openat2", "walk"])
+def test_symlinks_to_folders_are_not_followed(root: Path, tmp_path: Path, resolver: str, monkeypatch):
+    if resolver == "walk":
+        monkeypatch.setattr(syscalls, "openat2_available", lambda: False)
+    make(tmp_path, {"outside/o.txt": "o", "outside/sub/p.txt": "p"})
     (root / "link").symlink_to(tmp_path / "outside")
     w = watching(root)
     assert set(w._wd) == {""}
     (tmp_path / "outside/o.txt").write_text("changed")
     assert w.drain() == Changes(set(), None)
+    # a folder made and then swapped for a symlink before the drain that would watch it
+    (root / "made").mkdir()
+    (root / "made").rmdir()
+    (root / "made").symlink_to(tmp_path / "outside")
+    assert w.drain() == Changes({"made"}, None)
+    assert set(w._wd) == {""}
+    assert w._open_dir("link/sub") is None
     w.close()
 
 
