@@ -228,6 +228,8 @@ class Watcher:
                 self._add_tree("", report=None)
             except _Lost:
                 pass
+            except OSError as exc:  # no descriptor left for a folder, and the like
+                self._lose(UNWATCHABLE.format(exc.strerror))
 
     def drain(self) -> Changes:
         """Every event queued now, read without blocking; ``lost`` set if authority is gone."""
@@ -242,6 +244,8 @@ class Watcher:
                         raise self._lose(ROOT_GONE)
                 except _Lost:
                     pass
+                except OSError as exc:
+                    self._lose(UNWATCHABLE.format(exc.strerror))
             changes.lost = self._lost
             return changes
 
