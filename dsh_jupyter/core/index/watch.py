@@ -22,7 +22,8 @@ folder moved out of the root is reported by its path alone.
 
 How: ``inotify_init1(IN_NONBLOCK|IN_CLOEXEC)`` through ``ctypes``; each folder is opened with
 ``O_NOFOLLOW`` beneath the root (``openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS)`` where the kernel
-has it, else one name at a time from the root's descriptor), watched through that descriptor
+has it and the path is shorter than ``PATH_MAX``, else one name at a time from the root's
+descriptor), watched through that descriptor
 (``/proc/self/fd/N``) *before* it is listed from it, so nothing created in between is missed and
 no symlink swapped in leads the watch elsewhere. A folder created later (``IN_CREATE|IN_ISDIR``,
 seen at drain) is watched and then listed, and every file and folder found in it is reported in
@@ -327,6 +328,10 @@ class Watcher:
                         return syscalls.openat2(self._root_fd, rel, _DIR_FLAGS, resolve)
                     except BlockingIOError:
                         continue
+                    except OSError as exc:
+                        if exc.errno != errno.ENAMETOOLONG:
+                            raise
+                        break  # deeper than PATH_MAX: the walk takes one name at a time
             return self._walk_open(rel)
         except (FileNotFoundError, NotADirectoryError):
             return None  # gone or replaced since it was seen: its parent's events say so

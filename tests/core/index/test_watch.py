@@ -338,6 +338,25 @@ def test_symlinks_to_folders_are_not_followed(root: Path, tmp_path: Path, resolv
     w.close()
 
 
+def test_a_tree_deeper_than_path_max_is_watched(root: Path):
+    """A path of 80 folders of 60 characters (over 4,800) is longer than PATH_MAX: still watched."""
+    name = "a-folder-name-sixty-characters-long-for-a-deep-tree-test-000"
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(80):  # made from descriptors: a path this long cannot be named in one call
+        os.mkdir(name, dir_fd=fd)
+        below = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = below
+    try:
+        w = watching(root)
+        assert len(w._wd) == 81
+        os.close(os.open("deep.txt", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd))
+        assert w.drain() == Changes({"/".join([name] * 80 + ["deep.txt"])}, None)
+        w.close()
+    finally:
+        os.close(fd)
+
+
 def test_close_ends_authority(root: Path):
     w = watching(root)
     w.close()
