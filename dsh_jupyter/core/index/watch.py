@@ -23,11 +23,10 @@ folder moved out of the root is reported by its path alone.
 How: ``inotify_init1(IN_NONBLOCK|IN_CLOEXEC)`` through ``ctypes``; each folder is opened with
 ``O_NOFOLLOW`` beneath the root (``openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS)`` where the kernel
 has it and the path is shorter than ``PATH_MAX``, else one name at a time from the root's
-descriptor), watched through that descriptor
-(``/proc/self/fd/N``) *before* it is listed from it, so nothing created in between is missed and
-no symlink swapped in leads the watch elsewhere. A folder created later (``IN_CREATE|IN_ISDIR``,
-seen at drain) is watched and then listed, and every file and folder found in it is reported in
-``paths``.
+descriptor), watched through that descriptor (``/proc/self/fd/N``) *before* it is listed from
+it, so nothing created in between is missed and no symlink swapped in leads the watch elsewhere.
+A folder created later (``IN_CREATE|IN_ISDIR``, seen at drain) is watched and then listed, and
+every file and folder found in it is reported in ``paths``.
 
 Authority is lost, with these reasons (the tool answer shows them as ``value.index_note``):
 
