@@ -42,7 +42,7 @@ Authority is lost, with these reasons (the tool answer shows them as ``value.ind
   open, which delays ``IN_DELETE_SELF`` until it lets go);
 - ``"a file system in the workspace was unmounted"``: ``IN_UNMOUNT``;
 - ``"the workspace is on a network file system (nfs)"`` (or ``smb``, ``cifs``, ``ceph``, ... as in
-  ``REMOTE_FILESYSTEMS``), ``"the workspace is on a user-space file system (fuse)"``, and
+  ``filesystems.REMOTE_FILESYSTEMS``), ``"the workspace is on a user-space file system (fuse)"``, and
   ``"a folder in the workspace is on a network file system (nfs)"`` (or ``user-space``) for a mount
   below the root: events there miss changes made by other machines or by the file system's daemon;
 - ``"a folder in the workspace could not be watched (Permission denied)"`` (the ``strerror`` of
@@ -76,8 +76,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..fs import syscalls
+from .filesystems import remote_filesystem
 
-__all__ = ["REMOTE_FILESYSTEMS", "Changes", "Watcher", "remote_filesystem"]
+__all__ = ["Changes", "Watcher"]
 
 log = logging.getLogger(__name__)
 
@@ -104,37 +105,6 @@ _EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; t
 _READ_SIZE = 1 << 18
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
-# f_type magic numbers of file systems whose changes inotify cannot all see: changes made by
-# another client or the file system's own daemon raise no event here. Sources: linux/magic.h and
-# statfs(2) for the kernel's own; GNU coreutils' src/stat.c (the file systems it marks "remote")
-# for the others. Left out of coreutils' list on purpose: overlayfs and aufs (container roots,
-# where every change goes through this kernel) and pseudo file systems that hold no workspace.
-REMOTE_FILESYSTEMS: dict[int, tuple[str, str]] = {
-    0x6969: ("nfs", "network"),
-    0x517B: ("smb", "network"),
-    0xFE534D42: ("smb2", "network"),
-    0xFF534D42: ("cifs", "network"),
-    0x5346414F: ("afs", "network"),
-    0x6B414653: ("afs", "network"),  # the kernel's kAFS
-    0x00C36400: ("ceph", "network"),
-    0x01021997: ("9p", "network"),
-    0x73757245: ("coda", "network"),
-    0x564C: ("ncp", "network"),
-    0x7461636F: ("ocfs2", "network"),
-    0x01161970: ("gfs2", "network"),
-    0x47504653: ("gpfs", "network"),
-    0x0BD00BD0: ("lustre", "network"),
-    0x19830326: ("beegfs", "network"),
-    0xAAD7AAEA: ("panfs", "network"),
-    0x013111A8: ("ibrix", "network"),
-    0xBEEFDEAD: ("snfs", "network"),
-    0x61636673: ("acfs", "network"),
-    0xBACBACBC: ("vmhgfs", "network"),  # VMware shared folders
-    0x786F4256: ("vboxsf", "network"),  # VirtualBox shared folders
-    0x7C7C6673: ("prl_fs", "network"),  # Parallels shared folders
-    0x65735546: ("fuse", "user-space"),  # also sshfs, glusterfs, virtiofs, rclone, s3fs
-}
-
 NOT_STARTED = "the watcher has not started"
 CLOSED = "the watcher was closed"
 OVERFLOW = "file events were lost (the kernel's event queue overflowed)"
@@ -150,11 +120,6 @@ UNWATCHABLE = "a folder in the workspace could not be watched ({})"
 INSTANCE_LIMIT = "the kernel's limit on file-event watchers was reached"
 UNAVAILABLE = "file events are not available on this system"
 UNREADABLE = "file events could not be read ({})"
-
-
-def remote_filesystem(f_type: int) -> tuple[str, str] | None:
-    """``(name, kind)`` when ``f_type`` is a file system inotify cannot fully see, else None."""
-    return REMOTE_FILESYSTEMS.get(f_type & 0xFFFFFFFF)
 
 
 @dataclass

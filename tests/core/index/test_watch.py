@@ -23,7 +23,8 @@ import pytest
 
 from dsh_jupyter.core.caches.stamps import LOCAL_FILESYSTEMS
 from dsh_jupyter.core.fs import syscalls
-from dsh_jupyter.core.index.watch import REMOTE_FILESYSTEMS, Changes, Watcher, remote_filesystem
+from dsh_jupyter.core.index.filesystems import REMOTE_FILESYSTEMS, remote_filesystem
+from dsh_jupyter.core.index.watch import Changes, Watcher
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux-only")
 
