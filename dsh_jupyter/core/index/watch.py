@@ -326,27 +326,29 @@ class Watcher:
             fd = self._open_dir(rel)
             if fd is None:
                 continue
+            prefix = rel + "/" if rel else ""
             try:
                 if not self._watch(rel, fd):
                     continue
                 try:
-                    entries = list(os.scandir(fd))
+                    with os.scandir(fd) as entries:
+                        for entry in entries:
+                            if report is not None:
+                                report.add(prefix + entry.name)
+                            try:
+                                if not entry.is_dir(follow_symlinks=False):
+                                    continue
+                            except OSError:
+                                continue
+                            child = prefix + entry.name
+                            if not self._skip(child):
+                                stack.append(child)
                 except FileNotFoundError:
                     continue
                 except OSError as exc:
                     raise self._lose(UNWATCHABLE.format(exc.strerror)) from None
             finally:
                 os.close(fd)
-            for entry in entries:
-                child = _join(rel, entry.name)
-                if report is not None:
-                    report.add(child)
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                except OSError:
-                    continue
-                if is_dir and not self._skip(child):
-                    stack.append(child)
 
     def _watch(self, rel: str, fd: int) -> bool:
         """Add the watch of folder ``rel`` (open as ``fd``); False when it is watched already."""
