@@ -40,7 +40,10 @@ Authority is lost, with these reasons (the tool answer shows them as ``value.ind
 - ``"the workspace folder was deleted or moved"``: ``IN_DELETE_SELF``, ``IN_MOVE_SELF`` or
   ``IN_IGNORED`` on the root, or the root's link count 0 at a drain (the watcher holds the root
   open, which delays ``IN_DELETE_SELF`` until it lets go);
-- ``"a file system in the workspace was unmounted"``: ``IN_UNMOUNT``;
+- ``"a file system in the workspace was unmounted"``: ``IN_UNMOUNT``, or a mount at or below the
+  root gone from ``/proc/self/mountinfo`` (``mounts.py``);
+- ``"a file system was mounted in the workspace"``: a new mount at or below the root (it covers a
+  watched folder without any file event; the mount table polls when it changes);
 - ``"the workspace is on a network file system (nfs)"`` (or ``smb``, ``cifs``, ``ceph``, ... as in
   ``filesystems.REMOTE_FILESYSTEMS``), ``"the workspace is on a user-space file system (fuse)"``, and
   ``"a folder in the workspace is on a network file system (nfs)"`` (or ``user-space``) for a mount
@@ -77,6 +80,7 @@ from dataclasses import dataclass, field
 
 from ..fs import syscalls
 from .filesystems import remote_filesystem
+from .mounts import MountTable
 
 __all__ = ["Changes", "Watcher"]
 
@@ -114,6 +118,7 @@ MOVED_IN = "a folder was moved into the workspace"
 RENAMED = "a folder was renamed in the workspace"
 ROOT_GONE = "the workspace folder was deleted or moved"
 UNMOUNTED = "a file system in the workspace was unmounted"
+MOUNTED = "a file system was mounted in the workspace"
 ROOT_REMOTE = "the workspace is on a {} file system ({})"
 BELOW_REMOTE = "a folder in the workspace is on a {} file system ({})"
 UNWATCHABLE = "a folder in the workspace could not be watched ({})"
@@ -175,6 +180,9 @@ class Watcher:
         self._lost: str | None = NOT_STARTED
         self._started = False
         self._beneath = False
+        self._mounts: MountTable | None = None
+        self._mount_ids: set[int] = set()
+        self._root_path = ""
 
     @property
     def lost(self) -> str | None:
@@ -207,6 +215,7 @@ class Watcher:
                     # IN_DELETE_SELF while this watcher holds it: a link count of 0 says it.
                     if os.fstat(self._root_fd).st_nlink == 0:
                         raise self._lose(ROOT_GONE)
+                    self._check_mounts()
                 except _Lost:
                     pass
                 except OSError as exc:
@@ -247,6 +256,9 @@ class Watcher:
                 except OSError:
                     pass
         self._fd = self._root_fd = -1
+        if self._mounts is not None:
+            self._mounts.close()
+            self._mounts = None
         self._rel.clear()
         self._wd.clear()
 
@@ -279,6 +291,25 @@ class Watcher:
             raise self._lose(UNWATCHABLE.format(exc.strerror)) from None
         self._root_dev = os.fstat(self._root_fd).st_dev
         self._beneath = syscalls.openat2_available()
+        try:  # opened before the walk: a mount made while it runs shows at the first drain
+            self._mounts = MountTable()
+            self._root_path = os.readlink(f"/proc/self/fd/{self._root_fd}")
+            self._mount_ids = self._mounts.under(self._root_path)
+        except OSError as exc:
+            log.warning("file events are not available: the mount table cannot be read: %s", exc)
+            raise self._lose(UNAVAILABLE) from None
+
+    def _check_mounts(self) -> None:
+        """Lost if a file system was mounted or unmounted at or below the root since ``start``:
+        a mount covers a watched folder without a file event."""
+        assert self._mounts is not None
+        if not self._mounts.changed():
+            return
+        now = self._mounts.under(self._root_path)
+        if now - self._mount_ids:
+            raise self._lose(MOUNTED)
+        if self._mount_ids - now:
+            raise self._lose(UNMOUNTED)
 
     def _open_dir(self, rel: str) -> int | None:
         """A descriptor of folder ``rel`` beneath the root (no symlink followed); None if it is gone."""

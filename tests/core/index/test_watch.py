@@ -575,6 +575,58 @@ def test_a_local_filesystem_mounted_below_the_root_is_checked_and_watched(root: 
     }
 
 
+MOUNT_AFTER_START = """
+    import json, os, subprocess, sys
+    from dsh_jupyter.core.index.watch import Watcher
+    root = sys.argv[1]
+    for name in ("later", "early"):
+        os.makedirs(os.path.join(root, name))
+    mount = ["mount", "-t", "tmpfs", "none"]
+    subprocess.run([*mount, os.path.join(root, "early")], check=True)
+    lost = []
+    w = Watcher(root)
+    w.start()
+    outside = os.path.join(os.path.dirname(root), "outside mount")
+    os.makedirs(outside)
+    subprocess.run([*mount, outside], check=True)  # not in the workspace: no matter
+    lost.append(w.drain().lost)
+    subprocess.run([*mount, os.path.join(root, "later")], check=True)
+    lost.append(w.drain().lost)
+    w.close()
+    w = Watcher(root)
+    w.start()
+    subprocess.run(["umount", os.path.join(root, "early")], check=True)
+    lost.append(w.drain().lost)
+    print(json.dumps(lost))
+"""
+
+
+@pytest.mark.skipif(not _can_unshare_mounts(), reason="mounting needs root and a private mount namespace")
+def test_a_mount_or_unmount_in_the_workspace_after_start_loses_authority(root: Path):
+    """A tmpfs mounted on a watched folder raises no file event: the mount table says it."""
+    proc = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            sys.executable,
+            "-c",
+            textwrap.dedent(MOUNT_AFTER_START),
+            str(root),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT_S / 2,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [
+        None,
+        "a file system was mounted in the workspace",
+        "a file system in the workspace was unmounted",
+    ]
+
+
 def test_shutil_rmtree_of_a_new_tree_between_drains(root: Path):
     """A folder created and removed before the drain that would watch it: reported, not an error."""
     w = watching(root)
