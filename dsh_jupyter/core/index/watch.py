@@ -52,8 +52,8 @@ Authority is lost, with these reasons (the tool answer shows them as ``value.ind
   opening, ``statfs``, ``inotify_add_watch`` or listing of the folder);
 - ``"the kernel's limit on file-event watchers was reached"``: ``inotify_init1`` failed with
   ``EMFILE`` (``/proc/sys/fs/inotify/max_user_instances``) or ``ENFILE``;
-- ``"file events are not available on this system"``: not Linux, no ``/proc``, or
-  ``inotify_init1`` failed otherwise (logged with the error);
+- ``"file events are not available on this system"``: not Linux, no ``/proc``, the mount table
+  unreadable, or ``inotify_init1`` failed otherwise (logged with the error);
 - ``"file events could not be read (...)"``: ``read`` of the inotify descriptor failed;
 - ``"the watcher has not started"`` before ``start``, ``"the watcher was closed"`` after a
   ``close`` while authoritative.
