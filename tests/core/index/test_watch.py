@@ -266,6 +266,21 @@ def test_a_file_moved_in_and_a_skipped_folder_moved_in_are_reported(root: Path, 
     w.close()
 
 
+def test_a_skipped_folder_made_later_is_reported_by_name_and_not_watched(root: Path):
+    w = watching(root, skip_dir=lambda rel: rel.rpartition("/")[2] == ".git")
+    run(
+        "import os, sys; os.makedirs(os.path.join(sys.argv[1], 'src/.git/objects'));"
+        "open(os.path.join(sys.argv[1], 'src/.git/objects/ab'), 'w').write('x');"
+        "open(os.path.join(sys.argv[1], 'src/main.py'), 'w').write('x')",
+        str(root),
+    )
+    assert w.drain() == Changes({"src", "src/.git", "src/main.py"}, None)
+    assert set(w._wd) == {"", "src"}
+    (root / "src/.git/objects/cd").write_text("y")
+    assert w.drain() == Changes(set(), None)
+    w.close()
+
+
 def test_a_folder_deleted_or_moved_out_is_reported_and_unwatched(root: Path, tmp_path: Path):
     make(root, {"gone/a.txt": "a", "gone/deeper/b.txt": "b", "away/c.txt": "c", "stay.txt": ""})
     w = watching(root)
