@@ -149,7 +149,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # several tools share (search/, opened/), then a folder per tool family (and the cell view
     # that read, write and edit share)
     ("tools", ("dsh_jupyter.core.tools",)),
-    ("tool parts", ("dsh_jupyter.core.tools.search", "dsh_jupyter.core.tools.opened")),
+    (
+        "tool parts",
+        ("dsh_jupyter.core.tools.search", "dsh_jupyter.core.tools.opened", "dsh_jupyter.core.tools.indexing"),
+    ),
     (
         "tool families",
         (

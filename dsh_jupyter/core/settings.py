@@ -149,6 +149,38 @@ class Settings:
         "index off.",
         minimum=0,
     )
+    index_min_files: int = setting(
+        50_000,
+        "int",
+        "Files a workspace must hold before grep, glob and find are served from a workspace index "
+        "(built in the background into the state folder, kept fresh by file events, every answer still "
+        "rg's). 0 turns the index off.",
+        minimum=0,
+    )
+    index_max_file_bytes: int = setting(
+        1_048_576,
+        "int",
+        "Bytes of a file whose text the index holds; a bigger file is always searched by rg.",
+        minimum=1,
+    )
+    index_max_bytes: int = setting(
+        4_294_967_296,
+        "int",
+        "Bytes the index file may take on disk; a build that would pass it stops, and searches use rg.",
+        minimum=1,
+    )
+    index_max_build_seconds: int = setting(
+        900,
+        "int",
+        "Seconds an index build may take; a build that takes longer stops, and searches use rg.",
+        minimum=1,
+    )
+    index_max_watches: int = setting(
+        100_000,
+        "int",
+        "Folders the index watches for file events at most; a bigger tree is searched by rg.",
+        minimum=1,
+    )
     notebook_tree_max_folders: int = setting(
         50_000,
         "int",

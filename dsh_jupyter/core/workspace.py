@@ -28,7 +28,7 @@ from .documents import LiveDocuments
 from .errors import Codes, ToolError
 from .fs.resolver import Resolver, is_within
 from .fs.rewrite import leftover_backups
-from .fs.visibility import Visibility, backups_folder, default_identities, default_protected
+from .fs.visibility import Visibility, backups_folder, default_identities, default_protected, index_folder
 from .locations import default_state_path
 from .policy import SESSION_REFUSED, WRITE_REFUSED, Admission, Caller, CallRefused, View
 from .progress import ProgressBoard
@@ -43,6 +43,7 @@ from .state.store import CallLogLimits, CallRecord, StateError, StateStore, sess
 from .text.quoting import escape_surrogates, in_message
 from .tools.arguments import validate_args
 from .tools.context import CallContext
+from .tools.indexing.keeper import IndexKeeper
 from .tools.listing.browse import browse_listing
 from .tools.opened.documents import SHARED, TAB, UNSAVED
 from .tools.opened.file_list import open_files_value
@@ -176,9 +177,20 @@ class Workspace:
         self.documents: LiveDocuments | None = None
         # How far the calls running now got, each for the caller who started it (``call_progress``).
         self.progress = ProgressBoard()
+        # The workspace index (tools/indexing): built in the background at the first search of a
+        # workspace of index_min_files files or more; None when the settings turn it off.
+        self.index: IndexKeeper | None = None
+        if s.index_min_files:
+            self.index = IndexKeeper(
+                lambda cancel: self.context("dsh-index", self.user, cancel=cancel, cwd=self.root),
+                index_folder(self.state_path),
+                self.resolver.tree.real,
+            )
 
     def close(self) -> None:
-        """Let go of the descriptors this workspace holds (its root, the spill root)."""
+        """Let go of the descriptors this workspace holds (its root, the spill root, the index)."""
+        if self.index is not None:
+            self.index.close()
         self.resolver.close()
         self.spills.close()
 
@@ -208,6 +220,7 @@ class Workspace:
                 "filesystem": self.store.filesystem if self.store is not None else None,
             },
             "tools": list(self.registry),
+            "index": self.index.status() if self.index is not None else {"state": "off"},
         }
 
     def key(self, session: str | None = None) -> str:
@@ -374,6 +387,8 @@ class Workspace:
             finally:
                 with self._running_lock:
                     self._running.discard(ctx.cancel)
+                if spec.writes and self.index is not None:
+                    self.index.catch_up()  # the index holds what this call changed before it answers
             text, is_error = spec.render(value), False
             value = {**value, **spec.page(value)}  # how the page continues, so no surface parses the text
         except ToolError as exc:
@@ -408,6 +423,8 @@ class Workspace:
             running = list(self._running)
         for event in running:
             event.set()
+        if self.index is not None:
+            self.index.cancel()  # its build's rg too: nothing of this workspace's keeps running
         return len(running)
 
     def browse(
@@ -484,6 +501,7 @@ class Workspace:
             notebooks=self.notebooks,
             parsed=self.parsed,
             documents=self.documents,
+            index=self.index,
         )
 
     def _view_context(self, view: View, call_id: str = "") -> CallContext:

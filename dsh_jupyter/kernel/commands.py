@@ -28,7 +28,7 @@ from ..core.errors import ToolError
 from ..core.registry import TOOLS
 from ..core.state.store import StateError
 from ..core.tools.spec import ToolSpec
-from .results import calls_info, error_info, session_info, spills_info, tools_info
+from .results import calls_info, error_info, session_info, spills_info, status_info, tools_info
 from .toolargs import ToolCommand, given, schema_arguments, tool_arguments
 
 __all__ = [
@@ -223,6 +223,11 @@ def _tools(m, a, cell):
     return tools_info(ws.tools(), ws.session, ws)
 
 
+def _status(m, a, cell):
+    ws = m.workspace
+    return status_info(ws.status(), ws.root, ws.session, ws)
+
+
 def _help(m, a, cell):
     if a.subcommand is None:
         print(overview())
@@ -357,6 +362,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                 _calls,
             ),
             Subcommand("tools", "List the tools with their arguments.", (), _tools),
+            Subcommand("status", "Show how the workspace confines the tools, and its index.", (), _status),
             Subcommand(
                 "help",
                 "Show this overview, or one subcommand's help.",

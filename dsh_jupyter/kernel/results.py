@@ -32,6 +32,7 @@ __all__ = [
     "session_info",
     "set_view_factory",
     "spills_info",
+    "status_info",
     "tools_info",
 ]
 
@@ -41,6 +42,7 @@ INFO_COLUMNS: dict[str, list[str]] = {
     "spills": ["locator", "tool", "size", "created"],
     "tools": ["name", "arguments", "description"],
     "session": ["id", "current", "cwd", "observations", "spills", "calls", "created"],
+    "status": [],
 }
 
 
@@ -218,6 +220,40 @@ def _signature(schema: dict) -> str:
     required = set(schema.get("required", []))
     names = schema.get("properties", {})
     return ", ".join(n if n in required else f"{n}?" for n in names)
+
+
+def index_line(index: dict) -> str:
+    """How the workspace index stands, in one line (``%dsh status``)."""
+    state = index.get("state")
+    if state == "off":
+        return "Index: off (index_min_files is 0)"
+    if state in ("idle", "counting"):
+        return (
+            "Index: not built yet (the first search counts the files; a workspace of index_min_files or more gets one)"
+        )
+    if state == "small":
+        return "Index: not needed (fewer files than index_min_files)"
+    if state == "building":
+        return f"Index: building, {index.get('read', 0):,} of {index.get('listed', 0):,} files read"
+    if state == "ready":
+        size = index.get("diskBytes", 0) / 1_048_576
+        built = f", built in {index['buildSeconds']:.1f} s" if "buildSeconds" in index else ""
+        return f"Index: ready, {index.get('files', 0):,} files, {size:,.1f} MiB on disk{built}"
+    return f"Index: not used ({index.get('note', state)})"
+
+
+def status_info(status: dict, root: str, session: str, workspace=None) -> InfoResult:
+    """The workspace's confinement and its index (``%dsh status``; the value is ``/dsh/api/status``'s)."""
+    state = status.get("state", {})
+    fence = status.get("detail") or status.get("confinement")
+    lines = [
+        f"Workspace: {root}",
+        f"Confinement: {fence}; paths resolved with {status.get('resolver')}",
+        f"Hidden files: {'shown' if status.get('allowHidden') else 'not shown'}",
+        f"State file: {state.get('path', '(not shown)')} ({'available' if state.get('available') else 'unavailable'})",
+        index_line(status.get("index", {"state": "off"})),
+    ]
+    return InfoResult("status", "\n".join(lines), status, [], False, session, workspace)
 
 
 def tools_info(tools: list[dict], session: str, workspace=None) -> InfoResult:

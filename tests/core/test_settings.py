@@ -37,6 +37,11 @@ DEFAULTS = {
     "list_dir_max_entries": 10_000,
     "list_cache_max_entries": 400_000,
     "read_index_max_files": 64,
+    "index_min_files": 50_000,
+    "index_max_file_bytes": 1_048_576,
+    "index_max_bytes": 4_294_967_296,
+    "index_max_build_seconds": 900,
+    "index_max_watches": 100_000,
     "notebook_tree_max_folders": 50_000,
     "notebook_output_max_chars": 2000,
     "notebook_traceback_lines": 20,
@@ -63,7 +68,12 @@ DEFAULTS = {
     "spill_root": None,
     "rg_path": None,
 }
-CACHE_SIZES = ["list_cache_max_entries", "read_index_max_files", "notebook_tree_max_folders"]  # 0 turns the cache off
+CACHE_SIZES = [  # 0 turns the cache (or the workspace index) off
+    "list_cache_max_entries",
+    "read_index_max_files",
+    "notebook_tree_max_folders",
+    "index_min_files",
+]
 PAGE_IMAGE_BOUNDS = ["notebook_page_max_images", "notebook_page_max_image_bytes"]  # 0 attaches no image
 INTS = [
     k
@@ -112,6 +122,7 @@ def test_cache_sizes_take_zero_to_turn_the_cache_off(make_ws, name):
         "list_cache_max_entries": ws.folders,
         "read_index_max_files": ws.lines,
         "notebook_tree_max_folders": ws.notebooks,
+        "index_min_files": ws.index,
     }[name] is None
     assert not ws.run("list").is_error
 

@@ -17,6 +17,7 @@ from tornado.httpclient import HTTPClientError
 dsh_settings = hanging_rg_settings()
 
 
+@pytest.mark.dsh_settings(index_min_files=0)  # no index build: its listing would run the stand-in rg too
 async def test_disconnect_kills_the_search_and_others_are_served(jp_fetch, api, marker):
     grep = asyncio.ensure_future(
         jp_fetch("dsh", "api", "tools", "grep", method="POST", body='{"args": {"pattern": "hello"}}', request_timeout=3)

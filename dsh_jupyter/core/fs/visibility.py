@@ -34,7 +34,15 @@ from dataclasses import dataclass, field
 from ..errors import Codes, ToolError
 from ..text.quoting import in_message
 
-__all__ = ["Identities", "Visibility", "backups_folder", "default_identities", "default_protected", "state_files"]
+__all__ = [
+    "Identities",
+    "Visibility",
+    "backups_folder",
+    "default_identities",
+    "default_protected",
+    "index_folder",
+    "state_files",
+]
 
 HIDDEN_MESSAGE = "hidden files are not shown here; the server's ContentsManager.allow_hidden setting allows them"
 PROTECTED_MESSAGE = "Jupyter's own folders (runtime, data, config) and this tool's state are never shown"
@@ -55,15 +63,21 @@ def backups_folder(state_path: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(os.path.expanduser(state_path))), "backups")
 
 
+def index_folder(state_path: str) -> str:
+    """Where the workspace indexes are kept (``tools.indexing.keeper``)."""
+    return os.path.join(os.path.dirname(os.path.abspath(os.path.expanduser(state_path))), "index")
+
+
 def default_protected(state_path: str, spill_root: str | None) -> list[str]:
     """The places no tool may show, whatever the settings: Jupyter's folders (from
     ``jupyter_core.paths``), IPython's, and our own — the state folder, the state file and its
     journals by name (the state folder does not count where it holds the whole root), the
-    copies of interrupted rewrites and the spill root."""
+    copies of interrupted rewrites, the workspace indexes and the spill root."""
     from ..locations import jupyter_folders
 
     out = [*jupyter_folders(), os.path.dirname(os.path.abspath(state_path)), *state_files(state_path)]
     out.append(backups_folder(state_path))
+    out.append(index_folder(state_path))
     if spill_root:
         out.append(spill_root)
     return out

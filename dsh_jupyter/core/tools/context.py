@@ -6,7 +6,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import Codes, ToolError
 from ..fs.effects import Change
@@ -51,6 +51,9 @@ class CallContext:
     notebooks: NotebookTree | None = None  # where the notebooks are, kept between calls
     parsed: ParsedNotebooks | None = None  # notebooks parsed, per file version, kept between calls
     documents: LiveDocuments | None = None  # notebooks open in Jupyter (server only)
+    # the workspace index, when the settings turn it on (``tools.indexing.keeper.IndexKeeper``;
+    # not named here: the keeper runs searches with a context, a layer above this one)
+    index: Any = None
     images: list[Image] = field(default_factory=list)  # images the result carries besides its value (read)
     # Bytes of images this read may still attach, when several files share one answer's bound
     # (``read`` with ``file_paths``); None: an image file has ``read_image_max_bytes`` to itself.

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 __all__ = [
     "BOOLEAN",
     "GLOBS",
+    "INDEX_FIELDS",
     "INTEGER",
     "NAME",
     "NOT_BLANK",
@@ -163,6 +164,10 @@ EXCLUDE = {
 
 # Value types of output schemas.
 STRING, INTEGER, BOOLEAN, NUMBER = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "number"}
+
+# Which way a search went once a workspace index is in play (``tools.indexing``): "index" or "rg",
+# and when "rg", why the index did not answer.
+INDEX_FIELDS = {"source": {"enum": ["index", "rg"]}, "index_note": STRING}
 
 
 def nullable(schema: dict) -> dict:

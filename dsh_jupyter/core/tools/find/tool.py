@@ -21,11 +21,25 @@ from ...render.find import find_next_offset, find_page_footer, render_find
 from ...rg.recheck import Rechecker
 from ...text.quoting import in_message
 from ..context import CallContext
+from ..indexing.ask import indexed_files, say_rg
 from ..search.flags import VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
 from ..search.root import excluded_below, inside_vcs, open_search_root
 from ..search.run import diagnostic, file_errors, run_search, unfenced
 from ..search.scans import drop_excluded, lines_have_vcs, lines_name_any
-from ..spec import BOOLEAN, INTEGER, NAME, OFFSET, PATH, STRING, Rows, ToolSpec, object_schema, value_schema
+from ..spec import (
+    BOOLEAN,
+    INDEX_FIELDS,
+    INTEGER,
+    NAME,
+    OFFSET,
+    PATH,
+    STRING,
+    Rows,
+    ToolSpec,
+    object_schema,
+    value_schema,
+)
+from .listed import matching_paths
 from .rank import MAX_QUERY, fuzzy_regex, matches_all, query_words, rank_page
 
 __all__ = ["FIND", "execute_find"]
@@ -50,30 +64,14 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
         if inside_vcs(ctx, root):
             return value
         excluded = excluded_below(ctx, root)
-        argv = [
-            "--files",
-            "--null",
-            *discovery_flags(ctx),
-            *VCS_EXCLUDES,
-            *hide_flags(ctx),
-            *exclusion_flags(excluded),
-            "--",
-            ".",
-        ]
-        rels, unreadable = _listed_and_matched(ctx, root, argv, fuzzy_regex(words))
-        # rg was told to leave VCS and protected folders out; what it printed is checked again,
-        # path by path only where one scan of the whole output finds such a name at all
-        joined = "\n".join(rels)
-        if lines_name_any(joined, excluded):
-            rels = drop_excluded(rels, excluded)
-        if lines_have_vcs(joined):
-            rels = [p for p in rels if not VCS_IN_PATH.search(p)]
-        if unfenced(ctx):
-            with Rechecker(root.fd) as check:
-                rels = [p for p in rels if check.is_file(p)]
-        if len(words) > 1:  # rg tested the longest word; the others are tested here
-            lowered = list(map(str.lower, rels))
-            rels = [rels[i] for i in matches_all(lowered, words, max(words, key=len))]
+        got = indexed_files(ctx, root, value)
+        in_index = matching_paths(got[0], words) if got is not None else None
+        if got is not None and in_index is None:
+            say_rg(value, "a path holds a line break")
+        if in_index is not None:
+            rels, unreadable = in_index, 0
+        else:
+            rels, unreadable = _walked(ctx, root, excluded, words)
     total = len(rels)
     if offset > max(total, 1):
         raise ToolError(Codes.ARGUMENT_INVALID, f"offset {offset} is out of range ({total} matching paths)")
@@ -83,6 +81,35 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
     if unreadable:
         value["unreadable"] = unreadable
     return value
+
+
+def _walked(ctx: CallContext, root, excluded: list[str], words: list[str]) -> tuple[list[str], int]:
+    """The matching paths from rg's walk (the filter in a second rg), and the folders it could not read."""
+    argv = [
+        "--files",
+        "--null",
+        *discovery_flags(ctx),
+        *VCS_EXCLUDES,
+        *hide_flags(ctx),
+        *exclusion_flags(excluded),
+        "--",
+        ".",
+    ]
+    rels, unreadable = _listed_and_matched(ctx, root, argv, fuzzy_regex(words))
+    # rg was told to leave VCS and protected folders out; what it printed is checked again,
+    # path by path only where one scan of the whole output finds such a name at all
+    joined = "\n".join(rels)
+    if lines_name_any(joined, excluded):
+        rels = drop_excluded(rels, excluded)
+    if lines_have_vcs(joined):
+        rels = [p for p in rels if not VCS_IN_PATH.search(p)]
+    if unfenced(ctx):
+        with Rechecker(root.fd) as check:
+            rels = [p for p in rels if check.is_file(p)]
+    if len(words) > 1:  # rg tested the longest word; the others are tested here
+        lowered = list(map(str.lower, rels))
+        rels = [rels[i] for i in matches_all(lowered, words, max(words, key=len))]
+    return rels, unreadable
 
 
 def _listed_and_matched(ctx: CallContext, root, argv: list[str], regex: str) -> tuple[list[str], int]:
@@ -198,6 +225,7 @@ FIND = ToolSpec(
             "offset": INTEGER,
             "ignoreFiles": BOOLEAN,
             "unreadable": INTEGER,
+            **INDEX_FIELDS,
         },
         ("query", "root", "paths", "totalPaths", "offset"),
     ),

@@ -43,7 +43,7 @@ from ...rg.recheck import Rechecker, take_paths
 from . import helper as helper_process
 from .helper import START_AFTER, Helper
 
-__all__ = ["Dating", "finish_together", "times_follow_folders"]
+__all__ = ["Dating", "finish_together", "in_order", "times_follow_folders"]
 
 SPLIT_AT = 64  # a piece of fewer paths is dated here whole
 HELPER_SHARE = 0.5  # of each piece, once the helper runs
@@ -161,7 +161,7 @@ class Dating:
 
     def finish(self) -> list[str]:
         """Every dated path, oldest first, equal times by path."""
-        return _in_order(*self.collected())
+        return in_order(*self.collected())
 
     def collected(self):
         """``(paths, times)``: every dated path in the order rg listed it, and a numpy array of
@@ -228,10 +228,10 @@ def finish_together(first: Dating, second: Dating, second_heads: tuple[str, ...]
     keep = np.fromiter((p.startswith(second_heads) for p in more), dtype=bool, count=len(more))
     if not keep.all():
         more, more_times = [more[i] for i in np.flatnonzero(keep).tolist()], more_times[keep]
-    return _in_order(paths + more, np.concatenate((times, more_times)))
+    return in_order(paths + more, np.concatenate((times, more_times)))
 
 
-def _in_order(paths: list[str], times) -> list[str]:
+def in_order(paths: list[str], times) -> list[str]:
     """``paths`` sorted by ``times`` (a numpy array), equal times by path."""
     import numpy as np
 

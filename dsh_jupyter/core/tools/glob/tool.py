@@ -12,15 +12,17 @@ Whichever way, folders rg could not read and paths that could not be dated are c
 
 from __future__ import annotations
 
-from itertools import repeat
+from itertools import compress, repeat
 from operator import itemgetter
 
 from ...errors import Codes, ToolError
 from ...fs import mtimes as compiled
+from ...index.globs import select
 from ...render.search import glob_page_footer, render_glob, render_glob_spill
 from ...rg.recheck import Rechecker
 from ...text.quoting import in_message
 from ..context import CallContext
+from ..indexing.ask import indexed_files, say_rg
 from ..search.flags import (
     VCS_EXCLUDES,
     VCS_IN_PATH,
@@ -35,8 +37,21 @@ from ..search.run import diagnostic, file_errors, overflow_error, run_search, un
 from ..search.sampling import sample_across_groups
 from ..search.scans import drop_excluded, lines_have_vcs, lines_name_any, output_has_vcs, output_names_any
 from ..search.spill import start_spill
-from ..spec import BOOLEAN, EXCLUDE, INTEGER, NAME, PATH, STRING, Rows, ToolSpec, nullable, object_schema, value_schema
-from .dating import Dating, finish_together, times_follow_folders
+from ..spec import (
+    BOOLEAN,
+    EXCLUDE,
+    INDEX_FIELDS,
+    INTEGER,
+    NAME,
+    PATH,
+    STRING,
+    Rows,
+    ToolSpec,
+    nullable,
+    object_schema,
+    value_schema,
+)
+from .dating import Dating, finish_together, in_order, times_follow_folders
 from .split import Background, Stamper, merge_by_mtime, plan_split
 
 __all__ = ["GLOB", "execute_glob"]
@@ -69,6 +84,13 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         if inside_vcs(ctx, root):
             return value
         excluded = excluded_below(ctx, root)
+        got = indexed_files(ctx, root, value)
+        if got is not None:
+            chosen = _from_index(*got, pattern, excludes)
+            if chosen is not None:
+                paths = [root.prefix + p for p in chosen] if root.prefix else chosen
+                return _shape_glob(ctx, value, paths, root.prefix, None)
+            say_rg(value, "the glob is not one the index decides as rg does")
         # The pattern comes before the exclusions: with rg, a later glob wins over an earlier one.
         # --null: a file name may hold a newline, so paths are NUL-separated on the wire.
         argv = [
@@ -132,6 +154,20 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         if paths and paths[-1] == "":
             paths.pop()
     return _shape_glob(ctx, value, paths, root.prefix, blob)
+
+
+def _from_index(paths: list[str], times: list[int], pattern: str, excludes: list[str]) -> list[str] | None:
+    """The index's files that rg lists for ``pattern`` and ``excludes`` (``index.globs``), oldest
+    first, equal times by path, as the dated walks order them; None: a glob it does not decide."""
+    import numpy as np
+
+    chosen = select(paths, pattern, excludes)
+    if chosen is None:
+        return None
+    if len(chosen) != len(paths):
+        kept = set(chosen)
+        times = list(compress(times, map(kept.__contains__, paths)))
+    return in_order(chosen, np.array(times, dtype=np.int64))
 
 
 def _not_for_part_b(excluded: list[str]):
@@ -277,6 +313,7 @@ GLOB_OUTPUT = value_schema(
         "ignoreFiles": BOOLEAN,
         "unreadable": INTEGER,
         "undated": INTEGER,
+        **INDEX_FIELDS,
     },
     ("pattern", "root", "paths", "totalPaths", "sampled", "spill"),
 )

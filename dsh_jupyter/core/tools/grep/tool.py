@@ -39,6 +39,7 @@ from ..search.spill import save_spill
 from ..spec import (
     BOOLEAN,
     EXCLUDE,
+    INDEX_FIELDS,
     INTEGER,
     NAME,
     OFFSET,
@@ -53,6 +54,7 @@ from ..spec import (
 from .context_lines import add_context
 from .cut import complete_before
 from .early import early_rows
+from .indexed import indexed_targets
 from .notebooks import NOT_NOTEBOOKS, SCOPES, NotebookListing, search_notebooks, searches_notebook_file
 from .page import preview_columns, shape_grep, without_preview
 from .spans import line_records
@@ -130,7 +132,9 @@ def _grep(
             value["binarySkipped"] = 1
             return value
         excluded = excluded_below(ctx, root)
-        flags = [*discovery_flags(ctx)]
+        # served by the workspace index: rg searches the candidate files only (indexed.py)
+        targets = indexed_targets(ctx, root, search, include, excludes, value)
+        flags = [*discovery_flags(ctx), *(targets.flags if targets is not None else [])]
         if include is not None:
             flags.append(f"--glob={include}")
         flags += [
@@ -141,8 +145,11 @@ def _grep(
             *user_exclusion_flags(excludes),
             f"--regexp={search}",
             "--",
-            "." if root.is_dir else (proc_fd_path(root.fd) or root.real),
         ]
+        if targets is not None:  # no candidate: rg reads its empty standard input, yet judges the pattern
+            flags += targets.paths or ["-"]
+        else:
+            flags.append("." if root.is_dir else (proc_fd_path(root.fd) or root.real))
         # Read in rg's heading form (rglines); what that form cannot say for sure (a name holding
         # a newline, a line that is not a match) is asked again in --json, parsed as it streams
         # (rgstream) or, failing that, whole and carefully. Notebooks are searched by their cell
@@ -496,6 +503,7 @@ GREP_OUTPUT = value_schema(
         "context": INTEGER,
         "notebookScope": {"type": "string", "enum": list(SCOPES)},
         "offset": INTEGER,
+        **INDEX_FIELDS,
     },
     ("pattern", "matches", "totalMatches", "files", "spill"),
 )

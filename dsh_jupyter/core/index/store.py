@@ -1,0 +1,204 @@
+"""The index's SQLite file: the visible files with their size and time, and their text's trigrams.
+
+Why SQLite's FTS5: it is in the SQLite every Python here already has, its ``trigram`` tokenizer
+answers "which documents hold this substring" from an inverted index, and a file of its own can
+be thrown away and built again at any time. The table is contentless (the text is not kept
+twice) with ``detail=none`` (no positions: a third of the size); a substring is asked as the AND
+of its trigrams, which is what ``plan`` needs (a superset of the files that hold it).
+
+A contentless table in the SQLite 3.40 here cannot delete a row, so a file's new text gets a new
+row id and the old one is left behind, unreachable: candidates are the ``files`` rows whose id
+the trigram query answers. ``orphans`` counts what was left behind; the keeper builds the index
+again when they outweigh the files.
+
+What it must never do: answer a file it was not told about, or leave a changed file's old text
+reachable (its ``files`` row is replaced before the call that changed it answers).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from .plan import Query
+
+__all__ = ["BIG", "TEXT", "UNREAD", "FileRow", "IndexStore", "fts_query"]
+
+SCHEMA_VERSION = 1
+TEXT = 0  # the text's trigrams are in the index
+BIG = 1  # over the size setting: not read, always a candidate
+UNREAD = 2  # could not be read: always a candidate (rg says why)
+
+
+@dataclass(frozen=True)
+class FileRow:
+    path: str  # relative to the workspace root, "/"-separated (surrogate escapes for non-UTF-8 bytes)
+    size: int
+    mtime_ns: int
+    kind: int  # TEXT, BIG or UNREAD
+    nul: bool  # the file holds a NUL byte (rg searches it differently when it meets it walking)
+
+
+def _blob(path: str) -> bytes:
+    return os.fsencode(path)
+
+
+def fts_query(query: Query) -> str | None:
+    """``query`` as an FTS5 MATCH over a ``detail=none`` trigram table: each literal is the AND of
+    its trigrams (no phrases without positions); None: ``ALL``."""
+    kind = query[0]
+    if kind == "all":
+        return None
+    if kind == "lit":
+        s = query[1]
+        grams = dict.fromkeys(s[i : i + 3] for i in range(len(s) - 2))
+        return "(" + " AND ".join('"' + g.replace('"', '""') + '"' for g in grams) + ")"
+    parts = [fts_query(q) for q in query[1]]
+    joiner = " AND " if kind == "and" else " OR "
+    return "(" + joiner.join(p for p in parts if p is not None) + ")"
+
+
+class IndexStore:
+    """One index file. Not thread-safe: the keeper serialises every use under its lock."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=OFF")  # a crash loses the index, which is built again
+        self.db.execute("PRAGMA cache_size=-65536")
+        self.db.executescript(
+            """
+            CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
+            CREATE TABLE IF NOT EXISTS files(
+                id INTEGER PRIMARY KEY, path BLOB UNIQUE NOT NULL, size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL, kind INTEGER NOT NULL, nul INTEGER NOT NULL);
+            CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(
+                body, tokenize='trigram', content='', detail='none');
+            """
+        )
+        self._next_id = (self.db.execute("SELECT max(id) FROM files").fetchone()[0] or 0) + 1
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- meta --------------------------------------------------------------------------------------
+
+    def get(self, key: str):
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def put(self, key: str, value) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        self.db.execute("BEGIN")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
+
+    def upsert(self, rows: Iterable[tuple[FileRow, str | None]]) -> None:
+        """Add or replace files; a TEXT row comes with its text (decoded as ``read_text`` does)."""
+        files, grams = [], []
+        for row, text in rows:
+            rowid = self._next_id
+            self._next_id += 1
+            files.append((rowid, _blob(row.path), row.size, row.mtime_ns, row.kind, int(row.nul)))
+            if row.kind == TEXT and text:
+                grams.append((rowid, text))
+        if not files:
+            return
+        self.db.executemany("DELETE FROM files WHERE path = ?", ((f[1],) for f in files))
+        self.db.executemany("INSERT INTO files(id, path, size, mtime_ns, kind, nul) VALUES (?,?,?,?,?,?)", files)
+        if grams:
+            self.db.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)", grams)
+
+    def delete(self, paths: Iterable[str]) -> None:
+        self.db.executemany("DELETE FROM files WHERE path = ?", ((_blob(p),) for p in paths))
+
+    def delete_below(self, folder: str) -> None:
+        """Every file below ``folder`` (a relative path)."""
+        low = _blob(folder + "/")
+        high = _blob(folder + "0")  # "/" + 1: every path that starts with folder + "/"
+        self.db.execute("DELETE FROM files WHERE path >= ? AND path < ?", (low, high))
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def row(self, path: str) -> FileRow | None:
+        got = self.db.execute(
+            "SELECT path, size, mtime_ns, kind, nul FROM files WHERE path = ?", (_blob(path),)
+        ).fetchone()
+        return None if got is None else _row(got)
+
+    def rows(self, prefix: str = "") -> Iterator[FileRow]:
+        """Every file, or those below ``prefix`` (a relative folder path, "" for all)."""
+        if not prefix:
+            cur = self.db.execute("SELECT path, size, mtime_ns, kind, nul FROM files")
+        else:
+            cur = self.db.execute(
+                "SELECT path, size, mtime_ns, kind, nul FROM files WHERE path >= ? AND path < ?",
+                (_blob(prefix + "/"), _blob(prefix + "0")),
+            )
+        return map(_row, cur)
+
+    def paths_and_times(self, prefix: str = "") -> tuple[list[bytes], list[int]]:
+        """The raw paths (bytes) and modification times below ``prefix``, in one pass."""
+        if not prefix:
+            got = self.db.execute("SELECT path, mtime_ns FROM files").fetchall()
+        else:
+            got = self.db.execute(
+                "SELECT path, mtime_ns FROM files WHERE path >= ? AND path < ?",
+                (_blob(prefix + "/"), _blob(prefix + "0")),
+            ).fetchall()
+        return [p for p, _ in got], [t for _, t in got]
+
+    def candidates(self, query: Query, prefix: str = "") -> list[FileRow] | None:
+        """The files below ``prefix`` that may hold a match: those whose text answers ``query``, and
+        every file whose text is not in the index. None: the query narrows nothing (``ALL``)."""
+        match = fts_query(query)
+        if match is None:
+            return None
+        where, params = "", []
+        if prefix:
+            where, params = " AND path >= ? AND path < ?", [_blob(prefix + "/"), _blob(prefix + "0")]
+        sql = (
+            "SELECT path, size, mtime_ns, kind, nul FROM files WHERE id IN "
+            "(SELECT rowid FROM grams WHERE grams MATCH ?)" + where + " UNION ALL "
+            "SELECT path, size, mtime_ns, kind, nul FROM files WHERE kind != 0" + where
+        )
+        return [_row(r) for r in self.db.execute(sql, [match, *params, *params])]
+
+    def count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM files").fetchone()[0]
+
+    def orphans(self) -> int:
+        """Row ids of text no file has any more (see the module docstring)."""
+        made = self._next_id - 1
+        return max(0, made - self.count())
+
+    def disk_bytes(self) -> int:
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                total += os.stat(self.path + suffix).st_size
+            except OSError:
+                pass
+        return total
+
+    def check(self) -> bool:
+        """Whether the file still reads as an index (the keeper asks before it trusts one)."""
+        try:
+            self.db.execute("SELECT count(*) FROM files").fetchone()
+            self.db.execute("SELECT rowid FROM grams WHERE grams MATCH '\"abc\"' LIMIT 1").fetchall()
+            return True
+        except sqlite3.DatabaseError:
+            return False
+
+
+def _row(got) -> FileRow:
+    path, size, mtime_ns, kind, nul = got
+    return FileRow(os.fsdecode(path), size, mtime_ns, kind, bool(nul))

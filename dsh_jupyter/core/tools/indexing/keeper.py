@@ -1,0 +1,421 @@
+"""The workspace index's keeper: builds it in the background, keeps it fresh, says when it may answer.
+
+Why it exists: every grep and glob walks the whole tree; on a million files that is seconds per
+call. An index built once and kept fresh by file events narrows grep to the files that can match
+(rg still searches them, so every answer stays rg's) and answers glob and find from its table.
+
+How it stays exact: the watcher (``core.index.watch``) starts before rg lists the tree, so no
+change from then on is missed; before any answer, the calling thread reads every queued event
+(``drain``) and brings the index up to date with what changed (``_apply``): a changed file is
+read again, a changed folder listed again by rg (one level, or a new folder whole), a vanished
+path removed. The index answers only while the watcher has been authoritative since the build
+began; a lost event (queue overflow, watch limit, a folder moved in, the root moved, a network
+filesystem), ignore files honoured (their rules are rg's to apply), or a build that is not done
+yet: rg walks as it always did, and the value says why (``index_note``).
+
+Only one process keeps a workspace's index (a lock file beside it); another process sharing the
+state folder searches with rg and says so.
+
+What it must never do: answer from an index that may miss a change, or block a call while it
+builds (calls never wait for the build; they take the keeper's lock only to catch up with the
+events queued since the last call).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import logging
+import os
+import sqlite3
+import stat as statmod
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from ...index.store import IndexStore
+from ...index.watch import (
+    BELOW_REMOTE,
+    INSTANCE_LIMIT,
+    KERNEL_WATCH_LIMIT,
+    MAX_WATCHES,
+    ROOT_REMOTE,
+    UNAVAILABLE,
+    UNWATCHABLE,
+    Watcher,
+)
+from ..context import CallContext
+from ..search.flags import VCS_DIRS
+from ..search.root import SearchRoot, excluded_below, open_search_root
+from .files import ListingFailed, listed, read_file
+
+__all__ = ["IndexKeeper", "NotServed", "Served"]
+
+log = logging.getLogger("dsh_jupyter.index")
+
+BATCH = 2000  # files read and written per transaction while building
+
+
+class NotServed(Exception):
+    """The index may not answer this call; the message is the value's ``index_note``."""
+
+
+@dataclass
+class Served:
+    store: IndexStore
+    prefix: str  # the search root relative to the workspace root ("" for the root)
+
+
+class IndexKeeper:
+    """One workspace's index. ``context`` makes the call context the builder's rg runs with."""
+
+    def __init__(self, context: Callable[[threading.Event], CallContext], folder: str, root_real: str) -> None:
+        self._context = context
+        self.root_real = root_real
+        digest = hashlib.sha256(root_real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        self.folder = folder
+        self.path = os.path.join(self.folder, f"{digest}.sqlite")
+        self._lock = threading.Lock()
+        self._state = "idle"  # idle, building, ready, small, lost, elsewhere, failed
+        self._note: str | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()  # set: the build's rg is killed and the build ends
+        self._store: IndexStore | None = None
+        self._watcher: Watcher | None = None
+        self._lock_fd: int | None = None
+        self._root: SearchRoot | None = None
+        self._root_cm: contextlib.ExitStack | None = None
+        self._ctx: CallContext | None = None
+        self._excluded: list[str] = []
+        self._stamp: tuple[int, int, int] | None = None  # the index file as this keeper last left it
+        self.listed = 0
+        self.read = 0
+        self.files = 0
+        self.build_seconds: float | None = None
+        self.started_at: float | None = None
+
+    # -- what callers see ------------------------------------------------------------------------
+
+    def status(self) -> dict:
+        """For ``/dsh/api/status`` and ``%dsh status``."""
+        out: dict = {"state": self._state}
+        if self._note:
+            out["note"] = self._note
+        if self._state == "building":
+            out["listed"], out["read"] = self.listed, self.read
+        if self._store is not None and self._state == "ready":
+            out["files"] = self.files
+            out["diskBytes"] = self._store.disk_bytes()
+        if self.build_seconds is not None:
+            out["buildSeconds"] = round(self.build_seconds, 2)
+        return out
+
+    def in_play(self) -> bool:
+        """Whether answers say which way they went (an index exists or is on its way: not while the
+        workspace is counted, nor when it is too small to need one)."""
+        return self._state not in ("idle", "counting", "small")
+
+    def start(self) -> None:
+        """Start the build in the background once (a later call after a loss starts it again)."""
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            if self._state not in ("idle", "lost"):
+                return
+            self._state, self._note = "counting", None
+            self.listed = self.read = 0
+            self._stop = threading.Event()
+            self._thread = threading.Thread(target=self._build, name="dsh-index-build", daemon=True)
+            self._thread.start()
+
+    def cancel(self) -> None:
+        """End a build in progress, its rg killed before this returns; the next search starts it again."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=10)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        with self._lock:
+            self._drop()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
+
+    @contextlib.contextmanager
+    def serving(self, ctx: CallContext, root: SearchRoot) -> Iterator[Served]:
+        """The index brought up to date, for one call below ``root``; raises ``NotServed``."""
+        if ctx.settings.respect_ignore_files:
+            raise NotServed("ignore files are honoured (respect_ignore_files): rg applies their rules")
+        if root.target.in_spill or not root.is_dir:
+            raise NotServed("saved results are not indexed")
+        rel = os.path.relpath(root.real, self.root_real)
+        if rel.startswith(".."):
+            raise NotServed("the search root is outside the indexed folder")
+        with self._lock:
+            if self._state != "ready":
+                raise NotServed(self._note or "the index is not ready")
+            self._catch_up()
+            if self._state != "ready":
+                raise NotServed(self._note or "the index is not ready")
+            assert self._store is not None
+            try:
+                yield Served(self._store, "" if rel == "." else rel)
+            except sqlite3.DatabaseError:
+                self._lose("the index file is damaged; it is being built again")
+                raise NotServed(self._note or "the index file is damaged") from None
+
+    def catch_up(self) -> None:
+        """Take in the changes queued so far (after a write through the tools, before it answers)."""
+        with self._lock:
+            if self._state == "ready":
+                self._catch_up()
+
+    # -- building --------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        started = time.monotonic()
+        stack = contextlib.ExitStack()
+        try:
+            ctx = self._context(self._stop)
+            root = stack.enter_context(open_search_root(ctx, None, "grep", spills=False))
+            excluded = excluded_below(ctx, root)
+            # a first count, without a watcher: a small workspace never gets one
+            rels, _ = listed(ctx, root, excluded, ["."])
+            self.listed = len(rels)
+            if len(rels) < ctx.settings.index_min_files:
+                stack.close()
+                with self._lock:
+                    self._state, self._note = "small", None
+                return
+            if not self._take_lock():
+                stack.close()
+                self._finish("elsewhere", "another process keeps this workspace's index")
+                return
+            with self._lock:
+                self._state, self._note = "building", "the index is being built"
+            skip = _skipper(ctx.resolver.visibility.shown, excluded)
+            watcher = Watcher(root.real, max_watches=ctx.settings.index_max_watches, skip_dir=skip)
+            with self._lock:
+                self._drop()
+                self._ctx, self._root, self._root_cm, self._excluded = ctx, root, stack, excluded
+                self._watcher = watcher
+            watcher.start()  # before rg lists again: nothing changed from here on is missed
+            if watcher.lost:
+                self._finish("lost" if _passes(watcher.lost) else "failed", watcher.lost)
+                return
+            rels, unreadable = listed(ctx, root, excluded, ["."])
+            if unreadable:
+                self._finish("failed", "rg could not read some folders; searches use rg, which counts them")
+                return
+            self.listed = len(rels)
+            os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.path + suffix)
+            store = IndexStore(self.path)
+            limit = ctx.settings.index_max_file_bytes
+            for at in range(0, len(rels), BATCH):
+                if self._stop.is_set():
+                    store.close()
+                    self._finish("idle", None)
+                    return
+                rows = [read_file(root.fd, rel, limit) for rel in rels[at : at + BATCH]]
+                store.begin()
+                store.upsert(rows)
+                store.commit()
+                self.read += len(rows)
+                if time.monotonic() - started > ctx.settings.index_max_build_seconds:
+                    store.close()
+                    self._finish("failed", "the index build took longer than index_max_build_seconds")
+                    return
+                if store.disk_bytes() > ctx.settings.index_max_bytes:
+                    store.close()
+                    self._finish("failed", "the index would pass index_max_bytes on disk")
+                    return
+            with self._lock:
+                self._store = store
+                self._state, self._note = "ready", None
+                self.build_seconds = time.monotonic() - started
+                self.files = store.count()
+                self._stamp = self._file_stamp()
+                self._catch_up()
+            log.info("workspace index of %s built: %d files in %.1f s", self.root_real, self.files, self.build_seconds)
+        except ListingFailed as exc:
+            stack.close()
+            self._finish("idle" if self._stop.is_set() else "failed", f"rg could not list the workspace: {exc}")
+        except Exception as exc:  # the index is an optimisation: searches go on with rg
+            if self._stop.is_set():  # cancelled: its rg was killed
+                stack.close()
+                self._finish("idle", None)
+                return
+            log.warning("workspace index of %s not built", self.root_real, exc_info=True)
+            stack.close()
+            self._finish("failed", f"the index could not be built ({type(exc).__name__})")
+
+    def _finish(self, state: str, note: str | None) -> None:
+        with self._lock:
+            self._drop()
+            self._state, self._note = state, note
+
+    def _take_lock(self) -> bool:
+        if self._lock_fd is not None:
+            return True
+        os.makedirs(self.folder, mode=0o700, exist_ok=True)
+        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self._lock_fd = fd
+        return True
+
+    def _drop(self) -> None:
+        """Close the watcher, the store and the root (the caller holds the lock)."""
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        if self._root_cm is not None:
+            self._root_cm.close()
+            self._root_cm = None
+            self._root = None
+
+    def _lose(self, reason: str) -> None:
+        """Stop trusting the index: built again at the next search when what happened passes (an
+        overflow, a folder moved, the file damaged); never again in this process when it lasts (a
+        watch limit, a network filesystem, no file events)."""
+        log.info("workspace index of %s no longer trusted: %s", self.root_real, reason)
+        self._drop()
+        self._state, self._note = ("lost" if _passes(reason) else "failed"), reason
+
+    # -- keeping fresh ---------------------------------------------------------------------------
+
+    def _file_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def _catch_up(self) -> None:
+        """Read the queued events and bring the index up to date (the caller holds the lock)."""
+        assert self._watcher is not None and self._store is not None
+        if self._file_stamp() != self._stamp:  # only this keeper writes it
+            self._lose("the index file was changed or removed by another program; it is being built again")
+            return
+        changes = self._watcher.drain()
+        if changes.lost or self._watcher.lost:
+            self._lose(changes.lost or self._watcher.lost or "file events were lost")
+            return
+        if not changes.paths:
+            return
+        try:
+            self._apply(changes.paths)
+            self._stamp = self._file_stamp()
+        except sqlite3.DatabaseError:
+            self._lose("the index file is damaged; it is being built again")
+        except ListingFailed as exc:
+            self._lose(f"rg could not list a changed folder: {exc}")
+        except OSError as exc:
+            self._lose(f"a changed file could not be looked at ({exc.strerror})")
+        if self._store is not None and self._store.orphans() > max(self.files, 10_000):
+            self._lose("the index holds more replaced text than files; it is being built again")
+
+    def _apply(self, paths: set[str]) -> None:
+        assert self._store is not None and self._root is not None and self._ctx is not None
+        ctx, root, store = self._ctx, self._root, self._store
+        skip = _skipper(ctx.resolver.visibility.shown, self._excluded)
+        limit = ctx.settings.index_max_file_bytes
+        folders: set[str] = set()  # new or changed folders: listed whole
+        parents: dict[str, list[str]] = {}  # files whose being listed may have changed, by folder
+        reread: list[str] = []  # indexed files changed in place
+        gone: list[str] = []
+        for rel in sorted(paths):
+            if _hidden_on_the_way(rel, skip):
+                continue
+            try:
+                st = os.stat(rel, dir_fd=root.fd, follow_symlinks=False)
+            except (FileNotFoundError, NotADirectoryError):
+                gone.append(rel)
+                continue
+            if statmod.S_ISDIR(st.st_mode):
+                if not skip(rel):
+                    folders.add(rel)
+                else:
+                    store.delete_below(rel)
+            elif statmod.S_ISREG(st.st_mode) and store.row(rel) is not None:
+                reread.append(rel)
+            else:
+                parent = rel.rpartition("/")[0] or "."
+                parents.setdefault(parent, []).append(rel)
+        store.begin()
+        try:
+            for rel in gone:
+                store.delete([rel])
+                store.delete_below(rel)
+            if reread:
+                store.upsert(read_file(root.fd, rel, limit) for rel in reread)
+            if folders:
+                top = _outermost(folders)
+                found, _ = listed(ctx, root, self._excluded, top)
+                for folder in top:
+                    store.delete_below(folder)
+                store.upsert(read_file(root.fd, rel, limit) for rel in found)
+            if parents:
+                shown, _ = listed(ctx, root, self._excluded, sorted(parents), depth=1)
+                visible = set(shown)
+                for names in parents.values():
+                    for rel in names:
+                        if rel in visible:
+                            store.upsert([read_file(root.fd, rel, limit)])
+                        else:
+                            store.delete([rel])
+        finally:
+            store.commit()
+        self.files = store.count()
+
+
+# what a new build cannot mend: the limits, the filesystem, file events missing altogether
+_LASTING = tuple(
+    reason.partition("{")[0]
+    for reason in (KERNEL_WATCH_LIMIT, MAX_WATCHES, ROOT_REMOTE, BELOW_REMOTE, UNWATCHABLE, INSTANCE_LIMIT, UNAVAILABLE)
+)
+
+
+def _passes(reason: str) -> bool:
+    return not reason.startswith(_LASTING)
+
+
+def _skipper(shown: Callable[[str], bool], excluded: list[str]) -> Callable[[str], bool]:
+    """Whether a folder (relative to the root) is one rg never enters: a hidden name or one a
+    hide glob matches (``Visibility.shown``), a VCS folder, a protected folder."""
+    out = frozenset(excluded)
+    vcs = frozenset(VCS_DIRS)
+
+    def skip(rel: str) -> bool:
+        name = rel.rpartition("/")[2]
+        return name in vcs or not shown(name) or rel in out
+
+    return skip
+
+
+def _hidden_on_the_way(rel: str, skip: Callable[[str], bool]) -> bool:
+    parts = rel.split("/")
+    return any(skip("/".join(parts[: i + 1])) for i in range(len(parts) - 1))
+
+
+def _outermost(folders: set[str]) -> list[str]:
+    out: list[str] = []
+    for rel in sorted(folders):
+        if not out or not rel.startswith(out[-1] + "/"):
+            out.append(rel)
+    return out

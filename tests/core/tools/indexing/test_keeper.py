@@ -1,0 +1,218 @@
+"""The workspace index falls back to rg, and says why, whenever it cannot vouch for an answer.
+
+Every case is made for real: a burst of files from another process overflows the kernel's event
+queue, the watch limit is lowered below the folder count, a folder is moved in from outside, the
+index file is deleted or overwritten while the workspace runs, a second keeper finds the lock
+taken. Each time the answer is still rg's (compared with a workspace without an index), the
+value says ``source: "rg"`` with the reason, and where the cause passes the index is built again
+and answers once more.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dsh_jupyter import Workspace
+
+
+def _tree(root, files: int = 40, folders: int = 4) -> None:
+    for i in range(files):
+        folder = root / f"d{i % folders}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.py").write_text(f"value_{i} = {i}\nneedle_{i % 5} = True\n")
+
+
+def _ready(ws: Workspace, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while ws.index.status()["state"] != "ready":
+        assert ws.index.status()["state"] not in ("failed", "elsewhere"), ws.index.status()
+        assert time.monotonic() < deadline, ws.index.status()
+        ws.run("glob", pattern="*.none")  # a search starts the build (again)
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def pair(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    _tree(root)
+    indexed = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1)
+    plain = Workspace(root, state_path=tmp_path / "b" / "s.sqlite", index_min_files=0)
+    yield root, indexed, plain
+    indexed.close()
+    plain.close()
+
+
+def _same(indexed: Workspace, plain: Workspace, tool: str, **args):
+    got, want = indexed.run(tool, **args), plain.run(tool, **args)
+    assert got.text == want.text
+    assert {k: v for k, v in got.value.items() if k not in ("source", "index_note")} == want.value
+    return got
+
+
+def test_a_small_workspace_is_not_indexed_and_its_answers_say_nothing_of_an_index(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    _tree(root)
+    ws = Workspace(root, state_path=tmp_path / "s" / "s.sqlite", index_min_files=1000)
+    first = ws.run("grep", pattern="needle_1")
+    deadline = time.monotonic() + 30
+    while ws.index.status()["state"] in ("idle", "counting"):
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    again = ws.run("grep", pattern="needle_1")
+    assert ws.index.status() == {"state": "small"}
+    assert "source" not in first.value and "source" not in again.value
+    assert not os.path.exists(ws.index.path)
+    ws.close()
+
+
+def test_answers_come_from_the_index_once_built_and_say_so(pair):
+    _root, indexed, plain = pair
+    building = indexed.run("grep", pattern="needle_1")
+    _ready(indexed)
+    assert building.value.get("source") in (None, "rg")
+    got = _same(indexed, plain, "grep", pattern="needle_1")
+    assert (got.value["source"], "index_note" in got.value) == ("index", False)
+    assert got.value["files"] == 8
+    assert _same(indexed, plain, "glob", pattern="d1/*.py").value["source"] == "index"
+    assert _same(indexed, plain, "find", query="d2 f1").value["source"] == "index"
+    no_trigram = _same(indexed, plain, "grep", pattern="v.")
+    assert no_trigram.value["source"] == "rg"
+    assert no_trigram.value["index_note"] == "the pattern has no three characters every match must hold"
+    status = indexed.status()["index"]
+    assert status["state"] == "ready" and status["files"] == 40 and status["diskBytes"] > 0
+    assert status["buildSeconds"] >= 0
+
+
+def test_a_write_through_the_tools_is_in_the_index_before_it_answers(pair):
+    _root, indexed, plain = pair
+    _ready(indexed)
+    before = indexed.status()["index"]["files"]
+    done = indexed.run("write", file_path="d0/new.py", content="needle_9 = 1\n")
+    assert not done.is_error, done.text
+    assert indexed.status()["index"]["files"] == before + 1  # no search ran in between
+    got = _same(indexed, plain, "grep", pattern="needle_9")
+    assert (got.value["source"], got.value["files"]) == ("index", 1)
+
+
+def test_a_burst_that_overflows_the_event_queue_falls_back_to_rg_then_the_index_is_built_again(pair, tmp_path):
+    root, indexed, plain = pair
+    _ready(indexed)
+    queued = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    burst = (  # more files than the queue holds events, in a watched folder, before any drain
+        "import os, sys\n"
+        "top = sys.argv[1]\n"
+        f"for i in range({queued + 100}):\n"
+        "    open(os.path.join(top, 'd0', f'b{i}.txt'), 'w').close()\n"
+        "open(os.path.join(top, 'd0', 'late.py'), 'w').write('needle_late = 1\\n')\n"
+    )
+    subprocess.run([sys.executable, "-c", burst, str(root)], check=True, timeout=120)
+    got = _same(indexed, plain, "grep", pattern="needle_late")
+    assert got.value["index_note"] == "file events were lost (the kernel's event queue overflowed)"
+    assert got.value["files"] == 1
+    _ready(indexed)
+    again = _same(indexed, plain, "grep", pattern="needle_late")
+    assert (again.value["source"], again.value["files"]) == ("index", 1)
+
+
+def test_fewer_watches_allowed_than_folders_means_rg_for_good(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    _tree(root, folders=6)
+    indexed = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1, index_max_watches=3)
+    plain = Workspace(root, state_path=tmp_path / "b" / "s.sqlite", index_min_files=0)
+    indexed.run("grep", pattern="needle_1")
+    deadline = time.monotonic() + 30
+    while indexed.index.status()["state"] != "failed":
+        assert time.monotonic() < deadline, indexed.index.status()
+        time.sleep(0.02)
+    got = _same(indexed, plain, "grep", pattern="needle_1")
+    assert (got.value["source"], got.value["index_note"]) == (
+        "rg",
+        "the workspace has more folders than max_watches (3)",
+    )
+    assert indexed.index.status() == {"state": "failed", "note": "the workspace has more folders than max_watches (3)"}
+    indexed.close()
+    plain.close()
+
+
+def test_a_folder_moved_in_from_outside_falls_back_then_its_files_are_indexed(pair, tmp_path):
+    root, indexed, plain = pair
+    _ready(indexed)
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "x.py").write_text("needle_moved = 1\n")
+    os.rename(outside, root / "d1" / "brought")
+    got = _same(indexed, plain, "grep", pattern="needle_moved")
+    assert (got.value["source"], got.value["index_note"]) == ("rg", "a folder was moved into the workspace")
+    assert got.value["files"] == 1
+    _ready(indexed)
+    again = _same(indexed, plain, "grep", pattern="needle_moved")
+    assert (again.value["source"], again.value["files"]) == ("index", 1)
+
+
+@pytest.mark.parametrize("how", ["deleted", "overwritten"])
+def test_the_index_file_deleted_or_damaged_while_the_workspace_runs(pair, how):
+    root, indexed, plain = pair
+    _ready(indexed)
+    path = indexed.index.path
+    if how == "deleted":
+        os.unlink(path)
+    else:
+        with open(path, "r+b") as f:
+            f.seek(4096)
+            f.write(b"\xde\xad\xbe\xef" * 1024)
+    (root / "d3" / "after.py").write_text("needle_after = 1\n")
+    got = _same(indexed, plain, "grep", pattern="needle_after")
+    assert got.value["source"] == "rg"
+    assert (
+        got.value["index_note"] == "the index file was changed or removed by another program; it is being built again"
+    )
+    _ready(indexed)
+    again = _same(indexed, plain, "grep", pattern="needle_after")
+    assert (again.value["source"], again.value["files"]) == ("index", 1)
+
+
+def test_a_second_keeper_of_the_same_index_searches_with_rg_and_says_so(pair, tmp_path):
+    root, indexed, plain = pair
+    _ready(indexed)
+    second = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1)
+    second.run("grep", pattern="needle_1")
+    deadline = time.monotonic() + 30
+    while second.index.status()["state"] != "elsewhere":
+        assert time.monotonic() < deadline, second.index.status()
+        time.sleep(0.02)
+    got = second.run("grep", pattern="needle_1")
+    assert (got.value["source"], got.value["index_note"]) == ("rg", "another process keeps this workspace's index")
+    assert got.text == plain.run("grep", pattern="needle_1").text
+    second.close()
+
+
+def test_ignore_files_honoured_are_left_to_rg(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    _tree(root)
+    (root / ".gitignore").write_text("d1/\n")
+    indexed = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1, respect_ignore_files=True)
+    _ready_or(indexed)
+    got = indexed.run("grep", pattern="needle_1")
+    assert (got.value["source"], got.value["index_note"]) == (
+        "rg",
+        "ignore files are honoured (respect_ignore_files): rg applies their rules",
+    )
+    indexed.close()
+
+
+def _ready_or(ws: Workspace) -> None:
+    ws.run("grep", pattern="x")
+    deadline = time.monotonic() + 30
+    while ws.index.status()["state"] != "ready":
+        assert time.monotonic() < deadline, ws.index.status()
+        time.sleep(0.02)
