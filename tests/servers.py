@@ -372,7 +372,8 @@ def hanging_rg_settings(*, listing_hangs: bool = True):
         script.write_text(f"#!/bin/sh\n{listing}exec sleep {marker}\n")
         script.chmod(0o755)
         found = request.node.get_closest_marker("dsh_settings")
-        return {"rg_path": str(script), **(found.kwargs if found else {})}
+        # no workspace index: its background listing would be one more stand-in process to count
+        return {"rg_path": str(script), "index_min_files": 0, **(found.kwargs if found else {})}
 
     return dsh_settings
 

@@ -155,8 +155,35 @@ _SCHEMAS = {
                 "description": "How paths are resolved beneath the root (both race-free).",
             },
             "tools": _arr(_STR),
+            "index": _obj(
+                {
+                    "state": {
+                        "type": "string",
+                        "enum": [
+                            "off",
+                            "idle",
+                            "counting",
+                            "small",
+                            "building",
+                            "ready",
+                            "lost",
+                            "failed",
+                            "elsewhere",
+                        ],
+                        "description": "The workspace index: off (index_min_files 0), not built yet, counting "
+                        "the files, not needed, building, ready, or not used (note says why).",
+                    },
+                    "note": _STR,
+                    "listed": _INT,
+                    "read": _INT,
+                    "files": _INT,
+                    "diskBytes": _INT,
+                    "buildSeconds": _NUM,
+                },
+                ("state",),
+            ),
         },
-        ("confinement", "landlockAbi", "detail", "resolver", "tools"),
+        ("confinement", "landlockAbi", "detail", "resolver", "tools", "index"),
     ),
     "SessionCreate": _obj(
         {

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 
 import pytest
 from IPython.core.error import UsageError
@@ -376,6 +378,30 @@ def test_tools_subcommand(shell, python_ws):
     assert r.value == python_ws().tools()
     assert "read(file_path?, file_paths?, offset?, limit?, cell_id?, output?, outline?)" in r.text
     assert r.to_frame()["name"].tolist() == [t["name"] for t in python_ws().tools()]
+
+
+def test_status_subcommand_reports_the_confinement_and_the_index(shell, root):
+    r = shell.run_line_magic("dsh", "status")
+    lines = r.text.split("\n")
+    assert lines[0] == f"Workspace: {root}"
+    assert lines[1].startswith("Confinement: ") and "; paths resolved with " in lines[1]
+    assert lines[4] == (
+        "Index: not built yet (the first search counts the files; a workspace of index_min_files or more gets one)"
+    )
+    assert r.value["index"] == {"state": "idle"}
+    shell.run_line_magic("config", "DshMagics.index_min_files = 1")
+    shell.run_line_magic("dsh", "grep hello")
+    deadline = time.monotonic() + 30
+    while (r := shell.run_line_magic("dsh", "status")).value["index"]["state"] != "ready":
+        assert time.monotonic() < deadline, r.value["index"]
+        time.sleep(0.05)
+    files = r.value["index"]["files"]
+    assert files >= 3
+    assert re.fullmatch(
+        rf"Index: ready, {files:,} files, [0-9.,]+ MiB on disk, built in [0-9.]+ s", r.text.split("\n")[4]
+    )
+    shell.run_line_magic("config", "DshMagics.index_min_files = 0")
+    assert shell.run_line_magic("dsh", "status").text.split("\n")[4] == "Index: off (index_min_files is 0)"
 
 
 def test_config_sets_the_kernel_settings(shell):

@@ -703,7 +703,7 @@ def _sleeper(tmp_path: Path, marker: str) -> Path:
 
 def test_hanging_search_is_killed_by_the_timeout(root: Path, tmp_path: Path) -> None:
     marker = "61.4242"
-    ws = make(root, tmp_path, rg_path=str(_sleeper(tmp_path, marker)), search_timeout_ms=500)
+    ws = make(root, tmp_path, rg_path=str(_sleeper(tmp_path, marker)), search_timeout_ms=500, index_min_files=0)
     t0 = time.monotonic()
     r = ws.run("grep", pattern="x")
     assert time.monotonic() - t0 < 10
@@ -714,7 +714,7 @@ def test_hanging_search_is_killed_by_the_timeout(root: Path, tmp_path: Path) -> 
 
 def test_cancelled_search(root: Path, tmp_path: Path) -> None:
     marker = "62.4242"
-    ws = make(root, tmp_path, rg_path=str(_sleeper(tmp_path, marker)))
+    ws = make(root, tmp_path, rg_path=str(_sleeper(tmp_path, marker)), index_min_files=0)
     cancel = threading.Event()
     threading.Timer(0.3, cancel.set).start()
     r = ws.call("glob", {"pattern": "*"}, cancel=cancel)
