@@ -366,12 +366,16 @@ class IndexKeeper:
                 store.upsert(read_file(root.fd, rel, limit) for rel in reread)
             if folders:
                 top = _outermost(folders)
-                found, _ = listed(ctx, root, self._excluded, top)
+                found, unreadable = listed(ctx, root, self._excluded, top)
+                if unreadable:  # a search would count it: the index cannot
+                    raise ListingFailed("a folder could not be read")
                 for folder in top:
                     store.delete_below(folder)
                 store.upsert(read_file(root.fd, rel, limit) for rel in found)
             if parents:
-                shown, _ = listed(ctx, root, self._excluded, sorted(parents), depth=1)
+                shown, unreadable = listed(ctx, root, self._excluded, sorted(parents), depth=1)
+                if unreadable:
+                    raise ListingFailed("a folder could not be read")
                 visible = set(shown)
                 for names in parents.values():
                     for rel in names:

@@ -10,7 +10,9 @@ and answers once more.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -216,3 +218,50 @@ def _ready_or(ws: Workspace) -> None:
     while ws.index.status()["state"] != "ready":
         assert time.monotonic() < deadline, ws.index.status()
         time.sleep(0.02)
+
+
+CLOSED_CHILD = """
+import json, os, sys, time
+from dsh_jupyter import Workspace
+root, tmp = sys.argv[1], sys.argv[2]
+indexed = Workspace(root, state_path=tmp + "/a/s.sqlite", index_min_files=1)
+plain = Workspace(root, state_path=tmp + "/b/s.sqlite", index_min_files=0)
+indexed.run("grep", pattern="start")
+deadline = time.monotonic() + 60
+while indexed.index.status()["state"] != "ready" and time.monotonic() < deadline:
+    time.sleep(0.05)
+out = []
+def compare(label, pattern):
+    got, want = indexed.run("grep", pattern=pattern), plain.run("grep", pattern=pattern)
+    same = got.text == want.text and {
+        k: v for k, v in got.value.items() if k not in ("source", "index_note")
+    } == want.value
+    out.append([label, same, got.value.get("source"), got.value.get("index_note"), want.value.get("unreadable")])
+compare("before", "needle_1")
+os.chmod(root + "/d1/f1.py", 0)
+compare("a file closed", "needle_1")
+os.chmod(root + "/d1/f1.py", 0o644)
+compare("the file open again", "needle_1")
+os.chmod(root + "/d2", 0)
+compare("a folder closed", "needle_2")
+os.chmod(root + "/d2", 0o755)
+compare("the folder open again", "needle_2")
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv")
+def test_permission_changes_with_roots_override_dropped_are_answered_as_rg_answers(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    _tree(root)
+    argv = [sys.executable, "-c", CLOSED_CHILD, str(root), str(tmp_path)]
+    if os.geteuid() == 0:  # root ignores file modes; this child may not
+        argv = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all", *argv]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert [row[:2] for row in rows] == [[label, True] for label, *_ in rows]
+    assert rows[0][2] == "index" and rows[1][2] == "index"
+    assert rows[1][4] == 1  # rg could not read the closed file, and both answers say so
+    assert rows[3][2:] == ["rg", "rg could not list a changed folder: a folder could not be read", 1]
