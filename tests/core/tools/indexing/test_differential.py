@@ -234,8 +234,7 @@ def test_answers_from_the_index_are_rgs_while_another_process_changes_the_tree(t
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [2, 3])
-def test_five_hundred_seeded_queries_interleaved_with_changes_differ_in_nothing(tmp_path, seed):
-    counts = _run(tmp_path, seed=seed, queries=500, per_batch=8)
+def test_five_hundred_seeded_queries_interleaved_with_changes_differ_in_nothing(tmp_path):
+    counts = _run(tmp_path, seed=2, queries=500, per_batch=8)
     assert counts["grep from index"] >= counts["grep"] // 3, counts
     assert counts["glob from index"] >= 10 and counts["find from index"] >= 5, counts
