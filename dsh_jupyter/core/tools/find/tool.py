@@ -13,8 +13,11 @@ when it is not (the footer names the total and how to go on).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import threading
+from collections.abc import Callable
 
 from ...errors import Codes, ToolError
 from ...render.find import find_next_offset, find_page_footer, render_find
@@ -23,12 +26,15 @@ from ...text.quoting import in_message
 from ..context import CallContext
 from ..search.flags import VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
 from ..search.root import excluded_below, inside_vcs, open_search_root
-from ..search.run import diagnostic, file_errors, run_search, unfenced
+from ..search.run import diagnostic, file_errors, overflow_error, run_search, unfenced
 from ..search.scans import drop_excluded, lines_have_vcs, lines_name_any
 from ..spec import BOOLEAN, INTEGER, NAME, OFFSET, PATH, STRING, Rows, ToolSpec, object_schema, value_schema
-from .rank import MAX_QUERY, fuzzy_regex, matches_all, query_words, rank_page
+from .match import records_holding
+from .rank import MAX_QUERY, find_page, query_words
 
 __all__ = ["FIND", "execute_find"]
+
+PIPE_SIZE = 1 << 20  # bytes the walk may write ahead of the reader (and the most one read takes)
 
 
 def execute_find(ctx: CallContext, args: dict) -> dict:
@@ -60,24 +66,21 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
             "--",
             ".",
         ]
-        rels, unreadable = _listed_and_matched(ctx, root, argv, fuzzy_regex(words))
+        longest = max(words, key=len)
+        matched = _listed_and_matched(ctx, root, argv, longest, excluded)
+        rels, unreadable = matched.finish(), matched.unreadable
         # rg was told to leave VCS and protected folders out; what it printed is checked again,
-        # path by path only where one scan of the whole output finds such a name at all
-        joined = "\n".join(rels)
-        if lines_name_any(joined, excluded):
+        # path by path only where a scan of each piece as it came found such a name at all
+        if matched.names_excluded:
             rels = drop_excluded(rels, excluded)
-        if lines_have_vcs(joined):
+        if matched.has_vcs:
             rels = [p for p in rels if not VCS_IN_PATH.search(p)]
         if unfenced(ctx):
             with Rechecker(root.fd) as check:
                 rels = [p for p in rels if check.is_file(p)]
-        if len(words) > 1:  # rg tested the longest word; the others are tested here
-            lowered = list(map(str.lower, rels))
-            rels = [rels[i] for i in matches_all(lowered, words, max(words, key=len))]
-    total = len(rels)
+    total, page = find_page(rels, words, offset, limit, checked=longest)  # the other words, the ranking
     if offset > max(total, 1):
         raise ToolError(Codes.ARGUMENT_INVALID, f"offset {offset} is out of range ({total} matching paths)")
-    page = rank_page(rels, words, offset, limit)
     value["paths"] = [root.prefix + p for p in page] if root.prefix else page
     value["totalPaths"] = total
     if unreadable:
@@ -85,87 +88,103 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
     return value
 
 
-def _listed_and_matched(ctx: CallContext, root, argv: list[str], regex: str) -> tuple[list[str], int]:
-    """The listed paths (without "./") that ``regex`` matches, and how many folders rg could not read.
+def _listed_and_matched(ctx: CallContext, root, argv: list[str], word: str, excluded: list[str]) -> _Records:
+    """rg's list, read here through a pipe as it comes, each piece filtered at once (``_Records``)
+    while the walk goes on: what holds ``word`` as a subsequence is kept.
 
-    The list goes from the first rg to the second through a pipe between the two, so the filter
-    runs while the walk does and the list never passes through this process; only the matching
-    paths reach it, decoded as they come (``_Records``).
+    A pipe, not the in-memory file other searches use: rg lists files markedly slower into a
+    file. The raw-output guard counts what is kept; when the reader stops (the guard, an error),
+    it closes its end and a walk still writing stops at once.
     """
-    # each record is one path, case ignored, "." also a newline; the match starts after "./"
-    pattern = f"(?is)^\\./.*{regex}"
-    filter_argv = [
-        "--null-data",
-        "--no-filename",
-        "--no-line-number",
-        "--color=never",
-        f"--regexp={pattern}",
-        "--",
-        "-",
-    ]
-    read_end, write_end = os.pipe()
-    box: dict = {}
-    matched = _Records()
+    cap = ctx.settings.raw_output_max_bytes
 
-    def second() -> None:
+    def over() -> None:
+        raise overflow_error(ctx, "find")
+
+    matched = _Records(records_holding(word), excluded, cap, over)
+    read_end, write_end = os.pipe()
+    with contextlib.suppress(OSError):  # fewer, larger reads where the kernel allows it
+        fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+    box: dict = {}
+
+    def reader() -> None:
         try:
-            box["outcome"] = run_search(
-                ctx, filter_argv, "find", root, stdin=read_end, consume=matched.take, keep_stdout=False
-            )
+            while chunk := os.read(read_end, PIPE_SIZE):
+                matched.take(chunk)
         except BaseException as exc:  # handed to the caller below
             box["error"] = exc
-        finally:  # once the filter is gone (or never started), a walk still writing stops at once
+        finally:
             os.close(read_end)
 
-    matcher = threading.Thread(target=second, name="dsh-find-filter", daemon=True)
-    matcher.start()
-    try:  # the walk writes straight into the pipe the filter reads: no copy through this process
+    thread = threading.Thread(target=reader, name="dsh-find-filter", daemon=True)
+    thread.start()
+    try:
         listed = run_search(ctx, argv, "find", root, stdout=write_end)
     finally:
-        os.close(write_end)  # the filter reads to the end of what the walk wrote
-        matcher.join()
-    unreadable = file_errors(listed)
-    if listed.returncode == 2 and not matched.taken and not unreadable:
-        raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(listed)}")
+        os.close(write_end)  # the reader reads to the end of what the walk wrote
+        thread.join()
     if "error" in box:
         raise box["error"]
-    found = box["outcome"]
-    if found.returncode == 2 and not matched.taken:
-        raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(found)}")
-    return matched.finish(), unreadable
+    matched.unreadable = file_errors(listed)
+    if listed.returncode == 2 and not matched.taken and not matched.unreadable:
+        raise ToolError(Codes.SEARCH_FAILED, f"find failed: {diagnostic(listed)}")
+    return matched
 
 
 class _Records:
-    """The filter's NUL-separated paths, each without "./", decoded and split as rg writes them.
+    """rg's NUL-separated paths as they come, each without "./", decoded, those ``keep`` answers kept.
 
-    The work runs while the walk goes on (each chunk as it comes), in a few C-level calls per
-    chunk: a decode, one replace that takes every "./" off, a split; a record cut by a chunk's
-    end waits for the next chunk (a NUL is never part of a UTF-8 character).
+    Each piece of rg's output is decoded and filtered whole (``match.records_holding``: one regex
+    over the piece), so the work runs while the walk goes on and no path costs a Python step of
+    its own; a record cut by a piece's end waits for the next piece (a NUL is never part of a
+    UTF-8 character). Without ``keep``, every path is kept. What is kept is scanned piece by piece
+    for a VCS name (``has_vcs``) and for the folders ``excluded`` (``names_excluded``); ``over``
+    is called (and must raise) once what is kept passes ``cap`` characters as rg wrote them.
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        keep: Callable[[str], list[str]] | None = None,
+        excluded: list[str] | None = None,
+        cap: int = 0,
+        over: Callable[[], None] | None = None,
+    ) -> None:
         self.rels: list[str] = []
         self.taken = 0  # bytes rg wrote
+        self.unreadable = 0  # folders rg could not read
+        self.has_vcs = self.names_excluded = False
         self._rest = b""
+        self._keep, self._excluded, self._cap, self._over, self._kept = keep, excluded or [], cap, over, 0
 
     def take(self, chunk: bytes) -> None:
         self.taken += len(chunk)
         data = self._rest + chunk if self._rest else chunk
-        cut = data.rfind(b"\0") + 1
-        self._rest = data[cut:]
-        if cut:
+        cut = data.rfind(b"\0")
+        self._rest = data[cut + 1 :]
+        if cut >= 0:
             self._add(data[:cut])
 
     def _add(self, block: bytes) -> None:
-        text = ("\0" + block.decode("utf-8", "surrogateescape")).replace("\0./", "\0")
-        parts = text[1:].split("\0")
-        parts.pop()  # after the last NUL
-        self.rels.extend(parts)
+        text = "\0" + block.decode("utf-8", "surrogateescape")
+        if self._keep is None:
+            self.rels.extend(text.replace("\0./", "\0")[1:].split("\0"))
+            return
+        kept = self._keep(text)
+        if not kept:
+            return
+        self.rels.extend(kept)
+        joined = "\n".join(kept)
+        self.has_vcs = self.has_vcs or lines_have_vcs(joined)
+        self.names_excluded = self.names_excluded or lines_name_any(joined, self._excluded)
+        if self._over is not None:
+            self._kept += len(joined) + 2 * len(kept) + 1  # each "./", path and NUL
+            if self._kept > self._cap:
+                self._over()
 
     def finish(self) -> list[str]:
-        """Every path; a last one rg ended without a NUL counts too."""
+        """Every path kept; a last one rg ended without a NUL counts too."""
         if self._rest:
-            self._add(self._rest + b"\0")
+            self._add(self._rest)
             self._rest = b""
         return self.rels
 
