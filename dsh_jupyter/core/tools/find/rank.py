@@ -2,7 +2,7 @@
 
 Why it exists: a person or an agent remembers a fragment of a name (``hdl`` for ``handlers``,
 ``srv hdl`` for ``server/handlers.py``), not a glob. A path matches when every word of the query
-occurs in it as a subsequence, case ignored, in any order of the words. Paths are ranked by how
+occurs in it as a subsequence, case ignored (in ``path.lower()``), in any order of the words. Paths are ranked by how
 each word occurs, best first:
 
     0  at the start of the file name           (``hand`` in ``server/handlers.py``)
@@ -13,10 +13,14 @@ each word occurs, best first:
 
 summed over the words; then shorter paths first, then path order, so a page is stable.
 
-The subsequence test itself runs in rg (``tool.py``: one linear-time regex over the path list),
-so what reaches Python is the matching paths; the tiers are computed with C-level ``str``
-methods over them. What it must never do: touch the filesystem, or rank by anything the page
-does not show (two calls on the same tree give the same page).
+``find_page`` is ``find`` over any list of paths (rg's walk in ``tool.py``, or another table of
+paths): the subsequence test of each word is one regex over all the paths at once
+(``match.py``), and the ranking looks at each path only in C-level passes (``str`` methods
+mapped over the list, ints compared instead of a tuple per path), since a broad word matches
+every path of a tree and the page needs only its best.
+
+What it must never do: touch the filesystem, or rank by anything the page does not show (two
+calls on the same tree give the same page).
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """``find``: files by a fragment of their path, fuzzy, ranked best first, with the exact total.
 
 How: rg lists the files below the search root with glob's visibility and ignore rules (``rg
---files``), and a second rg reads that list through a pipe as it comes (NUL-separated) and keeps
-the paths that hold the query's longest word as a subsequence, a linear-time regex in rg's engine; the other
-words, the checks glob makes of rg's output (protected folders, VCS folders, a recheck where rg
-runs unfenced) and the ranking (``rank.py``) run on what it kept. The total counts every matching
-path; a page is ``offset`` .. ``offset + find_max_results - 1`` of the ranking.
+--files``) into a pipe this process reads as it comes; each piece read is filtered at once, while
+the walk goes on, by one linear-time regex over the whole piece that keeps the paths holding the
+query's longest word as a subsequence (``match.py``). The checks glob makes of rg's output
+(protected folders, VCS folders: scanned piece by piece; a recheck where rg runs unfenced) run on
+what it kept, then the other words and the ranking (``rank.find_page``). The total counts every
+matching path; a page is ``offset`` .. ``offset + find_max_results - 1`` of the ranking.
 
 What it must never do: show a path glob would not show, or answer a page that reads as the whole
 when it is not (the footer names the total and how to go on).
