@@ -26,8 +26,9 @@ calls on the same tree give the same page).
 from __future__ import annotations
 
 import heapq
+from collections.abc import Collection
 from itertools import compress, repeat
-from operator import contains, itemgetter, or_
+from operator import add, contains, eq, itemgetter, le, lt, mul, or_
 
 from .match import records_holding
 
@@ -103,8 +104,8 @@ def _best(paths: list[str], keys: list[int], need: int) -> list[str]:
         return [path for _, path in sorted(zip(keys, paths))]
     least = min(keys)
     cut = least if keys.count(least) >= need else heapq.nsmallest(need, keys)[-1]
-    below = sorted(compress(zip(keys, paths), map(cut.__gt__, keys))) if cut > least else []  # fewer than need
-    at = list(compress(paths, map(cut.__eq__, keys)))
+    below = sorted(compress(zip(keys, paths), map(lt, keys, repeat(cut)))) if cut > least else []  # fewer than need
+    at = list(compress(paths, map(eq, keys, repeat(cut))))
     return [path for _, path in below] + _smallest(at, need - len(below))
 
 
@@ -114,7 +115,7 @@ def _smallest(items: list[str], k: int) -> list[str]:
     items under it, which one C-level pass picks out."""
     if len(items) > 64 * k:
         bound = heapq.nsmallest(k, items[:: len(items) // (32 * k)])[-1]
-        items = list(compress(items, map(bound.__ge__, items)))
+        items = list(compress(items, map(le, items, repeat(bound))))
     return heapq.nsmallest(k, items)
 
 
@@ -142,7 +143,7 @@ def rank_page(paths: list[str], words: list[str], offset: int, limit: int) -> li
         # the best tier first, by C-level tests alone: when the paths whose file name starts with
         # the word fill the pages asked for, no other path needs a tier (the name starts after
         # the last "/": str.startswith from there, no name cut out of each path)
-        name_starts = map((1).__add__, map(str.rfind, lowered, repeat("/")))
+        name_starts = map(add, map(str.rfind, lowered, repeat("/")), repeat(1))
         at_start = list(map(str.startswith, lowered, repeat(words[0]), name_starts))
         if sum(at_start) >= need:
             first = list(compress(paths, at_start))
@@ -150,23 +151,23 @@ def rank_page(paths: list[str], words: list[str], offset: int, limit: int) -> li
     names = list(map(itemgetter(2), map(str.rpartition, lowered, repeat("/"))))
     score = [0] * len(paths)
     for word in words:
-        score = list(map(int.__add__, score, _tiers(lowered, names, word)))
+        score = list(map(add, score, _tiers(lowered, names, word)))
     longer = max(lens) + 1  # score first, then length: one int per path
-    return _best(paths, list(map(int.__add__, map(longer.__mul__, score), lens)), need)[offset - 1 :]
+    return _best(paths, list(map(add, map(mul, score, repeat(longer)), lens)), need)[offset - 1 :]
 
 
 def find_page(
-    paths: list[str], words: list[str], offset: int, limit: int, checked: str | None = None
+    paths: list[str], words: list[str], offset: int, limit: int, held: Collection[str] = ()
 ) -> tuple[int, list[str]]:
     """How many of ``paths`` hold every one of ``words``, and page ``offset`` .. ``offset + limit - 1``
     (1-based) of those ranked: ``find`` over any list of paths.
 
     ``paths`` are relative paths without "./", already those the caller may show (visible, not
     protected, not in a VCS folder); ``words`` as ``query_words`` makes them (lower case, each
-    once, at least one). ``checked`` is a word every path is known to hold already (the walk's
+    once, at least one). ``held`` are words every path is known to hold already (the walk's
     filter tested it). A page past the end is empty; the total is exact either way.
     """
     for word in words:
-        if word != checked and paths:
+        if word not in held and paths:
             paths = records_holding(word)("\0./" + "\0./".join(paths))
     return len(paths), rank_page(paths, words, offset, limit)

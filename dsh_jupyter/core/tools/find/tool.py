@@ -2,11 +2,12 @@
 
 How: rg lists the files below the search root with glob's visibility and ignore rules (``rg
 --files``) into a pipe this process reads as it comes; each piece read is filtered at once, while
-the walk goes on, by one linear-time regex over the whole piece that keeps the paths holding the
-query's longest word as a subsequence (``match.py``). The checks glob makes of rg's output
-(protected folders, VCS folders: scanned piece by piece; a recheck where rg runs unfenced) run on
-what it kept, then the other words and the ranking (``rank.find_page``). The total counts every
-matching path; a page is ``offset`` .. ``offset + find_max_results - 1`` of the ranking.
+the walk goes on, by one linear-time regex over the whole piece per word of the query (the longest
+first, each next over what the one before kept) that keeps the paths holding the word as a
+subsequence (``match.py``). The checks glob makes of rg's output (protected folders, VCS folders:
+scanned piece by piece; a recheck where rg runs unfenced) run on what it kept, then the ranking
+(``rank.find_page``). The total counts every matching path; a page is ``offset`` .. ``offset +
+find_max_results - 1`` of the ranking.
 
 What it must never do: show a path glob would not show, or answer a page that reads as the whole
 when it is not (the footer names the total and how to go on).
@@ -67,8 +68,7 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
             "--",
             ".",
         ]
-        longest = max(words, key=len)
-        matched = _listed_and_matched(ctx, root, argv, longest, excluded)
+        matched = _listed_and_matched(ctx, root, argv, words, excluded)
         rels, unreadable = matched.finish(), matched.unreadable
         # rg was told to leave VCS and protected folders out; what it printed is checked again,
         # path by path only where a scan of each piece as it came found such a name at all
@@ -79,7 +79,7 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
         if unfenced(ctx):
             with Rechecker(root.fd) as check:
                 rels = [p for p in rels if check.is_file(p)]
-    total, page = find_page(rels, words, offset, limit, checked=longest)  # the other words, the ranking
+    total, page = find_page(rels, words, offset, limit, held=words)  # the ranking
     if offset > max(total, 1):
         raise ToolError(Codes.ARGUMENT_INVALID, f"offset {offset} is out of range ({total} matching paths)")
     value["paths"] = [root.prefix + p for p in page] if root.prefix else page
@@ -89,9 +89,9 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
     return value
 
 
-def _listed_and_matched(ctx: CallContext, root, argv: list[str], word: str, excluded: list[str]) -> _Records:
+def _listed_and_matched(ctx: CallContext, root, argv: list[str], words: list[str], excluded: list[str]) -> _Records:
     """rg's list, read here through a pipe as it comes, each piece filtered at once (``_Records``)
-    while the walk goes on: what holds ``word`` as a subsequence is kept.
+    while the walk goes on: what holds every one of ``words`` as a subsequence is kept.
 
     A pipe, not the in-memory file other searches use: rg lists files markedly slower into a
     file. The raw-output guard counts what is kept; when the reader stops (the guard, an error),
@@ -102,7 +102,16 @@ def _listed_and_matched(ctx: CallContext, root, argv: list[str], word: str, excl
     def over() -> None:
         raise overflow_error(ctx, "find")
 
-    matched = _Records(records_holding(word), excluded, cap, over)
+    tests = [records_holding(word) for word in sorted(words, key=len, reverse=True)]  # longest first
+
+    def keep(text: str) -> list[str]:
+        kept = tests[0](text)
+        for test in tests[1:]:
+            if kept:
+                kept = test("\0./" + "\0./".join(kept))
+        return kept
+
+    matched = _Records(keep, excluded, cap, over)
     read_end, write_end = os.pipe()
     with contextlib.suppress(OSError):  # fewer, larger reads where the kernel allows it
         fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
