@@ -135,9 +135,12 @@ def rank_page(paths: list[str], words: list[str], offset: int, limit: int) -> li
     need = offset - 1 + limit
     lens = list(map(len, paths))
     # the best page there can be first: the shortest paths, if every word starts each one's name
-    shortest = _best(paths, lens, need)
-    if len(shortest) == need and _all_at_name_start(shortest, words):
-        return shortest[offset - 1 :]
+    # (words can all start one name only when each starts the longest)
+    longest = max(words, key=len)
+    if all(map(longest.startswith, words)):
+        shortest = _best(paths, lens, need)
+        if len(shortest) == need and _all_at_name_start(shortest, words):
+            return shortest[offset - 1 :]
     lowered = _lowered(paths)
     if len(words) == 1:
         # the best tier first, by C-level tests alone: when the paths whose file name starts with
