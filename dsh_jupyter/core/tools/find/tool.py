@@ -29,7 +29,7 @@ from ..context import CallContext
 from ..search.flags import VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
 from ..search.root import excluded_below, inside_vcs, open_search_root
 from ..search.run import diagnostic, file_errors, overflow_error, run_search, unfenced
-from ..search.scans import drop_excluded, output_has_vcs, output_names_any
+from ..search.scans import drop_excluded, lines_have_vcs, lines_name_any
 from ..spec import BOOLEAN, INTEGER, NAME, OFFSET, PATH, STRING, Rows, ToolSpec, object_schema, value_schema
 from .match import records_holding
 from .rank import MAX_QUERY, find_page, query_words
@@ -147,7 +147,7 @@ class _Records:
     Each piece of rg's output is decoded and filtered whole (``match.records_holding``: one regex
     over the piece), so the work runs while the walk goes on and no path costs a Python step of
     its own; a record cut by a piece's end waits for the next piece (a NUL is never part of a
-    UTF-8 character). Without ``keep``, every path is kept. Each piece is scanned as rg wrote it
+    UTF-8 character). Without ``keep``, every path is kept. What is kept is scanned piece by piece
     for a VCS name (``has_vcs``) and for the folders ``excluded`` (``names_excluded``); ``over``
     is called (and must raise) once what is kept passes ``cap`` characters as rg wrote them.
     """
@@ -175,17 +175,20 @@ class _Records:
             self._add(data[:cut])
 
     def _add(self, block: bytes) -> None:
-        # the scans look at every listed path, kept or not: a yes costs a check path by path
-        self.has_vcs = self.has_vcs or output_has_vcs(block)
-        self.names_excluded = self.names_excluded or output_names_any(block, self._excluded)
         text = "\0" + block.decode("utf-8", "surrogateescape")
         if self._keep is None:
             self.rels.extend(text.replace("\0./", "\0")[1:].split("\0"))
             return
         kept = self._keep(text)
+        if not kept:
+            return
         self.rels.extend(kept)
-        if self._over is not None and kept:
-            self._kept += sum(map(len, kept)) + 3 * len(kept)  # each "./", path and NUL
+        # the scans look at what is kept only (a selective query keeps little to look at)
+        joined = "\n".join(kept)
+        self.has_vcs = self.has_vcs or lines_have_vcs(joined)
+        self.names_excluded = self.names_excluded or lines_name_any(joined, self._excluded)
+        if self._over is not None:
+            self._kept += len(joined) + 2 * len(kept) + 1  # each "./", path and NUL
             if self._kept > self._cap:
                 self._over()
 
