@@ -28,7 +28,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Collection
 from itertools import compress, repeat
-from operator import add, contains, eq, itemgetter, le, lt, mul, or_
+from operator import add, contains, eq, le, lt, mul, or_
 
 from .match import records_holding
 
@@ -67,24 +67,30 @@ _TIER = {
 }
 
 
-def _tiers(lowered: list[str], names: list[str], word: str) -> list[int]:
-    """Each path's tier for ``word`` (the table in the module docstring): a few C-level passes
-    over the paths that hold the word whole, no Python step per path; the others are scattered."""
+def _tiers(lowered: list[str], name_starts: list[int], word: str) -> list[int] | None:
+    """Each path's tier for ``word`` (the table in the module docstring), or None when every path
+    holds it only scattered (4 each): a few C-level passes over the paths that hold the word
+    whole, no Python step per path. ``name_starts``: where each path's file name starts."""
     in_path = list(map(contains, lowered, repeat(word)))
     inside = sum(in_path)
     if not inside:
-        return [4] * len(lowered)
-    if inside < len(lowered):
-        holding = _tiers(list(compress(lowered, in_path)), list(compress(names, in_path)), word)
-        # each path that holds the word takes the next of those tiers; next() of an empty
-        # iterator gives the others 4
-        pick = (iter(()), iter(holding))
-        return list(map(next, map(pick.__getitem__, in_path), repeat(4)))
+        return None
+    if inside == len(lowered):
+        return _tiers_inside(lowered, name_starts, word)
+    holding = _tiers_inside(list(compress(lowered, in_path)), list(compress(name_starts, in_path)), word)
+    # each path that holds the word takes the next of those tiers; next() of an empty iterator
+    # gives the others 4
+    pick = (iter(()), iter(holding))
+    return list(map(next, map(pick.__getitem__, in_path), repeat(4)))
+
+
+def _tiers_inside(lowered: list[str], name_starts: list[int], word: str) -> list[int]:
+    """``_tiers`` of paths that each hold ``word`` whole (tier 3 at worst)."""
     at_word = map(str.startswith, lowered, repeat(word))
     for sep in _WORD_START:
         at_word = map(or_, at_word, map(contains, lowered, repeat(sep + word)))
-    at_name = map(str.startswith, names, repeat(word))
-    in_name = map(contains, names, repeat(word))
+    at_name = map(str.startswith, lowered, repeat(word), name_starts)
+    in_name = map(le, repeat(0), map(str.find, lowered, repeat(word), name_starts))
     return list(map(_TIER.__getitem__, zip(at_name, at_word, in_name, repeat(True))))
 
 
@@ -142,19 +148,22 @@ def rank_page(paths: list[str], words: list[str], offset: int, limit: int) -> li
         if len(shortest) == need and _all_at_name_start(shortest, words):
             return shortest[offset - 1 :]
     lowered = _lowered(paths)
+    # each file name starts after the last "/": str methods from there, no name cut out
+    name_starts = list(map(add, map(str.rfind, lowered, repeat("/")), repeat(1)))
     if len(words) == 1:
         # the best tier first, by C-level tests alone: when the paths whose file name starts with
-        # the word fill the pages asked for, no other path needs a tier (the name starts after
-        # the last "/": str.startswith from there, no name cut out of each path)
-        name_starts = map(add, map(str.rfind, lowered, repeat("/")), repeat(1))
+        # the word fill the pages asked for, no other path needs a tier
         at_start = list(map(str.startswith, lowered, repeat(words[0]), name_starts))
         if sum(at_start) >= need:
             first = list(compress(paths, at_start))
             return _best(first, list(compress(lens, at_start)), need)[offset - 1 :]
-    names = list(map(itemgetter(2), map(str.rpartition, lowered, repeat("/"))))
-    score = [0] * len(paths)
+    score: list[int] | None = None  # None: the same for every path (each word scattered in each)
     for word in words:
-        score = list(map(add, score, _tiers(lowered, names, word)))
+        tiers = _tiers(lowered, name_starts, word)
+        if tiers is not None:
+            score = tiers if score is None else list(map(add, score, tiers))
+    if score is None:  # then shorter first, then path order
+        return _best(paths, lens, need)[offset - 1 :]
     longer = max(lens) + 1  # score first, then length: one int per path
     return _best(paths, list(map(add, map(mul, score, repeat(longer)), lens)), need)[offset - 1 :]
 
