@@ -4,10 +4,12 @@ How: rg lists the files below the search root with glob's visibility and ignore 
 --files``) into a pipe this process reads as it comes; each piece read is filtered at once, while
 the walk goes on, by one linear-time regex over the whole piece per word of the query (the longest
 first, each next over what the one before kept) that keeps the paths holding the word as a
-subsequence (``match.py``). The checks glob makes of rg's output (protected folders, VCS folders:
-scanned piece by piece; a recheck where rg runs unfenced) run on what it kept, then the ranking
-(``rank.find_page``). The total counts every matching path; a page is ``offset`` .. ``offset +
-find_max_results - 1`` of the ranking.
+subsequence (``match.py``), and what it keeps is ranked with the best so far (``rank.py``: a
+path's rank depends on that path alone, so the page's best are among each piece's best). The
+checks glob makes of rg's output (protected folders, VCS folders: scanned piece by piece; a
+recheck where rg runs unfenced) run on what was kept; only if they drop a path are all ranked
+again. The total counts every matching path; a page is ``offset`` .. ``offset +
+find_max_results - 1`` of the ranking (``rank.find_page`` is the same over any list of paths).
 
 What it must never do: show a path glob would not show, or answer a page that reads as the whole
 when it is not (the footer names the total and how to go on).
@@ -32,10 +34,11 @@ from ..search.run import diagnostic, file_errors, overflow_error, run_search, un
 from ..search.scans import drop_excluded, lines_have_vcs, lines_name_any
 from ..spec import BOOLEAN, INTEGER, NAME, OFFSET, PATH, STRING, Rows, ToolSpec, object_schema, value_schema
 from .match import records_holding
-from .rank import MAX_QUERY, find_page, query_words
+from .rank import MAX_QUERY, query_words, rank_page
 
 __all__ = ["FIND", "execute_find"]
 
+RANK_EVERY = 20_000  # paths kept between two rankings of the best so far while the walk goes on
 PIPE_SIZE = 1 << 20  # bytes the walk may write ahead of the reader (and the most one read takes)
 
 
@@ -68,8 +71,9 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
             "--",
             ".",
         ]
-        matched = _listed_and_matched(ctx, root, argv, words, excluded)
+        matched = _listed_and_matched(ctx, root, argv, words, excluded, offset - 1 + limit)
         rels, unreadable = matched.finish(), matched.unreadable
+        listed = len(rels)
         # rg was told to leave VCS and protected folders out; what it printed is checked again,
         # path by path only where a scan of each piece as it came found such a name at all
         if matched.names_excluded:
@@ -79,9 +83,12 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
         if unfenced(ctx):
             with Rechecker(root.fd) as check:
                 rels = [p for p in rels if check.is_file(p)]
-    total, page = find_page(rels, words, offset, limit, held=words)  # the ranking
+    total = len(rels)
     if offset > max(total, 1):
         raise ToolError(Codes.ARGUMENT_INVALID, f"offset {offset} is out of range ({total} matching paths)")
+    # a path's rank depends on that path alone, so the pages' best are among each piece's best;
+    # when a check above dropped a path, all are ranked again
+    page = rank_page(matched.best if total == listed else rels, words, offset, limit)
     value["paths"] = [root.prefix + p for p in page] if root.prefix else page
     value["totalPaths"] = total
     if unreadable:
@@ -89,9 +96,12 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
     return value
 
 
-def _listed_and_matched(ctx: CallContext, root, argv: list[str], words: list[str], excluded: list[str]) -> _Records:
+def _listed_and_matched(
+    ctx: CallContext, root, argv: list[str], words: list[str], excluded: list[str], need: int
+) -> _Records:
     """rg's list, read here through a pipe as it comes, each piece filtered at once (``_Records``)
-    while the walk goes on: what holds every one of ``words`` as a subsequence is kept.
+    while the walk goes on: what holds every one of ``words`` as a subsequence is kept, and the
+    ``need`` best of it ranked as it comes (``_Records.best``).
 
     A pipe, not the in-memory file other searches use: rg lists files markedly slower into a
     file. The raw-output guard counts what is kept; when the reader stops (the guard, an error),
@@ -111,7 +121,10 @@ def _listed_and_matched(ctx: CallContext, root, argv: list[str], words: list[str
                 kept = test("\0./" + "\0./".join(kept))
         return kept
 
-    matched = _Records(keep, excluded, cap, over)
+    def best(paths: list[str]) -> list[str]:
+        return rank_page(paths, words, 1, need)
+
+    matched = _Records(keep, excluded, cap, over, best)
     read_end, write_end = os.pipe()
     with contextlib.suppress(OSError):  # fewer, larger reads where the kernel allows it
         fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
@@ -150,6 +163,8 @@ class _Records:
     UTF-8 character). Without ``keep``, every path is kept. What is kept is scanned piece by piece
     for a VCS name (``has_vcs``) and for the folders ``excluded`` (``names_excluded``); ``over``
     is called (and must raise) once what is kept passes ``cap`` characters as rg wrote them.
+    ``rank`` picks the best of the best so far and the paths kept since, once ``RANK_EVERY`` have
+    been kept (so that a ranking's cost is spread over many paths) and at the end (``best``).
     """
 
     def __init__(
@@ -158,8 +173,12 @@ class _Records:
         excluded: list[str] | None = None,
         cap: int = 0,
         over: Callable[[], None] | None = None,
+        rank: Callable[[list[str]], list[str]] | None = None,
     ) -> None:
         self.rels: list[str] = []
+        self.best: list[str] = []  # what ``rank`` kept of what is kept (after ``finish``: of all)
+        self._rank = rank
+        self._unranked: list[str] = []
         self.taken = 0  # bytes rg wrote
         self.unreadable = 0  # folders rg could not read
         self.has_vcs = self.names_excluded = False
@@ -183,6 +202,10 @@ class _Records:
         if not kept:
             return
         self.rels.extend(kept)
+        if self._rank is not None:
+            self._unranked.extend(kept)
+            if len(self._unranked) >= RANK_EVERY:
+                self._rank_now()
         # the scans look at what is kept only (a selective query keeps little to look at)
         joined = "\n".join(kept)
         self.has_vcs = self.has_vcs or lines_have_vcs(joined)
@@ -192,11 +215,17 @@ class _Records:
             if self._kept > self._cap:
                 self._over()
 
+    def _rank_now(self) -> None:
+        if self._rank is not None:
+            self.best = self._rank(self.best + self._unranked)
+            self._unranked = []
+
     def finish(self) -> list[str]:
         """Every path kept; a last one rg ended without a NUL counts too."""
         if self._rest:
             self._add(self._rest)
             self._rest = b""
+        self._rank_now()
         return self.rels
 
 

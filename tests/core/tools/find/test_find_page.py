@@ -144,3 +144,26 @@ def test_the_same_page_from_the_tool_and_from_find_page(root: Path, ws, query):
         (root / rel).write_text("x\n")
     r = ws.run("find", query=query).value
     assert (r["totalPaths"], r["paths"]) == find_page(names, query_words(query), 1, 50)
+
+
+def test_a_page_chosen_piece_by_piece_is_the_page_of_the_whole(root: Path, make_ws, monkeypatch):
+    """The best of each piece of rg's list, ranked as it comes, give the page ranking all would."""
+    from dsh_jupyter.core.tools.find import tool
+
+    rng = random.Random(5)
+    names = [
+        f"{rng.choice(['src', 'lib/x', 'tests'])}/{rng.choice(['hand', 'a_hdl', 'h-d-l', 'zh.d.l'])}{i}.py"
+        for i in range(300)
+    ]
+    for rel in names:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x\n")
+    monkeypatch.setattr(tool, "PIPE_SIZE", 64)  # many pieces
+    monkeypatch.setattr(tool, "RANK_EVERY", 5)  # ranked every few paths
+    ws = make_ws(find_max_results=7)
+    for query in ("hdl", "h l", "hand"):
+        for offset in (1, 8, 295):
+            total, page = find_page(names, query_words(query), offset, 7)
+            r = ws.run("find", query=query, offset=offset) if offset <= total else None
+            if r is not None:
+                assert (r.value["totalPaths"], r.value["paths"]) == (total, page), (query, offset)
