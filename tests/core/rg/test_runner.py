@@ -280,3 +280,19 @@ def test_a_descriptor_given_as_stdout_gets_the_output_and_the_outcome_none(tmp_p
         os.close(read_end)
     assert out.returncode == 0 and out.stdout == b"" and not out.overflow
     assert got == [full.stdout] and len(full.stdout) == 3000
+
+
+def test_rg_runs_in_a_process_group_of_its_own_within_this_session(tree: Path) -> None:
+    """Its own group, killed whole; not a session of its own (a new scheduling autogroup)."""
+    seen: list[tuple[int, int, int]] = []
+
+    def spawn(start):
+        proc = start()
+        seen.append((proc.pid, os.getpgid(proc.pid), os.getsid(proc.pid)))  # a zombie still answers
+        return proc
+
+    out = run_rg(RG, ["--files", "."], cwd=str(tree), timeout_s=10, max_stdout_bytes=1 << 20, spawn=spawn)
+    assert out.returncode == 0 and b"a.txt" in out.stdout
+    [(pid, group, session)] = seen
+    assert group == pid != os.getpgid(0)
+    assert session == os.getsid(0) or sys.version_info < (3, 11)
