@@ -18,9 +18,11 @@ reachable (its ``files`` row is replaced before the call that changed it answers
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 
 from .plan import Query
 
@@ -75,6 +77,7 @@ class IndexStore:
             CREATE TABLE IF NOT EXISTS files(
                 id INTEGER PRIMARY KEY, path BLOB UNIQUE NOT NULL, size INTEGER NOT NULL,
                 mtime_ns INTEGER NOT NULL, kind INTEGER NOT NULL, nul INTEGER NOT NULL);
+            CREATE INDEX IF NOT EXISTS unindexed ON files(kind) WHERE kind != 0;
             CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(
                 body, tokenize='trigram', content='', detail='none');
             """
@@ -156,6 +159,42 @@ class IndexStore:
             ).fetchall()
         return [p for p, _ in got], [t for _, t in got]
 
+    def paths(
+        self, prefix: str = "", endings: tuple[str, ...] | None = None, by_time: bool = False
+    ) -> list[str] | None:
+        """The paths below ``prefix``, relative to it: those ending in one of ``endings`` (None:
+        all), oldest first and equal times by path when ``by_time`` (else in the table's order).
+
+        SQLite filters and sorts; the paths come back joined by NULs into one string, decoded and
+        split in C, so a million paths never pass through a Python loop. None: ``by_time`` and a
+        path is not UTF-8 (SQLite orders its bytes, Python its surrogate escapes: the caller sorts).
+        """
+        where, params = self._below(prefix)
+        if endings is not None:
+            ends = [_blob(e) for e in endings]
+            if not all(ends):
+                ends = []  # an empty ending holds every path
+            else:
+                where.append("(" + " OR ".join("substr(path, ?) = ?" for _ in ends) + ")")
+                for e in ends:
+                    params += [-len(e), e]
+        cut = len(_blob(prefix)) + 2 if prefix else 1
+        sql = "SELECT substr(path, ?) FROM files" + (" WHERE " + " AND ".join(where) if where else "")
+        if by_time:
+            sql += " ORDER BY mtime_ns, path"
+        joined = b"\0".join(map(itemgetter(0), self.db.execute(sql, [cut, *params])))
+        if not joined:
+            return []
+        text = joined.decode("utf-8", "surrogateescape")
+        if by_time and not text.isascii() and _ESCAPED.search(text):
+            return None
+        return text.split("\0")
+
+    def _below(self, prefix: str) -> tuple[list[str], list]:
+        if not prefix:
+            return [], []
+        return ["path >= ? AND path < ?"], [_blob(prefix + "/"), _blob(prefix + "0")]
+
     def candidates(self, query: Query, prefix: str = "") -> list[FileRow] | None:
         """The files below ``prefix`` that may hold a match: those whose text answers ``query``, and
         every file whose text is not in the index. None: the query narrows nothing (``ALL``)."""
@@ -197,6 +236,9 @@ class IndexStore:
             return True
         except sqlite3.DatabaseError:
             return False
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, as surrogateescape decodes it
 
 
 def _row(got) -> FileRow:
