@@ -225,6 +225,7 @@ class IndexKeeper:
                 store.close()
                 self._finish(*ended)
                 return
+            store.built()
             with self._lock:
                 self._store = store
                 self._state, self._note = "ready", None
