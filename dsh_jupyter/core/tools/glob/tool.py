@@ -88,7 +88,17 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         ends = test.ends if test is not None and not test.dirs_only else None
         got = indexed_files(ctx, root, value, ends, by_time=True)
         if got is not None:
-            chosen = _from_index(*got, pattern, excludes)
+            # the index kept exactly the paths with an ASCII ending (bytes and text agree on it):
+            # for a glob that is its endings alone (**/*.py) and no exclude, that is the answer
+            exact = (
+                test is not None
+                and ends is not None
+                and test.ends_only
+                and not test.lead
+                and not excludes
+                and all(e.isascii() for e in ends)
+            )
+            chosen = got[0] if exact and got[1] is None else _from_index(*got, pattern, excludes)
             if chosen is not None:
                 paths = [root.prefix + p for p in chosen] if root.prefix else chosen
                 return _shape_glob(ctx, value, paths, root.prefix, None)
