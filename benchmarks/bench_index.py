@@ -195,7 +195,7 @@ def main() -> int:
         f" peak RSS {rss0:.0f} MiB before the build, {peak_rss_mib():.0f} MiB after it (target <= 256 MiB)"
     )
 
-    regex = r"\d{4}x?$"
+    regex = r"\d{3}77$"  # 1 % of the files; no three characters every match holds
     calls = {
         "grep": call(ws, "grep", "index", pattern=LITERAL, output_mode="files_with_matches"),
         "regex": call(ws, "grep", "rg", pattern=regex, output_mode="count"),

@@ -173,17 +173,20 @@ class IndexStore:
     ) -> list[str] | None:
         """The paths below ``prefix``, relative to it: those ending in one of ``endings`` (None:
         all), oldest first and equal times by path when ``by_time`` (else in the table's order).
+        None: ``by_time`` and a path is not UTF-8 (SQLite orders its bytes, Python its surrogate
+        escapes: the caller sorts)."""
+        text = self.joined(prefix, endings, by_time)
+        if text is None:
+            return None
+        return text.split("\0") if text else []
 
-        SQLite filters and sorts; the paths come back joined by NULs into one string, decoded and
-        split in C, so a million paths never pass through a Python loop. None: ``by_time`` and a
-        path is not UTF-8 (SQLite orders its bytes, Python its surrogate escapes: the caller sorts).
-        """
+    def joined(self, prefix: str = "", endings: tuple[str, ...] | None = None, by_time: bool = False) -> str | None:
+        """``paths`` joined by NULs: SQLite filters and sorts, and the paths come back as one
+        string, decoded in C, so a million paths never pass through a Python loop."""
         where, params = self._below(prefix)
         if endings is not None:
             ends = [_blob(e) for e in endings]
-            if not all(ends):
-                ends = []  # an empty ending holds every path
-            else:
+            if all(ends):  # an empty ending holds every path
                 where.append("(" + " OR ".join("substr(path, ?) = ?" for _ in ends) + ")")
                 for e in ends:
                     params += [-len(e), e]
@@ -191,13 +194,10 @@ class IndexStore:
         sql = "SELECT substr(path, ?) FROM files" + (" WHERE " + " AND ".join(where) if where else "")
         if by_time:
             sql += " ORDER BY mtime_ns, path"
-        joined = b"\0".join(map(itemgetter(0), self.db.execute(sql, [cut, *params])))
-        if not joined:
-            return []
-        text = joined.decode("utf-8", "surrogateescape")
+        text = b"\0".join(map(itemgetter(0), self.db.execute(sql, [cut, *params]))).decode("utf-8", "surrogateescape")
         if by_time and not text.isascii() and _ESCAPED.search(text):
             return None
-        return text.split("\0")
+        return text
 
     def _below(self, prefix: str) -> tuple[list[str], list]:
         if not prefix:

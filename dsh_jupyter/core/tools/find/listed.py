@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["matching_paths"]
+__all__ = ["matching_joined"]
 
 
 def _line_regex(word: str) -> re.Pattern:
@@ -20,12 +20,16 @@ def _line_regex(word: str) -> re.Pattern:
     return re.compile(f"^{body}[^\\n]*+$", re.MULTILINE | re.IGNORECASE)
 
 
-def matching_paths(paths: list[str], words: list[str]) -> list[str] | None:
-    """The paths that hold every word as a subsequence, in their order; None when a path holds a
+def matching_joined(joined: str, words: list[str]) -> list[str] | None:
+    """The paths that hold every word as a subsequence, in their order, from the paths joined by
+    NULs (as the index gives them: no list of every path is made); None when a path holds a
     newline (the line-wise pass cannot tell it apart; the caller asks rg instead)."""
-    joined = "\n".join(paths)
-    if joined.count("\n") != max(len(paths) - 1, 0):
+    if "\n" in joined:
         return None
+    return _matching(joined.replace("\0", "\n"), words) if joined else []
+
+
+def _matching(joined: str, words: list[str]) -> list[str]:
     for word in sorted(words, key=len, reverse=True):
         joined = "\n".join(_line_regex(word).findall(joined))
         if not joined:

@@ -21,7 +21,7 @@ from ...render.find import find_next_offset, find_page_footer, render_find
 from ...rg.recheck import Rechecker
 from ...text.quoting import in_message
 from ..context import CallContext
-from ..indexing.ask import indexed_files, say_rg
+from ..indexing.ask import indexed_text, say_rg
 from ..search.flags import VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
 from ..search.root import excluded_below, inside_vcs, open_search_root
 from ..search.run import diagnostic, file_errors, run_search, unfenced
@@ -39,7 +39,7 @@ from ..spec import (
     object_schema,
     value_schema,
 )
-from .listed import matching_paths
+from .listed import matching_joined
 from .rank import MAX_QUERY, fuzzy_regex, matches_all, query_words, rank_page
 
 __all__ = ["FIND", "execute_find"]
@@ -64,8 +64,8 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
         if inside_vcs(ctx, root):
             return value
         excluded = excluded_below(ctx, root)
-        got = indexed_files(ctx, root, value)
-        in_index = matching_paths(got[0], words) if got is not None else None
+        got = indexed_text(ctx, root, value)
+        in_index = matching_joined(got, words) if got is not None else None
         if got is not None and in_index is None:
             say_rg(value, "a path holds a line break")
         if in_index is not None:

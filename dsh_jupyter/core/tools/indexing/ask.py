@@ -15,7 +15,7 @@ from ..context import CallContext
 from ..search.root import SearchRoot
 from .keeper import NotServed
 
-__all__ = ["indexed_files", "say_rg"]
+__all__ = ["indexed_files", "indexed_text", "say_rg"]
 
 
 def say_rg(value: dict, note: str) -> None:
@@ -50,3 +50,22 @@ def indexed_files(
         return None
     value["source"] = "index"
     return paths, times
+
+
+def indexed_text(ctx: CallContext, root: SearchRoot, value: dict) -> str | None:
+    """The files below ``root`` (relative to it) from the index, joined by NULs in the table's
+    order (``value["source"]`` "index"); None: rg walks (the value says why once an index is in play)."""
+    keeper = ctx.index
+    if keeper is None or not root.is_dir:
+        return None
+    keeper.start()
+    if not keeper.in_play():
+        return None
+    try:
+        with keeper.serving(ctx, root) as served:
+            text = served.store.joined(served.prefix)
+    except NotServed as exc:
+        say_rg(value, str(exc))
+        return None
+    value["source"] = "index"
+    return text

@@ -226,12 +226,13 @@ class IndexKeeper:
                 self._finish(*ended)
                 return
             store.built()
+            files = store.count()
             with self._lock:
                 self._store = store
-                self._state, self._note = "ready", None
                 self.build_seconds = time.monotonic() - started
-                self.files = store.count()
+                self.files = files
                 self._stamp = self._file_stamp()
+                self._state, self._note = "ready", None  # last: status() reads without the lock
                 self._catch_up()
             log.info("workspace index of %s built: %d files in %.1f s", self.root_real, self.files, self.build_seconds)
         except ListingFailed as exc:
