@@ -174,15 +174,32 @@ class IndexStore:
         """The paths below ``prefix``, relative to it: those ending in one of ``endings`` (None:
         all), oldest first and equal times by path when ``by_time`` (else in the table's order).
         None: ``by_time`` and a path is not UTF-8 (SQLite orders its bytes, Python its surrogate
-        escapes: the caller sorts)."""
-        text = self.joined(prefix, endings, by_time)
-        if text is None:
-            return None
-        return text.split("\0") if text else []
+        escapes: the caller sorts).
 
-    def joined(self, prefix: str = "", endings: tuple[str, ...] | None = None, by_time: bool = False) -> str | None:
-        """``paths`` joined by NULs: SQLite filters and sorts, and the paths come back as one
-        string, decoded in C, so a million paths never pass through a Python loop."""
+        The rows come a block at a time, each block's paths joined, decoded and split in C: no
+        Python loop over a million paths, and no more than a block of row objects at once."""
+        cut, where, params = self._where(prefix, endings)
+        sql = "SELECT substr(path, ?) FROM files" + where + (" ORDER BY mtime_ns, path" if by_time else "")
+        cur = self.db.execute(sql, [cut, *params])
+        out: list[str] = []
+        while rows := cur.fetchmany(_BLOCK):
+            text = b"\0".join(map(itemgetter(0), rows)).decode("utf-8", "surrogateescape")
+            if by_time and not text.isascii() and _ESCAPED.search(text):
+                return None
+            out += text.split("\0")
+        return out
+
+    def joined(self, prefix: str = "") -> str:
+        """The paths below ``prefix``, relative to it, joined by NULs in no set order: one string
+        SQLite makes, never a row object per path."""
+        cut, where, params = self._where(prefix, None)
+        sql = "SELECT CAST(group_concat(substr(path, ?), X'00') AS BLOB) FROM files" + where
+        got = self.db.execute(sql, [cut, *params]).fetchone()[0]
+        return got.decode("utf-8", "surrogateescape") if got else ""
+
+    def _where(self, prefix: str, endings: tuple[str, ...] | None) -> tuple[int, str, list]:
+        """Where a path starts once ``prefix/`` is cut (1-based, as ``substr`` counts), and the
+        WHERE clause and parameters of the paths below ``prefix`` with one of ``endings``."""
         where, params = self._below(prefix)
         if endings is not None:
             ends = [_blob(e) for e in endings]
@@ -191,13 +208,7 @@ class IndexStore:
                 for e in ends:
                     params += [-len(e), e]
         cut = len(_blob(prefix)) + 2 if prefix else 1
-        sql = "SELECT substr(path, ?) FROM files" + (" WHERE " + " AND ".join(where) if where else "")
-        if by_time:
-            sql += " ORDER BY mtime_ns, path"
-        text = b"\0".join(map(itemgetter(0), self.db.execute(sql, [cut, *params]))).decode("utf-8", "surrogateescape")
-        if by_time and not text.isascii() and _ESCAPED.search(text):
-            return None
-        return text
+        return cut, (" WHERE " + " AND ".join(where) if where else ""), params
 
     def _below(self, prefix: str) -> tuple[list[str], list]:
         if not prefix:
@@ -247,6 +258,7 @@ class IndexStore:
             return False
 
 
+_BLOCK = 50_000  # rows fetched at a time when paths come in order
 _ESCAPED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, as surrogateescape decodes it
 
 
