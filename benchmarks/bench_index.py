@@ -8,14 +8,17 @@ literal ``zq_index_needle`` in 0.5 % of them, each file dated at random over a y
 
 Measured, beside the baseline each target names (docs/performance.md, "index"):
 
-- the build: a workspace with ``index_min_files=1`` from its first search to ``state`` "ready",
+- the build: a workspace with ``index_min_files=1`` from ``start()`` to ``state`` "ready",
   beside one ``rg -c LITERAL`` pass over the tree; the index's size on disk; this process's peak
-  resident memory before and after (``VmHWM``: the tree's paths are listed in this process);
+  resident memory (``VmHWM``: the index is kept in this process) before and after the build, and
+  after one indexed grep, regex, glob and find (before any call with the index off);
 - then in turns, as medians of wall time and of CPU time (this process and the rg it started):
   grep of the literal from the index (``source`` "index") beside bare ``rg`` and beside a
   workspace with the index off; a regex with no three characters every match holds, indexed
   beside off; glob ``*.py`` beside ``rg --files --sort=modified`` and beside off; find beside
-  ``rg --files``.
+  ``rg --files`` and beside off.
+
+``--build-only`` builds the tree and measures nothing.
 """
 
 from __future__ import annotations
@@ -151,7 +154,6 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "dsh-bench-index"))
     ap.add_argument("--build-only", action="store_true", help="build the tree, measure nothing")
-    ap.add_argument("--profile", help="write a cProfile of the index build to this file")
     opts = ap.parse_args()
     os.makedirs(opts.dir, exist_ok=True)
     path = tree(opts.dir, opts.files)
@@ -170,20 +172,11 @@ def main() -> int:
     rss0 = peak_rss_mib()
     ws = workspace(path, True)
     assert ws.index is not None
-    profiler = None
-    if opts.profile:
-        import cProfile
-
-        profiler = cProfile.Profile()
-        profiler.enable()
     c0, t0 = cpu_seconds(), time.perf_counter()
     ws.index.start()
     while ws.index.status()["state"] in ("idle", "counting", "building"):
         time.sleep(0.02)
     build_wall, build_cpu = time.perf_counter() - t0, cpu_seconds() - c0
-    if profiler is not None:
-        profiler.disable()
-        profiler.dump_stats(opts.profile)
     status = ws.index.status()
     assert status["state"] == "ready", status
     print(
@@ -204,7 +197,7 @@ def main() -> int:
     }
     for fn in calls.values():
         fn()
-    print(f"peak RSS after one indexed grep, regex, glob and find: {peak_rss_mib():.0f} MiB (the index-off runs follow)")
+    print(f"peak RSS after one indexed grep, regex, glob and find: {peak_rss_mib():.0f} MiB (index-off runs follow)")
 
     off = workspace(path, False)
     print(f"\n  {'':<34} {'wall':>11} {'baseline':>11} {'ratio':>7}   {'CPU':>11} {'baseline':>11} {'ratio':>7}")
