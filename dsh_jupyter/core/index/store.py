@@ -44,7 +44,7 @@ class FileRow:
 
 
 def _blob(path: str) -> bytes:
-    return os.fsencode(path)
+    return path.encode("utf-8", "surrogateescape")  # os.fsencode on Linux, without its Python call
 
 
 def fts_query(query: Query) -> str | None:
@@ -114,8 +114,10 @@ class IndexStore:
     def commit(self) -> None:
         self.db.execute("COMMIT")
 
-    def upsert(self, rows: Iterable[tuple[FileRow, str | None]]) -> None:
-        """Add or replace files; a TEXT row comes with its text (decoded as ``read_text`` does)."""
+    def upsert(self, rows: Iterable[tuple[FileRow, str | None]], new: bool = False) -> None:
+        """Add or replace files; a TEXT row comes with its text (decoded as ``read_text`` does).
+        ``new``: none of them is in the index yet (a build's rows, each listed once by rg), so
+        nothing is looked up to be replaced."""
         files, grams = [], []
         for row, text in rows:
             rowid = self._next_id
@@ -125,7 +127,8 @@ class IndexStore:
                 grams.append((rowid, text))
         if not files:
             return
-        self.db.executemany("DELETE FROM files WHERE path = ?", ((f[1],) for f in files))
+        if not new:
+            self.db.executemany("DELETE FROM files WHERE path = ?", ((f[1],) for f in files))
         self.db.executemany("INSERT INTO files(id, path, size, mtime_ns, kind, nul) VALUES (?,?,?,?,?,?)", files)
         if grams:
             self.db.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)", grams)

@@ -271,7 +271,7 @@ class IndexKeeper:
                 batch = next(batches, None)
                 ahead = pool.submit(read, batch) if batch is not None else None
                 store.begin()
-                store.upsert(rows)
+                store.upsert(rows, new=True)
                 store.commit()
                 self.read += len(rows)
                 if time.monotonic() - started > ctx.settings.index_max_build_seconds:
