@@ -28,7 +28,7 @@ from ...render.find import find_next_offset, find_page_footer, render_find
 from ...rg.recheck import Rechecker
 from ...text.quoting import in_message
 from ..context import CallContext
-from ..indexing.ask import indexed_files
+from ..indexing.ask import indexed_text
 from ..search.flags import VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
 from ..search.root import excluded_below, inside_vcs, open_search_root
 from ..search.run import diagnostic, file_errors, overflow_error, run_search, unfenced
@@ -74,9 +74,9 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
         if inside_vcs(ctx, root):
             return value
         excluded = excluded_below(ctx, root)
-        got = indexed_files(ctx, root, value)
+        got = indexed_text(ctx, root, value)
         if got is not None:  # the index's files: no walk, the same words test and ranking
-            rels = held_by_all(got[0], words)
+            rels = held_by_all(got, words)
             unreadable, listed = 0, len(rels)
             matched = None
         else:
@@ -94,12 +94,18 @@ def execute_find(ctx: CallContext, args: dict) -> dict:
     return value
 
 
-def held_by_all(paths: list[str], words: list[str]) -> list[str]:
-    """The paths holding every word as a subsequence (``match.records_holding``), in their order."""
+def held_by_all(joined: str, words: list[str]) -> list[str]:
+    """The paths (``joined`` by NULs, as the index gives them) holding every word as a subsequence
+    (``match.records_holding``, the walk's own test), in their order."""
+    if not joined:
+        return []
+    records = "\0./" + joined.replace("\0", "\0./")
+    paths: list[str] = []
     for word in sorted(words, key=len, reverse=True):
+        paths = records_holding(word)(records)
         if not paths:
             break
-        paths = records_holding(word)("\0./" + "\0./".join(paths))
+        records = "\0./" + "\0./".join(paths)
     return paths
 
 

@@ -17,7 +17,7 @@ from operator import itemgetter
 
 from ...errors import Codes, ToolError
 from ...fs import mtimes as compiled
-from ...index.globs import select
+from ...index.globs import compile_glob, select
 from ...render.search import glob_page_footer, render_glob, render_glob_spill
 from ...rg.recheck import Rechecker
 from ...text.quoting import in_message
@@ -84,9 +84,21 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         if inside_vcs(ctx, root):
             return value
         excluded = excluded_below(ctx, root)
-        got = indexed_files(ctx, root, value)
+        test = compile_glob(pattern)
+        ends = test.ends if test is not None and not test.dirs_only else None
+        got = indexed_files(ctx, root, value, ends, by_time=True)
         if got is not None:
-            chosen = _from_index(*got, pattern, excludes)
+            # the index kept exactly the paths with an ASCII ending (bytes and text agree on it):
+            # for a glob that is its endings alone (**/*.py) and no exclude, that is the answer
+            exact = (
+                test is not None
+                and ends is not None
+                and test.ends_only
+                and not test.lead
+                and not excludes
+                and all(e.isascii() for e in ends)
+            )
+            chosen = got[0] if exact and got[1] is None else _from_index(*got, pattern, excludes)
             if chosen is not None:
                 paths = [root.prefix + p for p in chosen] if root.prefix else chosen
                 return _shape_glob(ctx, value, paths, root.prefix, None)
@@ -156,14 +168,15 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
     return _shape_glob(ctx, value, paths, root.prefix, blob)
 
 
-def _from_index(paths: list[str], times: list[int], pattern: str, excludes: list[str]) -> list[str] | None:
+def _from_index(paths: list[str], times: list[int] | None, pattern: str, excludes: list[str]) -> list[str] | None:
     """The index's files that rg lists for ``pattern`` and ``excludes`` (``index.globs``), oldest
-    first, equal times by path, as the dated walks order them; None: a glob it does not decide."""
+    first, equal times by path, as the dated walks order them (``times``: the paths are not in
+    that order yet); None: a glob it does not decide."""
+    chosen = select(paths, pattern, excludes)
+    if chosen is None or times is None:
+        return chosen
     import numpy as np
 
-    chosen = select(paths, pattern, excludes)
-    if chosen is None:
-        return None
     if len(chosen) != len(paths):
         kept = set(chosen)
         times = list(compress(times, map(kept.__contains__, paths)))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import stat as statmod
+from collections.abc import Iterator
 
 from ...index.store import BIG, TEXT, UNREAD, FileRow
 from ..context import CallContext
@@ -28,8 +29,9 @@ from ..search.root import SearchRoot
 from ..search.run import diagnostic, file_errors, run_search
 from ..search.scans import drop_excluded
 
-__all__ = ["listed", "listing_flags", "read_file"]
+__all__ = ["BATCH_BYTES", "in_batches", "listed", "listing", "listing_flags", "read_file"]
 
+BATCH_BYTES = 1 << 17  # of rg's list at a time: a few thousand paths
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
@@ -47,6 +49,15 @@ def listed(
 ) -> tuple[list[str], int]:
     """The files rg lists below ``targets`` (relative to the root, "." for all), without "./",
     and how many folders it could not read."""
+    out, unreadable = listing(ctx, root, excluded, targets, depth)
+    return [rel for batch in in_batches(out, excluded) for rel in batch], unreadable
+
+
+def listing(
+    ctx: CallContext, root: SearchRoot, excluded: list[str], targets: list[str], depth: int | None = None
+) -> tuple[bytes, int]:
+    """rg's list of the files below ``targets`` as it printed it (``in_batches`` reads it), and
+    how many folders it could not read: a million paths kept as one bytes object, not a list."""
     argv = listing_flags(ctx, excluded)
     if depth is not None:
         argv.append(f"--max-depth={depth}")
@@ -56,11 +67,23 @@ def listed(
         raise ListingFailed(diagnostic(outcome))
     if outcome.overflow:
         raise ListingFailed("the list of files is over the raw output bound")
-    text = outcome.stdout.decode("utf-8", "surrogateescape")
-    rels = [p[2:] if p.startswith("./") else p for p in text.split("\0") if p]
-    if excluded:
-        rels = drop_excluded(rels, excluded)
-    return [p for p in rels if not VCS_IN_PATH.search(p)], file_errors(outcome)
+    return outcome.stdout, file_errors(outcome)
+
+
+def in_batches(out: bytes, excluded: list[str], size: int = BATCH_BYTES) -> Iterator[list[str]]:
+    """The paths of ``listing``'s output, a batch of about ``size`` bytes of it at a time."""
+    at, end = 0, len(out)
+    while at < end:
+        stop = out.rfind(b"\0", at, at + size) if at + size < end else end - 1
+        if stop < at:  # one path longer than a batch
+            stop = out.find(b"\0", at + size)
+            stop = end - 1 if stop < 0 else stop
+        text = out[at : stop + 1].decode("utf-8", "surrogateescape")
+        at = stop + 1
+        rels = [p[2:] if p.startswith("./") else p for p in text.split("\0") if p]
+        if excluded:
+            rels = drop_excluded(rels, excluded)
+        yield [p for p in rels if not VCS_IN_PATH.search(p)]
 
 
 def read_file(root_fd: int, rel: str, max_bytes: int) -> tuple[FileRow, str | None]:

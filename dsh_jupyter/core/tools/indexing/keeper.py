@@ -33,6 +33,7 @@ import stat as statmod
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ...index.store import IndexStore
@@ -49,13 +50,11 @@ from ...index.watch import (
 from ..context import CallContext
 from ..search.flags import VCS_DIRS
 from ..search.root import SearchRoot, excluded_below, open_search_root
-from .files import ListingFailed, listed, read_file
+from .files import ListingFailed, in_batches, listed, listing, read_file
 
 __all__ = ["IndexKeeper", "NotServed", "Served"]
 
 log = logging.getLogger("dsh_jupyter.index")
-
-BATCH = 2000  # files read and written per transaction while building
 
 
 class NotServed(Exception):
@@ -186,9 +185,10 @@ class IndexKeeper:
             root = stack.enter_context(open_search_root(ctx, None, "grep", spills=False))
             excluded = excluded_below(ctx, root)
             # a first count, without a watcher: a small workspace never gets one
-            rels, _ = listed(ctx, root, excluded, ["."])
-            self.listed = len(rels)
-            if len(rels) < ctx.settings.index_min_files:
+            out, _ = listing(ctx, root, excluded, ["."])
+            self.listed = sum(map(len, in_batches(out, excluded)))
+            del out
+            if self.listed < ctx.settings.index_min_files:
                 stack.close()
                 with self._lock:
                     self._state, self._note = "small", None
@@ -209,41 +209,30 @@ class IndexKeeper:
             if watcher.lost:
                 self._finish("lost" if _passes(watcher.lost) else "failed", watcher.lost)
                 return
-            rels, unreadable = listed(ctx, root, excluded, ["."])
+            out, unreadable = listing(ctx, root, excluded, ["."])
             if unreadable:
                 self._finish("failed", "rg could not read some folders; searches use rg, which counts them")
                 return
-            self.listed = len(rels)
+            self.listed = out.count(b"\0")
             os.makedirs(self.folder, mode=0o700, exist_ok=True)
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self.path + suffix)
             store = IndexStore(self.path)
-            limit = ctx.settings.index_max_file_bytes
-            for at in range(0, len(rels), BATCH):
-                if self._stop.is_set():
-                    store.close()
-                    self._finish("idle", None)
-                    return
-                rows = [read_file(root.fd, rel, limit) for rel in rels[at : at + BATCH]]
-                store.begin()
-                store.upsert(rows)
-                store.commit()
-                self.read += len(rows)
-                if time.monotonic() - started > ctx.settings.index_max_build_seconds:
-                    store.close()
-                    self._finish("failed", "the index build took longer than index_max_build_seconds")
-                    return
-                if store.disk_bytes() > ctx.settings.index_max_bytes:
-                    store.close()
-                    self._finish("failed", "the index would pass index_max_bytes on disk")
-                    return
+            ended = self._fill(ctx, root, store, in_batches(out, excluded), started)
+            del out
+            if ended is not None:
+                store.close()
+                self._finish(*ended)
+                return
+            store.built()
+            files = store.count()
             with self._lock:
                 self._store = store
-                self._state, self._note = "ready", None
                 self.build_seconds = time.monotonic() - started
-                self.files = store.count()
+                self.files = files
                 self._stamp = self._file_stamp()
+                self._state, self._note = "ready", None  # last: status() reads without the lock
                 self._catch_up()
             log.info("workspace index of %s built: %d files in %.1f s", self.root_real, self.files, self.build_seconds)
         except ListingFailed as exc:
@@ -257,6 +246,41 @@ class IndexKeeper:
             log.warning("workspace index of %s not built", self.root_real, exc_info=True)
             stack.close()
             self._finish("failed", f"the index could not be built ({type(exc).__name__})")
+
+    def _fill(
+        self, ctx: CallContext, root: SearchRoot, store: IndexStore, batches: Iterator[list[str]], started: float
+    ) -> tuple[str, str | None] | None:
+        """Read every listed file into ``store``, one transaction a batch; None when all are in,
+        else the state and note the build ends with (cancelled, or over a bound). A thread reads
+        the next batch while this one is written (``os.read`` and SQLite's inserts both let go of
+        the GIL); it is done before this returns, so the root's descriptor outlives its reads."""
+        limit = ctx.settings.index_max_file_bytes
+
+        def read(batch: list[str]) -> list:
+            return [read_file(root.fd, rel, limit) for rel in batch]
+
+        ended: tuple[str, str | None] | None = None
+        with ThreadPoolExecutor(1, thread_name_prefix="dsh-index-read") as pool:
+            batch = next(batches, None)
+            ahead = pool.submit(read, batch) if batch is not None else None
+            while ahead is not None:
+                rows = ahead.result()
+                if self._stop.is_set():
+                    ended = ("idle", None)
+                    break
+                batch = next(batches, None)
+                ahead = pool.submit(read, batch) if batch is not None else None
+                store.begin()
+                store.upsert(rows, new=True)
+                store.commit()
+                self.read += len(rows)
+                if time.monotonic() - started > ctx.settings.index_max_build_seconds:
+                    ended = ("failed", "the index build took longer than index_max_build_seconds")
+                elif store.disk_bytes() > ctx.settings.index_max_bytes:
+                    ended = ("failed", "the index would pass index_max_bytes on disk")
+                if ended is not None:
+                    break
+        return ended
 
     def _finish(self, state: str, note: str | None) -> None:
         with self._lock:

@@ -265,3 +265,40 @@ def test_permission_changes_with_roots_override_dropped_are_answered_as_rg_answe
     assert rows[0][2] == "index" and rows[1][2] == "index"
     assert rows[1][4] == 1  # rg could not read the closed file, and both answers say so
     assert rows[3][2:] == ["rg", "rg could not list a changed folder: a folder could not be read", 1]
+
+
+def test_glob_and_find_from_the_index_order_and_pick_as_rg_does(pair):
+    """The index filters by ending and sorts by time in SQLite: equal times fall back to path
+    order, a name that is not UTF-8 sends the sort to Python, and endings that are not ASCII,
+    excludes and a search root below the root still give rg's answer; find reads the same table."""
+    root, indexed, plain = pair
+    stamp = 1_700_000_000
+    tied = [root / "t" / n for n in ("b.py", "a.py", "c.txt", "é.py", "a.é")]
+    for path in tied:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("x\n")
+        os.utime(path, (stamp, stamp))  # one time for all: path order decides
+    os.utime(root / "d0" / "f0.py", (stamp - 10, stamp - 10))
+    _ready(indexed)
+    for args in (
+        {"pattern": "*.py"},
+        {"pattern": "**/*.py", "path": "t"},
+        {"pattern": "*.é"},
+        {"pattern": "*.{py,txt}", "exclude": ["d1/**"]},
+        {"pattern": "t/*.py"},
+    ):
+        got = _same(indexed, plain, "glob", **args)
+        assert got.value["source"] == "index", got.value
+    oldest = indexed.run("glob", pattern="*.py")
+    assert oldest.value["paths"][:4] == ["d0/f0.py", "t/a.py", "t/b.py", "t/é.py"]
+    assert _same(indexed, plain, "find", query="t py").value["source"] == "index"
+    assert _same(indexed, plain, "find", query="py", path="t").value["source"] == "index"
+    bad = os.fsencode(root / "t") + b"/\xff.py"
+    with open(bad, "wb") as f:
+        f.write(b"x\n")
+    os.utime(bad, (stamp, stamp))
+    indexed.index.catch_up()
+    got = _same(indexed, plain, "glob", pattern="*.py")
+    assert got.value["source"] == "index"
+    assert got.value["paths"][:5] == ["d0/f0.py", "t/a.py", "t/b.py", "t/é.py", "t/\udcff.py"]
+    assert _same(indexed, plain, "find", query="t py").value["source"] == "index"  # the same test as the walk's
