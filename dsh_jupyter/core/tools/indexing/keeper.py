@@ -56,6 +56,8 @@ __all__ = ["IndexKeeper", "NotServed", "Served"]
 
 log = logging.getLogger("dsh_jupyter.index")
 
+ELSEWHERE_RETRY_S = 60.0  # seconds before a process that found the index kept elsewhere asks again
+
 
 class NotServed(Exception):
     """The index may not answer this call; the message is the value's ``index_note``."""
@@ -89,6 +91,10 @@ class IndexKeeper:
         self._ctx: CallContext | None = None
         self._excluded: list[str] = []
         self._stamp: tuple[int, int, int] | None = None  # the index file as this keeper last left it
+        # what changed while the build read the tree: drained a batch at a time (so a long build
+        # never lets the kernel's queue overflow), applied once the index is in
+        self._pending: set[str] = set()
+        self._elsewhere_at = 0.0  # when another process was found keeping the index
         self.listed = 0
         self.read = 0
         self.files = 0
@@ -121,7 +127,10 @@ class IndexKeeper:
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
                 return
-            if self._state not in ("idle", "lost"):
+            # after another process was found keeping the index, ask again now and then: that
+            # process may have ended (a kernel shut down) and left the index to this one
+            retry = self._state == "elsewhere" and time.monotonic() - self._elsewhere_at >= ELSEWHERE_RETRY_S
+            if self._state not in ("idle", "lost") and not retry:
                 return
             self._state, self._note = "counting", None
             self.listed = self.read = 0
@@ -195,6 +204,7 @@ class IndexKeeper:
                 return
             if not self._take_lock():
                 stack.close()
+                self._elsewhere_at = time.monotonic()
                 self._finish("elsewhere", "another process keeps this workspace's index")
                 return
             with self._lock:
@@ -274,6 +284,10 @@ class IndexKeeper:
                 store.upsert(rows, new=True)
                 store.commit()
                 self.read += len(rows)
+                lost = self._drain_while_building()
+                if lost is not None:
+                    ended = ("lost" if _passes(lost) else "failed", lost)
+                    break
                 if time.monotonic() - started > ctx.settings.index_max_build_seconds:
                     ended = ("failed", "the index build took longer than index_max_build_seconds")
                 elif store.disk_bytes() > ctx.settings.index_max_bytes:
@@ -281,6 +295,15 @@ class IndexKeeper:
                 if ended is not None:
                     break
         return ended
+
+    def _drain_while_building(self) -> str | None:
+        """Take the events queued so far into ``_pending``; the reason when one was lost."""
+        watcher = self._watcher
+        if watcher is None:
+            return "the watcher was closed"
+        changes = watcher.drain()
+        self._pending |= changes.paths
+        return changes.lost or watcher.lost
 
     def _finish(self, state: str, note: str | None) -> None:
         with self._lock:
@@ -302,6 +325,7 @@ class IndexKeeper:
 
     def _drop(self) -> None:
         """Close the watcher, the store and the root (the caller holds the lock)."""
+        self._pending = set()
         if self._watcher is not None:
             self._watcher.close()
             self._watcher = None
@@ -340,10 +364,12 @@ class IndexKeeper:
         if changes.lost or self._watcher.lost:
             self._lose(changes.lost or self._watcher.lost or "file events were lost")
             return
-        if not changes.paths:
+        paths = changes.paths | self._pending if self._pending else changes.paths
+        self._pending = set()
+        if not paths:
             return
         try:
-            self._apply(changes.paths)
+            self._apply(paths)
             self._stamp = self._file_stamp()
         except sqlite3.DatabaseError:
             self._lose("the index file is damaged; it is being built again")

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from dsh_jupyter import Workspace
+from dsh_jupyter.core.tools.indexing import keeper
 
 
 def _tree(root, files: int = 40, folders: int = 4) -> None:
@@ -194,6 +195,12 @@ def test_a_second_keeper_of_the_same_index_searches_with_rg_and_says_so(pair, tm
     got = second.run("grep", pattern="needle_1")
     assert (got.value["source"], got.value["index_note"]) == ("rg", "another process keeps this workspace's index")
     assert got.text == plain.run("grep", pattern="needle_1").text
+    # the keeper goes away (a kernel shut down): after a while the other process takes it on
+    indexed.index.close()
+    second.index._elsewhere_at -= keeper.ELSEWHERE_RETRY_S
+    second.run("glob", pattern="*.none")  # a search asks again
+    _ready(second)
+    assert second.run("grep", pattern="needle_1").value["source"] == "index"
     second.close()
 
 
@@ -302,3 +309,36 @@ def test_glob_and_find_from_the_index_order_and_pick_as_rg_does(pair):
     assert got.value["source"] == "index"
     assert got.value["paths"][:5] == ["d0/f0.py", "t/a.py", "t/b.py", "t/é.py", "t/\udcff.py"]
     assert _same(indexed, plain, "find", query="t py").value["source"] == "index"  # the same test as the walk's
+
+
+def test_changes_made_while_the_index_is_built_are_in_it_once_ready(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    _tree(root, files=20_000, folders=40)
+    indexed = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1)
+    plain = Workspace(root, state_path=tmp_path / "b" / "s.sqlite", index_min_files=0)
+    try:
+        indexed.run("grep", pattern="start")
+        deadline = time.monotonic() + 60
+        while indexed.index.status()["state"] != "building" or not indexed.index.read:
+            assert time.monotonic() < deadline, indexed.index.status()
+            time.sleep(0.005)
+        change = (
+            "import os, sys\n"
+            "top = sys.argv[1]\n"
+            "open(os.path.join(top, 'd7', 'during.py'), 'w').write('needle_during = 1\\n')\n"
+            "open(os.path.join(top, 'd39', 'f39.py'), 'a').write('needle_during = 2\\n')\n"
+            "os.unlink(os.path.join(top, 'd1', 'f1.py'))\n"
+            "os.makedirs(os.path.join(top, 'fresh', 'deep'))\n"
+            "open(os.path.join(top, 'fresh', 'deep', 'x.py'), 'w').write('needle_during = 3\\n')\n"
+        )
+        subprocess.run([sys.executable, "-c", change, str(root)], check=True, timeout=60)
+        during = indexed.index.status()["state"]
+        _ready(indexed)
+        got = _same(indexed, plain, "grep", pattern="needle_during")
+        assert (got.value["source"], got.value["files"]) == ("index", 3)
+        assert _same(indexed, plain, "grep", pattern="value_1 =").value["source"] == "index"
+        assert during == "building"  # the changes came while the files were read
+    finally:
+        indexed.close()
+        plain.close()
