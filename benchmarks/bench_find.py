@@ -1,6 +1,6 @@
 """``find`` beside ``rg --files`` read through a pipe, on the 100,000-file trees (and a million files).
 
-    python benchmarks/bench_find.py [--runs 5] [--only folders-small] [--million]
+    python benchmarks/bench_find.py [--runs 5] [--only folders-small] [--million] [--index]
 
 For each tree (bench_shapes.py's shapes, built once under ``--dir``; ``--million`` adds a tree of
 1,000,000 empty files in 1,000 folders), times in turns, as medians, the floor — rg listing the
@@ -13,6 +13,8 @@ first have it — and ``find`` for queries from selective to broad:
 
 and prints each beside the floor with the ratio (target ≤ 1.2×); then the same in CPU time (this
 process and the rg processes it started: what a loaded machine's waits for a core leave out).
+With ``--index``, ``find`` answers from the workspace index, built before the timing; without it
+the index is off, so no build runs beside the walk.
 """
 
 from __future__ import annotations
@@ -88,6 +90,11 @@ def main() -> int:
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "dsh-bench-shapes"))
     ap.add_argument("--only", help="comma-separated trees such as spread-small (default: all six)")
     ap.add_argument("--million", action="store_true", help="also a tree of 1,000,000 files")
+    ap.add_argument(
+        "--index",
+        action="store_true",
+        help="find from the workspace index (built before the timing), not from rg's walk",
+    )
     opts = ap.parse_args()
     rg = find_rg()
     assert rg, "no rg"
@@ -106,11 +113,18 @@ def main() -> int:
             tree,
             state_path=os.path.join(tempfile.mkdtemp(prefix="dsh-bench-"), "s.sqlite"),
             raw_output_max_bytes=500_000_000,
+            index_min_files=1 if opts.index else 0,  # no build running beside the walk's timing
         )
+        if opts.index:
+            ws.run("find", query="start")
+            while ws.index.status()["state"] != "ready":
+                assert ws.index.status()["state"] in ("counting", "building"), ws.index.status()
+                time.sleep(0.2)
         floor = files_floor(rg, tree)
         for query in QUERIES:
             r = ws.run("find", query=query)
             assert not r.is_error, r.text
+            assert r.value.get("source") == ("index" if opts.index else None), r.value.get("index_note")
             t, c = in_turns({"floor": floor, "find": lambda q=query, w=ws: w.run("find", query=q)}, opts.runs)
             print(
                 f"{name:<16} {query:<15} {r.value['totalPaths']:>9,} {t['find'] * 1000:>7.0f} ms"
