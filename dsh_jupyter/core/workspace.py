@@ -185,6 +185,7 @@ class Workspace:
                 lambda cancel: self.context("dsh-index", self.user, cancel=cancel, cwd=self.root),
                 index_folder(self.state_path),
                 self.resolver.tree.real,
+                s.index_min_files,
             )
 
     def close(self) -> None:

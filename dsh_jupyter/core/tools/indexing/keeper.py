@@ -56,6 +56,7 @@ __all__ = ["IndexKeeper", "NotServed", "Served"]
 
 log = logging.getLogger("dsh_jupyter.index")
 
+RECOUNT_S = 600.0  # seconds before a workspace found small is counted again
 ELSEWHERE_RETRY_S = 60.0  # seconds before a process that found the index kept elsewhere asks again
 
 
@@ -72,9 +73,13 @@ class Served:
 class IndexKeeper:
     """One workspace's index. ``context`` makes the call context the builder's rg runs with."""
 
-    def __init__(self, context: Callable[[threading.Event], CallContext], folder: str, root_real: str) -> None:
+    def __init__(
+        self, context: Callable[[threading.Event], CallContext], folder: str, root_real: str, min_files: int
+    ) -> None:
         self._context = context
         self.root_real = root_real
+        self.min_files = min_files
+        self._counted_at: float | None = None  # when a count last found the workspace small
         digest = hashlib.sha256(root_real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
         self.folder = folder
         self.path = os.path.join(self.folder, f"{digest}.sqlite")
@@ -129,8 +134,15 @@ class IndexKeeper:
                 return
             # after another process was found keeping the index, ask again now and then: that
             # process may have ended (a kernel shut down) and left the index to this one
-            retry = self._state == "elsewhere" and time.monotonic() - self._elsewhere_at >= ELSEWHERE_RETRY_S
-            if self._state not in ("idle", "lost") and not retry:
+            now = time.monotonic()
+            retry = self._state == "elsewhere" and now - self._elsewhere_at >= ELSEWHERE_RETRY_S
+            # a small workspace is counted again now and then: it may have grown
+            recount = self._state == "small" and now - (self._counted_at or 0.0) >= RECOUNT_S
+            if self._state not in ("idle", "lost") and not retry and not recount:
+                return
+            if self._state in ("idle", "small") and count_files(self.root_real, self.min_files) < self.min_files:
+                # no thread, no rg, nothing written for a workspace that is plainly small
+                self._state, self._note, self._counted_at = "small", None, now
                 return
             self._state, self._note = "counting", None
             self.listed = self.read = 0
@@ -200,7 +212,7 @@ class IndexKeeper:
             if self.listed < ctx.settings.index_min_files:
                 stack.close()
                 with self._lock:
-                    self._state, self._note = "small", None
+                    self._state, self._note, self._counted_at = "small", None, time.monotonic()
                 return
             if not self._take_lock():
                 stack.close()
@@ -447,6 +459,23 @@ _LASTING = tuple(
 
 def _passes(reason: str) -> bool:
     return not reason.startswith(_LASTING)
+
+
+def count_files(top: str, enough: int) -> int:
+    """Files below ``top`` (no symlink followed), counted until ``enough``: the quick look that
+    spares a small workspace the build's background rg (whose own list decides in the end)."""
+    count, folders = 0, [top]
+    while folders and count < enough:
+        try:
+            with os.scandir(folders.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+                    else:
+                        count += 1
+        except OSError:
+            continue
+    return count
 
 
 def _skipper(shown: Callable[[str], bool], excluded: list[str]) -> Callable[[str], bool]:
