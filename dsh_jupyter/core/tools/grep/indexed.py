@@ -20,9 +20,10 @@ import re
 
 from ...index.globs import select
 from ...index.plan import plan
+from ...index.store import FileRow
 from ..context import CallContext
-from ..indexing.ask import say_rg
-from ..indexing.keeper import NotServed
+from ..indexing.ask import ask_index, say_rg
+from ..indexing.keeper import NotServed, Served
 from ..search.root import SearchRoot
 
 __all__ = ["MAX_CANDIDATES", "Targets", "indexed_targets"]
@@ -44,23 +45,18 @@ def indexed_targets(
 ) -> Targets | None:
     """What rg searches for this grep when the index answers (``value["source"]`` "index"), or
     None: rg walks from the root as always (``value`` says why, once an index is in play)."""
-    keeper = ctx.index
-    if keeper is None or not root.is_dir:
+
+    def candidates(served: Served) -> tuple[list[FileRow], int]:
+        rows = served.store.candidates(plan(search), served.prefix)
+        if rows is None:
+            raise NotServed("the pattern has no three characters every match must hold")
+        cut = len(served.prefix) + 1 if served.prefix else 0
+        return [r for r in rows if not r.path.endswith(".ipynb")], cut  # notebooks: searched by cells
+
+    got = ask_index(ctx, root, value, candidates)
+    if got is None:
         return None
-    keeper.start()
-    if not keeper.in_play():
-        return None
-    try:
-        query = plan(search)
-        with keeper.serving(ctx, root) as served:
-            rows = served.store.candidates(query, served.prefix)
-            if rows is None:
-                raise NotServed("the pattern has no three characters every match must hold")
-            cut = len(served.prefix) + 1 if served.prefix else 0
-            rows = [r for r in rows if not r.path.endswith(".ipynb")]  # notebooks: searched by cells
-    except NotServed as exc:
-        say_rg(value, str(exc))
-        return None
+    rows, cut = got
     if include is not None or excludes:
         # rg applies --glob to the files it walks, never to files it is named: decided here
         kept = select([r.path[cut:] for r in rows], include, excludes)
@@ -85,7 +81,6 @@ def indexed_targets(
         else:
             files.append(r.path[cut:])
     folders = sorted(f[cut:] if len(f) >= cut and f else "." for f in walked)
-    value["source"] = "index"
     flags = ["--max-depth=1", *(f"--glob={n}" for n in sorted(names))] if folders else []
     paths = ["./" + p for p in sorted(files, key=_path_order)]
     paths += ["./" + f if f != "." else "." for f in folders]
