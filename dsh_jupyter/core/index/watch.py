@@ -79,6 +79,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..fs import syscalls
+from ..fs.beneath import open_folder
 from .filesystems import remote_filesystem
 from .mounts import MountTable
 
@@ -107,7 +108,6 @@ _CHANGED = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO 
 _MASK = _CHANGED | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK
 _EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then name[len]
 _READ_SIZE = 1 << 18
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 NOT_STARTED = "the watcher has not started"
 CLOSED = "the watcher was closed"
@@ -313,40 +313,14 @@ class Watcher:
 
     def _open_dir(self, rel: str) -> int | None:
         """A descriptor of folder ``rel`` beneath the root (no symlink followed); None if it is gone."""
-        if not rel:
-            return os.dup(self._root_fd)
         try:
-            if self._beneath:
-                resolve = syscalls.RESOLVE_BENEATH | syscalls.RESOLVE_NO_SYMLINKS
-                for _ in range(3):  # EAGAIN: a rename raced the lookup; the next try sees it settled
-                    try:
-                        return syscalls.openat2(self._root_fd, rel, _DIR_FLAGS, resolve)
-                    except BlockingIOError:
-                        continue
-                    except OSError as exc:
-                        if exc.errno != errno.ENAMETOOLONG:
-                            raise
-                        break  # deeper than PATH_MAX: the walk takes one name at a time
-            return self._walk_open(rel)
+            return open_folder(self._root_fd, rel, self._beneath)
         except (FileNotFoundError, NotADirectoryError):
             return None  # gone or replaced since it was seen: its parent's events say so
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.EXDEV):
                 return None  # a symlink now: not a folder to watch
             raise self._lose(UNWATCHABLE.format(exc.strerror or os.strerror(exc.errno or 0))) from None
-
-    def _walk_open(self, rel: str) -> int:
-        """``rel`` opened one name at a time from the root, each with ``O_NOFOLLOW`` (no openat2)."""
-        fd = os.dup(self._root_fd)
-        try:
-            for name in rel.split("/"):
-                below = os.open(name, _DIR_FLAGS, dir_fd=fd)
-                os.close(fd)
-                fd = below
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
 
     def _add_tree(self, top: str, report: set[str] | None) -> None:
         """Watch ``top`` and every folder below, each before listing it; when ``report`` is given,

@@ -5,23 +5,30 @@ discovery flags, hide globs and exclusions (``tools.search.flags``); asking rg t
 keeps the index's list exactly rg's. A folder listed again after a change (``relist``) is asked
 the same way, one level deep, from the workspace root, so rg's anchored exclusions still apply.
 
-How a file is read: relative to the root's descriptor, never following a symlink at the last
-step and never blocking on a FIFO; a file that is not a regular file, cannot be read or is over
-``index_max_file_bytes`` is recorded without its text (always a candidate: rg decides it). The
-text is decoded as rg reads it: a UTF-16 byte-order mark is honoured (rg transcodes such files),
-anything else as UTF-8 with each bad byte one replacement character (ASCII is never lost, and the
-candidate query asks for ASCII only); a NUL byte is noted (rg searches such a file differently
-when it finds it walking) and indexed as a space.
+How a file is read: its folder is opened beneath the root's descriptor with no symlink followed on
+the way (``fs.beneath``: a folder a neighbour swapped for a symlink to outside is not entered),
+then the file by its bare name, never following a symlink and never blocking on a FIFO
+(``FileReader`` keeps the last few folders open, as rg lists a folder's files together); a file
+that is not a regular file, cannot be read or is over ``index_max_file_bytes`` is recorded without
+its text (always a candidate: rg decides it). The text is decoded as rg reads it: a UTF-16
+byte-order mark is honoured (rg transcodes such files), anything else as UTF-8 with each bad byte one
+replacement character (ASCII is never lost, and the candidate query asks for ASCII only); a NUL
+byte is noted (rg searches such a file differently when it finds it walking) and indexed as a
+space.
 
-What it must never do: leave out a file rg would list, or record a text other than the file's.
+What it must never do: leave out a file rg would list, record a text other than the file's, or read
+anything through a symlink (a file outside the root would give the index its text and time).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat as statmod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from ...fs import syscalls
+from ...fs.beneath import open_folder
 from ...index.store import BIG, TEXT, UNREAD, FileRow
 from ..context import CallContext
 from ..search.flags import VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
@@ -29,10 +36,11 @@ from ..search.root import SearchRoot
 from ..search.run import diagnostic, file_errors, run_search
 from ..search.scans import drop_excluded
 
-__all__ = ["BATCH_BYTES", "in_batches", "listed", "listing", "listing_flags", "read_file"]
+__all__ = ["BATCH_BYTES", "FileReader", "in_batches", "listed", "listing", "listing_flags"]
 
 BATCH_BYTES = 1 << 17  # of rg's list at a time: a few thousand paths
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_NOT_BENEATH = (errno.ELOOP, errno.ENOTDIR, errno.EXDEV)  # a symlink (or a file) where a folder was
 
 
 class ListingFailed(Exception):
@@ -86,12 +94,66 @@ def in_batches(out: bytes, excluded: list[str], size: int = BATCH_BYTES) -> Iter
         yield [p for p in rels if not VCS_IN_PATH.search(p)]
 
 
-def read_file(root_fd: int, rel: str, max_bytes: int) -> tuple[FileRow, str | None]:
-    """What the index records of one file, and its text when it is indexed."""
-    try:
-        fd = os.open(rel, _OPEN, dir_fd=root_fd)
-    except OSError:
-        return FileRow(rel, 0, 0, UNREAD, False), None
+class FileReader:
+    """Reads files beneath a root's descriptor for the index, holding the folders it opened.
+
+    Not thread-safe: one reader per thread. ``close`` (or the ``with`` block's end) lets the
+    folders go; the root's descriptor stays the caller's."""
+
+    HELD = 8  # folders kept open: rg's threads interleave a few folders' files at a time
+
+    def __init__(self, root_fd: int, max_bytes: int, use_openat2: bool = True) -> None:
+        self.root_fd = root_fd
+        self.max_bytes = max_bytes
+        self._beneath = use_openat2 and syscalls.openat2_available()  # else the O_NOFOLLOW walk
+        self._folders: dict[str, int] = {}
+
+    def __enter__(self) -> FileReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        folders, self._folders = self._folders, {}
+        for fd in folders.values():
+            os.close(fd)
+
+    def read_all(self, rels: Iterable[str]) -> list[tuple[FileRow, str | None]]:
+        """``read`` of each, leaving out those not beneath the root."""
+        return [got for got in map(self.read, rels) if got is not None]
+
+    def read(self, rel: str) -> tuple[FileRow, str | None] | None:
+        """What the index records of one file, and its text when it is indexed; None when a
+        folder on its way is a symlink or no folder now: not a file rg's walk from the root
+        lists (rg follows a symlink it is handed as a target, so a folder listed again may name
+        files outside; a swap after the listing is reported by its own file event)."""
+        folder, _, name = rel.rpartition("/")
+        try:
+            folder_fd = self._folder(folder)
+        except OSError as exc:
+            if exc.errno in _NOT_BENEATH:
+                return None
+            return FileRow(rel, 0, 0, UNREAD, False), None
+        try:
+            fd = os.open(name, _OPEN, dir_fd=folder_fd)
+        except OSError:  # gone, a symlink, no permission: rg decides
+            return FileRow(rel, 0, 0, UNREAD, False), None
+        try:
+            return _read_open(fd, rel, self.max_bytes)
+        finally:
+            os.close(fd)
+
+    def _folder(self, folder: str) -> int:
+        fd = self._folders.get(folder)
+        if fd is None:
+            if len(self._folders) >= self.HELD:
+                os.close(self._folders.pop(next(iter(self._folders))))  # the oldest opened
+            fd = self._folders[folder] = open_folder(self.root_fd, folder, self._beneath)
+        return fd
+
+
+def _read_open(fd: int, rel: str, max_bytes: int) -> tuple[FileRow, str | None]:
     try:
         st = os.fstat(fd)
         if not statmod.S_ISREG(st.st_mode):
@@ -108,8 +170,6 @@ def read_file(root_fd: int, rel: str, max_bytes: int) -> tuple[FileRow, str | No
             return FileRow(rel, len(data), st.st_mtime_ns, BIG, _holds_nul(fd)), None
     except OSError:
         return FileRow(rel, 0, 0, UNREAD, False), None
-    finally:
-        os.close(fd)
     text = decode(data)
     nul = "\0" in text
     return FileRow(rel, len(data), st.st_mtime_ns, TEXT, nul), text.replace("\0", " ") if nul else text

@@ -27,6 +27,7 @@ import contextlib
 import fcntl
 import hashlib
 import logging
+import math
 import os
 import sqlite3
 import stat as statmod
@@ -50,14 +51,15 @@ from ...index.watch import (
 from ..context import CallContext
 from ..search.flags import VCS_DIRS
 from ..search.root import SearchRoot, excluded_below, open_search_root
-from .files import ListingFailed, in_batches, listed, listing, read_file
+from .files import FileReader, ListingFailed, in_batches, listed, listing
 
 __all__ = ["IndexKeeper", "NotServed", "Served"]
 
 log = logging.getLogger("dsh_jupyter.index")
 
 RECOUNT_S = 600.0  # seconds before a workspace found small is counted again
-ELSEWHERE_RETRY_S = 60.0  # seconds before a process that found the index kept elsewhere asks again
+# seconds before a build is tried again after a cause that may pass (kept elsewhere, a folder rg could not read)
+ASK_AGAIN_S = 60.0
 
 
 class NotServed(Exception):
@@ -99,7 +101,7 @@ class IndexKeeper:
         # what changed while the build read the tree: drained a batch at a time (so a long build
         # never lets the kernel's queue overflow), applied once the index is in
         self._pending: set[str] = set()
-        self._elsewhere_at = 0.0  # when another process was found keeping the index
+        self._ask_again_at: float | None = None  # when a failure that may pass is tried again
         self.listed = 0
         self.read = 0
         self.files = 0
@@ -133,9 +135,11 @@ class IndexKeeper:
             if self._thread is not None and self._thread.is_alive():
                 return
             # after another process was found keeping the index, ask again now and then: that
-            # process may have ended (a kernel shut down) and left the index to this one
+            # process may have ended (a kernel shut down) and left the index to this one; so may
+            # a folder rg could not read (its mode changed back, a neighbour's rename settled)
             now = time.monotonic()
-            retry = self._state == "elsewhere" and now - self._elsewhere_at >= ELSEWHERE_RETRY_S
+            again = math.inf if self._ask_again_at is None else self._ask_again_at
+            retry = self._state in ("elsewhere", "failed") and now >= again
             # a small workspace is counted again now and then: it may have grown
             recount = self._state == "small" and now - (self._counted_at or 0.0) >= RECOUNT_S
             if self._state not in ("idle", "lost") and not retry and not recount:
@@ -144,7 +148,7 @@ class IndexKeeper:
                 # no thread, no rg, nothing written for a workspace that is plainly small
                 self._state, self._note, self._counted_at = "small", None, now
                 return
-            self._state, self._note = "counting", None
+            self._state, self._note, self._ask_again_at = "counting", None, None
             self.listed = self.read = 0
             self._stop = threading.Event()
             self._thread = threading.Thread(target=self._build, name="dsh-index-build", daemon=True)
@@ -216,8 +220,7 @@ class IndexKeeper:
                 return
             if not self._take_lock():
                 stack.close()
-                self._elsewhere_at = time.monotonic()
-                self._finish("elsewhere", "another process keeps this workspace's index")
+                self._finish("elsewhere", "another process keeps this workspace's index", ask_again=True)
                 return
             with self._lock:
                 self._state, self._note = "building", "the index is being built"
@@ -233,7 +236,9 @@ class IndexKeeper:
                 return
             out, unreadable = listing(ctx, root, excluded, ["."])
             if unreadable:
-                self._finish("failed", "rg could not read some folders; searches use rg, which counts them")
+                self._finish(
+                    "failed", "rg could not read some folders; searches use rg, which counts them", ask_again=True
+                )
                 return
             self.listed = out.count(b"\0")
             os.makedirs(self.folder, mode=0o700, exist_ok=True)
@@ -259,7 +264,10 @@ class IndexKeeper:
             log.info("workspace index of %s built: %d files in %.1f s", self.root_real, self.files, self.build_seconds)
         except ListingFailed as exc:
             stack.close()
-            self._finish("idle" if self._stop.is_set() else "failed", f"rg could not list the workspace: {exc}")
+            if self._stop.is_set():
+                self._finish("idle", f"rg could not list the workspace: {exc}")
+            else:
+                self._finish("failed", f"rg could not list the workspace: {exc}", ask_again=True)
         except Exception as exc:  # the index is an optimisation: searches go on with rg
             if self._stop.is_set():  # cancelled: its rg was killed
                 stack.close()
@@ -279,7 +287,8 @@ class IndexKeeper:
         limit = ctx.settings.index_max_file_bytes
 
         def read(batch: list[str]) -> list:
-            return [read_file(root.fd, rel, limit) for rel in batch]
+            with FileReader(root.fd, limit, ctx.settings.openat2) as reader:
+                return reader.read_all(batch)
 
         ended: tuple[str, str | None] | None = None
         with ThreadPoolExecutor(1, thread_name_prefix="dsh-index-read") as pool:
@@ -317,10 +326,13 @@ class IndexKeeper:
         self._pending |= changes.paths
         return changes.lost or watcher.lost
 
-    def _finish(self, state: str, note: str | None) -> None:
+    def _finish(self, state: str, note: str | None, ask_again: bool = False) -> None:
+        """End a build as ``state``; ``ask_again``: its cause may pass, so a search after
+        ``ASK_AGAIN_S`` starts it again (else only a loss of the index does)."""
         with self._lock:
             self._drop()
             self._state, self._note = state, note
+            self._ask_again_at = time.monotonic() + ASK_AGAIN_S if ask_again else None
 
     def _take_lock(self) -> bool:
         if self._lock_fd is not None:
@@ -421,33 +433,49 @@ class IndexKeeper:
                 parents.setdefault(parent, []).append(rel)
         store.begin()
         try:
-            for rel in gone:
-                store.delete([rel])
-                store.delete_below(rel)
-            if reread:
-                store.upsert(read_file(root.fd, rel, limit) for rel in reread)
-            if folders:
-                top = _outermost(folders)
-                found, unreadable = listed(ctx, root, self._excluded, top)
-                if unreadable:  # a search would count it: the index cannot
-                    raise ListingFailed("a folder could not be read")
-                for folder in top:
-                    store.delete_below(folder)
-                store.upsert(read_file(root.fd, rel, limit) for rel in found)
-            if parents:
-                shown, unreadable = listed(ctx, root, self._excluded, sorted(parents), depth=1)
-                if unreadable:
-                    raise ListingFailed("a folder could not be read")
-                visible = set(shown)
-                for names in parents.values():
-                    for rel in names:
-                        if rel in visible:
-                            store.upsert([read_file(root.fd, rel, limit)])
-                        else:
-                            store.delete([rel])
+            with FileReader(root.fd, limit, ctx.settings.openat2) as reader:
+                self._take_in(store, reader, gone, reread, folders, parents)
         finally:
             store.commit()
         self.files = store.count()
+
+    def _take_in(
+        self,
+        store: IndexStore,
+        reader: FileReader,
+        gone: list[str],
+        reread: list[str],
+        folders: set[str],
+        parents: dict[str, list[str]],
+    ) -> None:
+        """``_apply``'s changes, written in its transaction."""
+        assert self._ctx is not None and self._root is not None
+        ctx, root = self._ctx, self._root
+        for rel in gone:
+            store.delete([rel])
+            store.delete_below(rel)
+        if reread:
+            store.upsert(reader.read_all(reread))
+        if folders:
+            top = _outermost(folders)
+            found, unreadable = listed(ctx, root, self._excluded, top)
+            if unreadable:  # a search would count it: the index cannot
+                raise ListingFailed("a folder could not be read")
+            for folder in top:
+                store.delete_below(folder)
+            store.upsert(reader.read_all(found))
+        if parents:
+            shown, unreadable = listed(ctx, root, self._excluded, sorted(parents), depth=1)
+            if unreadable:
+                raise ListingFailed("a folder could not be read")
+            visible = set(shown)
+            for names in parents.values():
+                for rel in names:
+                    got = reader.read(rel) if rel in visible else None
+                    if got is not None:
+                        store.upsert([got])
+                    else:
+                        store.delete([rel])
 
 
 # what a new build cannot mend: the limits, the filesystem, file events missing altogether

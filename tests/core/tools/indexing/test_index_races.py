@@ -1,0 +1,153 @@
+"""The index against a hostile neighbour, for real: folders swapped for symlinks to outside while it reads.
+
+The racer of ``tests/core/test_races.py`` (another process, ``renameat2(RENAME_EXCHANGE)`` as
+fast as it can) flips an in-root folder and file with symlinks that point outside the root while
+the index is built, takes in the file events the flips make and answers grep, glob and find. The
+safety property is checked in every answer (no outside byte or name) and on disk, in the index
+file itself: not one trigram of the outside text and not one outside name is ever recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from dsh_jupyter import Workspace
+from dsh_jupyter.core.fs import syscalls
+from dsh_jupyter.core.index.store import fts_query
+from dsh_jupyter.core.tools.indexing.files import FileReader
+
+from ...test_races import INSIDE, MODES, OUT_NAME, RACER, SECRET, arena, check, snapshot, start_racer, stop_racer
+
+__all__ = ["arena"]  # the fixture, shared
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not syscalls.renameat2_available(), reason="renameat2(RENAME_EXCHANGE) is Linux-only"),
+]
+
+SECONDS = float(os.environ.get("DSH_INDEX_RACE_SECONDS", "6"))
+CALLS = {
+    "grep": {"pattern": "TEXT|SECRET"},
+    "grep-literal": {"pattern": "OUTSIDE-SEC[R]ET"},  # the outside text, not written as it is
+    "glob": {"pattern": "*"},
+    "find": {"query": "txt"},
+}
+
+
+@pytest.mark.parametrize("use_openat2", [True, False], ids=["openat2", "walk"])
+def test_the_index_reader_never_reads_through_a_swapped_folder(arena, use_openat2):
+    """The reader alone, as fast as it goes: a file below a folder that is a symlink to outside
+    half of the time is read only while the folder is the real one."""
+    root, _ = arena
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    reads = inside = 0
+    racer = start_racer(root)
+    try:
+        deadline = time.monotonic() + SECONDS / 2
+        while time.monotonic() < deadline:
+            with FileReader(fd, 1 << 20, use_openat2) as reader:
+                for rel in ("flipdir/f.txt", "flipdir_link/f.txt", "flip", "flip_link"):
+                    got = reader.read(rel)
+                    row, text = got if got is not None else (None, None)
+                    reads += 1
+                    assert SECRET not in (text or ""), (rel, row)
+                    inside += INSIDE in (text or "")
+    finally:
+        stop_racer(racer)
+        os.close(fd)
+    assert reads > 1000 and inside > 0, (reads, inside)  # the race ran, and the inside text was read
+
+
+def _index_file(state: os.PathLike) -> str | None:
+    """The index file (None between a loss and the next build, which removes it first)."""
+    folder = os.path.join(os.path.dirname(state), "index")
+    names = [n for n in os.listdir(folder) if n.endswith(".sqlite")] if os.path.isdir(folder) else []
+    return os.path.join(folder, names[0]) if names else None
+
+
+def _recorded_outside(path: str | None) -> list:
+    """Rows of the index that hold the outside text's trigrams or an outside name."""
+    if path is None:
+        return []
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        texts = db.execute(
+            "SELECT f.path FROM files f WHERE f.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)",
+            (fts_query(("lit", SECRET)),),
+        ).fetchall()
+        names = db.execute("SELECT path FROM files WHERE instr(path, ?) > 0", (OUT_NAME.encode(),)).fetchall()
+        return texts + names
+    finally:
+        db.close()
+
+
+def _racer(root, pairs: list[tuple[str, str]]) -> subprocess.Popen:
+    """The racer of ``test_races`` flipping only ``pairs`` (names in ``root``)."""
+    argv = [f"{root / a}|{root / b}" for a, b in pairs]
+    proc = subprocess.Popen([sys.executable, "-c", RACER, *argv], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "racing"
+    return proc
+
+
+def _calls(ws: Workspace, seconds: float, seen: dict, sources: dict) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for tool, args in CALLS.items():
+            result = ws.run(tool.partition("-")[0], **args)
+            check(result, seen)
+            source = "error" if result.is_error else result.value.get("source")
+            sources[source] = sources.get(source, 0) + 1
+
+
+def _built_again(ws: Workspace) -> None:
+    """The index ready again once the flips end (a build that met a folder mid-swap is tried
+    again after ``ASK_AGAIN_S``: that wait is skipped here)."""
+    deadline = time.monotonic() + 60
+    while ws.index.status()["state"] != "ready":
+        assert time.monotonic() < deadline, ws.index.status()
+        if ws.index._ask_again_at is not None:
+            ws.index._ask_again_at = 0.0
+        ws.run("glob", pattern="*.none")
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_index_never_records_or_answers_outside(arena, tmp_path, mode):
+    """First the folder and the file flip while the index is built and built again (a folder
+    renamed in the workspace makes the watcher distrust its events, so every flip sends the index
+    back to a build that reads the files once more); then only the file flips, the index answers,
+    and every flip's event makes the keeper read that name again."""
+    root, outside = arena
+    for i in range(200):  # files to read in the swapped folder and beside it, so reads meet the flips
+        (root / "flipdir" / f"g{i}.txt").write_text(f"{INSIDE} {i}\n")
+        (root / f"h{i}.txt").write_text(f"{INSIDE} {i}\n")
+    state = tmp_path / "state" / "s.sqlite"
+    ws = Workspace(root, session="race", state_path=state, index_min_files=1, **mode)
+    before = snapshot(outside)
+    seen: dict = {}
+    sources: dict = {}
+    try:
+        racer = _racer(root, [("flipdir", "flipdir_link"), ("flip", "flip_link")])
+        try:
+            _calls(ws, SECONDS / 2, seen, sources)
+        finally:
+            stop_racer(racer)
+        assert _recorded_outside(_index_file(state)) == []
+        _built_again(ws)
+        racer = _racer(root, [("flip", "flip_link")])
+        try:
+            _calls(ws, SECONDS / 2, seen, sources)
+        finally:
+            stop_racer(racer)
+        assert _recorded_outside(_index_file(state)) == []
+    finally:
+        ws.close()
+    assert snapshot(outside) == before
+    assert seen.get("ok", 0) > 0, seen
+    assert sources.get("index", 0) > 0, sources  # the index answered while a name flipped
