@@ -343,3 +343,44 @@ def test_mcp_remote_bridges_the_http_endpoint_for_stdio_only_clients(clients, se
     assert first["ok"] and first["result"]["isError"] is True
     assert first["result"]["content"][0]["text"] == 'Error: cannot read "missing.txt": not found'
     assert second["ok"] and second["result"]["content"][0]["text"].startswith("<path>src</path>")
+
+
+# a search asked again and again while the workspace index is counted, built and then answers:
+# values without ``source``, with ``source: "rg"`` and its ``index_note``, and with ``source: "index"``
+INDEX_SCENARIO = [
+    {"name": tool, "arguments": args}
+    for _ in range(25)
+    for tool, args in (("grep", {"pattern": "hello"}), ("glob", {"pattern": "*.txt"}), ("find", {"query": "hlp"}))
+]
+
+
+def _check_index_report(report: dict) -> None:
+    assert len(report["calls"]) == len(INDEX_SCENARIO)
+    sources = []
+    for call in report["calls"]:
+        assert call["ok"], f"the client raised {call.get('error')}"  # the SDK checked the outputSchema
+        value = call["result"]["structuredContent"]
+        sources.append(value.get("source"))
+        assert ("index_note" in value) is (value.get("source") == "rg"), value
+    assert "index" in sources, sources
+    assert set(report["strict"].values()) == {"ok"}, report["strict"]
+
+
+def test_typescript_sdk_reads_values_that_say_which_way_a_search_went(clients, tmp_path):
+    """With ``index_min_files=1`` the workspace index is in play on a small tree, so the values
+    carry ``source`` (and ``index_note`` while rg answers); the TypeScript SDK checks each against
+    the output schema, over stdio and over HTTP."""
+    spec = stdio_spec(tmp_path / "stdio")
+    spec["args"].append("--index_min_files=1")
+    _check_index_report(drive(clients, {**spec, "calls": INDEX_SCENARIO}, tmp_path / "stdio"))
+    srv = start_mcp_server(tmp_path / "http", tree=TREE, extra_args=["--DshJupyter.index_min_files=1"])
+    try:
+        spec = {
+            "transport": "http",
+            "url": mcp_url(srv, "ts-index"),
+            "headers": {"Authorization": f"token {srv.token}"},
+            "calls": INDEX_SCENARIO,
+        }
+        _check_index_report(drive(clients, spec, tmp_path / "http"))
+    finally:
+        srv.stop()
