@@ -349,7 +349,7 @@ def test_mcp_remote_bridges_the_http_endpoint_for_stdio_only_clients(clients, se
 # values without ``source``, with ``source: "rg"`` and its ``index_note``, and with ``source: "index"``
 INDEX_SCENARIO = [
     {"name": tool, "arguments": args}
-    for _ in range(25)
+    for _ in range(15)
     for tool, args in (("grep", {"pattern": "hello"}), ("glob", {"pattern": "*.txt"}), ("find", {"query": "hlp"}))
 ]
 

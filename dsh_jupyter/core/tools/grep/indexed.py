@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from ...index.globs import select
-from ...index.plan import plan
+from ...index.plan import Query
 from ...index.store import FileRow
 from ..context import CallContext
 from ..indexing.ask import ask_index, say_rg
@@ -41,13 +41,14 @@ class Targets:
 
 
 def indexed_targets(
-    ctx: CallContext, root: SearchRoot, search: str, include: str | None, excludes: list[str], value: dict
+    ctx: CallContext, root: SearchRoot, query: Query, include: str | None, excludes: list[str], value: dict
 ) -> Targets | None:
-    """What rg searches for this grep when the index answers (``value["source"]`` "index"), or
-    None: rg walks from the root as always (``value`` says why, once an index is in play)."""
+    """What rg searches for this grep (or replace) when the index answers (``value["source"]``
+    "index"), ``query`` being the pattern's ``index.plan``; or None: rg walks from the root as
+    always (``value`` says why, once an index is in play)."""
 
     def candidates(served: Served) -> tuple[list[FileRow], int]:
-        rows = served.store.candidates(plan(search), served.prefix)
+        rows = served.store.candidates(query, served.prefix)
         if rows is None:
             raise NotServed("the pattern has no three characters every match must hold")
         cut = len(served.prefix) + 1 if served.prefix else 0

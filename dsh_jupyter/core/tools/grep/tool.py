@@ -17,6 +17,7 @@ from typing import Any
 from ...errors import Codes, ToolError
 from ...fs.textwindow import BINARY_SNIFF_BYTES
 from ...fs.tree import proc_fd_path
+from ...index.plan import plan
 from ...render.search import grep_header, grep_next_offset, grep_page_footer, render_grep
 from ...rg.countform import COUNT_FLAGS, parse_counts
 from ...rg.headingform import HEADING_FLAGS, BlockStream, FileBlocks
@@ -133,7 +134,7 @@ def _grep(
             return value
         excluded = excluded_below(ctx, root)
         # served by the workspace index: rg searches the candidate files only (indexed.py)
-        targets = indexed_targets(ctx, root, search, include, excludes, value)
+        targets = indexed_targets(ctx, root, plan(search), include, excludes, value)
         flags = [*discovery_flags(ctx), *(targets.flags if targets is not None else [])]
         if include is not None:
             flags.append(f"--glob={include}")

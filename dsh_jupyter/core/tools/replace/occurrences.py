@@ -31,11 +31,13 @@ from ...documents import Presence
 from ...errors import Codes, ToolError
 from ...fs.files import file_version, pread_upto
 from ...fs.tree import proc_fd_path
+from ...index.plan import plan
 from ...notebooks.format import NotNotebook, parse_notebook
 from ...rg.recheck import Rechecker
 from ...rg.runner import memory_file
 from ...text.quoting import in_message
 from ..context import CallContext
+from ..grep.indexed import indexed_targets
 from ..grep.notebooks import NOT_NOTEBOOKS, NotebookListing, searches_notebook_file
 from ..search.flags import VCS_EXCLUDES, discovery_flags, exclusion_flags, hide_flags, user_exclusion_flags
 from ..search.root import SearchRoot, excluded_below, inside_vcs
@@ -161,8 +163,11 @@ def find_occurrences(
     excludes: list[str],
     literal: bool,
     ignore_case: bool,
+    value: dict | None = None,
 ) -> Found:
-    """Every occurrence below the search root, file by file in path order, each file read whole."""
+    """Every occurrence below the search root, file by file in path order, each file read whole.
+    ``value``: the answer's, told which way the search went when the workspace index is in play
+    (rg searches the index's candidate files only, as grep does: ``grep/indexed.py``)."""
     found = Found([])
     if inside_vcs(ctx, root):
         return found
@@ -173,7 +178,11 @@ def find_occurrences(
     listing = NotebookListing(ctx, root, include, excluded, excludes)
     try:
         if not one_notebook:
-            flags = [*discovery_flags(ctx)]
+            targets = None
+            if root.is_dir and value is not None:
+                query = plan(pattern, ignore_case=ignore_case, literal=literal)
+                targets = indexed_targets(ctx, root, query, include, excludes, value)
+            flags = [*discovery_flags(ctx), *(targets.flags if targets is not None else [])]
             if include is not None:
                 flags.append(f"--glob={include}")
             flags += [
@@ -184,8 +193,11 @@ def find_occurrences(
                 *user_exclusion_flags(excludes),
                 *search,
                 "--",
-                "." if root.is_dir else (proc_fd_path(root.fd) or root.real),
             ]
+            if targets is not None:  # no candidate: rg reads its empty standard input
+                flags += targets.paths or ["-"]
+            else:
+                flags.append("." if root.is_dir else (proc_fd_path(root.fd) or root.real))
             outcome = run_search(ctx, flags, "replace", root)
             if outcome.overflow:
                 raise overflow_error(ctx, "replace")

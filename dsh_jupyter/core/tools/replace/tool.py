@@ -30,6 +30,7 @@ from ..search.spill import save_spill
 from ..spec import (
     BOOLEAN,
     EXCLUDE,
+    INDEX_FIELDS,
     INTEGER,
     NAME,
     OFFSET,
@@ -73,10 +74,10 @@ def execute_replace(ctx: CallContext, args: dict) -> dict:
     if wanted is None and args.get("expected_count") is not None:
         raise ToolError(Codes.ARGUMENT_INVALID, 'expected_count goes with occurrences "all"')
     with open_search_root(ctx, args.get("path"), "replace in", spills=False) as root:
-        found = find_occurrences(ctx, root, pattern, replacement, include, excludes, literal, ignore_case)
+        value: dict[str, Any] = {"pattern": pattern, "replacement": replacement, "root": root.target.display}
+        found = find_occurrences(ctx, root, pattern, replacement, include, excludes, literal, ignore_case, value)
         search = search_args(pattern, replacement, literal, ignore_case)
         found = live_occurrences(ctx, root, found, search, applying=wanted is not None)
-        value: dict[str, Any] = {"pattern": pattern, "replacement": replacement, "root": root.target.display}
         if literal:
             value["literal"] = True
         if ignore_case:
@@ -178,6 +179,7 @@ REPLACE_OUTPUT = value_schema(
                 {"path": STRING, "replacements": INTEGER, "open": OPEN, "live": BOOLEAN}, ("path", "replacements")
             ),
         },
+        **INDEX_FIELDS,
     },
     ("pattern", "replacement", "root"),
 )

@@ -31,7 +31,7 @@ pytestmark = [
     pytest.mark.skipif(not syscalls.renameat2_available(), reason="renameat2(RENAME_EXCHANGE) is Linux-only"),
 ]
 
-SECONDS = float(os.environ.get("DSH_INDEX_RACE_SECONDS", "6"))
+SECONDS = float(os.environ.get("DSH_INDEX_RACE_SECONDS", "4"))
 CALLS = {
     "grep": {"pattern": "TEXT|SECRET"},
     "grep-literal": {"pattern": "OUTSIDE-SEC[R]ET"},  # the outside text, not written as it is
