@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from itertools import islice, repeat
 from operator import eq
 
-from dsh_jupyter.core.text.quoting import in_message, quote_name, quote_names, quote_names_joined
+from dsh_jupyter.core.text.quoting import in_message, quote_lines, quote_name, quote_names, quote_names_joined
 
 __all__ = [
     "glob_page_footer",
@@ -28,6 +28,7 @@ __all__ = [
     "grep_page_footer",
     "render_glob",
     "render_glob_spill",
+    "render_glob_spill_joined",
     "render_grep",
     "render_grep_files_spill",
     "render_grep_spill",
@@ -122,6 +123,11 @@ def render_glob_spill(display_paths: Sequence[str], joined: str | None = None) -
         return ""
     names = display_paths if isinstance(display_paths, list) else list(display_paths)
     return quote_names_joined(names, joined) + "\n"
+
+
+def render_glob_spill_joined(joined: str, count: int) -> str:
+    """``render_glob_spill`` of ``count`` display paths already joined by newlines (none holding one)."""
+    return quote_lines(joined, count) + "\n" if count else ""
 
 
 # --------------------------------------------------------------------------------------- grep

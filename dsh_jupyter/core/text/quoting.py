@@ -22,6 +22,7 @@ __all__ = [
     "has_raw_bytes",
     "in_message",
     "needs_quoting",
+    "quote_lines",
     "quote_name",
     "quote_names",
     "quote_names_joined",
@@ -100,14 +101,19 @@ BIG_BLOCK = 1 << 16  # bytes: a block this big has its line edges read by numpy 
 
 def _all_bare(names: list[str], blob: str) -> bool:
     """Whether every name prints bare, judged from ``blob`` (the names joined by newlines)."""
-    if not names or not all(names) or blob[0].isspace() or blob[-1].isspace() or blob.endswith(("@", "/")):
+    return bool(names) and all(names) and _bare_block(blob, len(names))
+
+
+def _bare_block(blob: str, count: int) -> bool:
+    """Whether each of the ``count`` names joined in ``blob`` (none empty) prints bare."""
+    if not count or blob[0].isspace() or blob[-1].isspace() or blob.endswith(("@", "/")):
         return False
     # a one-character search (memchr) first: "<" is rare in names
     if "<" in blob and "</" in blob:
         return False
     data = blob.encode("utf-8", "surrogatepass")
     if len(data) < BIG_BLOCK:
-        if blob.count("\n") != len(names) - 1 or "@\n" in blob or "/\n" in blob:
+        if blob.count("\n") != count - 1 or "@\n" in blob or "/\n" in blob:
             return False
         return _no_suspect_char_or_edge_space(blob, data)
     # A big block: the byte before and after every line break, gathered by numpy, instead of a
@@ -118,7 +124,7 @@ def _all_bare(names: list[str], blob: str) -> bool:
 
     octets = np.frombuffer(data, dtype=np.uint8)
     breaks = np.flatnonzero(octets == 0x0A)
-    if len(breaks) != len(names) - 1:
+    if len(breaks) != count - 1:
         return False  # a name holds a line break itself
     if len(breaks):
         before, after = octets[breaks - 1], octets[breaks + 1]
@@ -170,6 +176,16 @@ def quote_names_joined(names: list[str], joined: str | None = None) -> str:
     if _all_bare(names, blob):
         return blob
     return "\n".join([quote_name(n) for n in names])
+
+
+def quote_lines(blob: str, count: int) -> str:
+    """``quote_names_joined`` of ``count`` non-empty names that ``blob`` holds joined by newlines
+    (no name holding one): no list of them is made when every name prints bare."""
+    if not count:
+        return ""
+    if _bare_block(blob, count):
+        return blob
+    return "\n".join([quote_name(n) for n in blob.split("\n")])
 
 
 def in_message(text: str) -> str:

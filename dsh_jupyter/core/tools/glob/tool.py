@@ -52,6 +52,7 @@ from ..spec import (
     value_schema,
 )
 from .dating import Dating, finish_together, in_order, times_follow_folders
+from .indexed import IndexedGlob, indexed_glob, sampled_page
 from .split import Background, Stamper, merge_by_mtime, plan_split
 
 __all__ = ["GLOB", "execute_glob"]
@@ -86,18 +87,24 @@ def execute_glob(ctx: CallContext, args: dict) -> dict:
         excluded = excluded_below(ctx, root)
         test = compile_glob(pattern)
         ends = test.ends if test is not None and not test.dirs_only else None
-        got = indexed_files(ctx, root, value, ends, by_time=True)
+        # the index kept exactly the paths with an ASCII ending (bytes and text agree on it):
+        # for a glob that is its endings alone (**/*.py) and no exclude, that is the answer
+        exact = (
+            test is not None
+            and ends is not None
+            and test.ends_only
+            and not test.lead
+            and not excludes
+            and all(e.isascii() for e in ends)
+        )
+        if exact:
+            assert ends is not None
+            found = indexed_glob(ctx, root, value, ends)  # the list, counts and spill made at once
+            if found is not None:
+                return _shape_indexed(ctx, value, found, root.prefix)
+        # (asked again only where the index answered but could not order the list itself)
+        got = indexed_files(ctx, root, value, ends, by_time=True) if value.get("source") != "rg" else None
         if got is not None:
-            # the index kept exactly the paths with an ASCII ending (bytes and text agree on it):
-            # for a glob that is its endings alone (**/*.py) and no exclude, that is the answer
-            exact = (
-                test is not None
-                and ends is not None
-                and test.ends_only
-                and not test.lead
-                and not excludes
-                and all(e.isascii() for e in ends)
-            )
             chosen = got[0] if exact and got[1] is None else _from_index(*got, pattern, excludes)
             if chosen is not None:
                 paths = [root.prefix + p for p in chosen] if root.prefix else chosen
@@ -292,20 +299,54 @@ def _shape_glob(ctx: CallContext, value: dict, paths: list[str], root_prefix: st
     # the kernel's work); ``spilled()`` waits for it.
     spilled = start_spill(ctx, "glob", render_glob_spill(paths, joined), value["pattern"])
     try:
+        _sample(ctx, value, paths, root_prefix)
+    finally:
+        value["spill"] = spilled()
+    return value
+
+
+def _sample(ctx: CallContext, value: dict, paths: list[str], root_prefix: str) -> None:
+    """An over-cap page: sampled across top-level entries, or the head where that is the same."""
+    cap = ctx.settings.glob_max_results
+    cut = len(root_prefix)
+    # each path's first name below the search root, split off in C (no Python call per path)
+    below = map(itemgetter(slice(cut, None)), paths) if cut else paths
+    keys = [key for key, _, _ in map(str.partition, below, repeat("/"))]
+    sample = sample_across_groups(keys, cap)
+    value["groupsTotal"] = sample.groups_total
+    if ctx.settings.glob_sample_over_cap and not sample.flat:
+        value["paths"] = [paths[i] for i in sample.indices]
+        value["sampled"] = True
+        value["groupsShown"] = sample.groups_shown
+    else:
+        value["paths"] = paths[:cap]
+        value["groupsShown"] = len(set(keys[:cap]))
+    value["capped"] = True
+
+
+def _shape_indexed(ctx: CallContext, value: dict, found: IndexedGlob, root_prefix: str) -> dict:
+    """``_shape_glob`` of what the index made (``indexed.py``): the count, list and spill are
+    made already, and the page is picked from the head of the list."""
+    cap = ctx.settings.glob_max_results
+    value["totalPaths"] = found.total
+    if found.total <= cap:
+        value["paths"] = found.joined.split("\n") if found.total else []
+        return value
+    spilled = start_spill(ctx, "glob", found.spill, value["pattern"])
+    try:
         cut = len(root_prefix)
-        # each path's first name below the search root, split off in C (no Python call per path)
-        below = map(itemgetter(slice(cut, None)), paths) if cut else paths
-        keys = [key for key, _, _ in map(str.partition, below, repeat("/"))]
-        sample = sample_across_groups(keys, cap)
-        value["groupsTotal"] = sample.groups_total
-        if ctx.settings.glob_sample_over_cap and not sample.flat:
-            value["paths"] = [paths[i] for i in sample.indices]
-            value["sampled"] = True
-            value["groupsShown"] = sample.groups_shown
+        page = sampled_page(found.joined, found.groups, cap, cut) if found.groups is not None else None
+        if page is None or found.groups is None:  # entries too many to count one by one
+            _sample(ctx, value, found.joined.split("\n"), root_prefix)
         else:
-            value["paths"] = paths[:cap]
-            value["groupsShown"] = len(set(keys[:cap]))
-        value["capped"] = True
+            value["groupsTotal"] = len(found.groups)
+            if ctx.settings.glob_sample_over_cap and not page.flat:
+                value["paths"], value["sampled"], value["groupsShown"] = page.paths, True, page.groups_shown
+            else:
+                head = found.joined.split("\n", cap)[:cap]
+                value["paths"] = head
+                value["groupsShown"] = len({path[cut:].partition("/")[0] for path in head})
+            value["capped"] = True
     finally:
         value["spill"] = spilled()
     return value
