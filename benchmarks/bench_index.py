@@ -24,9 +24,11 @@ Measured, beside the baseline each target names (docs/performance.md, "index"):
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -122,9 +124,11 @@ def rg_run(rg: str, cwd: str, *args: str):
 
 
 def workspace(path: str, index: bool) -> Workspace:
+    state = tempfile.mkdtemp(prefix="dsh-bench-")
+    atexit.register(shutil.rmtree, state, True)  # its index and saved results: hundreds of MiB
     return Workspace(
         path,
-        state_path=os.path.join(tempfile.mkdtemp(prefix="dsh-bench-"), "s.sqlite"),
+        state_path=os.path.join(state, "s.sqlite"),
         raw_output_max_bytes=500_000_000,
         index_min_files=1 if index else 0,
     )
