@@ -4,7 +4,8 @@ Why it exists: on a big tree such a glob matches hundreds of thousands of paths,
 needs three things of them: how many, a page sampled across the top-level entries, and the whole
 list oldest first for the spill. Fetching every path into Python to do all three took most of a
 glob's time (600,000 rows: about 0.6 s). Here SQLite makes the whole list as one string on a
-thread of its own (``IndexStore.joined_by_time``, one pass over the time index), while this
+thread of its own (``IndexStore.joined_by_time``: one pass over the files of the endings' one
+extension in time order, or over the time index), while this
 thread counts each top-level entry's paths by a skip over the path index (``IndexStore.groups``);
 both let go of the interpreter while SQLite works. The page is then picked from the head of the
 list: each entry's first paths in time order are found by reading lines from its start until
