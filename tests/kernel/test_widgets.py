@@ -8,6 +8,7 @@ through the view's message handler, so these tests exercise what the front end a
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 from dsh_jupyter.kernel.results import KernelResult
@@ -106,7 +107,9 @@ def test_an_interrupt_during_a_request_ends_it_and_keeps_the_page(make_ws, big, 
     real = ws.call
 
     def interrupted(tool, args=None, **kw):
-        os.kill(os.getpid(), signal.SIGINT)  # Python's handler raises KeyboardInterrupt here
+        # to this thread, where Python's handler raises KeyboardInterrupt: a signal sent to the
+        # process may land on another of its threads, and this sleep would not be cut short
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
         time.sleep(1)
         return real(tool, args, **kw)
 
