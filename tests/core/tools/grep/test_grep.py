@@ -818,7 +818,16 @@ def test_grep_answers_on_this_checkout_with_its_node_modules(tmp_path: Path) -> 
     packages (minified bundles with multi-megabyte lines) beside the sources."""
     repo = Path(__file__).resolve().parents[4]
     assert (repo / "dsh_jupyter" / "core" / "workspace.py").is_file()
+    # over index_min_files: its first search starts the workspace index in the background, which
+    # closing the workspace ends (a build left running would outlive the test in this process)
     ws = Workspace(repo, state_path=str(tmp_path / "s.sqlite"))
+    try:
+        _grep_this_checkout(repo, ws)
+    finally:
+        ws.close()
+
+
+def _grep_this_checkout(repo: Path, ws: Workspace) -> None:
     vendored = repo / "labextension_shim" / "node_modules"
     assert vendored.is_dir() and len(os.listdir(vendored)) > 50, "./dev test installs these packages"
     r = ws.run("grep", pattern=r"Workspace\(")
