@@ -116,7 +116,13 @@ def test_an_interrupt_during_a_request_ends_it_and_keeps_the_page(make_ws, big, 
     ws.call = interrupted
     comms.sent.clear()
     before = names(view)
-    act(view, "page", where="next")
+    # a kernel raises KeyboardInterrupt on SIGINT; a process started in the background by a shell
+    # without job control inherits SIGINT ignored, so the test sets Python's handler itself
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        act(view, "page", where="next")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert view.error == "Error: stopped before it finished ('page' was interrupted); the page is as it was"
     assert names(view) == before and view.offset == 1
     assert comms.sent[-1][2]["content"] == {"done": 1, "ok": False}
