@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import statistics
 import subprocess
 import tempfile
 import time
 
 from bigtrees import MIXES, SHAPES, build_shaped, built_once  # benchmarks/bigtrees.py
+from timing import wall_and_cpu_in_turns  # benchmarks/timing.py
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
@@ -44,30 +43,6 @@ def files_floor(rg: str, cwd: str):
         return len(out.stdout)
 
     return run
-
-
-def cpu_seconds() -> float:
-    """CPU time of this process (all its threads) and of its children that ended (the rg processes)."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
-def in_turns(fns: dict, runs: int) -> tuple[dict[str, float], dict[str, float]]:
-    """Median wall time and median CPU time (``cpu_seconds``) of each of ``fns``, called in turns."""
-    for fn in fns.values():
-        fn()  # one untimed call of each: caches warm alike
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    cpu: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(runs):
-        for name, fn in fns.items():
-            c0, t0 = cpu_seconds(), time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
-            cpu[name].append(cpu_seconds() - c0)
-    return (
-        {name: statistics.median(t) for name, t in times.items()},
-        {name: statistics.median(t) for name, t in cpu.items()},
-    )
 
 
 def million(top: str) -> str:
@@ -125,7 +100,9 @@ def main() -> int:
             r = ws.run("find", query=query)
             assert not r.is_error, r.text
             assert r.value.get("source") == ("index" if opts.index else None), r.value.get("index_note")
-            t, c = in_turns({"floor": floor, "find": lambda q=query, w=ws: w.run("find", query=q)}, opts.runs)
+            t, c = wall_and_cpu_in_turns(
+                {"floor": floor, "find": lambda q=query, w=ws: w.run("find", query=q)}, opts.runs
+            )
             print(
                 f"{name:<16} {query:<15} {r.value['totalPaths']:>9,} {t['find'] * 1000:>7.0f} ms"
                 f" {t['floor'] * 1000:>8.0f} ms {t['find'] / t['floor']:>5.2f}x"

@@ -29,12 +29,12 @@ import os
 import random
 import resource
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
 
 from bigtrees import built_once  # benchmarks/bigtrees.py
+from timing import cpu_seconds, wall_and_cpu_in_turns  # benchmarks/timing.py
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
@@ -87,30 +87,6 @@ def peak_rss_mib() -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def cpu_seconds() -> float:
-    """CPU time of this process (all its threads) and of its children that ended (the rg processes)."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
-def in_turns(fns: dict, runs: int) -> tuple[dict[str, float], dict[str, float]]:
-    """Median wall time and median CPU time of each of ``fns``, called in turns (one untimed call first)."""
-    for fn in fns.values():
-        fn()
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    cpu: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(runs):
-        for name, fn in fns.items():
-            c0, t0 = cpu_seconds(), time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
-            cpu[name].append(cpu_seconds() - c0)
-    return (
-        {name: statistics.median(t) for name, t in times.items()},
-        {name: statistics.median(t) for name, t in cpu.items()},
-    )
 
 
 def rg_run(rg: str, cwd: str, *args: str):
@@ -205,7 +181,7 @@ def main() -> int:
 
     off = workspace(path, False)
     print(f"\n  {'':<34} {'wall':>11} {'baseline':>11} {'ratio':>7}   {'CPU':>11} {'baseline':>11} {'ratio':>7}")
-    t, c = in_turns(
+    t, c = wall_and_cpu_in_turns(
         {
             "indexed": calls["grep"],
             "off": call(off, "grep", None, pattern=LITERAL, output_mode="files_with_matches"),
@@ -215,7 +191,7 @@ def main() -> int:
     )
     row(f"grep {LITERAL} vs rg -l", t, c, "indexed", "rg")
     row(f"grep {LITERAL} vs index off", t, c, "indexed", "off")
-    t, c = in_turns(
+    t, c = wall_and_cpu_in_turns(
         {
             "indexed": calls["regex"],
             "off": call(off, "grep", None, pattern=regex, output_mode="count"),
@@ -223,7 +199,7 @@ def main() -> int:
         opts.runs,
     )
     row(f"grep {regex} vs index off", t, c, "indexed", "off")
-    t, c = in_turns(
+    t, c = wall_and_cpu_in_turns(
         {
             "indexed": calls["glob"],
             "off": call(off, "glob", None, pattern="*.py"),
@@ -233,7 +209,7 @@ def main() -> int:
     )
     row("glob *.py vs rg --files --sort=modified", t, c, "indexed", "rg")
     row("glob *.py vs index off", t, c, "indexed", "off")
-    t, c = in_turns(
+    t, c = wall_and_cpu_in_turns(
         {
             "indexed": calls["find"],
             "off": call(off, "find", None, query="f42py"),
