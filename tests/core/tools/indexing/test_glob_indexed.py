@@ -137,3 +137,32 @@ def _same_text(got, want) -> bool:
 
 def _spilled(ws: Workspace, result) -> str:
     return open(result.value["spill"], encoding="utf-8").read()
+
+
+@pytest.mark.parametrize("odd", [b"line\nbreak.py", b"x\xf0.py"], ids=["newline", "not-utf8"])
+def test_a_name_the_joined_list_cannot_carry_sends_the_glob_to_the_python_sort(tmp_path, odd):
+    """A name holding a line break (the lines would not say the names) or a byte that is not
+    UTF-8 (SQLite orders bytes, rg the escapes): the index's list is taken row by row and sorted
+    here instead, and the answer is still the walk's."""
+    root = tmp_path / "root"
+    root.mkdir()
+    _tree(root, random.Random(7))
+    stamp = time.time() - 2e6  # older than the rest, one time for both: their order is by name
+    # beside a name whose bytes sort the other way round from its escapes (b"\xf0" after
+    # "\ue000" in bytes, before it as the escape "\udcf0")
+    for name in (odd, "x\ue000.py".encode()):
+        path = os.path.join(os.fsencode(root / "top0"), name)
+        with open(path, "w") as f:
+            f.write("x\n")
+        os.utime(path, (stamp, stamp))
+    indexed_ws = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1, glob_max_results=4)
+    plain = Workspace(root, state_path=tmp_path / "b" / "s.sqlite", index_min_files=0, glob_max_results=4)
+    try:
+        _ready(indexed_ws)
+        got, want = indexed_ws.run("glob", pattern="*.py"), plain.run("glob", pattern="*.py")
+        assert got.value["source"] == "index", got.value.get("index_note")
+        assert _trimmed(got.value) == _trimmed(want.value) and _same_text(got, want)
+        assert _spilled(indexed_ws, got) == _spilled(plain, want)
+    finally:
+        indexed_ws.close()
+        plain.close()
