@@ -123,6 +123,18 @@ class FileReader:
         """``read`` of each, leaving out those not beneath the root."""
         return [got for got in map(self.read, rels) if got is not None]
 
+    def look(self, rel: str) -> os.stat_result | None:
+        """``rel``'s own stat (a symlink's, not its target's), reached through folders beneath the
+        root; None: gone, or a folder on its way is a symlink or no folder now (as gone to rg's
+        walk from the root)."""
+        folder, _, name = rel.rpartition("/")
+        try:
+            return os.stat(name, dir_fd=self._folder(folder), follow_symlinks=False)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT or exc.errno in _NOT_BENEATH:
+                return None
+            raise
+
     def read(self, rel: str) -> tuple[FileRow, str | None] | None:
         """What the index records of one file, and its text when it is indexed; None when a
         folder on its way is a symlink or no folder now: not a file rg's walk from the root

@@ -413,30 +413,29 @@ class IndexKeeper:
         parents: dict[str, list[str]] = {}  # files whose being listed may have changed, by folder
         reread: list[str] = []  # indexed files changed in place
         gone: list[str] = []
-        for rel in sorted(paths):
-            if _hidden_on_the_way(rel, skip):
-                continue
-            try:
-                st = os.stat(rel, dir_fd=root.fd, follow_symlinks=False)
-            except (FileNotFoundError, NotADirectoryError):
-                gone.append(rel)
-                continue
-            if statmod.S_ISDIR(st.st_mode):
-                if not skip(rel):
-                    folders.add(rel)
+        with FileReader(root.fd, limit, ctx.settings.openat2) as reader:
+            for rel in sorted(paths):
+                if _hidden_on_the_way(rel, skip):
+                    continue
+                st = reader.look(rel)  # never through a folder swapped for a symlink
+                if st is None:
+                    gone.append(rel)
+                    continue
+                if statmod.S_ISDIR(st.st_mode):
+                    if not skip(rel):
+                        folders.add(rel)
+                    else:
+                        store.delete_below(rel)
+                elif statmod.S_ISREG(st.st_mode) and store.row(rel) is not None:
+                    reread.append(rel)
                 else:
-                    store.delete_below(rel)
-            elif statmod.S_ISREG(st.st_mode) and store.row(rel) is not None:
-                reread.append(rel)
-            else:
-                parent = rel.rpartition("/")[0] or "."
-                parents.setdefault(parent, []).append(rel)
-        store.begin()
-        try:
-            with FileReader(root.fd, limit, ctx.settings.openat2) as reader:
+                    parent = rel.rpartition("/")[0] or "."
+                    parents.setdefault(parent, []).append(rel)
+            store.begin()
+            try:
                 self._take_in(store, reader, gone, reread, folders, parents)
-        finally:
-            store.commit()
+            finally:
+                store.commit()
         self.files = store.count()
 
     def _take_in(
