@@ -111,6 +111,10 @@ def test_opening_from_search_changes_nothing_and_a_typed_cell_is_saved(page, col
     wait_for(lambda: "# typed" in files["nb"].read_text(), "the room's save of the typed cell")
     saved = nbformat.read(str(files["nb"]), as_version=4)
     assert saved.cells[1].source == "seen_by_search = 1  # typed"
+    # closed once the page knows the room saved it: a tab still marked dirty asks "Save your
+    # work?", JupyterLab's own question, not this test's subject
+    dirty = page.locator(".lm-TabBar-tab.jp-mod-dirty", has_text="note.ipynb")
+    expect()(dirty).to_have_count(0, timeout=30_000)
     close_all(page)
 
 
