@@ -18,13 +18,16 @@ Measured, beside the baseline each target names (docs/performance.md, "index"):
   beside off; glob ``*.py`` beside ``rg --files --sort=modified`` and beside off; find beside
   ``rg --files`` and beside off.
 
-``--build-only`` builds the tree and measures nothing.
+``--build-only`` builds the tree and measures nothing; ``--index-build-only`` measures the index's
+build and nothing after it; ``--python-reader`` builds without the compiled trigram reader (as a
+package built with no C compiler does).
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import os
 import random
 import resource
@@ -37,6 +40,7 @@ from bigtrees import built_once  # benchmarks/bigtrees.py
 from timing import cpu_seconds, wall_and_cpu_in_turns  # benchmarks/timing.py
 
 from dsh_jupyter import Workspace
+from dsh_jupyter.core.index import native
 from dsh_jupyter.core.rg.runner import find_rg, scrubbed_env
 
 LITERAL = "zq_index_needle"
@@ -134,6 +138,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "dsh-bench-index"))
     ap.add_argument("--build-only", action="store_true", help="build the tree, measure nothing")
+    ap.add_argument("--index-build-only", action="store_true", help="measure the index's build alone")
+    ap.add_argument("--python-reader", action="store_true", help="build without the compiled trigram reader")
     opts = ap.parse_args()
     os.makedirs(opts.dir, exist_ok=True)
     path = tree(opts.dir, opts.files)
@@ -152,11 +158,13 @@ def main() -> int:
     rss0 = peak_rss_mib()
     ws = workspace(path, True)
     assert ws.index is not None
-    c0, t0 = cpu_seconds(), time.perf_counter()
-    ws.index.start()
-    while ws.index.status()["state"] in ("idle", "counting", "building"):
-        time.sleep(0.02)
-    build_wall, build_cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    with native.python_only() if opts.python_reader else contextlib.nullcontext():
+        print(f"the compiled trigram reader: {'used' if native.available() else 'not used'}")
+        c0, t0 = cpu_seconds(), time.perf_counter()
+        ws.index.start()
+        while ws.index.status()["state"] in ("idle", "counting", "building"):
+            time.sleep(0.02)
+        build_wall, build_cpu = time.perf_counter() - t0, cpu_seconds() - c0
     status = ws.index.status()
     assert status["state"] == "ready", status
     print(
@@ -167,6 +175,8 @@ def main() -> int:
         f"index: {status['files']:,} files, {status['diskBytes'] / 2**20:.0f} MiB on disk;"
         f" peak RSS {rss0:.0f} MiB before the build, {peak_rss_mib():.0f} MiB after it (target <= 256 MiB)"
     )
+    if opts.index_build_only:
+        return 0
 
     regex = r"\d{3}77$"  # 1 % of the files; no three characters every match holds
     calls = {

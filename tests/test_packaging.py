@@ -1,5 +1,6 @@
-"""The wheel a user installs: built from the sources, it carries the MIT license and glob's
-compiled dater (built by hatch_build.py from dsh_jupyter/core/fs/mtimes.c).
+"""The wheel a user installs: built from the sources, it carries the MIT license, glob's compiled
+dater and the index's compiled trigram reader (built by hatch_build.py from
+dsh_jupyter/core/fs/mtimes.c and dsh_jupyter/core/index/grams.c).
 
 The build runs ``pip wheel --no-deps`` on a copy of the repository (no venvs, no caches), with the
 front end already built (``SKIP_JUPYTER_BUILDER=1``: npm's part is tested by the Binder and
@@ -41,14 +42,14 @@ def wheel(tmp_path_factory) -> Path:
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         shim_build = Path(folder) == REPO / "labextension_shim"
-        # the dater built for the editable install is left behind too: the wheel's build makes its own
+        # the libraries built for the editable install are left behind too: the wheel's build makes its own
         return {
             n
             for n in names
             if n in SKIP
             or n.endswith((".egg-info", ".tsbuildinfo"))
             or (shim_build and n == "lib")
-            or n.startswith("libmtimes.so.")
+            or n.startswith(("libmtimes.so.", "libgrams.so."))
         }
 
     shutil.copytree(REPO, src, ignore=ignore)
@@ -137,7 +138,7 @@ def test_the_wheel_carries_the_widgets_front_end_and_the_widgets_load_it(wheel, 
     assert sizes == f"{len((static / 'widget.js').read_text())} {len((static / 'widget.css').read_text())}"
 
 
-def test_the_wheel_carries_the_compiled_dater_and_is_tagged_for_this_platform(wheel, tmp_path):
+def test_the_wheel_carries_the_compiled_dater_and_trigram_reader_and_is_tagged_for_this_platform(wheel, tmp_path):
     import ctypes
 
     from packaging.tags import sys_tags
@@ -155,6 +156,13 @@ def test_the_wheel_carries_the_compiled_dater_and_is_tagged_for_this_platform(wh
     assert "Root-Is-Purelib: false" in info.splitlines()
     assert f"Tag: py3-none-{platform}" in info.splitlines()
     assert ctypes.CDLL(str(library)).dsh_mtimes_abi() == ABI
+    from dsh_jupyter.core.index import native
+
+    with zipfile.ZipFile(wheel) as whl:
+        assert "dsh_jupyter/core/index/grams.c" in whl.namelist()
+        grams = tmp_path / "libgrams.so"
+        grams.write_bytes(whl.read(f"dsh_jupyter/core/index/libgrams.so.{native.ABI}"))
+    assert ctypes.CDLL(str(grams)).dsh_grams_abi() == native.ABI
 
 
 def test_the_build_step_says_why_it_built_no_dater_and_leaves_no_half_written_library(tmp_path):

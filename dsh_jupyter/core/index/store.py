@@ -1,15 +1,24 @@
 """The index's SQLite file: the visible files with their size and time, and their text's trigrams.
 
-Why SQLite's FTS5: it is in the SQLite every Python here already has, its ``trigram`` tokenizer
-answers "which documents hold this substring" from an inverted index, and a file of its own can
-be thrown away and built again at any time. The table is contentless (the text is not kept
-twice) with ``detail=none`` (no positions: a third of the size); a substring is asked as the AND
-of its trigrams, which is what ``plan`` needs (a superset of the files that hold it).
+Why SQLite: it is in every Python here already, and a file of its own can be thrown away and
+built again at any time. The trigrams are kept two ways, and a file's text is in exactly one:
 
-A contentless table in the SQLite 3.40 here cannot delete a row, so a file's new text gets a new
-row id and the old one is left behind, unreachable: candidates are the ``files`` rows whose id
-the trigram query answers. ``orphans`` counts what was left behind; the keeper builds the index
-again when they outweigh the files.
+- ``postings``: the build's, written by the compiled trigram reader (``native``, ``grams.c``):
+  for each ASCII trigram (folded to lower case) the ids of the files that hold it, as blocks of
+  delta-coded varints, a block per gram per flush, in id order. FTS5 took 15 s of one thread to
+  index a million files' text; the reader gathers it on the reading thread for a second or two.
+- ``grams``: FTS5 with its ``trigram`` tokenizer, for every file indexed after the build (a
+  change) and those the reader leaves to Python (UTF-16, or a build without the library). The
+  table is contentless (the text is not kept twice) with ``detail=none`` (no positions: a third of
+  the size).
+
+A substring is asked as the AND of its trigrams in both, which is what ``plan`` needs (a superset
+of the files that hold it); the plan asks only for ASCII trigrams, the ones ``postings`` keeps.
+
+A contentless table in the SQLite 3.40 here cannot delete a row (nor can a block of postings lose
+one id), so a file's new text gets a new row id and the old one is left behind, unreachable:
+candidates are the ``files`` rows whose id the trigram query answers. ``orphans`` counts what was
+left behind; the keeper builds the index again when they outweigh the files.
 
 What it must never do: answer a file it was not told about, or leave a changed file's old text
 reachable (its ``files`` row is replaced before the call that changed it answers).
@@ -25,11 +34,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from operator import itemgetter
 
+from . import native
 from .plan import Query
 
-__all__ = ["BIG", "TEXT", "UNREAD", "FileRow", "IndexStore", "fts_query"]
+__all__ = ["BIG", "TEXT", "UNREAD", "FileRow", "IndexStore", "fts_query", "posted_ids"]
 
-SCHEMA_VERSION = 2  # a build always starts from a new file; the number says what a file holds
+SCHEMA_VERSION = 3  # a build always starts from a new file; the number says what a file holds
 TEXT = 0  # the text's trigrams are in the index
 BIG = 1  # over the size setting: not read, always a candidate
 UNREAD = 2  # could not be read: always a candidate (rg says why)
@@ -71,6 +81,51 @@ def fts_query(query: Query) -> str | None:
     return "(" + joiner.join(p for p in parts if p is not None) + ")"
 
 
+def posted_ids(db: sqlite3.Connection, query: Query, lists: dict | None = None):
+    """The ids of the files whose build-time postings answer ``query`` (numpy uint32, each once);
+    None: every file (the query asks nothing the postings can check). ``lists``: the lists
+    decoded so far for this query (a trigram asked twice is read once)."""
+    import numpy as np  # a core dependency (through pandas); imported where it is needed
+
+    lists = {} if lists is None else lists
+    kind = query[0]
+    if kind == "all":
+        return None
+    if kind == "lit":
+        s = query[1]
+        grams = {s[i : i + 3] for i in range(len(s) - 2)}
+        parts = [_list(db, g, lists) for g in grams if g.isascii()]
+    else:
+        parts = [posted_ids(db, q, lists) for q in query[1]]
+        if kind == "or":
+            if any(p is None for p in parts):
+                return None
+            return np.unique(np.concatenate(parts)) if parts else np.empty(0, np.uint32)
+    known = sorted((p for p in parts if p is not None), key=len)
+    if not known:
+        return None
+    out = known[0]
+    for more in known[1:]:
+        if not len(out):
+            break
+        out = np.intersect1d(out, more, assume_unique=True)
+    return out
+
+
+def _list(db: sqlite3.Connection, g: str, lists: dict):
+    """The ids of the files whose postings hold trigram ``g``: its blocks, each in id order
+    (not the whole: a build's reading threads each write their own; an id is in one block)."""
+    import numpy as np
+
+    got = lists.get(g)
+    if got is None:
+        parts = [
+            native.decode(blob) for (blob,) in db.execute("SELECT ids FROM postings WHERE gram = ?", (native.gram(g),))
+        ]
+        got = lists[g] = np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.empty(0, np.uint32)
+    return got
+
+
 class IndexStore:
     """One index file. Not thread-safe: the keeper serialises every use under its lock."""
 
@@ -91,6 +146,7 @@ class IndexStore:
             CREATE INDEX IF NOT EXISTS unindexed ON files(kind) WHERE kind != 0;
             CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(
                 body, tokenize='trigram', content='', detail='none');
+            CREATE TABLE IF NOT EXISTS postings(gram INTEGER NOT NULL, ids BLOB NOT NULL);
             """
         )
         # FTS5 merges its segments 8 at a time, not 4: about a seventh less CPU in a build, and a
@@ -119,6 +175,7 @@ class IndexStore:
         SQLite keeps them from then on)."""
         self.db.execute("CREATE INDEX IF NOT EXISTS by_time ON files(mtime_ns, path)")
         self.db.execute("CREATE INDEX IF NOT EXISTS by_ext ON files(ext, mtime_ns, path)")
+        self.db.execute("CREATE INDEX IF NOT EXISTS by_gram ON postings(gram)")
 
     def begin(self) -> None:
         self.db.execute("BEGIN")
@@ -126,10 +183,8 @@ class IndexStore:
     def commit(self) -> None:
         self.db.execute("COMMIT")
 
-    def upsert(self, rows: Iterable[tuple[FileRow, str | None]], new: bool = False) -> None:
-        """Add or replace files; a TEXT row comes with its text (decoded as ``read_text`` does).
-        ``new``: none of them is in the index yet (a build's rows, each listed once by rg), so
-        nothing is looked up to be replaced."""
+    def upsert(self, rows: Iterable[tuple[FileRow, str | None]]) -> None:
+        """Add or replace files; a TEXT row comes with its text (decoded as ``read_text`` does)."""
         files, grams = [], []
         for row, text in rows:
             rowid = self._next_id
@@ -140,11 +195,33 @@ class IndexStore:
                 grams.append((rowid, text))
         if not files:
             return
-        if not new:
-            self.db.executemany("DELETE FROM files WHERE path = ?", ((f[1],) for f in files))
+        self.db.executemany("DELETE FROM files WHERE path = ?", ((f[1],) for f in files))
         self.db.executemany("INSERT INTO files(id, path, size, mtime_ns, kind, nul, ext) VALUES (?,?,?,?,?,?,?)", files)
         if grams:
             self.db.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)", grams)
+
+    def reserve(self, count: int) -> int:
+        """The first of ``count`` new ids, for rows ``add`` writes later (a build reads a batch's
+        files, with their ids, while the batch before is written)."""
+        first = self._next_id
+        self._next_id += count
+        return first
+
+    def add(self, files: list[tuple[int, str, int, int, int, int]], texts: list[tuple[int, str]]) -> None:
+        """New files under ids from ``reserve`` (a build's: none of them is in the index yet), each
+        ``(id, path, size, mtime_ns, kind, nul)``; ``texts`` go to FTS5: those the build's reader
+        left to Python (the others' trigrams are in the postings ``add_postings`` writes)."""
+        rows = []
+        for rowid, path, size, mtime_ns, kind, nul in files:
+            blob = _blob(path)
+            rows.append((rowid, blob, size, mtime_ns, kind, nul, _ext(blob)))
+        self.db.executemany("INSERT INTO files(id, path, size, mtime_ns, kind, nul, ext) VALUES (?,?,?,?,?,?,?)", rows)
+        if texts:
+            self.db.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)", texts)
+
+    def add_postings(self, flushed: bytearray) -> None:
+        """The lists of one ``native.Gatherer.flush``, a row per gram."""
+        self.db.executemany("INSERT INTO postings(gram, ids) VALUES (?, ?)", native.records(flushed))
 
     def delete(self, paths: Iterable[str]) -> None:
         self.db.executemany("DELETE FROM files WHERE path = ?", ((_blob(p),) for p in paths))
@@ -303,15 +380,28 @@ class IndexStore:
         match = fts_query(query)
         if match is None:
             return None
+        posted = posted_ids(self.db, query)
+        if posted is None:  # the postings cannot narrow it (FTS5 would, with every ALL part dropped)
+            return None
         where, params = "", []
         if prefix:
             where, params = " AND path >= ? AND path < ?", [_blob(prefix + "/"), _blob(prefix + "0")]
+        columns = "SELECT path, size, mtime_ns, kind, nul FROM files WHERE "
         sql = (
-            "SELECT path, size, mtime_ns, kind, nul FROM files WHERE id IN "
-            "(SELECT rowid FROM grams WHERE grams MATCH ?)" + where + " UNION ALL "
-            "SELECT path, size, mtime_ns, kind, nul FROM files WHERE kind != 0" + where
+            columns
+            + "id IN (SELECT rowid FROM grams WHERE grams MATCH ?)"
+            + where
+            + " UNION ALL "
+            + columns
+            + "kind != 0"
+            + where
         )
-        return [_row(r) for r in self.db.execute(sql, [match, *params, *params])]
+        got = [_row(r) for r in self.db.execute(sql, [match, *params, *params])]
+        if len(posted):  # a file's text is in FTS5 or in the postings, never both: no file twice
+            ids = "[" + ",".join(map(str, posted.tolist())) + "]"
+            sql = columns + "id IN (SELECT value FROM json_each(?))" + where
+            got += map(_row, self.db.execute(sql, [ids, *params]))
+        return got
 
     def count(self) -> int:
         return self.db.execute("SELECT count(*) FROM files").fetchone()[0]
@@ -335,6 +425,7 @@ class IndexStore:
         try:
             self.db.execute("SELECT count(*) FROM files").fetchone()
             self.db.execute("SELECT rowid FROM grams WHERE grams MATCH '\"abc\"' LIMIT 1").fetchall()
+            self.db.execute("SELECT ids FROM postings WHERE gram = 0 LIMIT 1").fetchall()
             return True
         except sqlite3.DatabaseError:
             return False

@@ -16,6 +16,10 @@ replacement character (ASCII is never lost, and the candidate query asks for ASC
 byte is noted (rg searches such a file differently when it finds it walking) and indexed as a
 space.
 
+A build reads a batch at a time (``read_batch``) through the compiled trigram reader
+(``index.native``, the same rules in C: folders beneath the root, no symlink, the ASCII trigrams
+of the text as decoded here), which leaves every file it does not take to ``FileReader``.
+
 What it must never do: leave out a file rg would list, record a text other than the file's, or read
 anything through a symlink (a file outside the root would give the index its text and time).
 """
@@ -29,6 +33,7 @@ from collections.abc import Iterable, Iterator
 
 from ...fs import syscalls
 from ...fs.beneath import open_folder
+from ...index import native
 from ...index.store import BIG, TEXT, UNREAD, FileRow
 from ..context import CallContext
 from ..search.flags import VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
@@ -36,7 +41,7 @@ from ..search.root import SearchRoot
 from ..search.run import diagnostic, file_errors, run_search
 from ..search.scans import drop_excluded
 
-__all__ = ["BATCH_BYTES", "FileReader", "in_batches", "listed", "listing", "listing_flags"]
+__all__ = ["BATCH_BYTES", "FileReader", "in_batches", "listed", "listing", "listing_flags", "read_batch"]
 
 BATCH_BYTES = 1 << 17  # of rg's list at a time: a few thousand paths
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -105,7 +110,7 @@ class FileReader:
     def __init__(self, root_fd: int, max_bytes: int, use_openat2: bool = True) -> None:
         self.root_fd = root_fd
         self.max_bytes = max_bytes
-        self._beneath = use_openat2 and syscalls.openat2_available()  # else the O_NOFOLLOW walk
+        self.beneath = use_openat2 and syscalls.openat2_available()  # else the O_NOFOLLOW walk
         self._folders: dict[str, int] = {}
 
     def __enter__(self) -> FileReader:
@@ -161,8 +166,34 @@ class FileReader:
         if fd is None:
             if len(self._folders) >= self.HELD:
                 os.close(self._folders.pop(next(iter(self._folders))))  # the oldest opened
-            fd = self._folders[folder] = open_folder(self.root_fd, folder, self._beneath)
+            fd = self._folders[folder] = open_folder(self.root_fd, folder, self.beneath)
         return fd
+
+
+def read_batch(
+    reader: FileReader, gatherer: native.Gatherer | None, rels: list[str], first: int
+) -> tuple[list[tuple[int, str, int, int, int, int]], list[tuple[int, str]]]:
+    """A build's batch: each of ``rels`` read, path i as id ``first + i``, into ``IndexStore.add``'s
+    rows and texts. ``gatherer`` (when the compiled reader is loaded) reads the files it takes and
+    gathers their trigrams; ``reader`` reads the rest (and all of them without one), their text
+    given for FTS5. A path below a folder that is a symlink or no folder now is left out."""
+    files: list[tuple[int, str, int, int, int, int]] = []
+    texts: list[tuple[int, str]] = []
+    if gatherer is None:
+        kinds = [native.PYTHON] * len(rels)
+    else:
+        kinds, sizes, mtimes, nuls = gatherer.read(reader.root_fd, reader.beneath, rels, first, reader.max_bytes)
+    for i, kind in enumerate(kinds):
+        if kind == native.TEXT:
+            files.append((first + i, rels[i], sizes[i], mtimes[i], TEXT, nuls[i]))
+        elif kind == native.PYTHON:
+            got = reader.read(rels[i])
+            if got is not None:
+                row, text = got
+                files.append((first + i, row.path, row.size, row.mtime_ns, row.kind, int(row.nul)))
+                if text:
+                    texts.append((first + i, text))
+    return files, texts
 
 
 def _read_open(fd: int, rel: str, max_bytes: int) -> tuple[FileRow, str | None]:

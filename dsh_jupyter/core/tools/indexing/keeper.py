@@ -23,6 +23,7 @@ events queued since the last call).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import fcntl
 import hashlib
@@ -37,6 +38,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from ...index import native
 from ...index.store import IndexStore
 from ...index.watch import (
     BELOW_REMOTE,
@@ -51,7 +53,7 @@ from ...index.watch import (
 from ..context import CallContext
 from ..search.flags import VCS_DIRS
 from ..search.root import SearchRoot, excluded_below, open_search_root
-from .files import FileReader, ListingFailed, in_batches, listed, listing
+from .files import FileReader, ListingFailed, in_batches, listed, listing, read_batch
 
 __all__ = ["IndexKeeper", "NotServed", "Served"]
 
@@ -60,6 +62,10 @@ log = logging.getLogger("dsh_jupyter.index")
 RECOUNT_S = 600.0  # seconds before a workspace found small is counted again
 # seconds before a build is tried again after a cause that may pass (kept elsewhere, a folder rg could not read)
 ASK_AGAIN_S = 60.0
+# bytes of posting lists a reading thread gathers before the keeper writes them: memory bounded,
+# few rows (a million small files hold about 125 MB of them: eight writes)
+FLUSH_BYTES = 16 << 20  # a reading thread's
+READERS = 2  # threads reading the files while the build's thread writes them
 
 
 class NotServed(Exception):
@@ -209,15 +215,6 @@ class IndexKeeper:
             ctx = self._context(self._stop)
             root = stack.enter_context(open_search_root(ctx, None, "grep", spills=False))
             excluded = excluded_below(ctx, root)
-            # a first count, without a watcher: a small workspace never gets one
-            out, _ = listing(ctx, root, excluded, ["."])
-            self.listed = sum(map(len, in_batches(out, excluded)))
-            del out
-            if self.listed < ctx.settings.index_min_files:
-                stack.close()
-                with self._lock:
-                    self._state, self._note, self._counted_at = "small", None, time.monotonic()
-                return
             if not self._take_lock():
                 stack.close()
                 self._finish("elsewhere", "another process keeps this workspace's index", ask_again=True)
@@ -241,6 +238,11 @@ class IndexKeeper:
                 )
                 return
             self.listed = out.count(b"\0")
+            if not _at_least(out, excluded, ctx.settings.index_min_files):  # rg lists fewer than the count saw
+                self._finish("small", None)
+                with self._lock:
+                    self._counted_at = time.monotonic()
+                return
             os.makedirs(self.folder, mode=0o700, exist_ok=True)
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):
@@ -281,40 +283,70 @@ class IndexKeeper:
         self, ctx: CallContext, root: SearchRoot, store: IndexStore, batches: Iterator[list[str]], started: float
     ) -> tuple[str, str | None] | None:
         """Read every listed file into ``store``, one transaction a batch; None when all are in,
-        else the state and note the build ends with (cancelled, or over a bound). A thread reads
-        the next batch while this one is written (``os.read`` and SQLite's inserts both let go of
-        the GIL); it is done before this returns, so the root's descriptor outlives its reads."""
-        limit = ctx.settings.index_max_file_bytes
+        else the state and note the build ends with (cancelled, or over a bound).
 
-        def read(batch: list[str]) -> list:
+        ``READERS`` threads read the next batches while this one writes (the compiled reader,
+        ``os.read`` and SQLite's inserts all let go of the GIL); they are done before this
+        returns, so the root's descriptor outlives their reads. Each reading thread gathers
+        trigrams into a gatherer of its own, and takes its batches in order, so the ids one
+        gatherer sees only grow; it hands its posting lists over once they pass ``FLUSH_BYTES``
+        (memory stays bounded), and the rest are written after the last batch."""
+        limit = ctx.settings.index_max_file_bytes
+        compiled = native.available()
+        local = threading.local()
+        gatherers: list[native.Gatherer] = []
+        made = threading.Lock()
+
+        def read(batch: list[str], first: int) -> tuple[list, list, bytearray | None]:
+            gatherer = getattr(local, "gatherer", None)
+            if compiled and gatherer is None:
+                gatherer = local.gatherer = native.Gatherer()
+                with made:
+                    gatherers.append(gatherer)
             with FileReader(root.fd, limit, ctx.settings.openat2) as reader:
-                return reader.read_all(batch)
+                files, texts = read_batch(reader, gatherer, batch, first)
+            flushed = gatherer.flush() if gatherer is not None and gatherer.held() > FLUSH_BYTES else None
+            return files, texts, flushed
 
         ended: tuple[str, str | None] | None = None
-        with ThreadPoolExecutor(1, thread_name_prefix="dsh-index-read") as pool:
-            batch = next(batches, None)
-            ahead = pool.submit(read, batch) if batch is not None else None
-            while ahead is not None:
-                rows = ahead.result()
-                if self._stop.is_set():
-                    ended = ("idle", None)
-                    break
-                batch = next(batches, None)
-                ahead = pool.submit(read, batch) if batch is not None else None
+        try:
+            with ThreadPoolExecutor(READERS, thread_name_prefix="dsh-index-read") as pool:
+                ahead: collections.deque = collections.deque()
+                while True:
+                    while len(ahead) < READERS + 1 and (batch := next(batches, None)) is not None:
+                        ahead.append(pool.submit(read, batch, store.reserve(len(batch))))
+                    if not ahead:
+                        break
+                    files, texts, flushed = ahead.popleft().result()
+                    if self._stop.is_set():
+                        ended = ("idle", None)
+                        break
+                    store.begin()
+                    store.add(files, texts)
+                    if flushed:
+                        store.add_postings(flushed)
+                    store.commit()
+                    self.read += len(files)
+                    lost = self._drain_while_building()
+                    if lost is not None:
+                        ended = ("lost" if _passes(lost) else "failed", lost)
+                        break
+                    if time.monotonic() - started > ctx.settings.index_max_build_seconds:
+                        ended = ("failed", "the index build took longer than index_max_build_seconds")
+                    elif store.disk_bytes() > ctx.settings.index_max_bytes:
+                        ended = ("failed", "the index would pass index_max_bytes on disk")
+                    if ended is not None:
+                        break
+                for future in ahead:
+                    future.cancel()
+            if ended is None and gatherers:  # the readers are done: their gatherers are this thread's now
                 store.begin()
-                store.upsert(rows, new=True)
+                for gatherer in gatherers:
+                    store.add_postings(gatherer.flush())
                 store.commit()
-                self.read += len(rows)
-                lost = self._drain_while_building()
-                if lost is not None:
-                    ended = ("lost" if _passes(lost) else "failed", lost)
-                    break
-                if time.monotonic() - started > ctx.settings.index_max_build_seconds:
-                    ended = ("failed", "the index build took longer than index_max_build_seconds")
-                elif store.disk_bytes() > ctx.settings.index_max_bytes:
-                    ended = ("failed", "the index would pass index_max_bytes on disk")
-                if ended is not None:
-                    break
+        finally:
+            for gatherer in gatherers:
+                gatherer.close()
         return ended
 
     def _drain_while_building(self) -> str | None:
@@ -503,6 +535,16 @@ def count_files(top: str, enough: int) -> int:
         except OSError:
             continue
     return count
+
+
+def _at_least(out: bytes, excluded: list[str], enough: int) -> bool:
+    """Whether rg's list ``out`` names ``enough`` files (read only as far as it takes)."""
+    count = 0
+    for batch in in_batches(out, excluded):
+        count += len(batch)
+        if count >= enough:
+            return True
+    return False
 
 
 def _skipper(shown: Callable[[str], bool], excluded: list[str]) -> Callable[[str], bool]:

@@ -19,7 +19,8 @@ import pytest
 
 from dsh_jupyter import Workspace
 from dsh_jupyter.core.fs import syscalls
-from dsh_jupyter.core.index.store import fts_query
+from dsh_jupyter.core.index import native
+from dsh_jupyter.core.index.store import fts_query, posted_ids
 from dsh_jupyter.core.tools.indexing.files import FileReader
 
 from ...test_races import INSIDE, MODES, OUT_NAME, RACER, SECRET, arena, check, snapshot, start_racer, stop_racer
@@ -64,6 +65,41 @@ def test_the_index_reader_never_reads_through_a_swapped_folder(arena, use_openat
     assert reads > 1000 and inside > 0, (reads, inside)  # the race ran, and the inside text was read
 
 
+@pytest.mark.skipif(not native.available(), reason="the compiled trigram reader was not built here")
+@pytest.mark.parametrize("beneath", [True, False], ids=["openat2", "walk"])
+def test_the_compiled_reader_never_reads_through_a_swapped_folder(arena, beneath):
+    """grams.c as fast as it goes, the same race: the outside text's trigrams are never gathered
+    (a file below the swapped folder is read only while the folder is the real one), and the
+    inside text's are."""
+    root, _ = arena
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    rels = ["flipdir/f.txt", "flipdir_link/f.txt", "flip", "flip_link"]
+    inside = _grams(f"{INSIDE} in folder\n") | _grams(f"{INSIDE} file\n")  # the root's texts
+    secret = _grams(SECRET) - inside  # what only the outside text holds ("sec", "ret", ...)
+    assert len(secret) >= 4
+    reads, first, seen = 0, 1, set()
+    racer = start_racer(root)
+    try:
+        deadline = time.monotonic() + SECONDS / 2
+        with native.Gatherer() as g:
+            while time.monotonic() < deadline:
+                g.read(fd, beneath, rels, first, 1 << 20)
+                first += len(rels)
+                reads += len(rels)
+                if g.held() > 1 << 20 or time.monotonic() >= deadline:
+                    grams = {gram for gram, _ in native.records(g.flush())}
+                    assert not secret & grams, "an outside trigram was gathered"
+                    seen |= grams
+    finally:
+        stop_racer(racer)
+        os.close(fd)
+    assert reads > 1000 and inside <= seen, reads  # the race ran, and the inside text was read
+
+
+def _grams(text: str) -> set[int]:
+    return {native.gram(text.lower()[i : i + 3]) for i in range(len(text) - 2)}
+
+
 def _index_file(state: os.PathLike) -> str | None:
     """The index file (None between a loss and the next build, which removes it first)."""
     folder = os.path.join(os.path.dirname(state), "index")
@@ -79,7 +115,11 @@ def _recorded_outside(path: str | None) -> list:
     try:
         texts = db.execute(
             "SELECT f.path FROM files f WHERE f.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)",
-            (fts_query(("lit", SECRET)),),
+            (fts_query(("lit", SECRET.lower())),),
+        ).fetchall()
+        posted = posted_ids(db, ("lit", SECRET.lower())).tolist()  # the build's, from the compiled reader
+        texts += db.execute(
+            "SELECT path FROM files WHERE id IN (SELECT value FROM json_each(?))", (str(posted),)
         ).fetchall()
         names = db.execute("SELECT path FROM files WHERE instr(path, ?) > 0", (OUT_NAME.encode(),)).fetchall()
         return texts + names

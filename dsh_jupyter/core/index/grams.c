@@ -1,0 +1,383 @@
+/*
+ * The index's trigram reader in C: reads a batch of the files rg listed, beneath the root's
+ * descriptor with no symlink followed, and gathers the ASCII trigrams of each file's text into
+ * posting lists (file ids, ascending, delta-coded as varints) that the keeper writes to the
+ * index's `postings` table (core/index/store.py).
+ *
+ * Why it exists: SQLite's FTS5 `trigram` tokenizer took 15 s of a single thread to index a
+ * million small files, four times rg's whole pass over them, and reading the files in Python
+ * took another 9 s (benchmarks/bench_index.py). The index's candidate query asks only for
+ * trigrams of ASCII characters folded to lower case (core/index/plan.py), so only those are
+ * kept: three bytes below 0x80, A-Z folded to a-z, a NUL read as a space. In UTF-8 an ASCII byte
+ * is never part of another character, and a decoder that replaces bad bytes never swallows one,
+ * so these are exactly the ASCII trigrams of the text FTS5 would have been given.
+ *
+ * What it decides per path (`kinds`): DSH_TEXT, the file was read and its trigrams gathered
+ * (`sizes`, `mtimes`, `nuls` say what the index records of it); DSH_SKIP, a folder on its way is
+ * a symlink or no folder (ELOOP, ENOTDIR, EXDEV): not a file rg's walk from the root lists;
+ * DSH_PYTHON, anything else (not a regular file, over `max_bytes`, a UTF-16 byte-order mark, a
+ * failure to open or read it): the keeper reads that one in Python (core/tools/indexing/files.py),
+ * which words every such case as before. A folder is opened with openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS) when `beneath` is set, else one name at a time with O_NOFOLLOW |
+ * O_DIRECTORY (as core/fs/beneath.py), and kept open while the paths that follow share it (rg
+ * lists a folder's files together); the file by its bare name with O_NOFOLLOW | O_NONBLOCK.
+ *
+ * A `dsh_grams` gathers; it is used by one thread at a time (the keeper's reading thread), and
+ * ids given to it must grow from call to call. `dsh_grams_flush` hands its lists over and empties
+ * it; `dsh_grams_decode` reads a list back for a query.
+ *
+ * What it must never do: read through a symlink, leave out an ASCII trigram of a file it calls
+ * DSH_TEXT, or write past an output it was given.
+ *
+ * Built into libgrams.so.N when the package is built (hatch_build.py), loaded by
+ * core/index/native.py; where it is missing, the index reads and indexes every file in Python
+ * and FTS5 (the same answers, a slower build), and says so in the log.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define DSH_TEXT 0
+#define DSH_SKIP 3
+#define DSH_PYTHON 4
+
+#define GRAMS (1u << 21) /* three 7-bit characters */
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define FILE_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#define RESOLVE_NO_SYMLINKS_ 0x04
+#define RESOLVE_BENEATH_ 0x08
+
+/* Which build of this file a library is: core/index/native.py loads only the one it was written
+ * for (libgrams.so.N). Change it with any function's arguments or meaning, and ABI there too. */
+int dsh_grams_abi(void)
+{
+    return 1;
+}
+
+struct list {
+    uint32_t last; /* the last id added (0: none yet; ids start at 1) */
+    uint32_t len, cap;
+    uint8_t *buf;
+};
+
+struct dsh_grams {
+    uint32_t *where; /* GRAMS entries: the gram's list number + 1, 0 for none */
+    struct list *lists;
+    uint32_t count, cap;
+    uint64_t bytes; /* held in the lists' buffers */
+    uint8_t *text;  /* a file's bytes, max_bytes + 1 */
+    long text_cap;
+};
+
+static uint8_t fold[128];
+
+struct dsh_grams *dsh_grams_new(void)
+{
+    for (int c = 0; c < 128; c++)
+        fold[c] = (uint8_t)(c >= 'A' && c <= 'Z' ? c + 32 : c == 0 ? ' ' : c);
+    struct dsh_grams *g = calloc(1, sizeof *g);
+    if (g == NULL)
+        return NULL;
+    g->where = calloc(GRAMS, sizeof *g->where);
+    if (g->where == NULL) {
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
+static void empty(struct dsh_grams *g)
+{
+    for (uint32_t i = 0; i < g->count; i++)
+        free(g->lists[i].buf);
+    free(g->lists);
+    g->lists = NULL;
+    g->count = g->cap = 0;
+    g->bytes = 0;
+    memset(g->where, 0, GRAMS * sizeof *g->where);
+}
+
+void dsh_grams_free(struct dsh_grams *g)
+{
+    if (g == NULL)
+        return;
+    empty(g);
+    free(g->where);
+    free(g->text);
+    free(g);
+}
+
+/* Bytes the lists hold: the keeper flushes past a bound, so memory stays bounded. */
+uint64_t dsh_grams_bytes(const struct dsh_grams *g)
+{
+    return g->bytes;
+}
+
+/* Lists held (the flush writes 8 bytes of head for each). */
+uint32_t dsh_grams_count(const struct dsh_grams *g)
+{
+    return g->count;
+}
+
+/* 0, or -1: out of memory (the gram is not added: the caller must give up the build). */
+static int add(struct dsh_grams *g, uint32_t gram, uint32_t id)
+{
+    uint32_t n = g->where[gram];
+    if (n == 0) {
+        if (g->count == g->cap) {
+            uint32_t cap = g->cap ? g->cap * 2 : 4096;
+            struct list *lists = realloc(g->lists, cap * sizeof *lists);
+            if (lists == NULL)
+                return -1;
+            g->lists = lists;
+            g->cap = cap;
+        }
+        g->lists[g->count] = (struct list){0, 0, 0, NULL};
+        n = g->where[gram] = ++g->count;
+    }
+    struct list *l = &g->lists[n - 1];
+    if (l->last == id)
+        return 0;
+    if (l->cap - l->len < 5) {
+        uint32_t cap = l->cap ? l->cap * 2 : 16;
+        uint8_t *buf = realloc(l->buf, cap);
+        if (buf == NULL)
+            return -1;
+        g->bytes += cap - l->cap;
+        l->buf = buf;
+        l->cap = cap;
+    }
+    uint32_t d = id - l->last;
+    l->last = id;
+    while (d >= 0x80) {
+        l->buf[l->len++] = (uint8_t)(d | 0x80);
+        d >>= 7;
+    }
+    l->buf[l->len++] = (uint8_t)d;
+    return 0;
+}
+
+static int add_text(struct dsh_grams *g, uint32_t id, const uint8_t *p, long n)
+{
+    uint32_t code = 0;
+    int run = 0;
+    for (long i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if (c >= 0x80) {
+            run = 0;
+            continue;
+        }
+        code = ((code << 7) | fold[c]) & (GRAMS - 1);
+        if (++run >= 3 && add(g, code, id) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+struct how {
+    uint64_t flags, mode, resolve;
+};
+
+static int open_folder(int root, const char *rel, int beneath)
+{
+    if (rel[0] == 0)
+        return fcntl(root, F_DUPFD_CLOEXEC, 0);
+    if (beneath) {
+        struct how how = {DIR_FLAGS, 0, RESOLVE_BENEATH_ | RESOLVE_NO_SYMLINKS_};
+        for (int i = 0; i < 3; i++) {
+            long fd = syscall(SYS_openat2, root, rel, &how, sizeof how);
+            if (fd >= 0)
+                return (int)fd;
+            if (errno == EAGAIN)
+                continue;
+            if (errno != ENAMETOOLONG && errno != ENOSYS)
+                return -1;
+            break;
+        }
+    }
+    /* one name at a time, no symlink followed */
+    int fd = fcntl(root, F_DUPFD_CLOEXEC, 0);
+    char name[256];
+    const char *at = rel;
+    while (fd >= 0 && *at) {
+        const char *slash = strchr(at, '/');
+        size_t len = slash ? (size_t)(slash - at) : strlen(at);
+        if (len == 0 || len >= sizeof name) {
+            close(fd);
+            errno = len ? ENAMETOOLONG : ENOENT;
+            return -1;
+        }
+        memcpy(name, at, len);
+        name[len] = 0;
+        int below = openat(fd, name, DIR_FLAGS);
+        int e = errno;
+        close(fd);
+        errno = e;
+        fd = below;
+        at += len + (slash != NULL);
+    }
+    return fd;
+}
+
+/* Reads the file (up to max_bytes + 1) into g->text; its length, or -1. It stops at `size`
+ * (fstat's) when that many bytes came, without the read that would say the end is there: a
+ * file that grows meanwhile is read again for its file event, as any change after the listing. */
+static long read_all(struct dsh_grams *g, int fd, long max_bytes, long size)
+{
+    if (g->text_cap < max_bytes + 1) {
+        uint8_t *text = realloc(g->text, (size_t)max_bytes + 1);
+        if (text == NULL)
+            return -1;
+        g->text = text;
+        g->text_cap = max_bytes + 1;
+    }
+    long got = 0;
+    while (got <= max_bytes) {
+        ssize_t n = read(fd, g->text + got, (size_t)(max_bytes + 1 - got));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (n == 0)
+            break;
+        got += n;
+        if (size > 0 && got >= size)
+            break;
+    }
+    return got;
+}
+
+/*
+ * The `n` NUL-separated relative paths of `paths` (`len` bytes), path i given id `first_id` + i.
+ * Fills kinds[i] and, for DSH_TEXT, sizes[i], mtimes[i], nuls[i]. Returns how many paths it
+ * read, or -1 when out of memory (the caller gives up the build).
+ */
+long dsh_grams_read(struct dsh_grams *g, int root, int beneath, const char *paths, long len, long n,
+                    uint32_t first_id, long max_bytes, int8_t *kinds, int64_t *sizes, int64_t *mtimes,
+                    int8_t *nuls)
+{
+    char folder[4096];
+    long folder_len = -1; /* the held folder's path length, -1: none held */
+    int folder_fd = -1, folder_errno = 0;
+    const char *at = paths, *end = paths + len;
+    long i = 0;
+    for (; i < n && at < end; i++) {
+        size_t plen = strnlen(at, (size_t)(end - at));
+        const char *path = at;
+        at += plen + 1;
+        kinds[i] = DSH_PYTHON;
+        const char *slash = memrchr(path, '/', plen);
+        long flen = slash ? (long)(slash - path) : 0;
+        const char *name = slash ? slash + 1 : path;
+        if (flen >= (long)sizeof folder)
+            continue;
+        if (flen != folder_len || memcmp(folder, path, (size_t)flen) != 0) {
+            if (folder_fd >= 0)
+                close(folder_fd);
+            memcpy(folder, path, (size_t)flen);
+            folder[flen] = 0;
+            folder_len = flen;
+            folder_fd = open_folder(root, folder, beneath);
+            folder_errno = folder_fd < 0 ? errno : 0;
+        }
+        if (folder_fd < 0) {
+            if (folder_errno == ELOOP || folder_errno == ENOTDIR || folder_errno == EXDEV)
+                kinds[i] = DSH_SKIP;
+            continue; /* any other failure: Python words it */
+        }
+        int fd = openat(folder_fd, name, FILE_FLAGS);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max_bytes) {
+            close(fd);
+            continue;
+        }
+        long got = read_all(g, fd, max_bytes, (long)st.st_size);
+        close(fd);
+        if (got < 0) {
+            if (errno == ENOMEM)
+                goto out_of_memory;
+            continue;
+        }
+        if (got > max_bytes)
+            continue;
+        const uint8_t *text = g->text;
+        if (got >= 2 && ((text[0] == 0xFF && text[1] == 0xFE) || (text[0] == 0xFE && text[1] == 0xFF)))
+            continue; /* UTF-16: Python transcodes it, as rg does */
+        if (add_text(g, first_id + (uint32_t)i, text, got) != 0)
+            goto out_of_memory;
+        kinds[i] = DSH_TEXT;
+        sizes[i] = got;
+        mtimes[i] = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        nuls[i] = memchr(text, 0, (size_t)got) != NULL;
+    }
+    if (folder_fd >= 0)
+        close(folder_fd);
+    return i;
+out_of_memory:
+    if (folder_fd >= 0)
+        close(folder_fd);
+    return -1;
+}
+
+/*
+ * Hands the lists over and empties `g`: into `out` (`cap` bytes, at least dsh_grams_bytes +
+ * 8 * dsh_grams_count), for each list its gram (4 bytes, native order), its length in bytes (4)
+ * and its varints. Returns the bytes written, or -1 when `cap` is short (nothing is emptied).
+ */
+long dsh_grams_flush(struct dsh_grams *g, uint8_t *out, long cap)
+{
+    long need = 0;
+    for (uint32_t i = 0; i < g->count; i++)
+        need += 8 + g->lists[i].len;
+    if (need > cap)
+        return -1;
+    long at = 0;
+    for (uint32_t gram = 0; gram < GRAMS; gram++) {
+        uint32_t n = g->where[gram];
+        if (n == 0)
+            continue;
+        struct list *l = &g->lists[n - 1];
+        memcpy(out + at, &gram, 4);
+        memcpy(out + at + 4, &l->len, 4);
+        memcpy(out + at + 8, l->buf, l->len);
+        at += 8 + l->len;
+    }
+    empty(g);
+    return at;
+}
+
+/* The ids of one list (`len` bytes of varints) into `out` (room for `len` ids: a varint is at
+ * least a byte); how many, or -1 when the list is malformed. */
+long dsh_grams_decode(const uint8_t *list, long len, uint32_t *out)
+{
+    long n = 0;
+    uint32_t id = 0;
+    for (long at = 0; at < len;) {
+        uint32_t d = 0;
+        int shift = 0;
+        for (;;) {
+            if (at >= len || shift > 28)
+                return -1;
+            uint8_t b = list[at++];
+            d |= (uint32_t)(b & 0x7F) << shift;
+            if (!(b & 0x80))
+                break;
+            shift += 7;
+        }
+        id += d;
+        out[n++] = id;
+    }
+    return n;
+}

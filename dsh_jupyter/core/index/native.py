@@ -1,0 +1,205 @@
+"""The index's compiled trigram reader (``grams.c``), loaded through ctypes.
+
+Why it exists: a build read every file in Python and gave its text to FTS5's ``trigram``
+tokenizer; on a million small files that took ten times rg's pass over them, most of it in the
+tokenizer on SQLite's one writing thread and in Python's per-file calls. ``grams.c`` reads a
+batch of files and gathers their ASCII trigrams into posting lists in one call, with the
+interpreter let go, so the keeper writes the files' rows meanwhile (``tools/indexing/keeper.py``).
+Files it does not take (``PYTHON``: not a regular file, over the size setting, UTF-16, a failure)
+are read in Python and indexed by FTS5 as before, and so is every file changed after the build.
+
+Where the library is missing (no compiler when the package was built, another platform) or cannot
+be loaded, ``available()`` is False and the build reads every file in Python: the same answers, a
+slower build. That is logged once per process, as a warning.
+
+What it must never do: answer a list other than the one ``grams.c`` wrote, or hand the C code a
+buffer shorter than it is told.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import sys
+import threading
+from collections.abc import Iterator
+
+__all__ = ["LIBRARY", "PYTHON", "SKIP", "TEXT", "Gatherer", "available", "decode", "gram", "python_only", "records"]
+
+log = logging.getLogger(__name__)
+
+TEXT, SKIP, PYTHON = 0, 3, 4  # what ``Gatherer.read`` made of a path (grams.c's DSH_*)
+ABI = 1  # what ``dsh_grams_abi()`` of a library built from this version's grams.c answers
+LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"libgrams.so.{ABI}")
+
+_loaded = False
+_library = None  # the library, once loaded; None when it could not be
+_loading = threading.Lock()
+_off = False  # ``python_only``
+
+
+def _load():
+    if _loaded:
+        return None if _off else _library
+    with _loading:
+        _load_once()
+    return None if _off else _library
+
+
+def _load_once() -> None:
+    global _loaded, _library
+    if _loaded:
+        return
+    try:
+        library = ctypes.CDLL(LIBRARY)
+        library.dsh_grams_abi.restype, library.dsh_grams_abi.argtypes = ctypes.c_int, []
+        if library.dsh_grams_abi() != ABI:
+            raise OSError(f"{LIBRARY} was built from another version of grams.c")
+    except (OSError, AttributeError) as exc:
+        log.warning(
+            "dsh_jupyter: the index's compiled trigram reader could not be loaded (%s); the index reads "
+            "and indexes files in Python (the same answers, a slower build). Reinstall dsh-jupyter where "
+            "a C compiler is found to build it.",
+            exc,
+        )
+        _loaded = True
+        return
+    p, i64, u32, u64, long = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_long
+    library.dsh_grams_new.restype, library.dsh_grams_new.argtypes = p, []
+    library.dsh_grams_free.restype, library.dsh_grams_free.argtypes = None, [p]
+    library.dsh_grams_bytes.restype, library.dsh_grams_bytes.argtypes = u64, [p]
+    library.dsh_grams_count.restype, library.dsh_grams_count.argtypes = u32, [p]
+    library.dsh_grams_read.restype = long
+    library.dsh_grams_read.argtypes = [p, i64, i64, ctypes.c_char_p, long, long, u32, long, p, p, p, p]
+    library.dsh_grams_flush.restype, library.dsh_grams_flush.argtypes = long, [p, p, long]
+    library.dsh_grams_decode.restype, library.dsh_grams_decode.argtypes = long, [ctypes.c_char_p, long, p]
+    _library = library
+    _loaded = True  # after _library: a thread that sees it loaded sees the library too
+
+
+def available() -> bool:
+    """Whether the compiled reader is loaded (loading it on first use)."""
+    return _load() is not None
+
+
+@contextlib.contextmanager
+def python_only() -> Iterator[None]:
+    """Within the block, ``available()`` is False: builds read in Python (tests and benchmarks put
+    the two ways side by side; not for use while a build runs)."""
+    global _off
+    _load()
+    _off = True
+    try:
+        yield
+    finally:
+        _off = False
+
+
+def gram(s: str) -> int:
+    """The number ``grams.c`` gives the trigram ``s`` (three ASCII characters; A-Z as a-z)."""
+    a, b, c = (ord(ch.lower()) if "A" <= ch <= "Z" else ord(ch) for ch in s)
+    return (a << 14) | (b << 7) | c
+
+
+class Gatherer:
+    """One ``dsh_grams``: reads batches of files and gathers their trigrams until ``flush``.
+    For one thread at a time; ``close`` frees it."""
+
+    def __init__(self) -> None:
+        library = _load()
+        if library is None:
+            raise RuntimeError("the compiled trigram reader is not available")
+        self._library = library
+        self._handle = library.dsh_grams_new()
+        if not self._handle:
+            raise MemoryError("the trigram reader could not allocate its table")
+
+    def close(self) -> None:
+        if self._handle:
+            self._library.dsh_grams_free(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> Gatherer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def held(self) -> int:
+        """Bytes of posting lists gathered since the last flush."""
+        return self._library.dsh_grams_bytes(self._handle)
+
+    def read(
+        self, root_fd: int, beneath: bool, rels: list[str], first_id: int, max_bytes: int
+    ) -> tuple[list[int], list[int], list[int], list[int]]:
+        """Read ``rels`` (relative to ``root_fd``), path i as id ``first_id + i``: what each is
+        (``TEXT``, ``SKIP``, ``PYTHON``), and for ``TEXT`` its size, time (ns) and NUL flag."""
+        import numpy as np  # a core dependency (through pandas); imported where it is needed
+
+        n = len(rels)
+        kinds = np.full(n, PYTHON, dtype=np.int8)
+        sizes = np.zeros(n, dtype=np.int64)
+        mtimes = np.zeros(n, dtype=np.int64)
+        nuls = np.zeros(n, dtype=np.int8)
+        if n:
+            block = "\0".join(rels).encode("utf-8", "surrogateescape")
+            if block.count(b"\0") != n - 1:  # a NUL inside a name would shift every id after it
+                raise ValueError("a path holds a NUL")
+            done = self._library.dsh_grams_read(
+                self._handle,
+                root_fd,
+                int(beneath),
+                block,
+                len(block),
+                n,
+                first_id,
+                max_bytes,
+                kinds.ctypes.data,
+                sizes.ctypes.data,
+                mtimes.ctypes.data,
+                nuls.ctypes.data,
+            )
+            if done < 0:
+                raise MemoryError("the trigram reader ran out of memory")
+            if done != n:
+                raise RuntimeError(f"the trigram reader read {done} of {n} paths")
+        return kinds.tolist(), sizes.tolist(), mtimes.tolist(), nuls.tolist()
+
+    def flush(self) -> bytearray:
+        """The lists gathered (``records`` reads them), and an empty gatherer."""
+        library = self._library
+        cap = library.dsh_grams_bytes(self._handle) + 8 * library.dsh_grams_count(self._handle)
+        out = bytearray(cap)
+        wrote = library.dsh_grams_flush(self._handle, (ctypes.c_char * cap).from_buffer(out) if cap else None, cap)
+        if wrote < 0:
+            raise RuntimeError("the trigram reader's lists outgrew what it said they hold")
+        del out[wrote:]
+        return out
+
+
+def records(flushed: bytearray) -> Iterator[tuple[int, bytes]]:
+    """Each list of a ``flush``: its gram and its varints (grams.c writes both numbers in the
+    machine's order)."""
+    view = memoryview(flushed)
+    at, end = 0, len(flushed)
+    while at < end:
+        gram_ = int.from_bytes(view[at : at + 4], sys.byteorder)
+        size = int.from_bytes(view[at + 4 : at + 8], sys.byteorder)
+        yield gram_, bytes(view[at + 8 : at + 8 + size])
+        at += 8 + size
+
+
+def decode(blob: bytes):
+    """The ids of one list (numpy uint32, ascending)."""
+    import numpy as np
+
+    library = _load() or _library
+    if library is None:
+        raise RuntimeError("the compiled trigram reader is not available")
+    out = np.empty(len(blob), dtype=np.uint32)
+    n = library.dsh_grams_decode(blob, len(blob), out.ctypes.data)
+    if n < 0:
+        raise ValueError("a posting list is malformed")
+    return out[:n]

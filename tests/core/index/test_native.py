@@ -1,0 +1,195 @@
+"""The index's compiled trigram reader (grams.c) on real files: what it reads, what it leaves to
+Python, and that its posting lists hold exactly the ASCII trigrams of the text Python would index.
+
+The reference is written here from the rule, not from the C: the text as ``files.decode`` makes
+it (the FTS5 way), a NUL as a space, folded to ASCII lower case, every window of three ASCII
+characters.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from dsh_jupyter.core.index import native
+from dsh_jupyter.core.index.store import FileRow, IndexStore, posted_ids
+from dsh_jupyter.core.tools.indexing.files import FileReader, decode, read_batch
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled trigram reader was not built here")
+
+MAX = 4096
+
+
+def _reference(data: bytes) -> set[int]:
+    text = decode(data).replace("\0", " ")
+    folded = "".join(c.lower() if "A" <= c <= "Z" else c for c in text)
+    return {native.gram(folded[i : i + 3]) for i in range(len(folded) - 2) if folded[i : i + 3].isascii()}
+
+
+def _postings(flushed: bytearray) -> dict[int, set[int]]:
+    """id -> its grams, from a flush."""
+    out: dict[int, set[int]] = {}
+    for gram, blob in native.records(flushed):
+        ids = native.decode(blob)
+        assert list(ids) == sorted(set(ids.tolist())), "a list's ids ascend, each once"
+        for i in ids.tolist():
+            out.setdefault(i, set()).add(gram)
+    return out
+
+
+def _random_bytes(rng: random.Random) -> bytes:
+    pieces = [b"Hello World ", b"caf\xc3\xa9 ", b"\x00", b"\xff\xfe"[rng.randrange(2) :], b"\xe2\x82\xac",
+              b"ABCdef\n", b"\xc0A", b"\x80\x80", b"x" * rng.randrange(5), b"K\xe2\x84\xaaS"]  # fmt: skip
+    return b"".join(rng.choice(pieces) for _ in range(rng.randrange(0, 40)))
+
+
+def test_the_lists_hold_exactly_the_ascii_trigrams_of_the_text_python_would_index(tmp_path):
+    rng = random.Random(7)
+    contents = {}
+    for i in range(300):
+        data = _random_bytes(rng)
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            data = b" " + data  # a leading byte-order mark is Python's (below)
+        contents[f"d{i % 7}/f{i}.txt"] = data
+    for rel, data in contents.items():
+        (tmp_path / rel).parent.mkdir(exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    rels = sorted(contents)
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with native.Gatherer() as g:
+            kinds, sizes, mtimes, nuls = g.read(fd, True, rels, 1, MAX)
+            assert g.held() > 0
+            got = _postings(g.flush())
+            assert g.held() == 0 and g.flush() == bytearray()  # emptied
+    finally:
+        os.close(fd)
+    assert kinds == [native.TEXT] * len(rels)
+    for i, rel in enumerate(rels):
+        data = contents[rel]
+        st = os.stat(tmp_path / rel)
+        assert (sizes[i], mtimes[i], nuls[i]) == (len(data), st.st_mtime_ns, int(b"\0" in data)), rel
+        assert got.get(i + 1, set()) == _reference(data), rel
+    assert any(b"\xc3\xa9" in d or b"\x00" in d for d in contents.values())
+
+
+def test_what_it_leaves_to_python_and_what_it_skips(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "plain.txt").write_bytes(b"plain text\n")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "utf16.txt").write_bytes("\ufeffhello".encode("utf-16-le"))
+    (tmp_path / "big.txt").write_bytes(b"a" * (MAX + 1))
+    (tmp_path / "exact.txt").write_bytes(b"b" * MAX)
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "outside.txt").write_bytes(b"outside text")
+    (tmp_path / "link.txt").symlink_to(tmp_path / "outside.txt")
+    (tmp_path / "linkdir").symlink_to(tmp_path / "sub")
+    (tmp_path / "sub" / "in.txt").write_bytes(b"inside")
+    rels = ["plain.txt", "empty.txt", "utf16.txt", "big.txt", "exact.txt", "fifo", "link.txt", "sub",
+            "linkdir/in.txt", "plain.txt/x", "gone/x.txt", "gone.txt", "sub/in.txt"]  # fmt: skip
+    want = {
+        "plain.txt": native.TEXT,
+        "empty.txt": native.TEXT,
+        "utf16.txt": native.PYTHON,  # transcoded in Python, as rg does
+        "big.txt": native.PYTHON,  # over the size setting: Python records it unread
+        "exact.txt": native.TEXT,
+        "fifo": native.PYTHON,  # never opened for long (O_NONBLOCK), not a regular file
+        "link.txt": native.PYTHON,  # a symlink is not followed; Python words it
+        "sub": native.PYTHON,
+        "linkdir/in.txt": native.SKIP,  # below a symlink: not a file rg's walk lists
+        "plain.txt/x": native.SKIP,  # below a file
+        "gone/x.txt": native.PYTHON,  # Python says it could not be read
+        "gone.txt": native.PYTHON,
+        "sub/in.txt": native.TEXT,
+    }
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for beneath in (True, False):
+            with native.Gatherer() as g:
+                kinds, *_ = g.read(fd, beneath, rels, 10, MAX)
+                assert dict(zip(rels, kinds, strict=True)) == want, beneath
+                posted = _postings(g.flush())
+            assert set(posted) == {10 + rels.index(r) for r in ("plain.txt", "exact.txt", "sub/in.txt")}
+            with FileReader(fd, MAX, beneath) as reader:  # and what a build makes of them all
+                files, _ = read_batch(reader, None, rels, 10)
+                with native.Gatherer() as g2:
+                    files2, texts2 = read_batch(reader, g2, rels, 10)
+            assert [f[:2] for f in files2] == [f[:2] for f in files]  # the same rows, under the same ids
+            assert {f[0]: f[2:] for f in files2} == {f[0]: f[2:] for f in files}
+            assert [t[0] for t in texts2] == [10 + rels.index("utf16.txt")]  # only Python's own go to FTS5
+            assert "linkdir/in.txt" not in {f[1] for f in files} and "plain.txt/x" not in {f[1] for f in files}
+    finally:
+        os.close(fd)
+
+
+def test_a_path_holding_a_nul_is_refused_and_a_bad_list_is_named(tmp_path):
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with native.Gatherer() as g, pytest.raises(ValueError, match="holds a NUL"):
+            g.read(fd, True, ["a\0b", "c"], 1, MAX)
+    finally:
+        os.close(fd)
+    with pytest.raises(ValueError, match="malformed"):
+        native.decode(b"\x81")  # a varint that never ends
+    assert native.decode(b"\x05\x01\x80\x01").tolist() == [5, 6, 134]
+
+
+def test_the_store_answers_from_postings_and_fts5_alike(tmp_path):
+    """The same files indexed both ways give the same candidates; a file changed after the build
+    moves to FTS5 and its old postings reach nothing."""
+    rng = random.Random(3)
+    words = ["alpha", "Beta", "gamma", "DELTA", "zq_needle", "café", "naïve", "x\0y"]
+    texts = {f"p{i // 50}/f{i}.txt": " ".join(rng.choice(words) for _ in range(6)) for i in range(400)}
+    for rel, text in texts.items():
+        (tmp_path / "t" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "t" / rel).write_text(text)
+    rels = sorted(texts)
+    fd = os.open(tmp_path / "t", os.O_RDONLY | os.O_DIRECTORY)
+    stores = {}
+    try:
+        for way in ("native", "python"):
+            store = stores[way] = IndexStore(str(tmp_path / f"{way}.sqlite"))
+            with FileReader(fd, MAX, True) as reader, native.Gatherer() as g:
+                files, fts = read_batch(reader, g if way == "native" else None, rels, store.reserve(len(rels)))
+                store.begin()
+                store.add(files, fts)
+                store.add_postings(g.flush())
+                store.commit()
+            store.built()
+    finally:
+        os.close(fd)
+    assert stores["native"].db.execute("SELECT count(*) FROM postings").fetchone()[0] > 0
+    assert stores["python"].db.execute("SELECT count(*) FROM postings").fetchone()[0] == 0
+    queries = [("lit", "alpha"), ("lit", "zq_needle"), ("lit", "beta gam"), ("lit", "caf"), ("lit", "x y"),
+               ("and", (("lit", "alpha"), ("lit", "delta"))), ("or", (("lit", "gamma"), ("lit", "zq_"))),
+               ("lit", "nope")]  # fmt: skip
+    for q in queries:
+        want = sorted(r.path for r in stores["python"].candidates(q))
+        assert sorted(r.path for r in stores["native"].candidates(q)) == want, q
+        assert want == sorted(r for r, t in texts.items() if _holds(t, q)), q
+    store = stores["native"]
+    changed = next(r for r in rels if "alpha" in texts[r].lower())
+    store.begin()
+    store.upsert([(FileRow(changed, 5, 1, 0, False), "other")])
+    store.commit()
+    assert changed not in {r.path for r in store.candidates(("lit", "alpha"))}
+    assert [r.path for r in store.candidates(("lit", "other"))] == [changed]
+    assert posted_ids(store.db, ("lit", "zzz")).tolist() == [] and posted_ids(store.db, ("all",)) is None
+    for s in stores.values():
+        s.close()
+
+
+def _holds(text: str, q) -> bool:
+    t = text.lower().replace("\0", " ")
+    if q[0] == "lit":
+        return all(q[1][i : i + 3] in t for i in range(len(q[1]) - 2) if q[1][i : i + 3].isascii())
+    parts = [_holds(text, p) for p in q[1]]
+    return all(parts) if q[0] == "and" else any(parts)
+
+
+def test_python_only_turns_the_build_to_python(tmp_path):
+    with native.python_only():
+        assert not native.available()
+    assert native.available()
