@@ -60,7 +60,7 @@
  * for (libgrams.so.N). Change it with any function's arguments or meaning, and ABI there too. */
 int dsh_grams_abi(void)
 {
-    return 1;
+    return 2;
 }
 
 struct list {
@@ -218,6 +218,11 @@ static int open_folder(int root, const char *rel, int beneath)
         }
         memcpy(name, at, len);
         name[len] = 0;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) { /* names no folder beneath */
+            close(fd);
+            errno = ENOENT;
+            return -1;
+        }
         int below = openat(fd, name, DIR_FLAGS);
         int e = errno;
         close(fd);
@@ -257,15 +262,32 @@ static long read_all(struct dsh_grams *g, int fd, long max_bytes, long size)
     return got;
 }
 
+/* A path's extension, as core/index/store.py's _ext says: from its last dot on, when no slash
+ * follows that dot; else none (length 0). */
+static size_t ext_at(const char *path, size_t len, const char **ext)
+{
+    for (size_t k = len; k-- > 0;) {
+        if (path[k] == '/')
+            break;
+        if (path[k] == '.') {
+            *ext = path + k;
+            return len - k;
+        }
+    }
+    return 0;
+}
+
 /*
  * The `n` NUL-separated relative paths of `paths` (`len` bytes), path i given id `first_id` + i.
- * Fills kinds[i] and, for DSH_TEXT, sizes[i], mtimes[i], nuls[i]. Returns how many paths it
- * read, or -1 when out of memory (the caller gives up the build).
+ * Fills kinds[i] and, for DSH_TEXT, sizes[i], mtimes[i], nuls[i]; writes every path's extension
+ * and a NUL into `exts` (room for `len` + 1 bytes always suffices), its length into *exts_len.
+ * Returns how many paths it read, or -1 when out of memory (the caller gives up the build).
  */
 long dsh_grams_read(struct dsh_grams *g, int root, int beneath, const char *paths, long len, long n,
                     uint32_t first_id, long max_bytes, int8_t *kinds, int64_t *sizes, int64_t *mtimes,
-                    int8_t *nuls)
+                    int8_t *nuls, char *exts, long *exts_len)
 {
+    long ext_at_ = 0;
     char folder[4096];
     long folder_len = -1; /* the held folder's path length, -1: none held */
     int folder_fd = -1, folder_errno = 0;
@@ -275,6 +297,12 @@ long dsh_grams_read(struct dsh_grams *g, int root, int beneath, const char *path
         size_t plen = strnlen(at, (size_t)(end - at));
         const char *path = at;
         at += plen + 1;
+        const char *ext = NULL;
+        size_t elen = ext_at(path, plen, &ext);
+        if (elen)
+            memcpy(exts + ext_at_, ext, elen);
+        ext_at_ += (long)elen;
+        exts[ext_at_++] = 0;
         kinds[i] = DSH_PYTHON;
         const char *slash = memrchr(path, '/', plen);
         long flen = slash ? (long)(slash - path) : 0;
@@ -324,6 +352,7 @@ long dsh_grams_read(struct dsh_grams *g, int root, int beneath, const char *path
     }
     if (folder_fd >= 0)
         close(folder_fd);
+    *exts_len = ext_at_;
     return i;
 out_of_memory:
     if (folder_fd >= 0)

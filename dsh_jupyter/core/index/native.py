@@ -25,13 +25,27 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
+from typing import NamedTuple
 
-__all__ = ["LIBRARY", "PYTHON", "SKIP", "TEXT", "Gatherer", "available", "decode", "gram", "python_only", "records"]
+__all__ = [
+    "LIBRARY",
+    "PYTHON",
+    "SKIP",
+    "TEXT",
+    "Gatherer",
+    "Read",
+    "available",
+    "decode",
+    "give_back",
+    "gram",
+    "python_only",
+    "records",
+]
 
 log = logging.getLogger(__name__)
 
 TEXT, SKIP, PYTHON = 0, 3, 4  # what ``Gatherer.read`` made of a path (grams.c's DSH_*)
-ABI = 1  # what ``dsh_grams_abi()`` of a library built from this version's grams.c answers
+ABI = 2  # what ``dsh_grams_abi()`` of a library built from this version's grams.c answers
 LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"libgrams.so.{ABI}")
 
 _loaded = False
@@ -72,7 +86,7 @@ def _load_once() -> None:
     library.dsh_grams_bytes.restype, library.dsh_grams_bytes.argtypes = u64, [p]
     library.dsh_grams_count.restype, library.dsh_grams_count.argtypes = u32, [p]
     library.dsh_grams_read.restype = long
-    library.dsh_grams_read.argtypes = [p, i64, i64, ctypes.c_char_p, long, long, u32, long, p, p, p, p]
+    library.dsh_grams_read.argtypes = [p, i64, i64, ctypes.c_char_p, long, long, u32, long, p, p, p, p, p, p]
     library.dsh_grams_flush.restype, library.dsh_grams_flush.argtypes = long, [p, p, long]
     library.dsh_grams_decode.restype, library.dsh_grams_decode.argtypes = long, [ctypes.c_char_p, long, p]
     _library = library
@@ -103,6 +117,20 @@ def gram(s: str) -> int:
     return (a << 14) | (b << 7) | c
 
 
+class Read(NamedTuple):
+    """What ``Gatherer.read`` made of a batch, a list item per path: what each is (``TEXT``,
+    ``SKIP``, ``PYTHON``), and for ``TEXT`` its size, time (ns) and NUL flag (0 or 1); for every
+    path its bytes and its extension (``store``'s rule, applied in C: a row needs no Python per
+    path)."""
+
+    kinds: list[int]
+    sizes: list[int]
+    mtimes: list[int]
+    nuls: list[int]
+    paths: list[bytes]
+    exts: list[bytes]
+
+
 class Gatherer:
     """One ``dsh_grams``: reads batches of files and gathers their trigrams until ``flush``.
     For one thread at a time; ``close`` frees it."""
@@ -131,11 +159,8 @@ class Gatherer:
         """Bytes of posting lists gathered since the last flush."""
         return self._library.dsh_grams_bytes(self._handle)
 
-    def read(
-        self, root_fd: int, beneath: bool, rels: list[str], first_id: int, max_bytes: int
-    ) -> tuple[list[int], list[int], list[int], list[int]]:
-        """Read ``rels`` (relative to ``root_fd``), path i as id ``first_id + i``: what each is
-        (``TEXT``, ``SKIP``, ``PYTHON``), and for ``TEXT`` its size, time (ns) and NUL flag."""
+    def read(self, root_fd: int, beneath: bool, rels: list[str], first_id: int, max_bytes: int) -> Read:
+        """Read ``rels`` (relative to ``root_fd``), path i as id ``first_id + i``."""
         import numpy as np  # a core dependency (through pandas); imported where it is needed
 
         n = len(rels)
@@ -143,29 +168,41 @@ class Gatherer:
         sizes = np.zeros(n, dtype=np.int64)
         mtimes = np.zeros(n, dtype=np.int64)
         nuls = np.zeros(n, dtype=np.int8)
-        if n:
-            block = "\0".join(rels).encode("utf-8", "surrogateescape")
-            if block.count(b"\0") != n - 1:  # a NUL inside a name would shift every id after it
-                raise ValueError("a path holds a NUL")
-            done = self._library.dsh_grams_read(
-                self._handle,
-                root_fd,
-                int(beneath),
-                block,
-                len(block),
-                n,
-                first_id,
-                max_bytes,
-                kinds.ctypes.data,
-                sizes.ctypes.data,
-                mtimes.ctypes.data,
-                nuls.ctypes.data,
-            )
-            if done < 0:
-                raise MemoryError("the trigram reader ran out of memory")
-            if done != n:
-                raise RuntimeError(f"the trigram reader read {done} of {n} paths")
-        return kinds.tolist(), sizes.tolist(), mtimes.tolist(), nuls.tolist()
+        block = "\0".join(rels).encode("utf-8", "surrogateescape")
+        if not n:
+            return Read([], [], [], [], [], [])
+        if block.count(b"\0") != n - 1:  # a NUL inside a name would shift every id after it
+            raise ValueError("a path holds a NUL")
+        exts = ctypes.create_string_buffer(len(block) + 1)
+        exts_len = ctypes.c_long(0)
+        done = self._library.dsh_grams_read(
+            self._handle,
+            root_fd,
+            int(beneath),
+            block,
+            len(block),
+            n,
+            first_id,
+            max_bytes,
+            kinds.ctypes.data,
+            sizes.ctypes.data,
+            mtimes.ctypes.data,
+            nuls.ctypes.data,
+            exts,
+            ctypes.byref(exts_len),
+        )
+        if done < 0:
+            raise MemoryError("the trigram reader ran out of memory")
+        if done != n:
+            raise RuntimeError(f"the trigram reader read {done} of {n} paths")
+        return Read(
+            kinds.tolist(),
+            sizes.tolist(),
+            mtimes.tolist(),
+            nuls.tolist(),
+            block.split(b"\0"),
+            exts.raw[: exts_len.value - 1].split(b"\0"),
+        )
 
     def flush(self) -> bytearray:
         """The lists gathered (``records`` reads them), and an empty gatherer."""
@@ -203,3 +240,15 @@ def decode(blob: bytes):
     if n < 0:
         raise ValueError("a posting list is malformed")
     return out[:n]
+
+
+def give_back() -> None:
+    """Hand the memory a build freed back to the system (glibc's ``malloc_trim``): the reading
+    threads' allocator arenas keep what the posting lists held otherwise, and the process would
+    stay tens of MiB bigger for its whole life. Nothing where the C library has no such call."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim.restype, trim.argtypes = ctypes.c_int, [ctypes.c_size_t]
+    trim(0)

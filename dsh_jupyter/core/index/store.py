@@ -37,7 +37,7 @@ from operator import itemgetter
 from . import native
 from .plan import Query
 
-__all__ = ["BIG", "TEXT", "UNREAD", "FileRow", "IndexStore", "fts_query", "posted_ids"]
+__all__ = ["BIG", "TEXT", "UNREAD", "FileRow", "IndexStore", "file_row", "fts_query", "posted_ids"]
 
 SCHEMA_VERSION = 3  # a build always starts from a new file; the number says what a file holds
 TEXT = 0  # the text's trigrams are in the index
@@ -60,8 +60,9 @@ def _blob(path: str) -> bytes:
 
 def _ext(path: bytes) -> bytes:
     """A name's extension: from its last dot on (``a.tar.gz``: ``.gz``; ``.bashrc``: itself), or
-    empty. A path ending in ``E`` has the extension of ``E`` when ``E`` holds a dot (an ending
-    holds no slash), so a glob of endings that share one reads the ``by_ext`` run of it."""
+    empty (grams.c's ``ext_at`` says the same for the build's rows). A path ending in ``E`` has
+    the extension of ``E`` when ``E`` holds a dot (an ending holds no slash), so a glob of
+    endings that share one reads the ``by_ext`` run of it."""
     dot = path.rfind(b".")
     return path[dot:] if dot >= 0 and path.find(b"/", dot) < 0 else b""
 
@@ -79,6 +80,12 @@ def fts_query(query: Query) -> str | None:
     parts = [fts_query(q) for q in query[1]]
     joiner = " AND " if kind == "and" else " OR "
     return "(" + joiner.join(p for p in parts if p is not None) + ")"
+
+
+def file_row(rowid: int, row: FileRow) -> tuple:
+    """``IndexStore.add``'s row of one file."""
+    path = _blob(row.path)
+    return (rowid, path, row.size, row.mtime_ns, row.kind, int(row.nul), _ext(path))
 
 
 def posted_ids(db: sqlite3.Connection, query: Query, lists: dict | None = None):
@@ -129,10 +136,12 @@ def _list(db: sqlite3.Connection, g: str, lists: dict):
 class IndexStore:
     """One index file. Not thread-safe: the keeper serialises every use under its lock."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, building: bool = False) -> None:
+        """``building``: a new file the build fills (``built`` ends it): its pages go straight into
+        the file, with no write-ahead log to copy them from (a crash loses a build either way)."""
         self.path = path
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA journal_mode=" + ("MEMORY" if building else "WAL"))
         self.db.execute("PRAGMA synchronous=OFF")  # a crash loses the index, which is built again
         # 16 MiB of pages: on a million files a build as quick as with 64, and 100 MiB less at its peak
         self.db.execute("PRAGMA cache_size=-16384")
@@ -176,6 +185,7 @@ class IndexStore:
         self.db.execute("CREATE INDEX IF NOT EXISTS by_time ON files(mtime_ns, path)")
         self.db.execute("CREATE INDEX IF NOT EXISTS by_ext ON files(ext, mtime_ns, path)")
         self.db.execute("CREATE INDEX IF NOT EXISTS by_gram ON postings(gram)")
+        self.db.execute("PRAGMA journal_mode=WAL")  # from now on read on other threads while written
 
     def begin(self) -> None:
         self.db.execute("BEGIN")
@@ -207,14 +217,12 @@ class IndexStore:
         self._next_id += count
         return first
 
-    def add(self, files: list[tuple[int, str, int, int, int, int]], texts: list[tuple[int, str]]) -> None:
+    def add(self, rows: list[tuple], texts: list[tuple[int, str]]) -> None:
         """New files under ids from ``reserve`` (a build's: none of them is in the index yet), each
-        ``(id, path, size, mtime_ns, kind, nul)``; ``texts`` go to FTS5: those the build's reader
-        left to Python (the others' trigrams are in the postings ``add_postings`` writes)."""
-        rows = []
-        for rowid, path, size, mtime_ns, kind, nul in files:
-            blob = _blob(path)
-            rows.append((rowid, blob, size, mtime_ns, kind, nul, _ext(blob)))
+        row ``(id, path, size, mtime_ns, kind, nul, ext)`` with the path and its extension in
+        bytes (``file_row`` makes one; the compiled reader's come whole); ``texts`` go to FTS5:
+        those the build's reader left to Python (the others' trigrams are in the postings
+        ``add_postings`` writes)."""
         self.db.executemany("INSERT INTO files(id, path, size, mtime_ns, kind, nul, ext) VALUES (?,?,?,?,?,?,?)", rows)
         if texts:
             self.db.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)", texts)

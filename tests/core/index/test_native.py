@@ -60,7 +60,7 @@ def test_the_lists_hold_exactly_the_ascii_trigrams_of_the_text_python_would_inde
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         with native.Gatherer() as g:
-            kinds, sizes, mtimes, nuls = g.read(fd, True, rels, 1, MAX)
+            kinds, sizes, mtimes, nuls, _, _ = g.read(fd, True, rels, 1, MAX)
             assert g.held() > 0
             got = _postings(g.flush())
             assert g.held() == 0 and g.flush() == bytearray()  # emptied
@@ -116,10 +116,9 @@ def test_what_it_leaves_to_python_and_what_it_skips(tmp_path):
                 files, _ = read_batch(reader, None, rels, 10)
                 with native.Gatherer() as g2:
                     files2, texts2 = read_batch(reader, g2, rels, 10)
-            assert [f[:2] for f in files2] == [f[:2] for f in files]  # the same rows, under the same ids
-            assert {f[0]: f[2:] for f in files2} == {f[0]: f[2:] for f in files}
+            assert files2 == files  # the same rows, under the same ids
             assert [t[0] for t in texts2] == [10 + rels.index("utf16.txt")]  # only Python's own go to FTS5
-            assert "linkdir/in.txt" not in {f[1] for f in files} and "plain.txt/x" not in {f[1] for f in files}
+            assert {f[1] for f in files}.isdisjoint({b"linkdir/in.txt", b"plain.txt/x"})
     finally:
         os.close(fd)
 
@@ -193,3 +192,38 @@ def test_python_only_turns_the_build_to_python(tmp_path):
     with native.python_only():
         assert not native.available()
     assert native.available()
+
+
+def test_a_path_that_climbs_out_is_never_read(tmp_path):
+    """rg never lists ``..``; were one handed over, neither way of opening a folder leaves the root."""
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    (tmp_path / "secret.txt").write_bytes(b"outside secret")
+    rels = ["../secret.txt", "sub/../../secret.txt", "./../secret.txt"]
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for beneath in (True, False):
+            with native.Gatherer() as g:
+                kinds, *_ = g.read(fd, beneath, rels, 1, MAX)
+                assert native.TEXT not in kinds, (beneath, kinds)
+                assert g.flush() == bytearray()
+    finally:
+        os.close(fd)
+
+
+def test_each_paths_extension_is_the_stores(tmp_path):
+    """The rows the compiled reader makes carry the extension ``store._ext`` gives, byte for byte."""
+    from dsh_jupyter.core.index.store import _ext
+
+    rels = ["a.tar.gz", ".bashrc", "dir.d/file", "dir.d/.hidden", "noext", "x.", "b.c/d/e", "é.py",
+            "sub/\udcff.bin", "sub/.", "deep/er/name.with.dots.txt", "a" * 200 + ".md"]  # fmt: skip
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with native.Gatherer() as g:
+            got = g.read(fd, True, rels, 1, MAX)
+    finally:
+        os.close(fd)
+    blobs = [os.fsencode(r) for r in rels]
+    assert got.paths == blobs
+    assert got.exts == [_ext(b) for b in blobs]
+    assert got.exts[:4] == [b".gz", b".bashrc", b"", b".hidden"]

@@ -34,9 +34,9 @@ from collections.abc import Iterable, Iterator
 from ...fs import syscalls
 from ...fs.beneath import open_folder
 from ...index import native
-from ...index.store import BIG, TEXT, UNREAD, FileRow
+from ...index.store import BIG, TEXT, UNREAD, FileRow, file_row
 from ..context import CallContext
-from ..search.flags import VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
+from ..search.flags import VCS_DIRS, VCS_EXCLUDES, VCS_IN_PATH, discovery_flags, exclusion_flags, hide_flags
 from ..search.root import SearchRoot
 from ..search.run import diagnostic, file_errors, run_search
 from ..search.scans import drop_excluded
@@ -44,6 +44,7 @@ from ..search.scans import drop_excluded
 __all__ = ["BATCH_BYTES", "FileReader", "in_batches", "listed", "listing", "listing_flags", "read_batch"]
 
 BATCH_BYTES = 1 << 17  # of rg's list at a time: a few thousand paths
+_VCS_NAMES = tuple(VCS_DIRS)  # a batch holding none of these names holds no VCS folder
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _NOT_BENEATH = (errno.ELOOP, errno.ENOTDIR, errno.EXDEV)  # a symlink (or a file) where a folder was
 
@@ -93,10 +94,15 @@ def in_batches(out: bytes, excluded: list[str], size: int = BATCH_BYTES) -> Iter
             stop = end - 1 if stop < 0 else stop
         text = out[at : stop + 1].decode("utf-8", "surrogateescape")
         at = stop + 1
-        rels = [p[2:] if p.startswith("./") else p for p in text.split("\0") if p]
+        if text.startswith("./") and text.endswith("\0") and text.count("\0./") == text.count("\0") - 1:
+            rels = text[2:-1].replace("\0./", "\0").split("\0")  # every path "./"-led, as rg prints them: cut in C
+        else:
+            rels = [p[2:] if p.startswith("./") else p for p in text.split("\0") if p]
         if excluded:
             rels = drop_excluded(rels, excluded)
-        yield [p for p in rels if not VCS_IN_PATH.search(p)]
+        if any(v in text for v in _VCS_NAMES):  # rg leaves VCS folders out; a name such as .github looks alike
+            rels = [p for p in rels if not VCS_IN_PATH.search(p)]
+        yield rels
 
 
 class FileReader:
@@ -172,28 +178,36 @@ class FileReader:
 
 def read_batch(
     reader: FileReader, gatherer: native.Gatherer | None, rels: list[str], first: int
-) -> tuple[list[tuple[int, str, int, int, int, int]], list[tuple[int, str]]]:
+) -> tuple[list[tuple], list[tuple[int, str]]]:
     """A build's batch: each of ``rels`` read, path i as id ``first + i``, into ``IndexStore.add``'s
     rows and texts. ``gatherer`` (when the compiled reader is loaded) reads the files it takes and
-    gathers their trigrams; ``reader`` reads the rest (and all of them without one), their text
-    given for FTS5. A path below a folder that is a symlink or no folder now is left out."""
-    files: list[tuple[int, str, int, int, int, int]] = []
+    gathers their trigrams, and makes their rows whole; ``reader`` reads the rest (and all of
+    them without one), their text given for FTS5. A path below a folder that is a symlink or no
+    folder now is left out."""
     texts: list[tuple[int, str]] = []
     if gatherer is None:
+        rows: list = [None] * len(rels)
         kinds = [native.PYTHON] * len(rels)
     else:
-        kinds, sizes, mtimes, nuls = gatherer.read(reader.root_fd, reader.beneath, rels, first, reader.max_bytes)
+        got = gatherer.read(reader.root_fd, reader.beneath, rels, first, reader.max_bytes)
+        rows = list(
+            zip(range(first, first + len(rels)), got.paths, got.sizes, got.mtimes, got.kinds, got.nuls, got.exts)
+        )
+        kinds = got.kinds
+        if kinds.count(native.TEXT) == len(kinds):  # the common case: every row made in C
+            return rows, texts
     for i, kind in enumerate(kinds):
         if kind == native.TEXT:
-            files.append((first + i, rels[i], sizes[i], mtimes[i], TEXT, nuls[i]))
-        elif kind == native.PYTHON:
-            got = reader.read(rels[i])
-            if got is not None:
-                row, text = got
-                files.append((first + i, row.path, row.size, row.mtime_ns, row.kind, int(row.nul)))
-                if text:
-                    texts.append((first + i, text))
-    return files, texts
+            continue
+        read = reader.read(rels[i]) if kind == native.PYTHON else None
+        if read is None:
+            rows[i] = None
+            continue
+        row, text = read
+        rows[i] = file_row(first + i, row)
+        if text:
+            texts.append((first + i, text))
+    return [r for r in rows if r is not None], texts
 
 
 def _read_open(fd: int, rel: str, max_bytes: int) -> tuple[FileRow, str | None]:

@@ -63,8 +63,8 @@ RECOUNT_S = 600.0  # seconds before a workspace found small is counted again
 # seconds before a build is tried again after a cause that may pass (kept elsewhere, a folder rg could not read)
 ASK_AGAIN_S = 60.0
 # bytes of posting lists a reading thread gathers before the keeper writes them: memory bounded,
-# few rows (a million small files hold about 125 MB of them: eight writes)
-FLUSH_BYTES = 16 << 20  # a reading thread's
+# few rows (a million small files hold about 125 MB of them: some twenty writes)
+FLUSH_BYTES = 8 << 20  # a reading thread's
 READERS = 2  # threads reading the files while the build's thread writes them
 
 
@@ -247,7 +247,7 @@ class IndexKeeper:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self.path + suffix)
-            store = IndexStore(self.path)
+            store = IndexStore(self.path, building=True)
             ended = self._fill(ctx, root, store, in_batches(out, excluded), started)
             del out
             if ended is not None:
@@ -304,9 +304,9 @@ class IndexKeeper:
                 with made:
                     gatherers.append(gatherer)
             with FileReader(root.fd, limit, ctx.settings.openat2) as reader:
-                files, texts = read_batch(reader, gatherer, batch, first)
+                rows, texts = read_batch(reader, gatherer, batch, first)
             flushed = gatherer.flush() if gatherer is not None and gatherer.held() > FLUSH_BYTES else None
-            return files, texts, flushed
+            return rows, texts, flushed
 
         ended: tuple[str, str | None] | None = None
         try:
@@ -317,16 +317,16 @@ class IndexKeeper:
                         ahead.append(pool.submit(read, batch, store.reserve(len(batch))))
                     if not ahead:
                         break
-                    files, texts, flushed = ahead.popleft().result()
+                    rows, texts, flushed = ahead.popleft().result()
                     if self._stop.is_set():
                         ended = ("idle", None)
                         break
                     store.begin()
-                    store.add(files, texts)
+                    store.add(rows, texts)
                     if flushed:
                         store.add_postings(flushed)
                     store.commit()
-                    self.read += len(files)
+                    self.read += len(rows)
                     lost = self._drain_while_building()
                     if lost is not None:
                         ended = ("lost" if _passes(lost) else "failed", lost)
@@ -347,6 +347,8 @@ class IndexKeeper:
         finally:
             for gatherer in gatherers:
                 gatherer.close()
+            if gatherers:
+                native.give_back()
         return ended
 
     def _drain_while_building(self) -> str | None:
