@@ -323,9 +323,9 @@ class IndexStore:
             cut, where, params = self._where(prefix, None if same else endings)
             where = " WHERE ext = ?" + (" AND" + where[len(" WHERE") :] if where else "")
             params = [*exts, *params]
-        sql = f"SELECT count(*), CAST(group_concat(substr(path, ?), X'0a') AS BLOB) FROM files INDEXED BY {index}"
-        sql += where
-        count, blob = db.execute(sql, [cut, *params]).fetchone()
+        name = "path" if cut == 1 else "substr(path, ?)"  # the whole path: no copy of each made first
+        sql = f"SELECT count(*), CAST(group_concat({name}, X'0a') AS BLOB) FROM files INDEXED BY {index}" + where
+        count, blob = db.execute(sql, [*([] if cut == 1 else [cut]), *params]).fetchone()
         return count, blob or b""
 
     def groups(self, prefix: str, endings: tuple[str, ...], most: int) -> list[tuple[str, int]] | None:

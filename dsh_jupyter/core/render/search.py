@@ -125,9 +125,16 @@ def render_glob_spill(display_paths: Sequence[str], joined: str | None = None) -
     return quote_names_joined(names, joined) + "\n"
 
 
-def render_glob_spill_joined(joined: str, count: int) -> str:
-    """``render_glob_spill`` of ``count`` display paths already joined by newlines (none holding one)."""
-    return quote_lines(joined, count) + "\n" if count else ""
+def render_glob_spill_joined(joined: str, count: int, data: bytes | None = None) -> bytes:
+    """``render_glob_spill`` of ``count`` display paths already joined by newlines (none holding
+    one), in UTF-8. ``data``: ``joined`` in UTF-8 already (the index's bytes): when every name
+    prints bare the file is those bytes and a newline, the text never encoded (nor copied) again."""
+    if not count:
+        return b""
+    quoted = quote_lines(joined, count, data)
+    if quoted is joined and data is not None:
+        return data + b"\n"
+    return (quoted + "\n").encode("utf-8", "replace")
 
 
 # --------------------------------------------------------------------------------------- grep

@@ -104,14 +104,16 @@ def _all_bare(names: list[str], blob: str) -> bool:
     return bool(names) and all(names) and _bare_block(blob, len(names))
 
 
-def _bare_block(blob: str, count: int) -> bool:
-    """Whether each of the ``count`` names joined in ``blob`` (none empty) prints bare."""
+def _bare_block(blob: str, count: int, data: bytes | None = None) -> bool:
+    """Whether each of the ``count`` names joined in ``blob`` (none empty) prints bare; ``data``:
+    ``blob`` in UTF-8 when the caller has it (a block of megabytes is not encoded again)."""
     if not count or blob[0].isspace() or blob[-1].isspace() or blob.endswith(("@", "/")):
         return False
     # a one-character search (memchr) first: "<" is rare in names
     if "<" in blob and "</" in blob:
         return False
-    data = blob.encode("utf-8", "surrogatepass")
+    if data is None:
+        data = blob.encode("utf-8", "surrogatepass")
     if len(data) < BIG_BLOCK:
         if blob.count("\n") != count - 1 or "@\n" in blob or "/\n" in blob:
             return False
@@ -178,12 +180,13 @@ def quote_names_joined(names: list[str], joined: str | None = None) -> str:
     return "\n".join([quote_name(n) for n in names])
 
 
-def quote_lines(blob: str, count: int) -> str:
+def quote_lines(blob: str, count: int, data: bytes | None = None) -> str:
     """``quote_names_joined`` of ``count`` non-empty names that ``blob`` holds joined by newlines
-    (no name holding one): no list of them is made when every name prints bare."""
+    (no name holding one): ``blob`` itself when every name prints bare, no list of them made.
+    ``data``: ``blob`` in UTF-8, when the caller has it."""
     if not count:
         return ""
-    if _bare_block(blob, count):
+    if _bare_block(blob, count, data):
         return blob
     return "\n".join([quote_name(n) for n in blob.split("\n")])
 

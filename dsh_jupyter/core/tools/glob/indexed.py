@@ -74,11 +74,10 @@ def indexed_glob(ctx: CallContext, root: SearchRoot, value: dict, endings: tuple
                     return
                 if prefix_display and text:
                     text = prefix_display + text.replace("\n", "\n" + prefix_display)
-                spill = render_glob_spill_joined(text, count)
-                # every name bare and no prefix: the file is SQLite's bytes and a newline, not
-                # the text encoded again (a copy of megabytes less on the way to the answer)
-                bare = not prefix_display and len(spill) == len(text) + 1
-                made.update(count=count, text=text, spill=blob + b"\n" if bare else spill.encode("utf-8", "replace"))
+                # no prefix: the text is SQLite's bytes decoded, so they are its UTF-8 (a name that
+                # is not UTF-8 went back above): no block of megabytes encoded or copied again
+                spill = render_glob_spill_joined(text, count, None if prefix_display else blob)
+                made.update(count=count, text=text, spill=spill)
             except BaseException as exc:  # handed to the caller below
                 made["error"] = exc
 
