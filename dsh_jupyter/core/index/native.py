@@ -244,8 +244,9 @@ def decode(blob: bytes):
 
 def give_back() -> None:
     """Hand the memory a build freed back to the system (glibc's ``malloc_trim``): the reading
-    threads' allocator arenas keep what the posting lists held otherwise, and the process would
-    stay tens of MiB bigger for its whole life. Nothing where the C library has no such call."""
+    threads' allocator arenas keep what the posting lists held otherwise, and SQLite's sorter
+    what it sorted the indexes with, and the process would stay tens of MiB bigger for its whole
+    life. Nothing where the C library has no such call."""
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):

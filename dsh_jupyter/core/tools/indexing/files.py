@@ -54,8 +54,11 @@ class ListingFailed(Exception):
 
 
 def listing_flags(ctx: CallContext, excluded: list[str]) -> list[str]:
-    """rg's flags for the files a grep or glob over the whole workspace would search."""
-    return ["--files", "--null", *discovery_flags(ctx), *VCS_EXCLUDES, *hide_flags(ctx), *exclusion_flags(excluded)]
+    """rg's flags for the files a grep or glob over the whole workspace would search: on one
+    thread (a million files listed in a third less CPU for a seventh more time: a background
+    build leaves the other core to the person and the server)."""
+    flags = ["--files", "--null", "--threads=1", *discovery_flags(ctx), *VCS_EXCLUDES, *hide_flags(ctx)]
+    return flags + exclusion_flags(excluded)
 
 
 def listed(

@@ -62,9 +62,10 @@ log = logging.getLogger("dsh_jupyter.index")
 RECOUNT_S = 600.0  # seconds before a workspace found small is counted again
 # seconds before a build is tried again after a cause that may pass (kept elsewhere, a folder rg could not read)
 ASK_AGAIN_S = 60.0
-# bytes of posting lists a reading thread gathers before the keeper writes them: memory bounded,
-# few rows (a million small files hold about 125 MB of them: some twenty writes)
-FLUSH_BYTES = 8 << 20  # a reading thread's
+# bytes of posting lists a reading thread gathers before the keeper writes them: small, because
+# what a thread's allocator held stays with the process after the build (8 MB kept 30 MiB more
+# than 2 MB on a million files; a row per trigram per flush costs little)
+FLUSH_BYTES = 2 << 20
 READERS = 2  # threads reading the files while the build's thread writes them
 
 
@@ -255,6 +256,7 @@ class IndexKeeper:
                 self._finish(*ended)
                 return
             store.built()
+            native.give_back()  # what the reading threads' lists and SQLite's sorting freed
             files = store.count()
             with self._lock:
                 self._store = store
@@ -347,8 +349,6 @@ class IndexKeeper:
         finally:
             for gatherer in gatherers:
                 gatherer.close()
-            if gatherers:
-                native.give_back()
         return ended
 
     def _drain_while_building(self) -> str | None:
