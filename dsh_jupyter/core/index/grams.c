@@ -78,12 +78,21 @@ struct dsh_grams {
     long text_cap;
 };
 
-static uint8_t fold[128];
+/* An ASCII byte as the trigrams keep it: A-Z as a-z, NUL as a space (FTS5 is given the text
+ * with its NULs as spaces), any other as itself. */
+static const uint8_t fold[128] = {
+    32, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+    48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
+    64, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111,
+    112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 91, 92, 93, 94, 95,
+    96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111,
+    112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127,
+};
 
 struct dsh_grams *dsh_grams_new(void)
 {
-    for (int c = 0; c < 128; c++)
-        fold[c] = (uint8_t)(c >= 'A' && c <= 'Z' ? c + 32 : c == 0 ? ' ' : c);
     struct dsh_grams *g = calloc(1, sizeof *g);
     if (g == NULL)
         return NULL;
