@@ -174,9 +174,7 @@ class IndexKeeper:
             self._thread.join(timeout=30)
         with self._lock:
             self._drop()
-            if self._lock_fd is not None:
-                os.close(self._lock_fd)
-                self._lock_fd = None
+            self._let_go_of_lock()
 
     @contextlib.contextmanager
     def serving(self, ctx: CallContext, root: SearchRoot) -> Iterator[Served]:
@@ -243,6 +241,7 @@ class IndexKeeper:
                 self._finish("small", None)
                 with self._lock:
                     self._counted_at = time.monotonic()
+                    self._let_go_of_lock()  # no index here: another process may keep one
                 return
             os.makedirs(self.folder, mode=0o700, exist_ok=True)
             for suffix in ("", "-wal", "-shm"):
@@ -380,6 +379,11 @@ class IndexKeeper:
             return False
         self._lock_fd = fd
         return True
+
+    def _let_go_of_lock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def _drop(self) -> None:
         """Close the watcher, the store and the root (the caller holds the lock)."""

@@ -10,6 +10,7 @@ and answers once more.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -74,6 +75,34 @@ def test_a_small_workspace_is_not_indexed_and_its_answers_say_nothing_of_an_inde
     assert "source" not in first.value and "source" not in again.value
     assert not os.path.exists(ws.index.path)
     ws.close()
+
+
+def test_a_workspace_whose_rg_list_is_shorter_than_its_count_is_small_and_keeps_no_lock(tmp_path):
+    """The quick count sees files rg leaves out (a VCS folder): the build starts, rg's own list decides."""
+    root = tmp_path / "root"
+    (root / ".git").mkdir(parents=True)
+    for i in range(30):
+        (root / f"f{i}.txt").write_text("shown\n")
+    for i in range(100):
+        (root / ".git" / f"c{i}.txt").write_text("hidden\n")
+    ws = Workspace(root, state_path=tmp_path / "s" / "s.sqlite", index_min_files=50)
+    try:
+        first = ws.run("grep", pattern="shown")
+        deadline = time.monotonic() + 30
+        while ws.index.status()["state"] not in ("small", "ready", "failed"):
+            assert time.monotonic() < deadline, ws.index.status()
+            time.sleep(0.02)
+        assert ws.index.status() == {"state": "small"}
+        assert "source" not in ws.run("grep", pattern="shown").value
+        assert first.text.startswith("Found 30 matches")
+        assert not os.path.exists(ws.index.path)
+        fd = os.open(ws.index.path + ".lock", os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # let go of: another process may keep an index
+        finally:
+            os.close(fd)
+    finally:
+        ws.close()
 
 
 def test_answers_come_from_the_index_once_built_and_say_so(pair):
