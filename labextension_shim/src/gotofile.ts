@@ -145,16 +145,29 @@ export class GoToFile {
       dialog
     );
     document.body.append(this.backdrop);
+    document.addEventListener('focusin', this.holdFocus, true);
     this.paths = [];
     this.selected = 0;
     this.input.focus();
   }
+
+  /**
+   * The palette is modal: while it is open the page behind it (a file browser still finishing
+   * the click that came just before the shortcut, as Notebook 7's does) may not take the focus
+   * from its box; a click outside closes it instead.
+   */
+  private readonly holdFocus = (event: FocusEvent): void => {
+    if (this.backdrop && !this.backdrop.contains(event.target as Node)) {
+      this.input.focus();
+    }
+  };
 
   close(): void {
     window.clearTimeout(this.timer);
     this.seq++;
     this.controller?.abort();
     this.controller = null;
+    document.removeEventListener('focusin', this.holdFocus, true);
     this.backdrop?.remove();
     this.backdrop = null;
     this.returnFocus?.focus?.();

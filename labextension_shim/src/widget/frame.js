@@ -59,10 +59,15 @@ export function createFrame(model, el, view) {
   let seq = 0;
   let pending = null;
   const doneHooks = [];
-  const frame = { model, root, titleBar, tools, controls, body, footer, footerNote, request, onDone, update, isBusy, live };
+  const frame = { model, root, titleBar, tools, controls, body, footer, footerNote, request, onDone, update, isBusy, awaited, live };
 
   function isBusy() {
     return pending !== null;
+  }
+
+  /** What the request in flight asked to happen once it is done (its `after`), or null. */
+  function awaited() {
+    return pending ? pending.after : null;
   }
 
   /**

@@ -189,9 +189,14 @@ export function renderListing(model, el) {
     return drawBody();
   }
 
+  // A new page's rows are drawn when its state arrives, a task before its "done": the focus goes
+  // to the first row then, so a key pressed meanwhile moves from there, and "done" leaves a row
+  // the person has moved to since where it is (it used to take the focus back to the first row).
+  const startsAtFirst = after =>
+    after && (after.focus === "first" || (after.focus === "open" && !model.get("panel").anchor));
   let lastAnchor = "";
   frame.onDone(after => {
-    if (after.focus === "first") firstRow(root, true);
+    if (after.focus === "first" && !after.placed) firstRow(root, true);
     const panel = model.get("panel");
     if (after.focus === "open" && panel.anchor) {
       const section = root.querySelector("#dsh-panel");
@@ -201,7 +206,7 @@ export function renderListing(model, el) {
         const close = section.querySelector(".dsh-close");
         if (close) close.focus({ preventScroll: true });
       }
-    } else if (after.focus === "open") {
+    } else if (after.focus === "open" && !after.placed) {
       firstRow(root, true); // a folder was opened: its first row
     }
     if (after.focus === "opener" && lastAnchor.startsWith("row:")) {
@@ -210,7 +215,14 @@ export function renderListing(model, el) {
     lastAnchor = panel.anchor || "";
   });
 
-  model.on("change", () => keepFocus(root, draw));
+  model.on("change", () => {
+    keepFocus(root, draw);
+    const after = frame.awaited();
+    if (startsAtFirst(after) && !after.placed) {
+      firstRow(root, true);
+      after.placed = true;
+    }
+  });
   draw();
   firstRow(root, false);
   lastAnchor = model.get("panel").anchor || "";
