@@ -73,6 +73,18 @@ def _slow_call(tool, args=None, **kw):
 _ws.call = _slow_call
 view"""
 
+# A listing whose "done" comes 1.5 s after its state: a key pressed between the two is not lost.
+LATE_DONE_LISTING = """import time
+view = %dsh list
+_w = view.widget()
+_send = _w.send
+def _late_send(content, buffers=None):
+    if isinstance(content, dict) and "done" in content:
+        time.sleep(1.5)
+    _send(content, buffers)
+_w.send = _late_send
+view"""
+
 TOLD_GREP = """import time
 view = %dsh grep TODO src/lib
 _ws = view.workspace
@@ -95,6 +107,7 @@ NOTEBOOKS = {
     "long.ipynb": ["%load_ext dsh_jupyter\n%dsh read logs/long.txt"],
     "slow.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-slow", SLOW_LISTING],
     "stop.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-stop", STOPPABLE_LISTING],
+    "late.ipynb": ["%load_ext dsh_jupyter\n%dsh session e2e-late", LATE_DONE_LISTING],
     "saved.ipynb": [
         "%load_ext dsh_jupyter\n%dsh session e2e-saved",
         "for i in range(50):\n    _ = get_ipython().run_line_magic('dsh', f'read src/app/main.py --offset {i % 30 + 1}')",

@@ -398,6 +398,24 @@ def test_busy_state_shows_at_once_and_clicks_do_not_queue(page, lab):
     assert len(widget_lists) == 1, widget_lists
 
 
+def test_a_key_pressed_after_the_rows_came_but_before_done_is_sent_at_done(page, lab):
+    """A page's state is drawn a moment before its "done": Alt+Up pressed in between (the first
+    row already has the focus) goes up once the first request is done, instead of being lost."""
+    run_notebook(page, lab, "late.ipynb")
+    w = widget(page, 1)
+    row(w, "big/").click()
+    expect()(status(w)).to_have_text("entries 1-200 of 210")
+    expect()(rows(w).first).to_be_focused()
+    expect()(w).to_have_attribute("aria-busy", "true")  # its "done" is 1.5 s behind its rows
+    page.keyboard.press("Alt+ArrowUp")
+    expect()(w.locator(".dsh-crumbs li")).to_have_text(["."], timeout=15_000)
+    expect()(row(w, "big/")).to_be_visible()
+    not_busy(w)
+    _, log = lab.request("GET", "dsh/api/sessions/e2e-late/calls?limit=100")
+    paths = [c["args"].get("path") for c in log["calls"] if c["surface"] == "widget" and c["tool"] == "list"]
+    assert paths == ["big", "."], paths
+
+
 def test_a_kernel_restart_asks_to_rerun_the_cell(page, lab):
     run_notebook(page, lab, "explore.ipynb")
     w = widget(page, 0)

@@ -58,6 +58,12 @@ export function createFrame(model, el, view) {
 
   let seq = 0;
   let pending = null;
+  // A request made after the answer's state is drawn but before its "done" (one task later) is
+  // kept and sent at "done": the rows it was made on are the ones shown. One made before the
+  // state came is dropped when the state comes, as the row it named may no longer be there.
+  let waiting = null;
+  let changes = 0;
+  model.on("change", () => { changes += 1; });
   const doneHooks = [];
   const frame = { model, root, titleBar, tools, controls, body, footer, footerNote, request, onDone, update, isBusy, awaited, live };
 
@@ -71,12 +77,18 @@ export function createFrame(model, el, view) {
   }
 
   /**
-   * Send one action; false (nothing sent) while another is pending or the kernel is gone. A
-   * `quiet` request (a live view's poll) shows no busy state, and a person's request may replace
-   * it: a click never waits for a poll.
+   * Send one action; false (nothing sent) when the kernel is gone. While another is pending it
+   * waits for that one's "done" (the last one made wins) and is sent then only if no new state
+   * came meanwhile. A `quiet` request (a live view's poll) shows no busy state, and a person's
+   * request may replace it: a click never waits for a poll.
    */
   function request(action, args = {}, after = {}) {
-    if ((pending && !pending.after.quiet) || root.classList.contains("dsh-is-gone")) return false;
+    if (root.classList.contains("dsh-is-gone")) return false;
+    if (pending && !pending.after.quiet) {
+      if (after.quiet) return false;
+      waiting = { action, args, after, changes };
+      return true;
+    }
     if (pending) {
       clearTimeout(pending.slow);
       clearTimeout(pending.stop);
@@ -130,6 +142,9 @@ export function createFrame(model, el, view) {
     busyText.textContent = "";
     root.dataset.lastMs = String(Math.round(performance.now() - finished.started));
     for (const hook of doneHooks) hook(finished.after, msg);
+    const next = waiting;
+    waiting = null;
+    if (next && next.changes === changes) request(next.action, next.args, next.after);
   }
 
   modelButton.addEventListener("click", () => request("model_view", { on: !model.get("model_view") }));
@@ -194,6 +209,7 @@ export function createFrame(model, el, view) {
   // host exposes it), other hosts by marking the view disconnected; a send that fails says so too.
   function markGone() {
     root.classList.add("dsh-is-gone");
+    waiting = null;
     if (pending) {
       clearTimeout(pending.slow);
       clearTimeout(pending.stop);
