@@ -60,7 +60,7 @@
  * for (libgrams.so.N). Change it with any function's arguments or meaning, and ABI there too. */
 int dsh_grams_abi(void)
 {
-    return 2;
+    return 3;
 }
 
 struct list {
@@ -418,4 +418,227 @@ long dsh_grams_decode(const uint8_t *list, long len, uint32_t *out)
         out[n++] = id;
     }
     return n;
+}
+
+/*
+ * glob's list (core/tools/glob/indexed.py): the paths one query of the index gives, joined by
+ * newlines in the query's order, read in one pass here instead of by SQLite's group_concat.
+ *
+ * Why it exists: on a million files, glob `*.py` must count 600,000 paths, join them oldest first
+ * (17 MB) and count each top-level entry's; group_concat took three times as long as reading the
+ * rows (it copies each row's blob into text first), and the counts were a second pass on the other
+ * core. Here each row is copied once, and the same pass counts the entries and says whether any
+ * line needs a closer look before it may print bare.
+ *
+ * The SQLite functions are the ones Python's sqlite3 module calls, found by Python in the
+ * library that module loaded (core/index/native.py), so one copy of SQLite runs in the process;
+ * the file is opened read-only, on a connection of its own.
+ */
+typedef int (*sql_open_fn)(const char *, void **, int, const char *);
+typedef int (*sql_close_fn)(void *);
+typedef int (*sql_prepare_fn)(void *, const char *, int, void **, const char **);
+typedef int (*sql_bind_blob_fn)(void *, int, const void *, int, void (*)(void *));
+typedef int (*sql_bind_int64_fn)(void *, int, int64_t);
+typedef int (*sql_step_fn)(void *);
+typedef const void *(*sql_column_blob_fn)(void *, int);
+typedef int (*sql_column_bytes_fn)(void *, int);
+typedef int (*sql_finalize_fn)(void *);
+
+#define SQL_OPEN_READONLY 0x1
+#define SQL_OPEN_NOMUTEX 0x8000 /* the connection is this call's alone: no lock taken per step */
+#define SQL_ROW 100
+#define SQL_DONE 101
+#define SQL_TRANSIENT ((void (*)(void *)) - 1)
+
+/* What dsh_grams_join says of the lines in `flags` */
+#define JOIN_NOT_ASCII 1  /* a byte of 0x80 or more: Python decodes and checks the names */
+#define JOIN_LOOK 2       /* a line may need quoting: Python checks each (core/text/quoting.py) */
+#define JOIN_LINE_BREAK 4 /* a path holds a line break, or is empty below the cut */
+#define JOIN_MANY 8       /* more top-level entries than `max_keys`: no counts */
+
+/* Bytes a line may hold with no closer look: printable ASCII and the space, but the backslash,
+ * the quote and "<" (which "</" starts). 1: look closer. */
+static uint8_t look_table[256];
+static int look_ready;
+
+static void make_look_table(void)
+{
+    for (int b = 0; b < 256; b++)
+        look_table[b] = !(b >= 0x20 && b < 0x7F) || b == '\\' || b == '"' || b == '<';
+    __atomic_store_n(&look_ready, 1, __ATOMIC_RELEASE);
+}
+
+struct slot {
+    long at;      /* where the key starts in `keys`, or -1 for an empty slot */
+    long len;
+    long number;  /* the order it was first met in */
+    int64_t count;
+    int8_t dir;   /* the key is a folder (its lines go on past it) */
+};
+
+static uint64_t hash_of(const uint8_t *p, long n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (long i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/*
+ * Runs `sql` on the index file `db_path` (read-only): one column, a path as a BLOB; `n`
+ * parameters, each a blob (`kinds[i]` 0: `blobs[i]`, `lens[i]` bytes) or an integer (1:
+ * `ints[i]`). Each row, from byte `cut` on (0-based), goes into *out, with a newline between
+ * rows; *out is malloc'd (dsh_grams_release frees it), *out_len its length. `flags` gets the
+ * JOIN_* bits. The top-level entries (a line up to its first "/", or the whole line) are counted:
+ * each key and a NUL into `keys` (`keys_cap` bytes), its count into `counts`, 1 into `dirs` for a
+ * folder; *nkeys how many (at most `max_keys`, else JOIN_MANY and no counts).
+ * Returns the number of rows, -1 when SQLite failed, -2 when memory ran out.
+ */
+long dsh_grams_join(void *const *api, const char *db_path, const char *sql, int n, const int *kinds,
+                    const void *const *blobs, const int *lens, const int64_t *ints, long cut, char **out,
+                    long *out_len, int *flags, char *keys, long keys_cap, int64_t *counts, int8_t *dirs,
+                    long max_keys, long *nkeys)
+{
+    sql_open_fn open_ = (sql_open_fn)api[0];
+    sql_close_fn close_ = (sql_close_fn)api[1];
+    sql_prepare_fn prepare = (sql_prepare_fn)api[2];
+    sql_bind_blob_fn bind_blob = (sql_bind_blob_fn)api[3];
+    sql_bind_int64_fn bind_int64 = (sql_bind_int64_fn)api[4];
+    sql_step_fn step = (sql_step_fn)api[5];
+    sql_column_blob_fn column_blob = (sql_column_blob_fn)api[6];
+    sql_column_bytes_fn column_bytes = (sql_column_bytes_fn)api[7];
+    sql_finalize_fn finalize = (sql_finalize_fn)api[8];
+    if (!__atomic_load_n(&look_ready, __ATOMIC_ACQUIRE))
+        make_look_table(); /* the same bytes whichever thread makes it first */
+
+    *out = NULL;
+    *out_len = 0;
+    *flags = 0;
+    *nkeys = 0;
+    long rows = 0, len = 0, cap = 1 << 20, used_keys = 0, nslots = 1;
+    while (nslots < 2 * max_keys + 2)
+        nslots <<= 1;
+    struct slot *slots = malloc((size_t)nslots * sizeof *slots);
+    char *buf = malloc((size_t)cap);
+    void *db = NULL, *stmt = NULL;
+    long result = -2;
+    if (slots == NULL || buf == NULL)
+        goto done;
+    for (long i = 0; i < nslots; i++)
+        slots[i].at = -1;
+    result = -1;
+    if (open_(db_path, &db, SQL_OPEN_READONLY | SQL_OPEN_NOMUTEX, NULL) != 0 || prepare(db, sql, -1, &stmt, NULL) != 0)
+        goto done;
+    for (int i = 0; i < n; i++) {
+        int rc = kinds[i] == 0 ? bind_blob(stmt, i + 1, blobs[i], lens[i], SQL_TRANSIENT)
+                               : bind_int64(stmt, i + 1, ints[i]);
+        if (rc != 0)
+            goto done;
+    }
+    int f = 0;
+    for (;;) {
+        int rc = step(stmt);
+        if (rc == SQL_DONE)
+            break;
+        if (rc != SQL_ROW)
+            goto done;
+        const uint8_t *path = column_blob(stmt, 0);
+        long plen = column_bytes(stmt, 0);
+        const uint8_t *p = path + (cut < plen ? cut : plen);
+        long m = plen - (cut < plen ? cut : plen);
+        if (len + m + 1 > cap) {
+            while (len + m + 1 > cap)
+                cap *= 2;
+            char *grown = realloc(buf, (size_t)cap);
+            if (grown == NULL) {
+                result = -2;
+                goto done;
+            }
+            buf = grown;
+        }
+        if (rows)
+            buf[len++] = '\n';
+        memcpy(buf + len, p, (size_t)m);
+        len += m;
+        rows++;
+        if (m == 0) {
+            f |= JOIN_LINE_BREAK | JOIN_LOOK;
+            continue;
+        }
+        /* the closer look: a byte not plain, "</", a space at either end, "/" or "@" last */
+        uint8_t any = 0;
+        for (long i = 0; i < m; i++)
+            any |= look_table[p[i]];
+        int look = 0;
+        for (long i = 0; any && i < m; i++) { /* rare: a byte to look at */
+            uint8_t b = p[i];
+            if (!look_table[b])
+                continue;
+            if (b >= 0x80)
+                f |= JOIN_NOT_ASCII;
+            if (b == '\n')
+                f |= JOIN_LINE_BREAK;
+            if (b != '<' || (i + 1 < m && p[i + 1] == '/'))
+                look = 1;
+        }
+        const uint8_t *first_slash = memchr(p, '/', (size_t)m);
+        long slash = first_slash == NULL ? -1 : first_slash - p;
+        if (look || p[0] == ' ' || p[m - 1] == ' ' || p[m - 1] == '/' || p[m - 1] == '@')
+            f |= JOIN_LOOK;
+        if (f & JOIN_MANY)
+            continue;
+        long klen = slash < 0 ? m : slash;
+        uint64_t h = hash_of(p, klen);
+        long s = (long)(h & (uint64_t)(nslots - 1));
+        while (slots[s].at >= 0 &&
+               !(slots[s].len == klen && memcmp(keys + slots[s].at, p, (size_t)klen) == 0))
+            s = (s + 1) & (nslots - 1);
+        if (slots[s].at < 0) {
+            if (*nkeys >= max_keys || used_keys + klen + 1 > keys_cap) {
+                f |= JOIN_MANY;
+                continue;
+            }
+            memcpy(keys + used_keys, p, (size_t)klen);
+            keys[used_keys + klen] = 0;
+            slots[s].at = used_keys;
+            slots[s].len = klen;
+            slots[s].number = *nkeys;
+            slots[s].count = 0;
+            slots[s].dir = 0;
+            used_keys += klen + 1;
+            (*nkeys)++;
+        }
+        slots[s].count++;
+        slots[s].dir |= slash >= 0;
+    }
+    /* the counts in the order the keys were first met, as they lie in `keys` */
+    if (!(f & JOIN_MANY)) {
+        for (long i = 0; i < nslots; i++) {
+            if (slots[i].at < 0)
+                continue;
+            counts[slots[i].number] = slots[i].count;
+            dirs[slots[i].number] = slots[i].dir;
+        }
+    } else {
+        *nkeys = 0;
+    }
+    *flags = f;
+    *out = buf;
+    *out_len = len;
+    buf = NULL;
+    result = rows;
+done:
+    if (stmt != NULL)
+        finalize(stmt);
+    if (db != NULL)
+        close_(db);
+    free(buf);
+    free(slots);
+    return result;
+}
+
+/* Frees what dsh_grams_join gave in *out. */
+void dsh_grams_release(char *out)
+{
+    free(out);
 }

@@ -33,11 +33,13 @@ __all__ = [
     "SKIP",
     "TEXT",
     "Gatherer",
+    "Listed",
     "Read",
     "available",
     "decode",
     "give_back",
     "gram",
+    "join",
     "python_only",
     "records",
 ]
@@ -45,7 +47,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 TEXT, SKIP, PYTHON = 0, 3, 4  # what ``Gatherer.read`` made of a path (grams.c's DSH_*)
-ABI = 2  # what ``dsh_grams_abi()`` of a library built from this version's grams.c answers
+ABI = 3  # what ``dsh_grams_abi()`` of a library built from this version's grams.c answers
 LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"libgrams.so.{ABI}")
 
 _loaded = False
@@ -89,6 +91,28 @@ def _load_once() -> None:
     library.dsh_grams_read.argtypes = [p, i64, i64, ctypes.c_char_p, long, long, u32, long, p, p, p, p, p, p]
     library.dsh_grams_flush.restype, library.dsh_grams_flush.argtypes = long, [p, p, long]
     library.dsh_grams_decode.restype, library.dsh_grams_decode.argtypes = long, [ctypes.c_char_p, long, p]
+    library.dsh_grams_join.restype = long
+    library.dsh_grams_join.argtypes = [
+        p,
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+        i64,
+        p,
+        p,
+        p,
+        p,
+        long,
+        p,
+        p,
+        p,
+        p,
+        long,
+        p,
+        p,
+        long,
+        p,
+    ]
+    library.dsh_grams_release.restype, library.dsh_grams_release.argtypes = None, [p]
     _library = library
     _loaded = True  # after _library: a thread that sees it loaded sees the library too
 
@@ -253,3 +277,107 @@ def give_back() -> None:
         return
     trim.restype, trim.argtypes = ctypes.c_int, [ctypes.c_size_t]
     trim(0)
+
+
+# grams.c's JOIN_* bits
+_NOT_ASCII, _LOOK, _LINE_BREAK, _MANY = 1, 2, 4, 8
+_SQL_FUNCTIONS = (
+    "sqlite3_open_v2",
+    "sqlite3_close_v2",
+    "sqlite3_prepare_v2",
+    "sqlite3_bind_blob",
+    "sqlite3_bind_int64",
+    "sqlite3_step",
+    "sqlite3_column_blob",
+    "sqlite3_column_bytes",
+    "sqlite3_finalize",
+)
+_sql_api: ctypes.Array | None = None
+_sql_api_tried = False
+
+
+def _sql_functions() -> ctypes.Array | None:
+    """The addresses of the SQLite functions ``dsh_grams_join`` calls, from the library Python's
+    ``sqlite3`` module loaded (a handle's symbols include its dependencies'): the same copy of
+    SQLite, whose locks the module's connections share. None where they are not exported (a
+    module with SQLite built in and hidden): glob then joins in SQL."""
+    global _sql_api, _sql_api_tried
+    if _sql_api_tried:
+        return _sql_api
+    with _loading:
+        if not _sql_api_tried:
+            try:
+                import _sqlite3
+
+                module = ctypes.CDLL(_sqlite3.__file__)
+                addresses = [ctypes.cast(getattr(module, name), ctypes.c_void_p).value for name in _SQL_FUNCTIONS]
+                _sql_api = (ctypes.c_void_p * len(addresses))(*addresses)
+            except (ImportError, OSError, AttributeError) as exc:
+                log.info("dsh_jupyter: glob's list is joined by SQLite (its functions are not reachable: %s)", exc)
+            _sql_api_tried = True
+    return _sql_api
+
+
+class Listed(NamedTuple):
+    """What ``join`` read: how many rows (``rows``), their paths joined by newlines (UTF-8 or not), and what
+    the pass saw of them. ``groups``: each top-level entry (a line up to its first "/", or the
+    whole line) with its count, folders as ``name/``, in the order first met; None past ``most``."""
+
+    rows: int
+    joined: bytes
+    ascii: bool  # every byte below 0x80
+    bare: bool  # no line needs a closer look to print bare (quoting.py's rules, for ASCII)
+    line_break: bool  # a path holds a line break (or is empty below the cut): the lines lie
+    groups: list[tuple[bytes, int]] | None
+
+
+def join(db_path: str, sql: str, params: list, cut: int, most: int) -> Listed | None:
+    """``sql`` (one column, a path as a BLOB; ``params`` bytes or ints) on the index file
+    ``db_path``, each row from byte ``cut`` on, joined by newlines in one pass in C
+    (``dsh_grams_join``); None when the compiled library or SQLite's functions are not here, or
+    the query failed (the caller joins in SQL then)."""
+    library = _load()
+    api = _sql_functions() if library is not None else None
+    if library is None or api is None:
+        return None
+    n = len(params)
+    kinds = (ctypes.c_int * max(n, 1))()
+    blobs = (ctypes.c_void_p * max(n, 1))()
+    lens = (ctypes.c_int * max(n, 1))()
+    ints = (ctypes.c_int64 * max(n, 1))()
+    keep = []  # the parameters' buffers live until the call returns
+    for i, value in enumerate(params):
+        if isinstance(value, bytes):
+            buf = ctypes.create_string_buffer(value, len(value))
+            keep.append(buf)
+            kinds[i], blobs[i], lens[i] = 0, ctypes.addressof(buf), len(value)
+        else:
+            kinds[i], ints[i] = 1, int(value)
+    out = ctypes.c_void_p()
+    out_len = ctypes.c_long()
+    flags = ctypes.c_int()
+    keys_cap = most * 256 + 1  # a name is at most 255 bytes, and a NUL
+    keys = ctypes.create_string_buffer(keys_cap)
+    counts = (ctypes.c_int64 * max(most, 1))()
+    dirs = (ctypes.c_int8 * max(most, 1))()
+    nkeys = ctypes.c_long()
+    rows = library.dsh_grams_join(
+        api, os.fsencode(db_path), sql.encode(), n, kinds, blobs, lens, ints, cut,
+        ctypes.byref(out), ctypes.byref(out_len), ctypes.byref(flags),
+        keys, keys_cap, counts, dirs, most, ctypes.byref(nkeys),
+    )  # fmt: skip
+    if rows < 0:
+        if rows == -2:
+            raise MemoryError("glob's list outgrew the memory")
+        log.info("dsh_jupyter: glob's list could not be read in C; it is joined by SQLite")
+        return None
+    try:
+        joined = ctypes.string_at(out, out_len.value) if out_len.value else b""
+    finally:
+        library.dsh_grams_release(out)
+    f = flags.value
+    groups = None
+    if not f & _MANY:
+        parts = keys.raw.split(b"\0", nkeys.value)[: nkeys.value]
+        groups = [(name + b"/" if dirs[i] else name, counts[i]) for i, name in enumerate(parts)]
+    return Listed(rows, joined, not f & _NOT_ASCII, not f & _LOOK, bool(f & _LINE_BREAK), groups)

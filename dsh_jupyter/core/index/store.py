@@ -316,6 +316,24 @@ class IndexStore:
         The order is the scan's: an aggregate over a table read ``INDEXED BY`` an index takes its
         rows in that index's order (SQLite 3.40's ``group_concat`` has no ``ORDER BY`` of its own;
         a sorted subquery in front of it costs a co-routine step per row, a sixth more)."""
+        cut, source, params = self._by_time(prefix, endings)
+        name = "path" if cut == 1 else "substr(path, ?)"  # the whole path: no copy of each made first
+        sql = f"SELECT count(*), CAST(group_concat({name}, X'0a') AS BLOB) " + source
+        count, blob = db.execute(sql, [*([] if cut == 1 else [cut]), *params]).fetchone()
+        return count, blob or b""
+
+    def listed_by_time(self, prefix: str, endings: tuple[str, ...], most: int) -> native.Listed | None:
+        """What ``joined_by_time`` and ``groups`` give, read in one pass in C (``native.join``,
+        on a connection of its own): the paths joined oldest first, their count, and each
+        top-level entry's count (None past ``most`` entries), with what the pass saw of the
+        lines. None where the compiled library cannot read it: the caller asks those two."""
+        cut, source, params = self._by_time(prefix, endings)
+        return native.join(self.path, "SELECT path " + source, params, cut - 1, most)
+
+    def _by_time(self, prefix: str, endings: tuple[str, ...]) -> tuple[int, str, list]:
+        """Where a path starts below ``prefix`` (as ``_where`` says), and the FROM and WHERE of
+        the paths below it with one of ``endings`` read in time order (the extension index when
+        the endings share one extension, else the time index), with its parameters."""
         cut, where, params = self._where(prefix, endings)
         index = "by_time"
         ends = [_blob(e) for e in endings]
@@ -326,10 +344,7 @@ class IndexStore:
             cut, where, params = self._where(prefix, None if same else endings)
             where = " WHERE ext = ?" + (" AND" + where[len(" WHERE") :] if where else "")
             params = [*exts, *params]
-        name = "path" if cut == 1 else "substr(path, ?)"  # the whole path: no copy of each made first
-        sql = f"SELECT count(*), CAST(group_concat({name}, X'0a') AS BLOB) FROM files INDEXED BY {index}" + where
-        count, blob = db.execute(sql, [*([] if cut == 1 else [cut]), *params]).fetchone()
-        return count, blob or b""
+        return cut, f"FROM files INDEXED BY {index}" + where, params
 
     def groups(self, prefix: str, endings: tuple[str, ...], most: int) -> list[tuple[str, int]] | None:
         """The entries right below ``prefix`` (top-level names, relative to it) that hold paths

@@ -125,12 +125,16 @@ def render_glob_spill(display_paths: Sequence[str], joined: str | None = None) -
     return quote_names_joined(names, joined) + "\n"
 
 
-def render_glob_spill_joined(joined: str, count: int, data: bytes | None = None) -> bytes:
+def render_glob_spill_joined(joined: str, count: int, data: bytes | None = None, bare: bool = False) -> bytes:
     """``render_glob_spill`` of ``count`` display paths already joined by newlines (none holding
     one), in UTF-8. ``data``: ``joined`` in UTF-8 already (the index's bytes): when every name
-    prints bare the file is those bytes and a newline, the text never encoded (nor copied) again."""
+    prints bare the file is those bytes and a newline, the text never encoded (nor copied) again.
+    ``bare``: the caller has seen that every name is printable ASCII that prints bare (the
+    index's list, read in C), so the names are not checked again."""
     if not count:
         return b""
+    if bare and data is not None:
+        return data + b"\n"
     quoted = quote_lines(joined, count, data)
     if quoted is joined and data is not None:
         return data + b"\n"

@@ -227,3 +227,73 @@ def test_each_paths_extension_is_the_stores(tmp_path):
     assert got.paths == blobs
     assert got.exts == [_ext(b) for b in blobs]
     assert got.exts[:4] == [b".gz", b".bashrc", b"", b".hidden"]
+
+
+_NAMES = [
+    "src/a.py", "src/b c.py", "src/x/y.py", "a.py", "a.b.py", "a/z.py", " lead.py", "trail .py", "mail@.py",
+    'quo"te.py', "tag</b.py", "tag<b.py", "back\\slash.py", "café/é.py", "tab\tin.py", "new\nline.py",
+    "docs/readme.md", "src/notes.md", "\udcff.py", "deep/er/still/more.py",
+]  # fmt: skip
+
+
+def _names_store(tmp_path, names, seed=0):
+    rng = random.Random(seed)
+    store = IndexStore(str(tmp_path / f"i{seed}.sqlite"))
+    store.begin()
+    store.upsert([(FileRow(n, 1, rng.choice([5, 5, rng.randrange(100)]), 0, False), "") for n in names])
+    store.commit()
+    store.built()
+    return store
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_list_read_in_c_is_sqls_list_with_its_counts_and_flags(tmp_path, seed):
+    """``listed_by_time`` (one pass in C) gives what ``joined_by_time`` and ``groups`` give in SQL,
+    in the same order, and its flags say what Python's own checks say of the same lines."""
+    from dsh_jupyter.core.text.quoting import _bare_block, needs_quoting
+
+    rng = random.Random(seed)
+    names = rng.sample(_NAMES, rng.randint(1, len(_NAMES)))
+    names += [f"p{rng.randrange(4)}/f{i}.{rng.choice(['py', 'md'])}" for i in range(rng.randint(0, 60))]
+    store = _names_store(tmp_path, names, seed)
+    db = store.reader()
+    try:
+        for prefix, endings in [("", (".py",)), ("", (".py", ".md")), ("src", (".py",)), ("", ("",)), ("p1", (".md",))]:
+            listed = store.listed_by_time(prefix, endings, 2000)
+            assert listed is not None
+            count, blob = store.joined_by_time(db, prefix, endings)
+            assert (listed.rows, listed.joined) == (count, blob), (prefix, endings)
+            groups = store.groups(prefix, endings, 2000)
+            mine = [
+                (name.removesuffix(b"/").decode("utf-8", "surrogateescape"), n) for name, n in sorted(listed.groups)
+            ]
+            assert mine == groups, (prefix, endings)
+            lines = blob.decode("utf-8", "surrogateescape").split("\n") if count else []
+            below = [
+                n[len(prefix) + 1 :] if prefix else n for n in names if n.startswith(prefix + "/" if prefix else "")
+            ]
+            kept = [n for n in below if any(n.endswith(e) for e in endings)]
+            assert listed.line_break == any("\n" in n for n in kept)
+            assert listed.ascii == blob.isascii()
+            if listed.ascii and not listed.line_break and count:
+                # the same verdict as the check of a joined block, and never bare where a name is not
+                assert listed.bare == _bare_block(lines_text := "\n".join(lines), count), lines
+                assert not listed.bare or not any(needs_quoting(line) for line in lines_text.split("\n"))
+    finally:
+        db.close()
+        store.close()
+
+
+def test_a_list_of_more_entries_than_asked_counts_none_and_python_only_reads_it_in_sql(tmp_path):
+    store = _names_store(tmp_path, [f"e{i}/f.py" for i in range(30)] + [f"top{i}.py" for i in range(5)])
+    try:
+        listed = store.listed_by_time("", (".py",), 34)
+        assert listed is not None and listed.rows == 35 and listed.groups is None
+        groups = store.listed_by_time("", (".py",), 35).groups
+        assert sorted(groups) == sorted(
+            [(f"e{i}/".encode(), 1) for i in range(30)] + [(f"top{i}.py".encode(), 1) for i in range(5)]
+        )
+        with native.python_only():
+            assert store.listed_by_time("", (".py",), 35) is None  # glob joins in SQL then
+    finally:
+        store.close()

@@ -27,6 +27,7 @@ import re
 import threading
 from dataclasses import dataclass
 
+from ...index import native
 from ...render.search import render_glob_spill_joined
 from ..context import CallContext
 from ..indexing.ask import ask_index
@@ -58,45 +59,80 @@ def indexed_glob(ctx: CallContext, root: SearchRoot, value: dict, endings: tuple
     prefix_display = root.prefix
 
     def read(served: Served) -> IndexedGlob | None:
-        store = served.store
-        db = store.reader()
-        made: dict = {}
-
-        def whole() -> None:
-            try:
-                count, blob = store.joined_by_time(db, served.prefix, endings)
-                text = blob.decode("utf-8", "surrogateescape")
-                if not text.isascii() and _escaped(text):
-                    made["text"] = None  # SQLite ordered the bytes, rg orders the escapes
-                    return
-                if text.count("\n") != max(count - 1, 0):
-                    made["text"] = None  # a name holds a line break: the lines do not say the names
-                    return
-                if prefix_display and text:
-                    text = prefix_display + text.replace("\n", "\n" + prefix_display)
-                # no prefix: the text is SQLite's bytes decoded, so they are its UTF-8 (a name that
-                # is not UTF-8 went back above): no block of megabytes encoded or copied again
-                spill = render_glob_spill_joined(text, count, None if prefix_display else blob)
-                made.update(count=count, text=text, spill=spill)
-            except BaseException as exc:  # handed to the caller below
-                made["error"] = exc
-
-        thread = threading.Thread(target=whole, name="dsh-glob-index", daemon=True)
-        thread.start()
-        try:
-            groups = store.groups(served.prefix, endings, MAX_GROUPS)
-        finally:
-            thread.join()
-            db.close()
-        if "error" in made:
-            raise made["error"]
-        if made.get("text") is None:
-            return None
-        if groups is not None and sum(n for _, n in groups) != made["count"]:
-            groups = None  # cannot happen under the keeper's lock; the list itself decides then
-        return IndexedGlob(made["count"], made["text"], made["spill"], groups)
+        listed = served.store.listed_by_time(served.prefix, endings, MAX_GROUPS)
+        if listed is not None:
+            return _from_listed(listed, prefix_display)
+        return _in_sql(served, endings, prefix_display)
 
     return ask_index(ctx, root, value, read)
+
+
+def _from_listed(listed: native.Listed, prefix_display: str) -> IndexedGlob | None:
+    """The glob from one pass in C (``IndexStore.listed_by_time``): the list, counts and what
+    the pass saw of the lines, so a list of ASCII names that all print bare is decoded once and
+    its spill is its own bytes, with no check of the 17 MB again."""
+    if listed.line_break:
+        return None  # a name holds a line break: the lines do not say the names
+    blob, count = listed.joined, listed.rows
+    if listed.ascii:
+        text = blob.decode("ascii")
+    else:
+        text = blob.decode("utf-8", "surrogateescape")
+        if _escaped(text):
+            return None  # SQLite ordered the bytes, rg orders the escapes
+    if prefix_display and text:
+        text = prefix_display + text.replace("\n", "\n" + prefix_display)
+        spill = render_glob_spill_joined(text, count)
+    else:
+        spill = render_glob_spill_joined(text, count, blob, bare=listed.ascii and listed.bare)
+    groups: list[tuple[str, int]] | None = None
+    if listed.groups is not None:  # in path order: a folder's paths sort as "name/"
+        groups = [(name.removesuffix(b"/").decode("utf-8", "surrogateescape"), n) for name, n in sorted(listed.groups)]
+        if sum(n for _, n in groups) != count:
+            groups = None  # cannot happen; the list itself decides then
+    return IndexedGlob(count, text, spill, groups)
+
+
+def _in_sql(served: Served, endings: tuple[str, ...], prefix_display: str) -> IndexedGlob | None:
+    """The glob where the compiled library cannot read the list: SQLite joins it on a thread of
+    its own while this one counts each top-level entry's paths."""
+    store = served.store
+    db = store.reader()
+    made: dict = {}
+
+    def whole() -> None:
+        try:
+            count, blob = store.joined_by_time(db, served.prefix, endings)
+            text = blob.decode("utf-8", "surrogateescape")
+            if not text.isascii() and _escaped(text):
+                made["text"] = None  # SQLite ordered the bytes, rg orders the escapes
+                return
+            if text.count("\n") != max(count - 1, 0):
+                made["text"] = None  # a name holds a line break: the lines do not say the names
+                return
+            if prefix_display and text:
+                text = prefix_display + text.replace("\n", "\n" + prefix_display)
+            # no prefix: the text is SQLite's bytes decoded, so they are its UTF-8 (a name that
+            # is not UTF-8 went back above): no block of megabytes encoded or copied again
+            spill = render_glob_spill_joined(text, count, None if prefix_display else blob)
+            made.update(count=count, text=text, spill=spill)
+        except BaseException as exc:  # handed to the caller below
+            made["error"] = exc
+
+    thread = threading.Thread(target=whole, name="dsh-glob-index", daemon=True)
+    thread.start()
+    try:
+        groups = store.groups(served.prefix, endings, MAX_GROUPS)
+    finally:
+        thread.join()
+        db.close()
+    if "error" in made:
+        raise made["error"]
+    if made.get("text") is None:
+        return None
+    if groups is not None and sum(n for _, n in groups) != made["count"]:
+        groups = None  # cannot happen under the keeper's lock; the list itself decides then
+    return IndexedGlob(made["count"], made["text"], made["spill"], groups)
 
 
 _ESCAPED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, as surrogateescape decodes it

@@ -17,6 +17,7 @@ import time
 import pytest
 
 from dsh_jupyter import Workspace
+from dsh_jupyter.core.index import native
 from dsh_jupyter.core.tools.glob import indexed
 from dsh_jupyter.core.tools.search.sampling import sample_across_groups
 
@@ -63,6 +64,19 @@ def _tree(root, rng: random.Random) -> None:
         os.utime(path, (stamp, stamp))
 
 
+@pytest.fixture(params=["c", "sql"])
+def join_way(request):
+    """The list read in one pass in C (``native.join``), or joined by SQLite beside a count of
+    each entry (where the compiled library is missing)."""
+    if request.param == "sql":
+        with native.python_only():
+            yield "sql"
+    else:
+        if not native.available():
+            pytest.skip("the compiled library is not built here")
+        yield "c"
+
+
 CALLS = [
     {"pattern": "*.py"},
     {"pattern": "**/*.py"},
@@ -76,7 +90,7 @@ CALLS = [
 
 @pytest.mark.parametrize("sample", [True, False], ids=["sampled", "head"])
 @pytest.mark.parametrize("seed", range(6))
-def test_glob_from_the_index_samples_as_the_walk(tmp_path, seed, sample):
+def test_glob_from_the_index_samples_as_the_walk(tmp_path, seed, sample, join_way):
     rng = random.Random(seed)
     root = tmp_path / "root"
     root.mkdir()
@@ -99,7 +113,7 @@ def test_glob_from_the_index_samples_as_the_walk(tmp_path, seed, sample):
         plain.close()
 
 
-def test_more_entries_than_are_counted_one_by_one_split_the_list(tmp_path, monkeypatch):
+def test_more_entries_than_are_counted_one_by_one_split_the_list(tmp_path, monkeypatch, join_way):
     monkeypatch.setattr(indexed, "MAX_GROUPS", 3)
     root = tmp_path / "root"
     root.mkdir()
@@ -140,7 +154,7 @@ def _spilled(ws: Workspace, result) -> str:
 
 
 @pytest.mark.parametrize("odd", [b"line\nbreak.py", b"x\xf0.py"], ids=["newline", "not-utf8"])
-def test_a_name_the_joined_list_cannot_carry_sends_the_glob_to_the_python_sort(tmp_path, odd):
+def test_a_name_the_joined_list_cannot_carry_sends_the_glob_to_the_python_sort(tmp_path, odd, join_way):
     """A name holding a line break (the lines would not say the names) or a byte that is not
     UTF-8 (SQLite orders bytes, rg the escapes): the index's list is taken row by row and sorted
     here instead, and the answer is still the walk's."""
@@ -164,5 +178,72 @@ def test_a_name_the_joined_list_cannot_carry_sends_the_glob_to_the_python_sort(t
         assert _trimmed(got.value) == _trimmed(want.value) and _same_text(got, want)
         assert _spilled(indexed_ws, got) == _spilled(plain, want)
     finally:
+        indexed_ws.close()
+        plain.close()
+
+
+@pytest.mark.parametrize("prefix", ["", "top0"])
+def test_names_that_need_a_closer_look_print_as_the_walk_prints_them(tmp_path, join_way, prefix):
+    """Names the pass in C cannot call bare (a space at an edge of a line, a quote, a backslash, a
+    tab, ``</``, a character past ASCII) are checked one by one, as the walk's are, and print as
+    the walk prints them: quoted where a name needs it, bare where it does not."""
+    root = tmp_path / "root"
+    root.mkdir()
+    _tree(root, random.Random(11))
+    odd = [" lead.py", "trail .py", 'quo"te.py', "back\\slash.py", "tab\tin.py", "tag</b.py", "tag<b.py",
+           "mail@.py", "café.py", "in side.py"]  # fmt: skip
+    for i, name in enumerate(odd):
+        path = root / "top0" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("x\n")
+        stamp = time.time() - 3e6 + i
+        os.utime(path, (stamp, stamp))
+    indexed_ws = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1, glob_max_results=6)
+    plain = Workspace(root, state_path=tmp_path / "b" / "s.sqlite", index_min_files=0, glob_max_results=6)
+    try:
+        _ready(indexed_ws)
+        args = {"pattern": "*.py", **({"path": prefix} if prefix else {})}
+        got, want = indexed_ws.run("glob", **args), plain.run("glob", **args)
+        assert got.value["source"] == "index", got.value.get("index_note")
+        assert _trimmed(got.value) == _trimmed(want.value) and _same_text(got, want)
+        spilled = _spilled(indexed_ws, got)
+        assert spilled == _spilled(plain, want)
+        lines = spilled.split("\n")
+        for bare in (
+            "top0/ lead.py",
+            "top0/trail .py",
+            'top0/quo"te.py',
+            "top0/tag<b.py",
+            "top0/in side.py",
+            "top0/mail@.py",
+        ):
+            assert bare in lines, bare
+        for quoted in ('"top0/back\\\\slash.py"', '"top0/tab\\u0009in.py"', '"top0/tag<\\/b.py"'):
+            assert quoted in lines, quoted
+    finally:
+        indexed_ws.close()
+        plain.close()
+
+
+def test_a_list_of_plain_names_is_its_own_spill(tmp_path):
+    """With the pass in C, a list of plain ASCII names that print bare is spilled as the index's
+    bytes and a newline, and no name is checked again."""
+    if not native.available():
+        pytest.skip("the compiled library is not built here")
+    root = tmp_path / "root"
+    root.mkdir()
+    _tree(root, random.Random(5))
+    indexed_ws = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1, glob_max_results=3)
+    plain = Workspace(root, state_path=tmp_path / "b" / "s.sqlite", index_min_files=0, glob_max_results=3)
+    checked: list = []
+    real = indexed.render_glob_spill_joined
+    try:
+        _ready(indexed_ws)
+        indexed.render_glob_spill_joined = lambda *a, **k: checked.append(k.get("bare")) or real(*a, **k)
+        got, want = indexed_ws.run("glob", pattern="*.py"), plain.run("glob", pattern="*.py")
+        assert checked == [True]
+        assert _spilled(indexed_ws, got) == _spilled(plain, want)
+    finally:
+        indexed.render_glob_spill_joined = real
         indexed_ws.close()
         plain.close()
