@@ -487,15 +487,15 @@ static uint64_t hash_of(const uint8_t *p, long n)
 /*
  * Runs `sql` on the index file `db_path` (read-only): one column, a path as a BLOB; `n`
  * parameters, each a blob (`kinds[i]` 0: `blobs[i]`, `lens[i]` bytes) or an integer (1:
- * `ints[i]`). Each row, from byte `cut` on (0-based), goes into *out, with a newline between
- * rows; *out is malloc'd (dsh_grams_release frees it), *out_len its length. `flags` gets the
+ * `ints[i]`). Each row, from byte `cut` on (0-based), goes into *out, with the byte `sep` (a
+ * newline for glob, a NUL for find) between rows; *out is malloc'd (dsh_grams_release frees it), *out_len its length. `flags` gets the
  * JOIN_* bits. The top-level entries (a line up to its first "/", or the whole line) are counted:
  * each key and a NUL into `keys` (`keys_cap` bytes), its count into `counts`, 1 into `dirs` for a
  * folder; *nkeys how many (at most `max_keys`, else JOIN_MANY and no counts).
  * Returns the number of rows, -1 when SQLite failed, -2 when memory ran out.
  */
 long dsh_grams_join(void *const *api, const char *db_path, const char *sql, int n, const int *kinds,
-                    const void *const *blobs, const int *lens, const int64_t *ints, long cut, char **out,
+                    const void *const *blobs, const int *lens, const int64_t *ints, long cut, int sep, char **out,
                     long *out_len, int *flags, char *keys, long keys_cap, int64_t *counts, int8_t *dirs,
                     long max_keys, long *nkeys)
 {
@@ -557,7 +557,7 @@ long dsh_grams_join(void *const *api, const char *db_path, const char *sql, int 
             buf = grown;
         }
         if (rows)
-            buf[len++] = '\n';
+            buf[len++] = (char)sep;
         memcpy(buf + len, p, (size_t)m);
         len += m;
         rows++;

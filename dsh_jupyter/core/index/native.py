@@ -1,4 +1,5 @@
-"""The index's compiled trigram reader (``grams.c``), loaded through ctypes.
+"""The index's compiled library (``grams.c``), loaded through ctypes: the trigram reader, and
+glob's list read in one pass (``join``).
 
 Why it exists: a build read every file in Python and gave its text to FTS5's ``trigram``
 tokenizer; on a million small files that took ten times rg's pass over them, most of it in the
@@ -8,9 +9,14 @@ interpreter let go, so the keeper writes the files' rows meanwhile (``tools/inde
 Files it does not take (``PYTHON``: not a regular file, over the size setting, UTF-16, a failure)
 are read in Python and indexed by FTS5 as before, and so is every file changed after the build.
 
+``join`` serves glob of endings alone (``tools/glob/indexed.py``): the rows of one query of the
+index joined by newlines, each top-level entry counted and the lines checked for what may need
+quoting, in one pass, where SQLite's ``group_concat`` and a second counting pass took twice as
+long on a million files.
+
 Where the library is missing (no compiler when the package was built, another platform) or cannot
-be loaded, ``available()`` is False and the build reads every file in Python: the same answers, a
-slower build. That is logged once per process, as a warning.
+be loaded, ``available()`` is False and the build reads every file in Python, and glob joins its
+list in SQL: the same answers, slower. That is logged once per process, as a warning.
 
 What it must never do: answer a list other than the one ``grams.c`` wrote, or hand the C code a
 buffer shorter than it is told.
@@ -75,9 +81,9 @@ def _load_once() -> None:
             raise OSError(f"{LIBRARY} was built from another version of grams.c")
     except (OSError, AttributeError) as exc:
         log.warning(
-            "dsh_jupyter: the index's compiled trigram reader could not be loaded (%s); the index reads "
-            "and indexes files in Python (the same answers, a slower build). Reinstall dsh-jupyter where "
-            "a C compiler is found to build it.",
+            "dsh_jupyter: the index's compiled library could not be loaded (%s); the index reads and "
+            "indexes files in Python and glob joins its list in SQL (the same answers, slower). Reinstall "
+            "dsh-jupyter where a C compiler is found to build it.",
             exc,
         )
         _loaded = True
@@ -102,6 +108,7 @@ def _load_once() -> None:
         p,
         p,
         long,
+        i64,
         p,
         p,
         p,
@@ -331,9 +338,9 @@ class Listed(NamedTuple):
     groups: list[tuple[bytes, int]] | None
 
 
-def join(db_path: str, sql: str, params: list, cut: int, most: int) -> Listed | None:
+def join(db_path: str, sql: str, params: list, cut: int, most: int, sep: bytes = b"\n") -> Listed | None:
     """``sql`` (one column, a path as a BLOB; ``params`` bytes or ints) on the index file
-    ``db_path``, each row from byte ``cut`` on, joined by newlines in one pass in C
+    ``db_path``, each row from byte ``cut`` on, joined by ``sep`` (one byte) in one pass in C
     (``dsh_grams_join``); None when the compiled library or SQLite's functions are not here, or
     the query failed (the caller joins in SQL then)."""
     library = _load()
@@ -362,7 +369,7 @@ def join(db_path: str, sql: str, params: list, cut: int, most: int) -> Listed | 
     dirs = (ctypes.c_int8 * max(most, 1))()
     nkeys = ctypes.c_long()
     rows = library.dsh_grams_join(
-        api, os.fsencode(db_path), sql.encode(), n, kinds, blobs, lens, ints, cut,
+        api, os.fsencode(db_path), sql.encode(), n, kinds, blobs, lens, ints, cut, sep[0],
         ctypes.byref(out), ctypes.byref(out_len), ctypes.byref(flags),
         keys, keys_cap, counts, dirs, most, ctypes.byref(nkeys),
     )  # fmt: skip

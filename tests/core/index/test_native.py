@@ -297,3 +297,20 @@ def test_a_list_of_more_entries_than_asked_counts_none_and_python_only_reads_it_
             assert store.listed_by_time("", (".py",), 35) is None  # glob joins in SQL then
     finally:
         store.close()
+
+
+def test_finds_list_read_in_c_holds_what_sql_joins(tmp_path):
+    """``IndexStore.joined`` (find's list, NUL-separated, in no set order) read in C holds the
+    same paths as SQLite's ``group_concat``, line breaks and bytes past UTF-8 included."""
+    names = [n for n in _NAMES if "\0" not in n] + [f"p{i % 3}/f{i}.txt" for i in range(50)]
+    store = _names_store(tmp_path, names, 1)
+    try:
+        for prefix in ("", "src", "p2", "none"):
+            mine = store.joined(prefix)
+            with native.python_only():
+                theirs = store.joined(prefix)
+            assert sorted(mine.split("\0")) == sorted(theirs.split("\0")), prefix
+            below = [n[len(prefix) + 1 :] if prefix else n for n in names if not prefix or n.startswith(prefix + "/")]
+            assert sorted(mine.split("\0")) == sorted(below or [""]), prefix
+    finally:
+        store.close()
