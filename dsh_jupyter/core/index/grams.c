@@ -29,9 +29,13 @@
  * What it must never do: read through a symlink, leave out an ASCII trigram of a file it calls
  * DSH_TEXT, or write past an output it was given.
  *
+ * Below the reader, dsh_grams_join reads glob's and find's lists from the index in one pass (its
+ * own comment says why).
+ *
  * Built into libgrams.so.N when the package is built (hatch_build.py), loaded by
  * core/index/native.py; where it is missing, the index reads and indexes every file in Python
- * and FTS5 (the same answers, a slower build), and says so in the log.
+ * and FTS5, and glob and find join their lists in SQL (the same answers, slower), and says so
+ * in the log.
  */
 #define _GNU_SOURCE
 #include <errno.h>
