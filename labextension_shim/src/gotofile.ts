@@ -154,12 +154,18 @@ export class GoToFile {
   /**
    * The palette is modal: while it is open the page behind it (a file browser still finishing
    * the click that came just before the shortcut, as Notebook 7's does) may not take the focus
-   * from its box; a click outside closes it instead.
+   * from its box; a click outside closes it instead. A dialog opened over it (a kernel that
+   * died, a save to confirm) is modal too and comes first: its focus is left to it.
    */
   private readonly holdFocus = (event: FocusEvent): void => {
-    if (this.backdrop && !this.backdrop.contains(event.target as Node)) {
-      this.input.focus();
+    const target = event.target as Element | null;
+    if (!this.backdrop || this.backdrop.contains(target)) {
+      return;
     }
+    if (target?.closest?.('.jp-Dialog, [role="dialog"], [role="alertdialog"]')) {
+      return;
+    }
+    this.input.focus();
   };
 
   close(): void {

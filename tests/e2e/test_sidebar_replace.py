@@ -448,6 +448,34 @@ def test_go_to_file_drops_a_stale_answer(page, lab):
     page.keyboard.press("Escape")
 
 
+def test_a_dialog_opened_over_go_to_file_keeps_the_keyboard(page, lab):
+    """Go to File holds the focus against the page behind it, but not against a JupyterLab dialog
+    opened over it: the dialog's button has the focus, Escape closes the dialog, and the palette's
+    box has the focus again."""
+    open_sidebar(page, lab)
+    page.keyboard.press("Control+Alt+P")
+    box = palette(page).locator(".dsh-goto-input")
+    expect()(box).to_be_focused()
+    box.evaluate(  # on the window, before the dialog's own listener on the document can stop the event
+        "el => { window.dshBoxFocus = 0; window.addEventListener('focusin', e => { if (e.target === el) window.dshBoxFocus += 1; }, true); }"
+    )
+    # not awaited: the command's promise ends only when the dialog is closed
+    page.evaluate("() => { window.jupyterapp.commands.execute('help:about'); }")
+    dialog = page.locator(".jp-Dialog")
+    expect()(dialog).to_be_visible()
+    page.wait_for_timeout(500)  # time for the palette to take the focus back, if it still did
+    assert page.evaluate("() => !!document.activeElement.closest('.jp-Dialog')"), page.evaluate(
+        "() => document.activeElement.outerHTML.slice(0, 200)"
+    )
+    # the palette never pulled the focus back (the dialog's own hold would take it again: a tug of war)
+    assert page.evaluate("() => window.dshBoxFocus") == 0
+    page.keyboard.press("Escape")
+    expect()(dialog).to_have_count(0)
+    expect()(box).to_be_focused()
+    page.keyboard.press("Escape")
+    expect()(palette(page)).to_have_count(0)
+
+
 def test_go_to_file_in_notebook_7_opens_the_file_in_a_tab_of_its_own(page, lab):
     page.goto(f"{lab.url}tree?token={lab.token}")
     expect()(page.locator(".jp-DirListing-item", has_text="workspace")).to_be_visible(timeout=90_000)
