@@ -70,14 +70,15 @@ def test_listings_over_rest_while_a_file_moves_are_all_answered(tmp_path):
     try:
         listed = 0
         with Mover(d) as mover:
-            deadline = time.monotonic() + 3
-            while time.monotonic() < deadline:
+            # at least 3 s and 20 listings, however busy the machine (at most 60 s)
+            start = time.monotonic()
+            while time.monotonic() < start + 3 or (listed <= 20 and time.monotonic() < start + 60):
                 status, model = server.request("GET", "api/contents/d?content=1")
                 assert status == 200, (status, model)
                 got = names(model)
                 assert got[:200] == STEADY and set(got[200:]) <= {"m.txt", "n.txt"}, got[200:]
                 listed += 1
-        assert listed > 10 and mover.renames > 1000, (listed, mover.renames)
+        assert listed > 20 and mover.renames > 1000, (listed, mover.renames)
         # a folder or a file that is not there is still a 404
         assert server.request("GET", "api/contents/nope?content=1")[0] == 404
         assert server.request("GET", "api/contents/d/nope.txt")[0] == 404
@@ -91,12 +92,12 @@ def test_the_sync_contents_manager_lists_the_rest_too(tmp_path):
     assert guard_listings(cm) is True and guard_listings(cm) is True  # once only
     listed = 0
     with Mover(d):
-        deadline = time.monotonic() + 2
-        while time.monotonic() < deadline:
+        start = time.monotonic()  # at least 2 s and 20 listings, however busy the machine (at most 60 s)
+        while time.monotonic() < start + 2 or (listed <= 20 and time.monotonic() < start + 60):
             got = names(cm.get("d"))
             assert got[:200] == STEADY and set(got[200:]) <= {"m.txt", "n.txt"}, got[200:]
             listed += 1
-    assert listed > 10
+    assert listed > 20
     with pytest.raises(HTTPError) as missing:
         cm.get("d/nope.txt", content=False)
     assert missing.value.status_code == 404

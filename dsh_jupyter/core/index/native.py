@@ -41,6 +41,7 @@ __all__ = [
     "Gatherer",
     "Listed",
     "Read",
+    "Writer",
     "available",
     "decode",
     "give_back",
@@ -120,6 +121,10 @@ def _load_once() -> None:
         p,
     ]
     library.dsh_grams_release.restype, library.dsh_grams_release.argtypes = None, [p]
+    library.dsh_grams_writer_open.restype, library.dsh_grams_writer_open.argtypes = p, [p, ctypes.c_char_p]
+    library.dsh_grams_writer_close.restype, library.dsh_grams_writer_close.argtypes = None, [p]
+    library.dsh_grams_writer_insert.restype = long
+    library.dsh_grams_writer_insert.argtypes = [p, ctypes.c_char_p, long, long, ctypes.c_int64, p, p, p, p, p]
     _library = library
     _loaded = True  # after _library: a thread that sees it loaded sees the library too
 
@@ -160,6 +165,7 @@ class Read(NamedTuple):
     nuls: list[int]
     paths: list[bytes]
     exts: list[bytes]
+    raw: tuple | None = None  # the C arrays these lists came from, for ``Writer.insert``
 
 
 class Gatherer:
@@ -233,6 +239,7 @@ class Gatherer:
             nuls.tolist(),
             block.split(b"\0"),
             exts.raw[: exts_len.value - 1].split(b"\0"),
+            (block, kinds, sizes, mtimes, nuls, exts),
         )
 
     def flush(self) -> bytearray:
@@ -298,6 +305,8 @@ _SQL_FUNCTIONS = (
     "sqlite3_column_blob",
     "sqlite3_column_bytes",
     "sqlite3_finalize",
+    "sqlite3_exec",
+    "sqlite3_reset",
 )
 _sql_api: ctypes.Array | None = None
 _sql_api_tried = False
@@ -388,3 +397,45 @@ def join(db_path: str, sql: str, params: list, cut: int, most: int, sep: bytes =
         parts = keys.raw.split(b"\0", nkeys.value)[: nkeys.value]
         groups = [(name + b"/" if dirs[i] else name, counts[i]) for i, name in enumerate(parts)]
     return Listed(rows, joined, not f & _NOT_ASCII, not f & _LOOK, bool(f & _LINE_BREAK), groups)
+
+
+class Writer:
+    """A connection of C's own to an index file being built, that writes the rows of the files the
+    compiled reader took straight from its arrays (``dsh_grams_writer_insert``), a batch a
+    transaction; the keeper's connection writes the rest in turn, on the same thread. Through
+    ``executemany`` a row cost six times SQLite's own insert (binding seven parameters from
+    Python objects). ``open`` gives None where the library or SQLite's functions are not here;
+    ``close`` before the file is switched to its write-ahead log."""
+
+    def __init__(self, library, handle: int) -> None:
+        self._library = library
+        self._handle: int | None = handle
+
+    @classmethod
+    def open(cls, db_path: str) -> Writer | None:
+        library = _load()
+        api = _sql_functions() if library is not None else None
+        if library is None or api is None:
+            return None
+        handle = library.dsh_grams_writer_open(api, os.fsencode(db_path))
+        if not handle:
+            log.info("dsh_jupyter: the index's rows could not be written from C; they go through Python")
+            return None
+        return cls(library, handle)
+
+    def insert(self, read: Read, first_id: int) -> int:
+        """The rows of ``read``'s ``TEXT`` paths (path i as id ``first_id + i``), in one transaction."""
+        assert self._handle is not None and read.raw is not None
+        block, kinds, sizes, mtimes, nuls, exts = read.raw
+        done = self._library.dsh_grams_writer_insert(
+            self._handle, block, len(block), len(kinds), first_id,
+            kinds.ctypes.data, sizes.ctypes.data, mtimes.ctypes.data, nuls.ctypes.data, exts,
+        )  # fmt: skip
+        if done < 0:
+            raise RuntimeError("the index's rows could not be written from C")
+        return done
+
+    def close(self) -> None:
+        if self._handle:
+            self._library.dsh_grams_writer_close(self._handle)
+            self._handle = None

@@ -60,7 +60,7 @@ def test_the_lists_hold_exactly_the_ascii_trigrams_of_the_text_python_would_inde
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         with native.Gatherer() as g:
-            kinds, sizes, mtimes, nuls, _, _ = g.read(fd, True, rels, 1, MAX)
+            kinds, sizes, mtimes, nuls, *_ = g.read(fd, True, rels, 1, MAX)
             assert g.held() > 0
             got = _postings(g.flush())
             assert g.held() == 0 and g.flush() == bytearray()  # emptied
@@ -314,3 +314,54 @@ def test_finds_list_read_in_c_holds_what_sql_joins(tmp_path):
             assert sorted(mine.split("\0")) == sorted(below or [""]), prefix
     finally:
         store.close()
+
+
+def test_rows_written_from_c_are_the_rows_python_writes(tmp_path):
+    """A batch written by ``native.Writer`` (from the reader's arrays, on a connection of its own)
+    leaves the same ``files`` rows as ``IndexStore.add`` of ``read_batch``'s tuples, with the
+    files the reader leaves to Python (a FIFO, one over the size setting, UTF-16) written by the
+    keeper's connection in turn; both connections commit, so the store sees every row."""
+    from dsh_jupyter.core.tools.indexing.files import read_batch_for_writer
+
+    root = tmp_path / "t"
+    (root / "d").mkdir(parents=True)
+    rels = []
+    for i in range(300):
+        rel = f"d/f{i}.{'py' if i % 3 else 'txt'}"
+        (root / rel).write_bytes(b"x\0y" if i % 50 == 7 else f"text {i}".encode())
+        rels.append(rel)
+    (root / "big.txt").write_bytes(b"z" * (MAX + 1))
+    (root / "wide.txt").write_bytes("\ufeffhi".encode("utf-16"))
+    os.mkfifo(root / "pipe")
+    rels += ["big.txt", "wide.txt", "pipe", "gone.txt"]
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    tables = {}
+    try:
+        for way in ("python", "c"):
+            store = IndexStore(str(tmp_path / f"{way}.sqlite"), building=True)
+            writer = native.Writer.open(store.path) if way == "c" else None
+            assert (writer is not None) == (way == "c")
+            with FileReader(fd, MAX, True) as reader, native.Gatherer() as g:
+                first = store.reserve(len(rels))
+                if writer is not None:
+                    got, rows, texts = read_batch_for_writer(reader, g, rels, first)
+                    assert writer.insert(got, first) == got.kinds.count(native.TEXT) == 300
+                    writer.close()
+                else:
+                    rows, texts = read_batch(reader, g, rels, first)
+                store.begin()
+                store.add(rows, texts)
+                store.commit()
+            store.built()
+            tables[way] = store.db.execute("SELECT * FROM files ORDER BY id").fetchall()
+            store.close()
+    finally:
+        os.close(fd)
+    paths = {row[1] for row in tables["c"]}
+    assert {b"big.txt", b"wide.txt", b"pipe"} <= paths and len(paths) == len(tables["c"]) >= 303
+    assert tables["c"] == tables["python"]
+
+
+def test_no_writer_without_the_library():
+    with native.python_only():
+        assert native.Writer.open("/nonexistent/index.sqlite") is None

@@ -41,7 +41,16 @@ from ..search.root import SearchRoot
 from ..search.run import diagnostic, file_errors, run_search
 from ..search.scans import drop_excluded
 
-__all__ = ["BATCH_BYTES", "FileReader", "in_batches", "listed", "listing", "listing_flags", "read_batch"]
+__all__ = [
+    "BATCH_BYTES",
+    "FileReader",
+    "in_batches",
+    "listed",
+    "listing",
+    "listing_flags",
+    "read_batch",
+    "read_batch_for_writer",
+]
 
 BATCH_BYTES = 1 << 17  # of rg's list at a time: a few thousand paths
 _VCS_NAMES = tuple(VCS_DIRS)  # a batch holding none of these names holds no VCS folder
@@ -187,18 +196,34 @@ def read_batch(
     gathers their trigrams, and makes their rows whole; ``reader`` reads the rest (and all of
     them without one), their text given for FTS5. A path below a folder that is a symlink or no
     folder now is left out."""
-    texts: list[tuple[int, str]] = []
     if gatherer is None:
-        rows: list = [None] * len(rels)
-        kinds = [native.PYTHON] * len(rels)
-    else:
-        got = gatherer.read(reader.root_fd, reader.beneath, rels, first, reader.max_bytes)
-        rows = list(
-            zip(range(first, first + len(rels)), got.paths, got.sizes, got.mtimes, got.kinds, got.nuls, got.exts)
-        )
-        kinds = got.kinds
-        if kinds.count(native.TEXT) == len(kinds):  # the common case: every row made in C
-            return rows, texts
+        return _python_rows(reader, rels, first, [native.PYTHON] * len(rels), [None] * len(rels))
+    got = gatherer.read(reader.root_fd, reader.beneath, rels, first, reader.max_bytes)
+    rows = list(zip(range(first, first + len(rels)), got.paths, got.sizes, got.mtimes, got.kinds, got.nuls, got.exts))
+    if got.kinds.count(native.TEXT) == len(rels):  # the common case: every row made in C
+        return rows, []
+    return _python_rows(reader, rels, first, got.kinds, rows)
+
+
+def read_batch_for_writer(
+    reader: FileReader, gatherer: native.Gatherer, rels: list[str], first: int
+) -> tuple[native.Read, list[tuple], list[tuple[int, str]]]:
+    """``read_batch`` for a build whose rows C writes (``native.Writer``): the compiled reader's
+    ``Read``, whose ``TEXT`` rows the writer takes from its arrays, and the rows and texts of the
+    rest, read in Python."""
+    got = gatherer.read(reader.root_fd, reader.beneath, rels, first, reader.max_bytes)
+    if got.kinds.count(native.TEXT) == len(rels):
+        return got, [], []
+    rows, texts = _python_rows(reader, rels, first, got.kinds, [None] * len(rels))
+    return got, rows, texts
+
+
+def _python_rows(
+    reader: FileReader, rels: list[str], first: int, kinds: list[int], rows: list
+) -> tuple[list[tuple], list[tuple[int, str]]]:
+    """``rows`` (a row or None per path) with the paths the compiled reader left to Python
+    (``kinds``) read here, and their texts for FTS5; a path it skipped, or one gone, has none."""
+    texts: list[tuple[int, str]] = []
     for i, kind in enumerate(kinds):
         if kind == native.TEXT:
             continue

@@ -53,7 +53,7 @@ from ...index.watch import (
 from ..context import CallContext
 from ..search.flags import VCS_DIRS
 from ..search.root import SearchRoot, excluded_below, open_search_root
-from .files import FileReader, ListingFailed, in_batches, listed, listing, read_batch
+from .files import FileReader, ListingFailed, in_batches, listed, listing, read_batch, read_batch_for_writer
 
 __all__ = ["IndexKeeper", "NotServed", "Served"]
 
@@ -297,17 +297,23 @@ class IndexKeeper:
         local = threading.local()
         gatherers: list[native.Gatherer] = []
         made = threading.Lock()
+        # the rows the compiled reader made are written by C, on a connection of its own
+        writer = native.Writer.open(store.path) if compiled else None
 
-        def read(batch: list[str], first: int) -> tuple[list, list, bytearray | None]:
+        def read(batch: list[str], first: int) -> tuple[int, native.Read | None, list, list, bytearray | None]:
             gatherer = getattr(local, "gatherer", None)
             if compiled and gatherer is None:
                 gatherer = local.gatherer = native.Gatherer()
                 with made:
                     gatherers.append(gatherer)
+            got = None
             with FileReader(root.fd, limit, ctx.settings.openat2) as reader:
-                rows, texts = read_batch(reader, gatherer, batch, first)
+                if writer is not None and gatherer is not None:
+                    got, rows, texts = read_batch_for_writer(reader, gatherer, batch, first)
+                else:
+                    rows, texts = read_batch(reader, gatherer, batch, first)
             flushed = gatherer.flush() if gatherer is not None and gatherer.held() > FLUSH_BYTES else None
-            return rows, texts, flushed
+            return first, got, rows, texts, flushed
 
         ended: tuple[str, str | None] | None = None
         try:
@@ -318,16 +324,17 @@ class IndexKeeper:
                         ahead.append(pool.submit(read, batch, store.reserve(len(batch))))
                     if not ahead:
                         break
-                    rows, texts, flushed = ahead.popleft().result()
+                    first, got, rows, texts, flushed = ahead.popleft().result()
                     if self._stop.is_set():
                         ended = ("idle", None)
                         break
+                    written = writer.insert(got, first) if writer is not None and got is not None else 0
                     store.begin()
                     store.add(rows, texts)
                     if flushed:
                         store.add_postings(flushed)
                     store.commit()
-                    self.read += len(rows)
+                    self.read += written + len(rows)
                     lost = self._drain_while_building()
                     if lost is not None:
                         ended = ("lost" if _passes(lost) else "failed", lost)
@@ -346,6 +353,8 @@ class IndexKeeper:
                     store.add_postings(gatherer.flush())
                 store.commit()
         finally:
+            if writer is not None:
+                writer.close()  # before the file is switched to its write-ahead log
             for gatherer in gatherers:
                 gatherer.close()
         return ended
