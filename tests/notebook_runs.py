@@ -75,6 +75,9 @@ def execute_in_server_kernel(
         time.sleep(0.1)
     client = BlockingKernelClient(connection_file=str(connection_file))
     client.load_connection_file()
+    # a heartbeat may take over the default second on a busy machine (the suite's own load):
+    # without this, wait_for_ready calls a starting kernel dead
+    client.hb_channel.time_to_dead = 10.0
     client.start_channels()
     try:
         client.wait_for_ready(timeout=120)
