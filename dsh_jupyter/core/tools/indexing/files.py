@@ -9,12 +9,12 @@ How a file is read: its folder is opened beneath the root's descriptor with no s
 the way (``fs.beneath``: a folder a neighbour swapped for a symlink to outside is not entered),
 then the file by its bare name, never following a symlink and never blocking on a FIFO
 (``FileReader`` keeps the last few folders open, as rg lists a folder's files together); a file
-that is not a regular file, cannot be read or is over ``index_max_file_bytes`` is recorded without
-its text (always a candidate: rg decides it). The text is decoded as rg reads it: a UTF-16
-byte-order mark is honoured (rg transcodes such files), anything else as UTF-8 with each bad byte one
-replacement character (ASCII is never lost, and the candidate query asks for ASCII only); a NUL
-byte is noted (rg searches such a file differently when it finds it walking) and indexed as a
-space.
+gone by then is left out; one that is not a regular file, cannot be read or is over
+``index_max_file_bytes`` is recorded without its text (always a candidate: rg decides it). The
+text is decoded as rg reads it: a UTF-16 byte-order mark is honoured (rg transcodes such files),
+anything else as UTF-8 with each bad byte one replacement character (ASCII is never lost, and
+the candidate query asks for ASCII only); a NUL byte is noted (rg searches such a file
+differently when it finds it walking) and indexed as a space.
 
 A build reads a batch at a time (``read_batch``) through the compiled trigram reader
 (``index.native``, the same rules in C: folders beneath the root, no symlink, the ASCII trigrams
@@ -159,21 +159,28 @@ class FileReader:
             raise
 
     def read(self, rel: str) -> tuple[FileRow, str | None] | None:
-        """What the index records of one file, and its text when it is indexed; None when a
-        folder on its way is a symlink or no folder now: not a file rg's walk from the root
-        lists (rg follows a symlink it is handed as a target, so a folder listed again may name
-        files outside; a swap after the listing is reported by its own file event)."""
+        """What the index records of one file, and its text when it is indexed; None when it is
+        gone, or a folder on its way is a symlink or no folder now: not a file rg's walk from the
+        root lists now.
+
+        Why a gone file is left out rather than kept as unread: rg may have listed it through a
+        folder a neighbour had just swapped for a symlink to outside (rg follows the symlink it
+        opens by path, and one it is handed as a target), and by the read the real folder is back.
+        Kept, that would record a name from outside the root. A file that truly went after the
+        listing is reported by its own file event, and one that comes back by another."""
         folder, _, name = rel.rpartition("/")
         try:
             folder_fd = self._folder(folder)
         except OSError as exc:
-            if exc.errno in _NOT_BENEATH:
+            if exc.errno in _NOT_BENEATH or exc.errno == errno.ENOENT:
                 return None
             return FileRow(rel, 0, 0, UNREAD, False), None
         try:
             fd = os.open(name, _OPEN, dir_fd=folder_fd)
-        except OSError:  # gone, a symlink, no permission: rg decides
-            return FileRow(rel, 0, 0, UNREAD, False), None
+        except OSError as exc:
+            if exc.errno == errno.ENOENT:  # gone: no name is recorded that is not in the root now
+                return None
+            return FileRow(rel, 0, 0, UNREAD, False), None  # a symlink now, no permission: rg decides
         try:
             return _read_open(fd, rel, self.max_bytes)
         finally:

@@ -501,7 +501,9 @@ class IndexKeeper:
             store.delete([rel])
             store.delete_below(rel)
         if reread:
-            store.upsert(reader.read_all(reread))
+            reads = [(rel, reader.read(rel)) for rel in reread]
+            store.upsert([read for _, read in reads if read is not None])
+            store.delete([rel for rel, read in reads if read is None])  # gone since its look
         if folders:
             top = _outermost(folders)
             found, unreadable = listed(ctx, root, self._excluded, top)

@@ -21,7 +21,8 @@ from dsh_jupyter import Workspace
 from dsh_jupyter.core.fs import syscalls
 from dsh_jupyter.core.index import native
 from dsh_jupyter.core.index.store import fts_query, posted_ids
-from dsh_jupyter.core.tools.indexing.files import FileReader
+from dsh_jupyter.core.rg.runner import find_rg
+from dsh_jupyter.core.tools.indexing.files import FileReader, in_batches, read_batch
 
 from ...test_races import INSIDE, MODES, OUT_NAME, RACER, SECRET, arena, check, snapshot, start_racer, stop_racer
 
@@ -94,6 +95,38 @@ def test_the_compiled_reader_never_reads_through_a_swapped_folder(arena, beneath
         stop_racer(racer)
         os.close(fd)
     assert reads > 1000 and inside <= seen, reads  # the race ran, and the inside text was read
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["c", "python"])
+def test_rgs_list_through_a_swapped_folder_gives_the_index_no_outside_name(arena, compiled):
+    """rg lists a folder by its path, so while the folder flips with a symlink to outside its
+    list often names the outside files (as ``flipdir/`` or ``flipdir_link/``). The build reads
+    each listed file beneath the root: whether the folder is the symlink or the real one by then,
+    no row is made for an outside name (a name not in the real folder is gone, and left out)."""
+    if compiled and not native.available():
+        pytest.skip("the compiled trigram reader was not built here")
+    root, _ = arena
+    argv = [find_rg(), "--no-config", "--files", "--null", "--threads=1", "--hidden", "--no-ignore", "--", "."]
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    listings = named = 0
+    racer = _racer(root, [("flipdir", "flipdir_link")])
+    try:
+        deadline = time.monotonic() + SECONDS / 2
+        with native.Gatherer() as gatherer:
+            while time.monotonic() < deadline or not named:
+                assert time.monotonic() < deadline + 30, "rg never listed through the swapped folder"
+                out = subprocess.run(argv, cwd=root, stdout=subprocess.PIPE, check=False).stdout
+                listings += 1
+                named += OUT_NAME.encode() in out
+                with FileReader(fd, 1 << 20, True) as reader:
+                    for rels in in_batches(out, []):
+                        rows, _ = read_batch(reader, gatherer if compiled else None, rels, 1)
+                        assert not [row for row in rows if OUT_NAME in os.fsdecode(bytes(row[1]))], rels
+                gatherer.flush()
+    finally:
+        stop_racer(racer)
+        os.close(fd)
+    assert listings > 20 and named > 0, (listings, named)  # the race ran, and rg named outside files
 
 
 def _grams(text: str) -> set[int]:
