@@ -37,7 +37,7 @@ from operator import itemgetter
 from . import native
 from .plan import Query
 
-__all__ = ["BIG", "TEXT", "UNREAD", "FileRow", "IndexStore", "file_row", "fts_query", "posted_ids"]
+__all__ = ["BIG", "TEXT", "UNREAD", "FileRow", "IndexStore", "TooMany", "file_row", "fts_query", "posted_ids"]
 
 SCHEMA_VERSION = 3  # a build always starts from a new file; the number says what a file holds
 TEXT = 0  # the text's trigrams are in the index
@@ -80,6 +80,14 @@ def fts_query(query: Query) -> str | None:
     parts = [fts_query(q) for q in query[1]]
     joiner = " AND " if kind == "and" else " OR "
     return "(" + joiner.join(p for p in parts if p is not None) + ")"
+
+
+class TooMany(Exception):
+    """``IndexStore.candidates`` would hold more files than asked: at least ``at_least``."""
+
+    def __init__(self, at_least: int) -> None:
+        super().__init__(at_least)
+        self.at_least = at_least
 
 
 def file_row(rowid: int, row: FileRow) -> tuple:
@@ -404,15 +412,24 @@ class IndexStore:
             return [], []
         return ["path >= ? AND path < ?"], [_blob(prefix + "/"), _blob(prefix + "0")]
 
-    def candidates(self, query: Query, prefix: str = "") -> list[FileRow] | None:
+    def candidates(self, query: Query, prefix: str = "", most: int | None = None) -> list[FileRow] | None:
         """The files below ``prefix`` that may hold a match: those whose text answers ``query``, and
-        every file whose text is not in the index. None: the query narrows nothing (``ALL``)."""
+        every file whose text is not in the index. None: the query narrows nothing (``ALL``).
+
+        ``most``: raise ``TooMany`` instead when the build's posting lists alone show more files
+        than that over the whole workspace, before their rows are read. Why: a broad literal
+        posts to most of a million files, and reading their rows (through a list of every id)
+        costs a few tenths of a second for an answer rg gives anyway. Every posted id is a file's
+        now or one no file has any more (``orphans``), so the posted count less the orphans is a
+        count of files the answer surely holds."""
         match = fts_query(query)
         if match is None:
             return None
         posted = posted_ids(self.db, query)
         if posted is None:  # the postings cannot narrow it (FTS5 would, with every ALL part dropped)
             return None
+        if most is not None and not prefix and len(posted) - self.orphans() > most:
+            raise TooMany(len(posted) - self.orphans())
         where, params = "", []
         if prefix:
             where, params = " AND path >= ? AND path < ?", [_blob(prefix + "/"), _blob(prefix + "0")]

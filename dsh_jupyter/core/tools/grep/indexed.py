@@ -20,7 +20,7 @@ import re
 
 from ...index.globs import select
 from ...index.plan import Query
-from ...index.store import FileRow
+from ...index.store import FileRow, TooMany
 from ..context import CallContext
 from ..indexing.ask import ask_index, say_rg
 from ..indexing.keeper import NotServed, Served
@@ -48,7 +48,11 @@ def indexed_targets(
     always (``value`` says why, once an index is in play)."""
 
     def candidates(served: Served) -> tuple[list[FileRow], int]:
-        rows = served.store.candidates(query, served.prefix)
+        most = MAX_CANDIDATES if include is None and not excludes else None  # a glob may narrow them
+        try:
+            rows = served.store.candidates(query, served.prefix, most)
+        except TooMany as exc:
+            raise NotServed(f"too many candidate files (at least {exc.at_least:,})") from None
         if rows is None:
             raise NotServed("the pattern has no three characters every match must hold")
         cut = len(served.prefix) + 1 if served.prefix else 0

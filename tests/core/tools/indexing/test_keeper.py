@@ -123,6 +123,39 @@ def test_answers_come_from_the_index_once_built_and_say_so(pair):
     assert status["buildSeconds"] >= 0
 
 
+def test_too_many_candidates_are_left_to_rg_and_said_so_before_their_rows_are_read(pair, monkeypatch):
+    """Over the cap, grep is rg's. With no glob and no folder, the posting lists alone decide it
+    (the note says "at least": the posted files less those no file holds any more); with a glob
+    or a folder, the rows are read and counted."""
+    from dsh_jupyter.core.tools.grep import indexed as grep_indexed
+
+    _root, indexed, plain = pair
+    _ready(indexed)
+    monkeypatch.setattr(grep_indexed, "MAX_CANDIDATES", 5)
+    notes = {
+        "whole": _same(indexed, plain, "grep", pattern="value_"),
+        "glob": _same(indexed, plain, "grep", pattern="value_", include="*.py"),
+        "folder": _same(indexed, plain, "grep", pattern="value_", path="d1"),
+        "few": _same(indexed, plain, "grep", pattern="needle_1", path="d1"),
+    }
+    assert {k: (r.value["source"], r.value.get("index_note")) for k, r in notes.items()} == {
+        "whole": ("rg", "too many candidate files (at least 40)"),
+        "glob": ("rg", "too many candidate files (40)"),
+        "folder": ("rg", "too many candidate files (10)"),
+        "few": ("index", None),
+    }
+    assert not indexed.run("read", file_path="d0/f0.py").is_error
+    done = indexed.run("write", file_path="d0/f0.py", content="value_0 = 'again'\n")  # a new id; the old posted
+    assert not done.is_error, done.text
+    assert (
+        _same(indexed, plain, "grep", pattern="value_").value["index_note"] == "too many candidate files (at least 39)"
+    )
+    monkeypatch.setattr(grep_indexed, "MAX_CANDIDATES", 39)  # 40 posted, 1 of them no file's: counted in rows
+    assert _same(indexed, plain, "grep", pattern="value_").value["index_note"] == "too many candidate files (40)"
+    monkeypatch.setattr(grep_indexed, "MAX_CANDIDATES", 40)
+    assert _same(indexed, plain, "grep", pattern="value_").value["source"] == "index"
+
+
 def test_a_write_through_the_tools_is_in_the_index_before_it_answers(pair):
     _root, indexed, plain = pair
     _ready(indexed)
