@@ -12,7 +12,7 @@ What it must never do: list a local file system whose changes all go through thi
 
 from __future__ import annotations
 
-__all__ = ["REMOTE_FILESYSTEMS", "remote_filesystem"]
+__all__ = ["REMOTE_FILESYSTEMS", "SUBFOLDER_LINKS", "remote_filesystem"]
 
 # f_type magic numbers of file systems whose changes inotify cannot all see: changes made by
 # another client or the file system's own daemon raise no event here. Sources: linux/magic.h and
@@ -49,3 +49,15 @@ REMOTE_FILESYSTEMS: dict[int, tuple[str, str]] = {
 def remote_filesystem(f_type: int) -> tuple[str, str] | None:
     """``(name, kind)`` when ``f_type`` is a file system inotify cannot fully see, else None."""
     return REMOTE_FILESYSTEMS.get(f_type & 0xFFFFFFFF)
+
+
+# f_type magic numbers of file systems where a folder's link count is 2 plus its subfolders (its
+# name in its parent, its own ".", each subfolder's ".."), so a count of 2 proves a folder has no
+# subfolder without listing it. Left out: btrfs (a folder's count is always 1), overlayfs (a
+# merged folder may count only its upper layer's), and every other file system. ext4 sets the
+# count to 1 past 65,000 subfolders (dir_nlink), never to 2 wrongly.
+SUBFOLDER_LINKS: dict[int, str] = {
+    0xEF53: "ext2/ext3/ext4",
+    0x58465342: "xfs",
+    0x01021994: "tmpfs",
+}

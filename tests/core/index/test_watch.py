@@ -652,3 +652,60 @@ def test_shutil_rmtree_of_a_new_tree_between_drains(root: Path):
     assert changes.lost is None and "brief" in changes.paths
     assert set(w._wd) == {""}
     w.close()
+
+
+@pytest.mark.parametrize("where", ["tmp", "shm", "other"])
+def test_start_lists_only_folders_that_have_subfolders_where_link_counts_say_so(tmp_path, where, monkeypatch):
+    """On ext4 (the tmp folder here) and tmpfs (``/dev/shm``) a folder with a link count of 2
+    has no subfolder, so ``start`` watches it without listing it; every folder is still watched,
+    and a subfolder made in a leaf just after ``start`` is reported and watched at the next drain.
+    On a file system not known to keep such counts every folder is listed."""
+    from dsh_jupyter.core.index import filesystems
+
+    if where == "shm":
+        if not os.path.isdir("/dev/shm") or _fs_type("/dev/shm") != 0x01021994:
+            pytest.skip("no tmpfs at /dev/shm")
+        base = Path(tempfile.mkdtemp(dir="/dev/shm"))
+    else:
+        base = tmp_path / "t"
+    if where == "other":
+        monkeypatch.setattr(filesystems, "SUBFOLDER_LINKS", {})
+        monkeypatch.setattr("dsh_jupyter.core.index.watch.SUBFOLDER_LINKS", {})
+    try:
+        folders = ["a", "a/b", "a/b/c", "leaf", "empty", "only/x", "only/y"]
+        for rel in folders:
+            (base / rel).mkdir(parents=True, exist_ok=True)
+        for rel in ("a/1.txt", "a/b/c/2.txt", "leaf/3.txt", "leaf/4.txt", "only/x/5.txt"):
+            (base / rel).write_text(rel)
+        listed = []
+        real_scandir = os.scandir
+
+        def counting_scandir(arg):
+            listed.append(os.readlink(f"/proc/self/fd/{arg}") if isinstance(arg, int) else arg)
+            return real_scandir(arg)
+
+        monkeypatch.setattr(os, "scandir", counting_scandir)
+        w = watching(base)
+        try:
+            every = {"", "only", *folders}
+            assert set(w._wd) == every
+            with_subfolders = {"", "a", "a/b", "only"}
+            relative = {"" if p == str(base) else os.path.relpath(p, base) for p in listed}
+            assert relative == (every if where == "other" else with_subfolders)
+            (base / "leaf" / "new" / "deeper").mkdir(parents=True)
+            changes = w.drain()
+            assert changes.lost is None and {"leaf/new", "leaf/new/deeper"} <= changes.paths
+            assert {"leaf/new", "leaf/new/deeper"} <= set(w._wd)
+        finally:
+            w.close()
+    finally:
+        if where == "shm":
+            shutil.rmtree(base)
+
+
+def _fs_type(path: str) -> int:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return syscalls.fstatfs_type(fd)
+    finally:
+        os.close(fd)
