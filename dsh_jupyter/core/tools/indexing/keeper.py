@@ -53,7 +53,7 @@ from ...index.watch import (
 from ..context import CallContext
 from ..search.flags import VCS_DIRS
 from ..search.root import SearchRoot, excluded_below, open_search_root
-from .files import FileReader, ListingFailed, in_batches, listed, listing, read_batch, read_batch_for_writer
+from .files import FileReader, ListingFailed, StreamedListing, listed, read_batch, read_batch_for_writer
 
 __all__ = ["IndexKeeper", "NotServed", "Served"]
 
@@ -230,26 +230,38 @@ class IndexKeeper:
             if watcher.lost:
                 self._finish("lost" if _passes(watcher.lost) else "failed", watcher.lost)
                 return
-            out, unreadable = listing(ctx, root, excluded, ["."])
-            if unreadable:
+            # rg lists on a thread of its own while the files it named are read (StreamedListing)
+            rg_list = StreamedListing(self._context, root, excluded)
+            try:
+                if not rg_list.at_least(ctx.settings.index_min_files, self._stop):  # fewer than the count saw
+                    rg_list.close()
+                    if self._stop.is_set():
+                        self._finish("idle", None)
+                        return
+                    self._finish("small", None)
+                    with self._lock:
+                        self._counted_at = time.monotonic()
+                        self._let_go_of_lock()  # no index here: another process may keep one
+                    return
+                os.makedirs(self.folder, mode=0o700, exist_ok=True)
+                for suffix in ("", "-wal", "-shm"):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(self.path + suffix)
+                self.listed = rg_list.listed
+                store = IndexStore(self.path, building=True)
+                try:
+                    ended = self._fill(ctx, root, store, rg_list.batches(self._stop), started, rg_list)
+                except BaseException:
+                    store.close()
+                    raise
+            finally:
+                rg_list.close()  # before the root's descriptor can close: its rg runs in that folder
+            if ended is None and rg_list.unreadable:
+                store.close()
                 self._finish(
                     "failed", "rg could not read some folders; searches use rg, which counts them", ask_again=True
                 )
                 return
-            self.listed = out.count(b"\0")
-            if not _at_least(out, excluded, ctx.settings.index_min_files):  # rg lists fewer than the count saw
-                self._finish("small", None)
-                with self._lock:
-                    self._counted_at = time.monotonic()
-                    self._let_go_of_lock()  # no index here: another process may keep one
-                return
-            os.makedirs(self.folder, mode=0o700, exist_ok=True)
-            for suffix in ("", "-wal", "-shm"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(self.path + suffix)
-            store = IndexStore(self.path, building=True)
-            ended = self._fill(ctx, root, store, in_batches(out, excluded), started)
-            del out
             if ended is not None:
                 store.close()
                 self._finish(*ended)
@@ -281,7 +293,13 @@ class IndexKeeper:
             self._finish("failed", f"the index could not be built ({type(exc).__name__})")
 
     def _fill(
-        self, ctx: CallContext, root: SearchRoot, store: IndexStore, batches: Iterator[list[str]], started: float
+        self,
+        ctx: CallContext,
+        root: SearchRoot,
+        store: IndexStore,
+        batches: Iterator[list[str]],
+        started: float,
+        rg_list: StreamedListing | None = None,
     ) -> tuple[str, str | None] | None:
         """Read every listed file into ``store``, one transaction a batch; None when all are in,
         else the state and note the build ends with (cancelled, or over a bound).
@@ -335,6 +353,8 @@ class IndexKeeper:
                         store.add_postings(flushed)
                     store.commit()
                     self.read += written + len(rows)
+                    if rg_list is not None:
+                        self.listed = rg_list.listed
                     lost = self._drain_while_building()
                     if lost is not None:
                         ended = ("lost" if _passes(lost) else "failed", lost)
@@ -347,6 +367,8 @@ class IndexKeeper:
                         break
                 for future in ahead:
                     future.cancel()
+                if ended is None and self._stop.is_set():  # the list ended early: the build did not
+                    ended = ("idle", None)
             if ended is None and gatherers:  # the readers are done: their gatherers are this thread's now
                 store.begin()
                 for gatherer in gatherers:
@@ -552,16 +574,6 @@ def count_files(top: str, enough: int) -> int:
         except OSError:
             continue
     return count
-
-
-def _at_least(out: bytes, excluded: list[str], enough: int) -> bool:
-    """Whether rg's list ``out`` names ``enough`` files (read only as far as it takes)."""
-    count = 0
-    for batch in in_batches(out, excluded):
-        count += len(batch)
-        if count >= enough:
-            return True
-    return False
 
 
 def _skipper(shown: Callable[[str], bool], excluded: list[str]) -> Callable[[str], bool]:
