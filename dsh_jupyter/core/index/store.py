@@ -428,8 +428,10 @@ class IndexStore:
         posted = posted_ids(self.db, query)
         if posted is None:  # the postings cannot narrow it (FTS5 would, with every ALL part dropped)
             return None
-        if most is not None and not prefix and len(posted) - self.orphans() > most:
-            raise TooMany(len(posted) - self.orphans())
+        if most is not None and not prefix and len(posted) > most:
+            surely = len(posted) - self.orphans()  # a count of the rows, only when it may decide
+            if surely > most:
+                raise TooMany(surely)
         where, params = "", []
         if prefix:
             where, params = " AND path >= ? AND path < ?", [_blob(prefix + "/"), _blob(prefix + "0")]
