@@ -6,24 +6,35 @@ nbformat's compiled fastjsonschema validator). ``jsonschema_rs`` (a maintained J
 written in Rust, with Draft 4, the draft nbformat's schemas are written in) checks the same dict
 against the same schema in a few milliseconds.
 
-How it stays exact: the schema is the one nbformat itself picked for the notebook's version
-(``nbformat.validator.get_validator(4, minor)``, including the relaxed schema it uses for a minor
-version newer than it knows), so both validators judge by one document. Only a *yes* is taken from
-here. A *no*, or anything unexpected (the library missing, a schema it cannot compile, an error while
+How it stays exact: the schema is the one nbformat itself picks for the notebook's version
+(``nbformat.validator.get_validator(4, minor)``), so both validators judge by one document. Only a
+*yes* is taken from here. A *no*, or anything unexpected (the library missing, a schema it cannot compile, an error while
 checking), sends the caller to nbformat's own validator, which decides and words the message. So a
 disagreement can only cost time, never let an invalid notebook through — provided a yes here is a
 yes there, which ``tests/core/test_notebook_schema.py`` checks on every valid and invalid notebook
 the tests know and on seeded mutations of them.
+
+Why the schema file is read without importing nbformat: importing nbformat imports jsonschema,
+which imports every optional format checker installed beside it; ``rfc3987_syntax`` (brought by
+``jsonschema[format-nongpl]``, which Jupyter's event library asks for) builds a grammar as it is
+imported, and that took 2.6 s here. A kernel's first notebook read or write paid it. The file is
+found through the package's import spec (which runs none of its code) by the name nbformat's
+``nbformat_schema`` table gives each 4.x minor version; a minor version newer than the files
+present (nbformat relaxes its latest schema for those) is left to nbformat.
+``tests/core/notebooks/test_schema.py`` checks that each document is the one nbformat picks.
 
 What it must never do: change the dict, or answer "invalid" on its own.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import logging
+import os
 import threading
 
-__all__ = ["quickly_valid"]
+__all__ = ["quickly_valid", "schema_document"]
 
 _log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -38,10 +49,8 @@ def _validator_for(minor: int) -> object | None:
         found = None
         try:
             import jsonschema_rs
-            from nbformat.validator import get_validator
 
-            nbformat_validator = get_validator(4, minor)
-            schema = getattr(nbformat_validator, "_schema", None)
+            schema = schema_document(minor)
             if isinstance(schema, dict):
                 found = jsonschema_rs.Draft4Validator(schema)
         except ImportError:
@@ -53,6 +62,21 @@ def _validator_for(minor: int) -> object | None:
             _log.info("notebook schema 4.%d not compiled for the quick check: %s", minor, exc)
         _compiled[minor] = found
         return found
+
+
+def schema_document(minor: int) -> dict | None:
+    """nbformat's schema for version 4.``minor``, read from its package without running it; None
+    when there is no file of that minor version (a notebook from a newer nbformat) or no nbformat."""
+    spec = importlib.util.find_spec("nbformat")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        path = os.path.join(folder, "v4", f"nbformat.v4.{minor}.schema.json")
+        try:
+            with open(path, encoding="utf-8") as file:
+                return json.load(file)
+        except FileNotFoundError:
+            continue
+    return None
 
 
 def quickly_valid(data: dict, minor: int) -> bool:

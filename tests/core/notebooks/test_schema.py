@@ -12,13 +12,15 @@ from __future__ import annotations
 import copy
 import os
 import random
+import subprocess
+import sys
 import warnings
 
 import pytest
 from nbformat import v4, validator
 
 from dsh_jupyter.core.notebooks import format as nbformat_module
-from dsh_jupyter.core.notebooks.schema import quickly_valid
+from dsh_jupyter.core.notebooks.schema import quickly_valid, schema_document
 
 SEED = int(os.environ.get("DSH_SCHEMA_SEED", "20261205"))
 ENUMS = [
@@ -120,11 +122,41 @@ def nbformat_says_valid(nb: dict) -> bool:
     return True
 
 
-@pytest.mark.parametrize("minor", [0, 1, 2, 3, 4, 5, 7])
+@pytest.mark.parametrize("minor", [0, 1, 2, 3, 4, 5])
 def test_a_rich_notebook_of_each_minor_version_is_quickly_valid(minor):
     nb = rich(minor)
     assert nbformat_says_valid(nb)
     assert quickly_valid(nb, minor)
+
+
+def test_a_notebook_from_a_newer_nbformat_is_left_to_nbformat_which_finds_it_valid():
+    nb = rich(7)
+    assert not quickly_valid(nb, 7)  # no schema file of 4.7: nbformat relaxes its latest one
+    assert nbformat_says_valid(nb)
+    assert nbformat_module.notebook_problem(copy.deepcopy(nb)) is None
+
+
+@pytest.mark.parametrize("minor", [0, 1, 2, 3, 4, 5, 6, 7, -1])
+def test_the_schema_read_from_the_package_is_the_one_nbformat_picks(minor):
+    if minor < 0 or minor > v4.nbformat_minor:
+        assert schema_document(minor) is None
+    else:
+        assert schema_document(minor) == validator.get_validator(4, minor)._schema
+
+
+def test_reading_a_valid_notebook_imports_neither_nbformat_nor_jsonschema():
+    # jsonschema's import builds the grammars of the format checkers installed beside it (seconds)
+    code = (
+        "import json, sys\n"
+        "from dsh_jupyter.core.notebooks.format import parse_notebook\n"
+        "nb = {'cells': [{'cell_type': 'code', 'execution_count': None, 'id': 'c1', 'metadata': {},\n"
+        "                 'outputs': [], 'source': 'x'}], 'metadata': {}, 'nbformat': 4, 'nbformat_minor': 5}\n"
+        "assert parse_notebook(json.dumps(nb).encode()).cells[0].source == 'x'\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nbformat', 'jsonschema')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\n"
 
 
 def test_the_quick_check_never_says_valid_where_nbformat_says_invalid():

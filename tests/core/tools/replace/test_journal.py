@@ -137,8 +137,8 @@ def test_killed_at_random_points_every_file_is_all_old_or_all_new(tmp_path, root
     (root / "sub").mkdir()
     kills = completed = 0
     outcomes = []
-    for round_ in range(56):
-        state = tmp_path / f"state{round_}.sqlite"
+
+    def start(state):
         for rel in files:
             (root / rel).write_text(_nb(OLD) if rel.endswith(".ipynb") else OLD)
         child = subprocess.Popen(
@@ -150,7 +150,21 @@ def test_killed_at_random_points_every_file_is_all_old_or_all_new(tmp_path, root
         assert child.stdout.readline().strip() == "ready"
         child.stdin.write("go\n")
         child.stdin.flush()
-        time.sleep(rng.uniform(0, 0.25))
+        return child
+
+    # how long a whole apply takes on this machine now, so the kills fall across all of it
+    took = []
+    for i in range(3):
+        child = start(tmp_path / f"whole{i}.sqlite")
+        began = time.monotonic()
+        assert child.stdout.readline().strip() == "done"
+        took.append(time.monotonic() - began)
+        child.wait()
+    whole = sorted(took)[1]
+    for round_ in range(56):
+        state = tmp_path / f"state{round_}.sqlite"
+        child = start(state)
+        time.sleep(rng.uniform(0, whole))
         if child.poll() is None:
             os.kill(child.pid, signal.SIGKILL)
             kills += 1
