@@ -21,6 +21,19 @@ from .test_live_notebook import document_has, saved_when
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TYPED = "# typed, not saved"
+# The open notebook's cells as the page holds them at each layer: the shared document, the notebook
+# model and the cell widgets (ids and the start of each source), when a test finds them out of step.
+LAYERS = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const model = panel.content.model;
+  const brief = c => `${c.id}: ${(c.source ?? c.sharedModel?.getSource() ?? "").slice(0, 30)}`;
+  return {
+    shared: model.sharedModel.cells.map(c => brief({id: c.id, source: c.getSource()})),
+    model: Array.from(model.cells, c => brief({id: c.id, source: c.sharedModel.getSource()})),
+    widgets: panel.content.widgets.map(w => brief({id: w.model.id, source: w.model.sharedModel.getSource()})),
+    drawn: Array.from(panel.content.node.querySelectorAll(".jp-Cell .cm-content"), n => n.textContent.slice(0, 30)),
+  };
+}"""
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
@@ -81,10 +94,13 @@ def test_edit_cells_reorders_the_open_notebook_and_keeps_the_persons_typing(page
     # the page shows the new order without a reload or a dialog, the typing where it was (the
     # shared document's updates reach the page in well under a second; a loaded machine was seen
     # to take longer than the default 5 s)
-    expect()(cells).to_have_count(4, timeout=30_000)
     want = ["third = 3", "first = 1", "inserted = 0", "second = 2  " + TYPED]
-    for i, text in enumerate(want):
-        expect()(cells.nth(i).locator(".cm-content")).to_have_text(text, timeout=30_000)
+    try:
+        expect()(cells).to_have_count(4, timeout=30_000)
+        for i, text in enumerate(want):
+            expect()(cells.nth(i).locator(".cm-content")).to_have_text(text, timeout=30_000)
+    except AssertionError as exc:  # say which layer of the page lost the change
+        raise AssertionError(f"{exc}\nthe page's layers: {page.evaluate(LAYERS)}") from None
     expect()(page.locator(".jp-Dialog")).to_have_count(0)
     assert page.evaluate("() => window.__dshNoReload === true")
 
