@@ -14,6 +14,7 @@ import fcntl
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -413,3 +414,33 @@ def test_changes_made_while_the_index_is_built_are_in_it_once_ready(tmp_path):
     finally:
         indexed.close()
         plain.close()
+
+
+def test_a_changed_file_gone_between_its_look_and_its_read_loses_its_row_before_the_answer(pair, monkeypatch):
+    # the race made certain: the file is removed for real just as the keeper reads it again, after
+    # its look found it and before the removal's own event can be drained
+    root, indexed, plain = pair
+    _ready(indexed)
+    target = root / "d0" / "f0.py"
+    target.write_text("value_0 = 0\nzq_gone_marker = True\n")
+    real_read = keeper.FileReader.read
+    removed = []
+
+    def read_after_removal(self, rel):
+        if rel == "d0/f0.py" and not removed:
+            target.unlink()
+            removed.append(rel)
+        return real_read(self, rel)
+
+    monkeypatch.setattr(keeper.FileReader, "read", read_after_removal)
+    got = _same(indexed, plain, "grep", pattern="zq_gone_marker")
+    assert removed == ["d0/f0.py"]  # the keeper did read it again, and met it gone
+    assert got.value["source"] == "index"
+    assert got.text == "No matches found"
+    db = sqlite3.connect(f"file:{indexed.index.path}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT path FROM files WHERE path = ?", (b"d0/f0.py",)).fetchall()
+        others = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    finally:
+        db.close()
+    assert rows == [] and others == 39
