@@ -22,8 +22,8 @@ operation leave part of the call applied (the caller gets an error and nothing e
 from __future__ import annotations
 
 import copy
-import json
 import re
+import uuid
 from dataclasses import dataclass
 
 from ...errors import Codes, ToolError
@@ -86,17 +86,20 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _new_cell(kind: str, source: str, ids: bool, taken: set[str], lines: bool) -> dict:
-    from nbformat import v4  # imported on first use: most tool calls never need it
-
+    """A new cell as ``nbformat.v4.new_code_cell`` (``new_markdown_cell``, ``new_raw_cell``) makes
+    it, with an id of the same kind (eight hex digits of a random UUID); built here because
+    importing nbformat imports jsonschema, which took 2.6 s here (``notebooks/schema.py`` says
+    why), and a kernel's or the stdio server's first inserted cell paid it. The test holds the
+    shape to nbformat's own."""
     source = _SURROGATE.sub("\ufffd", source)
-    make = {"code": v4.new_code_cell, "markdown": v4.new_markdown_cell, "raw": v4.new_raw_cell}[kind]
-    cell = json.loads(json.dumps(make(source=source)))  # a plain dict, as a parsed file holds
+    cell: dict = {"cell_type": kind, "metadata": {}, "source": source}
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
     if ids:
-        while cell["id"] in taken:  # nbformat's ids are random: never one a cell has
-            cell["id"] = json.loads(json.dumps(make()))["id"]
+        cell["id"] = uuid.uuid4().hex[:8]
+        while cell["id"] in taken:  # random: never one a cell has
+            cell["id"] = uuid.uuid4().hex[:8]
         taken.add(cell["id"])
-    else:
-        cell.pop("id", None)  # before nbformat 4.5 a cell has no id
     if lines:
         cell["source"] = source.splitlines(keepends=True)
     return dict(sorted(cell.items()))  # nbformat writes keys sorted

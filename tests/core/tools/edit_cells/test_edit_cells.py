@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -641,3 +643,45 @@ def test_a_lone_surrogate_in_a_new_source_is_written_as_u_fffd(ws, nbfile):
     )
     assert not r.is_error, r.text
     assert cells_of(nbfile)[-1][2] == "a\ufffdb"
+
+
+@pytest.mark.parametrize("kind", ["code", "markdown", "raw"])
+@pytest.mark.parametrize("ids", [True, False])
+@pytest.mark.parametrize("lines", [True, False])
+def test_a_new_cell_is_the_cell_nbformat_makes(kind, ids, lines):
+    from dsh_jupyter.core.tools.edit_cells.operations import _new_cell
+
+    taken = {"aaaaaaaa"}
+    made = _new_cell(kind, "a = 1\nb = 2", ids, taken, lines)
+    make = {"code": v4.new_code_cell, "markdown": v4.new_markdown_cell, "raw": v4.new_raw_cell}[kind]
+    want = json.loads(json.dumps(make(source="a = 1\nb = 2")))
+    if ids:
+        assert re.fullmatch(r"[0-9a-f]{8}", made["id"]) and made["id"] in taken and len(taken) == 2
+        want["id"] = made["id"]
+    else:
+        want.pop("id")
+    if lines:
+        want["source"] = ["a = 1\n", "b = 2"]
+    assert made == dict(sorted(want.items())) and list(made) == sorted(made)
+    nb = {"cells": [made], "metadata": {}, "nbformat": 4, "nbformat_minor": 5 if ids else 4}
+    nbformat.validate(nbformat.from_dict(json.loads(json.dumps(nb))))
+
+
+def test_inserting_a_cell_imports_neither_nbformat_nor_jsonschema(tmp_path):
+    # jsonschema's import builds the grammars of the format checkers installed beside it (seconds)
+    (tmp_path / "n.ipynb").write_text(json.dumps(v4.new_notebook(cells=[v4.new_code_cell("x = 1", id="c1")])))
+    code = (
+        "import sys\n"
+        "from dsh_jupyter import Workspace\n"
+        f"ws = Workspace({str(tmp_path)!r}, state_path={str(tmp_path / 's.sqlite')!r})\n"
+        "assert not ws.run('read', file_path='n.ipynb').is_error\n"
+        "r = ws.run('edit_cells', file_path='n.ipynb', operations=[{'op': 'insert', 'cell_type': 'markdown',\n"
+        "           'source': '# new', 'after': 'c1'}])\n"
+        "assert not r.is_error, r.text\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nbformat', 'jsonschema')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\n"
+    cells = nbformat.read(str(tmp_path / "n.ipynb"), as_version=4).cells
+    assert [c.source for c in cells] == ["x = 1", "# new"]
