@@ -67,6 +67,10 @@ ASK_AGAIN_S = 60.0
 # than 2 MB on a million files; a row per trigram per flush costs little)
 FLUSH_BYTES = 2 << 20
 READERS = 2  # threads reading the files while the build's thread writes them
+# batches read ahead of the one being written: the writing thread is the build's slowest, and with
+# one batch ahead per reader the readers waited for it about a second each on a million files;
+# eight ahead took the build from 11.9 to 11.4 s there, for 13 MiB more at its peak
+AHEAD = 3 * READERS + 2
 
 
 class NotServed(Exception):
@@ -338,7 +342,7 @@ class IndexKeeper:
             with ThreadPoolExecutor(READERS, thread_name_prefix="dsh-index-read") as pool:
                 ahead: collections.deque = collections.deque()
                 while True:
-                    while len(ahead) < READERS + 1 and (batch := next(batches, None)) is not None:
+                    while len(ahead) < AHEAD and (batch := next(batches, None)) is not None:
                         ahead.append(pool.submit(read, batch, store.reserve(len(batch))))
                     if not ahead:
                         break
