@@ -52,14 +52,23 @@ def test_edit_cells_reorders_the_open_notebook_and_keeps_the_persons_typing(page
         ),
         str(path),
     )
-    page.goto(f"{lab.url}lab/tree/cells.ipynb?reset&token={lab.token}")
     cells = page.locator(f"{ACTIVE} .jp-Cell")
-    expect()(cells.nth(0).locator(".cm-content")).to_contain_text("first = 1", timeout=90_000)
-    # every cell drawn before the person types and the agent acts: JupyterLab attaches a notebook's
-    # cells while the browser is idle, and on a loaded machine it had drawn 2 of 4 after 5 s
-    expect()(cells).to_have_count(4, timeout=60_000)
-    for i, text in enumerate(["first = 1", "second = 2", "third = 3"]):
-        expect()(cells.nth(i).locator(".cm-content")).to_have_text(text, timeout=60_000)
+    # every cell drawn before the person types and the agent acts. In full runs the page was seen
+    # to draw 1, then 2 of the 4 cells and no more for a minute, before any change: opened again
+    # (at most twice more), and if it still does not draw them, the failure names the page's layers
+    for attempt in range(3):
+        page.goto(f"{lab.url}lab/tree/cells.ipynb?reset&token={lab.token}")
+        expect()(cells.nth(0).locator(".cm-content")).to_contain_text("first = 1", timeout=90_000)
+        try:
+            expect()(cells).to_have_count(4, timeout=20_000)
+            for i, text in enumerate(["first = 1", "second = 2", "third = 3"]):
+                expect()(cells.nth(i).locator(".cm-content")).to_have_text(text, timeout=20_000)
+            break
+        except AssertionError as exc:
+            layers = page.evaluate(LAYERS)
+            print(f"opening {attempt + 1} drew part of the notebook: {layers}")
+            if attempt == 2:
+                raise AssertionError(f"{exc}\nthe page's layers: {layers}") from None
     wait_for_kernel_idle(page)
     expect()(page.locator(".jp-Dialog")).to_have_count(0)
     page.evaluate("() => { window.__dshNoReload = true; }")
