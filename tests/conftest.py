@@ -11,8 +11,11 @@ still works).
 
 from __future__ import annotations
 
+import ast
 import os
 import random
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -99,6 +102,16 @@ def run_guarded(fn, timeout: float = 5.0):
 @pytest.fixture
 def guarded():
     return run_guarded
+
+
+def slow_imports_after(code: str) -> list[str]:
+    """The nbformat and jsonschema modules a fresh Python has imported after running ``code``.
+    Importing jsonschema builds the grammars of the format checkers installed beside it (2.6 s
+    here), so the core keeps both out of a kernel's notebook reads and writes."""
+    code += "\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('nbformat', 'jsonschema')))\n"
+    done = subprocess.run([sys.executable, "-c", "import sys\n" + code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return ast.literal_eval(done.stdout.strip().splitlines()[-1])
 
 
 def assert_error(result, code: str, message: str | None = None) -> None:
