@@ -11,7 +11,7 @@ How it stays exact: the schema is the one nbformat itself picks for the notebook
 *yes* is taken from here. A *no*, or anything unexpected (the library missing, a schema it cannot compile, an error while
 checking), sends the caller to nbformat's own validator, which decides and words the message. So a
 disagreement can only cost time, never let an invalid notebook through — provided a yes here is a
-yes there, which ``tests/core/test_notebook_schema.py`` checks on every valid and invalid notebook
+yes there, which ``tests/core/notebooks/test_schema.py`` checks on every valid and invalid notebook
 the tests know and on seeded mutations of them.
 
 Why the schema file is read without importing nbformat: importing nbformat imports jsonschema,
