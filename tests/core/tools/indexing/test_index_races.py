@@ -141,19 +141,34 @@ def _index_file(state: os.PathLike) -> str | None:
 
 
 def _recorded_outside(path: str | None) -> list:
-    """Rows of the index that hold the outside text's trigrams or an outside name."""
+    """Rows of the index that hold the outside text's trigrams or an outside name.
+
+    The file may be one a build has just made (the flips can overflow the kernel's event queue, and
+    a build after the loss starts from a new file): its tables are made one statement at a time, so
+    a table not made yet is read as empty, which it is."""
     if path is None:
         return []
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        texts = db.execute(
-            "SELECT f.path FROM files f WHERE f.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)",
-            (fts_query(("lit", SECRET.lower())),),
-        ).fetchall()
-        posted = posted_ids(db, ("lit", SECRET.lower())).tolist()  # the build's, from the compiled reader
-        texts += db.execute(
-            "SELECT path FROM files WHERE id IN (SELECT value FROM json_each(?))", (str(posted),)
-        ).fetchall()
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.OperationalError:
+        if os.path.exists(path):
+            raise
+        return []  # removed by a build starting again, between the listing and the open
+    try:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        if "files" not in tables:
+            return []
+        texts = []
+        if "grams" in tables:
+            texts += db.execute(
+                "SELECT f.path FROM files f WHERE f.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)",
+                (fts_query(("lit", SECRET.lower())),),
+            ).fetchall()
+        if "postings" in tables:
+            posted = posted_ids(db, ("lit", SECRET.lower())).tolist()  # the build's, from the compiled reader
+            texts += db.execute(
+                "SELECT path FROM files WHERE id IN (SELECT value FROM json_each(?))", (str(posted),)
+            ).fetchall()
         names = db.execute("SELECT path FROM files WHERE instr(path, ?) > 0", (OUT_NAME.encode(),)).fetchall()
         return texts + names
     finally:
