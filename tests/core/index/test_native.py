@@ -316,24 +316,28 @@ def test_finds_list_read_in_c_holds_what_sql_joins(tmp_path):
         store.close()
 
 
-def test_rows_written_from_c_are_the_rows_python_writes(tmp_path):
+@pytest.mark.parametrize("count", [300, 64, 65, 63, 1, 0])
+def test_rows_written_from_c_are_the_rows_python_writes(tmp_path, count):
     """A batch written by ``native.Writer`` (from the reader's arrays, on a connection of its own)
     leaves the same ``files`` rows as ``IndexStore.add`` of ``read_batch``'s tuples, with the
     files the reader leaves to Python (a FIFO, one over the size setting, UTF-16) written by the
-    keeper's connection in turn; both connections commit, so the store sees every row."""
+    keeper's connection in turn; both connections commit, so the store sees every row. The writer
+    inserts 64 rows a statement and the rest one at a time: counts of text files around 64, with
+    the others among them, take both ways."""
     from dsh_jupyter.core.tools.indexing.files import read_batch_for_writer
 
     root = tmp_path / "t"
     (root / "d").mkdir(parents=True)
     rels = []
-    for i in range(300):
+    for i in range(count):
         rel = f"d/f{i}.{'py' if i % 3 else 'txt'}"
         (root / rel).write_bytes(b"x\0y" if i % 50 == 7 else f"text {i}".encode())
         rels.append(rel)
     (root / "big.txt").write_bytes(b"z" * (MAX + 1))
     (root / "wide.txt").write_bytes("\ufeffhi".encode("utf-16"))
     os.mkfifo(root / "pipe")
-    rels += ["big.txt", "wide.txt", "pipe", "gone.txt"]
+    for at, rel in zip((count // 2, 1, count, 0), ["big.txt", "wide.txt", "pipe", "gone.txt"], strict=True):
+        rels.insert(min(at, len(rels)), rel)  # the files left to Python among the text files
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     tables = {}
     try:
@@ -345,7 +349,7 @@ def test_rows_written_from_c_are_the_rows_python_writes(tmp_path):
                 first = store.reserve(len(rels))
                 if writer is not None:
                     got, rows, texts = read_batch_for_writer(reader, g, rels, first)
-                    assert writer.insert(got, first) == got.kinds.count(native.TEXT) == 300
+                    assert writer.insert(got, first) == got.kinds.count(native.TEXT) == count
                     writer.close()
                 else:
                     rows, texts = read_batch(reader, g, rels, first)
@@ -358,8 +362,43 @@ def test_rows_written_from_c_are_the_rows_python_writes(tmp_path):
     finally:
         os.close(fd)
     paths = {row[1] for row in tables["c"]}
-    assert {b"big.txt", b"wide.txt", b"pipe"} <= paths and len(paths) == len(tables["c"]) >= 303
+    assert {b"big.txt", b"wide.txt", b"pipe"} <= paths and len(paths) == len(tables["c"]) == count + 3
     assert tables["c"] == tables["python"]
+
+
+def test_a_batch_the_writer_cannot_write_leaves_no_row_of_it(tmp_path):
+    """A statement that fails part way (here the same ids written again) rolls the whole batch
+    back: none of its rows stays, whether it failed in a statement of 64 rows or of one."""
+    from dsh_jupyter.core.tools.indexing.files import read_batch_for_writer
+
+    root = tmp_path / "t"
+    root.mkdir()
+    rels = [f"f{i}.txt" for i in range(70)]
+    for rel in rels:
+        (root / rel).write_text(rel)
+    store = IndexStore(str(tmp_path / "i.sqlite"), building=True)
+    writer = native.Writer.open(store.path)
+    assert writer is not None
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with FileReader(fd, MAX, True) as reader, native.Gatherer() as g:
+            got, _, _ = read_batch_for_writer(reader, g, rels, 1)
+            assert writer.insert(got, 1) == 70
+            later, _, _ = read_batch_for_writer(reader, g, rels[:6], 200)
+            assert writer.insert(later, 200) == 6
+            for first in (
+                1,
+                136,
+                131,
+            ):  # a clash in the statement of 64 rows, in the first row after it, in the last row
+                with pytest.raises(RuntimeError):
+                    writer.insert(got, first)
+    finally:
+        os.close(fd)
+        writer.close()
+    ids = [i for (i,) in store.db.execute("SELECT id FROM files ORDER BY id")]
+    store.close()
+    assert ids == [*range(1, 71), *range(200, 206)]
 
 
 def test_no_writer_without_the_library():
