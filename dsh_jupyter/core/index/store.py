@@ -152,7 +152,7 @@ class IndexStore:
         self.db.execute("PRAGMA journal_mode=" + ("MEMORY" if building else "WAL"))
         self.db.execute("PRAGMA synchronous=OFF")  # a crash loses the index, which is built again
         # 16 MiB of pages: on a million files a build as quick as with 64, and 100 MiB less at its peak
-        self.db.execute("PRAGMA cache_size=-16384")
+        self.db.execute(f"PRAGMA cache_size={_CACHE}")
         self.db.executescript(
             """
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
@@ -191,11 +191,22 @@ class IndexStore:
         """The build's rows are all in: index them by path (each once), by time and path, and by
         extension, time and path, so glob reads its files oldest first without a sort, and a glob
         of one extension reads only its own files (made once after the bulk inserts, not kept up
-        through them: a tenth less CPU for the path index alone; SQLite keeps them from then on)."""
-        self.db.execute(_BY_PATH)
-        self.db.execute("CREATE INDEX IF NOT EXISTS by_time ON files(mtime_ns, path)")
-        self.db.execute("CREATE INDEX IF NOT EXISTS by_ext ON files(ext, mtime_ns, path)")
-        self.db.execute("CREATE INDEX IF NOT EXISTS by_gram ON postings(gram)")
+        through them: a tenth less CPU for the path index alone; SQLite keeps them from then on).
+
+        They are sorted on two threads (``PRAGMA threads=1``: one helper beside this one) in runs
+        of 4 MiB: once the files are read the other core is idle, and on a million files the
+        three took 3.2 s where one thread took 4.9 s (16 MiB runs on two threads: 3.7 s), for
+        about 0.3 s more CPU. Both settings go back once the indexes are made."""
+        self.db.execute(f"PRAGMA threads={_SORT_HELPERS}")
+        self.db.execute(f"PRAGMA cache_size={_SORT_CACHE}")
+        try:
+            self.db.execute(_BY_PATH)
+            self.db.execute("CREATE INDEX IF NOT EXISTS by_time ON files(mtime_ns, path)")
+            self.db.execute("CREATE INDEX IF NOT EXISTS by_ext ON files(ext, mtime_ns, path)")
+            self.db.execute("CREATE INDEX IF NOT EXISTS by_gram ON postings(gram)")
+        finally:
+            self.db.execute("PRAGMA threads=0")
+            self.db.execute(f"PRAGMA cache_size={_CACHE}")
         self.db.execute("PRAGMA journal_mode=WAL")  # from now on read on other threads while written
 
     def begin(self) -> None:
@@ -480,6 +491,9 @@ class IndexStore:
             return False
 
 
+_CACHE = -16384  # KiB of page cache (negative: KiB, as SQLite's pragma reads it)
+_SORT_HELPERS = 1  # SQLite's sorting threads beside the caller's while ``built`` makes the indexes
+_SORT_CACHE = -4096  # KiB: the sorter's runs while it does (each run sorted on a thread of its own)
 _BLOCK = 50_000  # rows fetched at a time when paths come in order
 _BY_PATH = "CREATE UNIQUE INDEX IF NOT EXISTS by_path ON files(path)"  # a path is in the index once
 _ESCAPED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, as surrogateescape decodes it
