@@ -54,7 +54,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 TEXT, SKIP, PYTHON = 0, 3, 4  # what ``Gatherer.read`` made of a path (grams.c's DSH_*)
-ABI = 3  # what ``dsh_grams_abi()`` of a library built from this version's grams.c answers
+ABI = 4  # what ``dsh_grams_abi()`` of a library built from this version's grams.c answers
 LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"libgrams.so.{ABI}")
 
 _loaded = False
@@ -125,6 +125,7 @@ def _load_once() -> None:
     library.dsh_grams_writer_close.restype, library.dsh_grams_writer_close.argtypes = None, [p]
     library.dsh_grams_writer_insert.restype = long
     library.dsh_grams_writer_insert.argtypes = [p, ctypes.c_char_p, long, long, ctypes.c_int64, p, p, p, p, p]
+    library.dsh_grams_writer_postings.restype, library.dsh_grams_writer_postings.argtypes = long, [p, p, long]
     _library = library
     _loaded = True  # after _library: a thread that sees it loaded sees the library too
 
@@ -402,7 +403,8 @@ def join(db_path: str, sql: str, params: list, cut: int, most: int, sep: bytes =
 class Writer:
     """A connection of C's own to an index file being built, that writes the rows of the files the
     compiled reader took straight from its arrays (``dsh_grams_writer_insert``), a batch a
-    transaction; the keeper's connection writes the rest in turn, on the same thread. Through
+    transaction, and the reading threads' posting lists straight from a flush's bytes
+    (``postings``); the keeper's connection writes the rest in turn, on the same thread. Through
     ``executemany`` a row cost six times SQLite's own insert (binding seven parameters from
     Python objects). ``open`` gives None where the library or SQLite's functions are not here;
     ``close`` before the file is switched to its write-ahead log."""
@@ -433,6 +435,18 @@ class Writer:
         )  # fmt: skip
         if done < 0:
             raise RuntimeError("the index's rows could not be written from C")
+        return done
+
+    def postings(self, flushed: bytearray) -> int:
+        """The lists of one ``Gatherer.flush``, a row of ``postings`` per gram (as
+        ``IndexStore.add_postings`` writes them), in one transaction; how many."""
+        assert self._handle is not None
+        if not flushed:
+            return 0
+        view = (ctypes.c_char * len(flushed)).from_buffer(flushed)
+        done = self._library.dsh_grams_writer_postings(self._handle, ctypes.addressof(view), len(flushed))
+        if done < 0:
+            raise RuntimeError("the index's posting lists could not be written from C")
         return done
 
     def close(self) -> None:

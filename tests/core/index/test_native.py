@@ -39,6 +39,10 @@ def _postings(flushed: bytearray) -> dict[int, set[int]]:
     return out
 
 
+def _lists(flushed: bytearray) -> int:
+    return sum(1 for _ in native.records(flushed))
+
+
 def _random_bytes(rng: random.Random) -> bytes:
     pieces = [b"Hello World ", b"caf\xc3\xa9 ", b"\x00", b"\xff\xfe"[rng.randrange(2) :], b"\xe2\x82\xac",
               b"ABCdef\n", b"\xc0A", b"\x80\x80", b"x" * rng.randrange(5), b"K\xe2\x84\xaaS"]  # fmt: skip
@@ -399,6 +403,80 @@ def test_a_batch_the_writer_cannot_write_leaves_no_row_of_it(tmp_path):
     ids = [i for (i,) in store.db.execute("SELECT id FROM files ORDER BY id")]
     store.close()
     assert ids == [*range(1, 71), *range(200, 206)]
+
+
+def test_posting_lists_written_from_c_are_the_rows_python_writes(tmp_path):
+    """``Writer.postings`` writes a flush's lists as the rows ``IndexStore.add_postings`` writes:
+    the same grams, the same varints, in the same order; and a query of the store reads the same
+    files from them. Two flushes (a gatherer flushed part way, then at the end), as a build's."""
+    root = tmp_path / "t"
+    root.mkdir()
+    rng = random.Random(3)
+    rels = []
+    for i in range(400):
+        rels.append(f"f{i}.txt")
+        (root / rels[-1]).write_bytes(b"x " + _random_bytes(rng) + f" needle{i % 7} ".encode())  # no BOM first
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    flushes = []
+    try:
+        with FileReader(fd, MAX, True) as reader, native.Gatherer() as g:
+            read_batch(reader, g, rels[:250], 1)
+            flushes.append(g.flush())
+            read_batch(reader, g, rels[250:], 251)
+            flushes.append(g.flush())
+    finally:
+        os.close(fd)
+    assert all(flushes)
+    tables = {}
+    for way in ("python", "c"):
+        store = IndexStore(str(tmp_path / f"{way}.sqlite"), building=True)
+        writer = native.Writer.open(store.path) if way == "c" else None
+        for flushed in flushes:
+            if writer is not None:
+                assert writer.postings(flushed) == _lists(flushed)
+            else:
+                store.begin()
+                store.add_postings(flushed)
+                store.commit()
+        if writer is not None:
+            assert writer.postings(bytearray()) == 0
+            writer.close()
+        store.built()
+        tables[way] = store.db.execute("SELECT gram, ids FROM postings ORDER BY rowid").fetchall()
+        ids = posted_ids(store.db, ("lit", "needle3"))
+        assert sorted(ids.tolist()) == [i + 1 for i in range(400) if i % 7 == 3]
+        store.close()
+    assert len(tables["c"]) == sum(map(_lists, flushes))
+    assert tables["c"] == tables["python"]
+
+
+def test_a_flush_the_writer_cannot_read_whole_leaves_no_list_of_it(tmp_path):
+    """A flush whose last list claims more bytes than it holds, or that ends inside a list's head,
+    is refused whole: none of its lists is written, and the lists written before stay."""
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha beta gamma")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with FileReader(fd, MAX, True) as reader, native.Gatherer() as g:
+            read_batch(reader, g, ["a.txt"], 1)
+            flushed = g.flush()
+    finally:
+        os.close(fd)
+    store = IndexStore(str(tmp_path / "i.sqlite"), building=True)
+    writer = native.Writer.open(store.path)
+    assert writer is not None
+    try:
+        good = writer.postings(flushed)
+        assert good == _lists(flushed) > 3
+        for bad in (flushed[:-1], flushed[:-3], flushed + b"\1\0\0\0\1"):  # a list short, a head cut twice
+            with pytest.raises(RuntimeError, match="posting lists could not be written"):
+                writer.postings(bytearray(bad))
+    finally:
+        writer.close()
+    (count,) = store.db.execute("SELECT count(*) FROM postings").fetchone()
+    store.close()
+    assert count == good
 
 
 def test_no_writer_without_the_library():

@@ -351,9 +351,11 @@ class IndexKeeper:
                         ended = ("idle", None)
                         break
                     written = writer.insert(got, first) if writer is not None and got is not None else 0
+                    if flushed and writer is not None:
+                        writer.postings(flushed)
                     store.begin()
                     store.add(rows, texts)
-                    if flushed:
+                    if flushed and writer is None:
                         store.add_postings(flushed)
                     store.commit()
                     self.read += written + len(rows)
@@ -374,10 +376,14 @@ class IndexKeeper:
                 if ended is None and self._stop.is_set():  # the list ended early: the build did not
                     ended = ("idle", None)
             if ended is None and gatherers:  # the readers are done: their gatherers are this thread's now
-                store.begin()
-                for gatherer in gatherers:
-                    store.add_postings(gatherer.flush())
-                store.commit()
+                if writer is not None:
+                    for gatherer in gatherers:
+                        writer.postings(gatherer.flush())
+                else:
+                    store.begin()
+                    for gatherer in gatherers:
+                        store.add_postings(gatherer.flush())
+                    store.commit()
         finally:
             if writer is not None:
                 writer.close()  # before the file is switched to its write-ahead log
