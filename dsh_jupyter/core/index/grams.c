@@ -70,6 +70,7 @@ int dsh_grams_abi(void)
 struct list {
     uint32_t last; /* the last id added (0: none yet; ids start at 1) */
     uint32_t len, cap;
+    uint32_t gram; /* whose list it is (empty() clears that entry of `where`) */
     uint8_t *buf;
 };
 
@@ -108,15 +109,19 @@ struct dsh_grams *dsh_grams_new(void)
     return g;
 }
 
+/* Each list freed and its gram's entry of `where` cleared: not the whole 8 MB table, which
+ * a flush of a few thousand lists barely touches (cleared whole, every page of it stayed in
+ * memory in each reading thread, and each flush wrote all of it). */
 static void empty(struct dsh_grams *g)
 {
-    for (uint32_t i = 0; i < g->count; i++)
+    for (uint32_t i = 0; i < g->count; i++) {
+        g->where[g->lists[i].gram] = 0;
         free(g->lists[i].buf);
+    }
     free(g->lists);
     g->lists = NULL;
     g->count = g->cap = 0;
     g->bytes = 0;
-    memset(g->where, 0, GRAMS * sizeof *g->where);
 }
 
 void dsh_grams_free(struct dsh_grams *g)
@@ -154,7 +159,7 @@ static int add(struct dsh_grams *g, uint32_t gram, uint32_t id)
             g->lists = lists;
             g->cap = cap;
         }
-        g->lists[g->count] = (struct list){0, 0, 0, NULL};
+        g->lists[g->count] = (struct list){0, 0, 0, gram, NULL};
         n = g->where[gram] = ++g->count;
     }
     struct list *l = &g->lists[n - 1];
