@@ -381,7 +381,10 @@ out_of_memory:
 /*
  * Hands the lists over and empties `g`: into `out` (`cap` bytes, at least dsh_grams_bytes +
  * 8 * dsh_grams_count), for each list its gram (4 bytes, native order), its length in bytes (4)
- * and its varints. Returns the bytes written, or -1 when `cap` is short (nothing is emptied).
+ * and its varints, in the order the grams were first met (the index finds a gram's rows by its
+ * own index, so no order is needed: a walk of the whole gram table in gram order was a twentieth
+ * of the reading's CPU). Returns the bytes written, or -1 when `cap` is short (nothing is
+ * emptied).
  */
 long dsh_grams_flush(struct dsh_grams *g, uint8_t *out, long cap)
 {
@@ -391,12 +394,9 @@ long dsh_grams_flush(struct dsh_grams *g, uint8_t *out, long cap)
     if (need > cap)
         return -1;
     long at = 0;
-    for (uint32_t gram = 0; gram < GRAMS; gram++) {
-        uint32_t n = g->where[gram];
-        if (n == 0)
-            continue;
-        struct list *l = &g->lists[n - 1];
-        memcpy(out + at, &gram, 4);
+    for (uint32_t i = 0; i < g->count; i++) {
+        struct list *l = &g->lists[i];
+        memcpy(out + at, &l->gram, 4);
         memcpy(out + at + 4, &l->len, 4);
         memcpy(out + at + 8, l->buf, l->len);
         at += 8 + l->len;
