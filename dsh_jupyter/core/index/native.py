@@ -30,7 +30,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 __all__ = [
@@ -197,8 +197,9 @@ class Gatherer:
         """Bytes of posting lists gathered since the last flush."""
         return self._library.dsh_grams_bytes(self._handle)
 
-    def read(self, root_fd: int, beneath: bool, rels: list[str], first_id: int, max_bytes: int) -> Read:
-        """Read ``rels`` (relative to ``root_fd``), path i as id ``first_id + i``."""
+    def read(self, root_fd: int, beneath: bool, rels: Sequence[str], first_id: int, max_bytes: int) -> Read:
+        """Read ``rels`` (relative to ``root_fd``), path i as id ``first_id + i``. ``rels`` may
+        carry its paths as bytes already (``block``: NUL-separated, as rg's list gives them)."""
         import numpy as np  # a core dependency (through pandas); imported where it is needed
 
         n = len(rels)
@@ -206,7 +207,9 @@ class Gatherer:
         sizes = np.zeros(n, dtype=np.int64)
         mtimes = np.zeros(n, dtype=np.int64)
         nuls = np.zeros(n, dtype=np.int8)
-        block = "\0".join(rels).encode("utf-8", "surrogateescape")
+        block = getattr(rels, "block", None)
+        if block is None:
+            block = "\0".join(rels).encode("utf-8", "surrogateescape")
         if not n:
             return Read([], [], [], [], [], [])
         if block.count(b"\0") != n - 1:  # a NUL inside a name would shift every id after it

@@ -31,7 +31,7 @@ import errno
 import os
 import stat as statmod
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ...fs import syscalls
 from ...fs.beneath import open_folder
@@ -46,6 +46,7 @@ from ..search.scans import drop_excluded
 __all__ = [
     "BATCH_BYTES",
     "FileReader",
+    "Paths",
     "StreamedListing",
     "in_batches",
     "listed",
@@ -57,6 +58,7 @@ __all__ = [
 
 BATCH_BYTES = 1 << 17  # of rg's list at a time: a few thousand paths
 _VCS_NAMES = tuple(VCS_DIRS)  # a batch holding none of these names holds no VCS folder
+_VCS_BYTES = tuple(v.encode() for v in VCS_DIRS)
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _NOT_BENEATH = (errno.ELOOP, errno.ENOTDIR, errno.EXDEV)  # a symlink (or a file) where a folder was
 
@@ -99,16 +101,61 @@ def listing(
     return outcome.stdout, file_errors(outcome)
 
 
-def in_batches(out: bytes, excluded: list[str], size: int = BATCH_BYTES) -> Iterator[list[str]]:
-    """The paths of ``listing``'s output, a batch of about ``size`` bytes of it at a time."""
+class Paths(Sequence[str]):
+    """A batch of rg's list as the bytes it printed: ``block``, the paths joined by NULs (no
+    "./", no NUL at the end), and ``len`` of them; each path as text only once one is asked for.
+
+    Why: the compiled reader takes the paths as those bytes. Made into a million strings, split,
+    joined and encoded again to be handed to it, they cost the build about half a second of CPU
+    for nothing; only a batch with a file the reader leaves to Python needs its text."""
+
+    __slots__ = ("_count", "_list", "block")
+
+    def __init__(self, block: bytes, count: int) -> None:
+        self.block = block
+        self._count = count
+        self._list: list[str] | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i):
+        return self._text()[i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._text())
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    def _text(self) -> list[str]:
+        if self._list is None:
+            self._list = self.block.decode("utf-8", "surrogateescape").split("\0")
+        return self._list
+
+
+def in_batches(out: bytes, excluded: list[str], size: int = BATCH_BYTES) -> Iterator[Sequence[str]]:
+    """The paths of ``listing``'s output, a batch of about ``size`` bytes of it at a time: as
+    ``Paths`` where the batch is rg's bytes as they stand (every path "./"-led, nothing to drop),
+    else as a list of the paths kept."""
     at, end = 0, len(out)
     while at < end:
         stop = out.rfind(b"\0", at, at + size) if at + size < end else end - 1
         if stop < at:  # one path longer than a batch
             stop = out.find(b"\0", at + size)
             stop = end - 1 if stop < 0 else stop
-        text = out[at : stop + 1].decode("utf-8", "surrogateescape")
+        piece = out[at : stop + 1]
         at = stop + 1
+        if (
+            not excluded
+            and piece.startswith(b"./")
+            and piece.endswith(b"\0")
+            and piece.count(b"\0./") == (count := piece.count(b"\0")) - 1
+            and not any(v in piece for v in _VCS_BYTES)
+        ):
+            yield Paths(piece[2:-1].replace(b"\0./", b"\0"), count)  # cut in C, left as bytes
+            continue
+        text = piece.decode("utf-8", "surrogateescape")
         if text.startswith("./") and text.endswith("\0") and text.count("\0./") == text.count("\0") - 1:
             rels = text[2:-1].replace("\0./", "\0").split("\0")  # every path "./"-led, as rg prints them: cut in C
         else:
@@ -186,7 +233,7 @@ class StreamedListing:
             whole = bytes(self._buf)
         return _at_least(whole, self._excluded, enough)
 
-    def batches(self, stop: threading.Event, size: int = BATCH_BYTES) -> Iterator[list[str]]:
+    def batches(self, stop: threading.Event, size: int = BATCH_BYTES) -> Iterator[Sequence[str]]:
         """The listed paths a batch of about ``size`` bytes at a time, as ``in_batches`` cuts
         them, each as soon as rg printed it; ends when rg is done, or at once when ``stop`` is set
         (the caller ends the build). Raises what stopped rg."""
@@ -301,7 +348,7 @@ class FileReader:
 
 
 def read_batch(
-    reader: FileReader, gatherer: native.Gatherer | None, rels: list[str], first: int
+    reader: FileReader, gatherer: native.Gatherer | None, rels: Sequence[str], first: int
 ) -> tuple[list[tuple], list[tuple[int, str]]]:
     """A build's batch: each of ``rels`` read, path i as id ``first + i``, into ``IndexStore.add``'s
     rows and texts. ``gatherer`` (when the compiled reader is loaded) reads the files it takes and
@@ -318,7 +365,7 @@ def read_batch(
 
 
 def read_batch_for_writer(
-    reader: FileReader, gatherer: native.Gatherer, rels: list[str], first: int
+    reader: FileReader, gatherer: native.Gatherer, rels: Sequence[str], first: int
 ) -> tuple[native.Read, list[tuple], list[tuple[int, str]]]:
     """``read_batch`` for a build whose rows C writes (``native.Writer``): the compiled reader's
     ``Read``, whose ``TEXT`` rows the writer takes from its arrays, and the rows and texts of the
@@ -341,7 +388,7 @@ def _at_least(out: bytes, excluded: list[str], enough: int) -> bool:
 
 
 def _python_rows(
-    reader: FileReader, rels: list[str], first: int, kinds: list[int], rows: list
+    reader: FileReader, rels: Sequence[str], first: int, kinds: list[int], rows: list
 ) -> tuple[list[tuple], list[tuple[int, str]]]:
     """``rows`` (a row or None per path) with the paths the compiled reader left to Python
     (``kinds``) read here, and their texts for FTS5; a path it skipped, or one gone, has none."""

@@ -34,7 +34,7 @@ import sqlite3
 import stat as statmod
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -301,7 +301,7 @@ class IndexKeeper:
         ctx: CallContext,
         root: SearchRoot,
         store: IndexStore,
-        batches: Iterator[list[str]],
+        batches: Iterator[Sequence[str]],
         started: float,
         rg_list: StreamedListing | None = None,
     ) -> tuple[str, str | None] | None:
@@ -322,7 +322,7 @@ class IndexKeeper:
         # the rows the compiled reader made are written by C, on a connection of its own
         writer = native.Writer.open(store.path) if compiled else None
 
-        def read(batch: list[str], first: int) -> tuple[int, native.Read | None, list, list, bytearray | None]:
+        def read(batch: Sequence[str], first: int) -> tuple[int, native.Read | None, list, list, bytearray | None]:
             gatherer = getattr(local, "gatherer", None)
             if compiled and gatherer is None:
                 gatherer = local.gatherer = native.Gatherer()

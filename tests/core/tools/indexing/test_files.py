@@ -23,6 +23,7 @@ from dsh_jupyter.core.rg.runner import find_rg
 from dsh_jupyter.core.tools.indexing.files import (
     FileReader,
     ListingFailed,
+    Paths,
     StreamedListing,
     in_batches,
     listed,
@@ -55,6 +56,35 @@ def test_batches_give_every_path_once_in_rgs_order(printed, size):
     assert [p for batch in got for p in batch] == want
     assert len(want) == 6 and "b/\udcff.bin" in want and "é/ü.md" in want
     assert len(got) == 1 if size == 1 << 17 else len(got) > 1  # a path of 200 bytes is over two sizes
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 1 << 17])
+def test_batches_with_nothing_to_drop_stay_rgs_bytes_and_read_as_the_same_files(tmp_path, printed, size):
+    """With no exclusion, a batch that names no VCS folder is handed on as rg's bytes (``Paths``:
+    the compiled reader takes them as they are), one that does as the list of the paths kept; both
+    give the same paths, and the reader the same rows, as the paths given one by one."""
+    whole = [p[2:] for p in printed.decode("utf-8", "surrogateescape").split("\0") if p]
+    want = [p for p in whole if not p.startswith(".git/")]
+    got = list(in_batches(printed, [], size))
+    assert [p for batch in got for p in batch] == want
+    as_bytes = [b for b in got if isinstance(b, Paths)]
+    assert all(b.block == "\0".join(b).encode("utf-8", "surrogateescape") for b in as_bytes)
+    assert all(b".git" not in b.block for b in as_bytes)  # the batch that named .git/ is a list
+    if size == 1 << 17:
+        assert len(got) == 1 and not isinstance(got[0], Paths)  # it holds .git/config: the kept list
+    else:
+        assert as_bytes and sum(map(len, as_bytes)) >= 4
+    if not native.available():
+        return
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with FileReader(fd, 4096, True) as reader, native.Gatherer() as g:
+            first = 1
+            for batch in as_bytes:
+                assert read_batch(reader, g, batch, first) == read_batch(reader, g, list(batch), first)
+                first += len(batch)
+    finally:
+        os.close(fd)
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["c", "python"])
