@@ -682,6 +682,11 @@ typedef int (*sql_reset_fn)(void *);
 
 struct dsh_writer {
     void *const *api;
+    /* the functions each row's insert calls, typed once */
+    sql_bind_blob_fn bind_blob;
+    sql_bind_int64_fn bind_int64;
+    sql_step_fn step;
+    sql_reset_fn reset;
     void *db;
     void *insert;      /* one row */
     void *insert_many; /* WRITER_ROWS rows */
@@ -700,6 +705,10 @@ struct dsh_writer *dsh_grams_writer_open(void *const *api, const char *db_path)
     if (w == NULL)
         return NULL;
     w->api = api;
+    w->bind_blob = (sql_bind_blob_fn)api[3];
+    w->bind_int64 = (sql_bind_int64_fn)api[4];
+    w->step = (sql_step_fn)api[5];
+    w->reset = (sql_reset_fn)api[10];
     static const char head[] = "INSERT INTO files(id, path, size, mtime_ns, kind, nul, ext) VALUES ";
     static const char row[] = "(?, ?, ?, ?, 0, ?, ?)";
     char many[sizeof head + WRITER_ROWS * sizeof row];
@@ -757,11 +766,6 @@ long dsh_grams_writer_insert(struct dsh_writer *w, const char *paths, long len, 
                              const int8_t *kinds, const int64_t *sizes, const int64_t *mtimes,
                              const int8_t *nuls, const char *exts)
 {
-    void *const *api = w->api;
-    sql_bind_blob_fn bind_blob = (sql_bind_blob_fn)api[3];
-    sql_bind_int64_fn bind_int64 = (sql_bind_int64_fn)api[4];
-    sql_step_fn step = (sql_step_fn)api[5];
-    sql_reset_fn reset = (sql_reset_fn)api[10];
     if (run(w, "BEGIN") != 0)
         return -1;
     long written = 0, at = 0, ext_at_ = 0, left = 0;
@@ -782,16 +786,16 @@ long dsh_grams_writer_insert(struct dsh_writer *w, const char *paths, long len, 
             stmt = left >= WRITER_ROWS ? w->insert_many : w->insert;
         int p = slot * 6;
         /* SQLITE_STATIC (0): the bytes outlive the step */
-        if (bind_int64(stmt, p + 1, first_id + i) != 0 || bind_blob(stmt, p + 2, path, (int)plen, NULL) != 0 ||
-            bind_int64(stmt, p + 3, sizes[i]) != 0 || bind_int64(stmt, p + 4, mtimes[i]) != 0 ||
-            bind_int64(stmt, p + 5, nuls[i]) != 0 || bind_blob(stmt, p + 6, ext, (int)elen, NULL) != 0)
+        if (w->bind_int64(stmt, p + 1, first_id + i) != 0 || w->bind_blob(stmt, p + 2, path, (int)plen, NULL) != 0 ||
+            w->bind_int64(stmt, p + 3, sizes[i]) != 0 || w->bind_int64(stmt, p + 4, mtimes[i]) != 0 ||
+            w->bind_int64(stmt, p + 5, nuls[i]) != 0 || w->bind_blob(stmt, p + 6, ext, (int)elen, NULL) != 0)
             goto failed;
         slot++;
         left--;
         if (slot == (stmt == w->insert_many ? WRITER_ROWS : 1)) {
-            if (step(stmt) != SQL_DONE)
+            if (w->step(stmt) != SQL_DONE)
                 goto failed;
-            reset(stmt);
+            w->reset(stmt);
             written += slot;
             slot = 0;
         }
@@ -802,7 +806,7 @@ long dsh_grams_writer_insert(struct dsh_writer *w, const char *paths, long len, 
     }
     return written;
 failed:
-    reset(stmt);
+    w->reset(stmt);
     run(w, "ROLLBACK");
     return -1;
 }
@@ -815,11 +819,6 @@ failed:
  */
 long dsh_grams_writer_postings(struct dsh_writer *w, const uint8_t *flushed, long len)
 {
-    void *const *api = w->api;
-    sql_bind_blob_fn bind_blob = (sql_bind_blob_fn)api[3];
-    sql_bind_int64_fn bind_int64 = (sql_bind_int64_fn)api[4];
-    sql_step_fn step = (sql_step_fn)api[5];
-    sql_reset_fn reset = (sql_reset_fn)api[10];
     if (run(w, "BEGIN") != 0)
         return -1;
     long written = 0;
@@ -832,10 +831,10 @@ long dsh_grams_writer_postings(struct dsh_writer *w, const uint8_t *flushed, lon
         if ((uint64_t)size > (uint64_t)(len - at - 8) || size > 0x7FFFFFFF)
             goto failed;
         /* SQLITE_STATIC (NULL): the flush's bytes outlive the step */
-        if (bind_int64(w->posting, 1, gram) != 0 || bind_blob(w->posting, 2, flushed + at + 8, (int)size, NULL) != 0 ||
-            step(w->posting) != SQL_DONE)
+        if (w->bind_int64(w->posting, 1, gram) != 0 ||
+            w->bind_blob(w->posting, 2, flushed + at + 8, (int)size, NULL) != 0 || w->step(w->posting) != SQL_DONE)
             goto failed;
-        reset(w->posting);
+        w->reset(w->posting);
         written++;
         at += 8 + (long)size;
     }
@@ -845,7 +844,7 @@ long dsh_grams_writer_postings(struct dsh_writer *w, const uint8_t *flushed, lon
     }
     return written;
 failed:
-    reset(w->posting);
+    w->reset(w->posting);
     run(w, "ROLLBACK");
     return -1;
 }
