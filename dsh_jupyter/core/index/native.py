@@ -28,6 +28,7 @@ import contextlib
 import ctypes
 import logging
 import os
+import struct
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -47,6 +48,8 @@ __all__ = [
     "give_back",
     "gram",
     "join",
+    "join_times",
+    "make_times",
     "python_only",
     "records",
 ]
@@ -54,7 +57,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 TEXT, SKIP, PYTHON = 0, 3, 4  # what ``Gatherer.read`` made of a path (grams.c's DSH_*)
-ABI = 4  # what ``dsh_grams_abi()`` of a library built from this version's grams.c answers
+ABI = 5  # what ``dsh_grams_abi()`` of a library built from this version's grams.c answers
 LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"libgrams.so.{ABI}")
 
 _loaded = False
@@ -120,6 +123,13 @@ def _load_once() -> None:
         long,
         p,
     ]
+    library.dsh_grams_join_times.restype = long
+    library.dsh_grams_join_times.argtypes = [
+        p, ctypes.c_char_p, ctypes.c_char_p, long, ctypes.c_char_p, p, i64, ctypes.c_char_p, long,
+        ctypes.c_char_p, long, i64, p, p, p, p, long, p, p, long, p,
+    ]  # fmt: skip
+    library.dsh_grams_times_make.restype = long
+    library.dsh_grams_times_make.argtypes = [p, ctypes.c_char_p, long]
     library.dsh_grams_release.restype, library.dsh_grams_release.argtypes = None, [p]
     library.dsh_grams_writer_open.restype, library.dsh_grams_writer_open.argtypes = p, [p, ctypes.c_char_p]
     library.dsh_grams_writer_close.restype, library.dsh_grams_writer_close.argtypes = None, [p]
@@ -197,9 +207,13 @@ class Gatherer:
         """Bytes of posting lists gathered since the last flush."""
         return self._library.dsh_grams_bytes(self._handle)
 
-    def read(self, root_fd: int, beneath: bool, rels: Sequence[str], first_id: int, max_bytes: int) -> Read:
+    def read(
+        self, root_fd: int, beneath: bool, rels: Sequence[str], first_id: int, max_bytes: int, lists: bool = True
+    ) -> Read:
         """Read ``rels`` (relative to ``root_fd``), path i as id ``first_id + i``. ``rels`` may
-        carry its paths as bytes already (``block``: NUL-separated, as rg's list gives them)."""
+        carry its paths as bytes already (``block``: NUL-separated, as rg's list gives them).
+        ``lists`` False: only ``raw`` (the arrays), for a caller that hands them to ``Writer``:
+        the lists are six Python objects a file (0.2-0.3 s of CPU on a million files)."""
         import numpy as np  # a core dependency (through pandas); imported where it is needed
 
         n = len(rels)
@@ -236,6 +250,9 @@ class Gatherer:
             raise MemoryError("the trigram reader ran out of memory")
         if done != n:
             raise RuntimeError(f"the trigram reader read {done} of {n} paths")
+        raw = (block, kinds, sizes, mtimes, nuls, exts)
+        if not lists:
+            return Read([], [], [], [], [], [], raw)
         return Read(
             kinds.tolist(),
             sizes.tolist(),
@@ -243,7 +260,7 @@ class Gatherer:
             nuls.tolist(),
             block.split(b"\0"),
             exts.raw[: exts_len.value - 1].split(b"\0"),
-            (block, kinds, sizes, mtimes, nuls, exts),
+            raw,
         )
 
     def flush(self) -> bytearray:
@@ -311,6 +328,7 @@ _SQL_FUNCTIONS = (
     "sqlite3_finalize",
     "sqlite3_exec",
     "sqlite3_reset",
+    "sqlite3_column_int64",
 )
 _sql_api: ctypes.Array | None = None
 _sql_api_tried = False
@@ -373,6 +391,17 @@ def join(db_path: str, sql: str, params: list, cut: int, most: int, sep: bytes =
             kinds[i], blobs[i], lens[i] = 0, ctypes.addressof(buf), len(value)
         else:
             kinds[i], ints[i] = 1, int(value)
+    return _listed(
+        library, most, lambda out: library.dsh_grams_join(
+            api, os.fsencode(db_path), sql.encode(), n, kinds, blobs, lens, ints, cut, sep[0], *out
+        )
+    )  # fmt: skip
+
+
+def _listed(library, most: int, call) -> Listed | None:
+    """Calls a joining function of the library (``call`` given the output arguments they share:
+    the list, its length, the flags, and the top-level entries' room, counts and number) and
+    reads what it gave; None when it failed other than for memory."""
     out = ctypes.c_void_p()
     out_len = ctypes.c_long()
     flags = ctypes.c_int()
@@ -381,10 +410,9 @@ def join(db_path: str, sql: str, params: list, cut: int, most: int, sep: bytes =
     counts = (ctypes.c_int64 * max(most, 1))()
     dirs = (ctypes.c_int8 * max(most, 1))()
     nkeys = ctypes.c_long()
-    rows = library.dsh_grams_join(
-        api, os.fsencode(db_path), sql.encode(), n, kinds, blobs, lens, ints, cut, sep[0],
-        ctypes.byref(out), ctypes.byref(out_len), ctypes.byref(flags),
-        keys, keys_cap, counts, dirs, most, ctypes.byref(nkeys),
+    rows = call(
+        (ctypes.byref(out), ctypes.byref(out_len), ctypes.byref(flags), keys, keys_cap, counts, dirs, most,
+         ctypes.byref(nkeys))
     )  # fmt: skip
     if rows < 0:
         if rows == -2:
@@ -401,6 +429,49 @@ def join(db_path: str, sql: str, params: list, cut: int, most: int, sep: bytes =
         parts = keys.raw.split(b"\0", nkeys.value)[: nkeys.value]
         groups = [(name + b"/" if dirs[i] else name, counts[i]) for i, name in enumerate(parts)]
     return Listed(rows, joined, not f & _NOT_ASCII, not f & _LOOK, bool(f & _LINE_BREAK), groups)
+
+
+TIMES_HEAD = struct.Struct("=qII")  # an entry of the time order: its time, row id and path length
+
+
+def make_times(db_path: str, block_bytes: int) -> int | None:
+    """The index file's time order made again (``dsh_grams_times_make``: every row of ``files``
+    read and sorted in C, written as blocks of about ``block_bytes`` in one transaction of a
+    connection of its own, ``gone`` emptied, ``times_max`` set); how many files it holds. None
+    where the library or SQLite's functions are not here, or it could not (nothing changed then)."""
+    library = _load()
+    api = _sql_functions() if library is not None else None
+    if library is None or api is None:
+        return None
+    made = library.dsh_grams_times_make(api, os.fsencode(db_path), block_bytes)
+    if made == -2:
+        raise MemoryError("the index's time order outgrew the memory")
+    if made < 0:
+        log.info("dsh_jupyter: the index's time order could not be made (%d); glob sorts in SQLite", made)
+        return None
+    return made
+
+
+def join_times(
+    db_path: str, prefix: bytes, endings: list[bytes], gone: bytes, added: bytes, most: int, sep: bytes = b"\n"
+) -> Listed | None:
+    """What ``join`` gives of the files below ``prefix`` (bytes ending in "/", or empty) ending in
+    one of ``endings`` (none: all), oldest first and equal times by path, read from the index's
+    time order (``dsh_grams_join_times``): its entries but those whose id is set in the bitmap
+    ``gone``, merged with ``added`` (entries of the rows since, in the same form and order). None
+    where the library is not here or the blocks cannot be read (the caller asks SQLite)."""
+    library = _load()
+    api = _sql_functions() if library is not None else None
+    if library is None or api is None:
+        return None
+    ends = b"".join(endings)
+    end_lens = (ctypes.c_long * max(len(endings), 1))(*map(len, endings))
+    return _listed(
+        library, most, lambda out: library.dsh_grams_join_times(
+            api, os.fsencode(db_path), prefix, len(prefix), ends, end_lens, len(endings), gone, len(gone),
+            added, len(added), sep[0], *out
+        )
+    )  # fmt: skip
 
 
 class Writer:

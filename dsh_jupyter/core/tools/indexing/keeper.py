@@ -473,6 +473,7 @@ class IndexKeeper:
             return
         try:
             self._apply(paths)
+            self._store.refresh_times()  # glob's time order, made again once its changes add up
             self._stamp = self._file_stamp()
         except sqlite3.DatabaseError:
             self._lose("the index file is damaged; it is being built again")

@@ -389,22 +389,34 @@ def test_changes_made_while_the_index_is_built_are_in_it_once_ready(tmp_path):
     _tree(root, files=20_000, folders=40)
     indexed = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1)
     plain = Workspace(root, state_path=tmp_path / "b" / "s.sqlite", index_min_files=0)
+    # the other process is started first and waits for a line: once told, its changes take a
+    # millisecond, not an interpreter's start-up (a build of 20,000 files can end within that)
+    change = (
+        "import os, sys\n"
+        "top = sys.argv[1]\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.readline()\n"
+        "open(os.path.join(top, 'd7', 'during.py'), 'w').write('needle_during = 1\\n')\n"
+        "open(os.path.join(top, 'd39', 'f39.py'), 'a').write('needle_during = 2\\n')\n"
+        "os.unlink(os.path.join(top, 'd1', 'f1.py'))\n"
+        "os.makedirs(os.path.join(top, 'fresh', 'deep'))\n"
+        "open(os.path.join(top, 'fresh', 'deep', 'x.py'), 'w').write('needle_during = 3\\n')\n"
+        "print('done', flush=True)\n"
+    )
+    other = subprocess.Popen(
+        [sys.executable, "-c", change, str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
+        assert other.stdout is not None and other.stdin is not None
+        assert other.stdout.readline() == "ready\n"
         indexed.run("grep", pattern="start")
         deadline = time.monotonic() + 60
         while indexed.index.status()["state"] != "building" or not indexed.index.read:
             assert time.monotonic() < deadline, indexed.index.status()
-            time.sleep(0.005)
-        change = (
-            "import os, sys\n"
-            "top = sys.argv[1]\n"
-            "open(os.path.join(top, 'd7', 'during.py'), 'w').write('needle_during = 1\\n')\n"
-            "open(os.path.join(top, 'd39', 'f39.py'), 'a').write('needle_during = 2\\n')\n"
-            "os.unlink(os.path.join(top, 'd1', 'f1.py'))\n"
-            "os.makedirs(os.path.join(top, 'fresh', 'deep'))\n"
-            "open(os.path.join(top, 'fresh', 'deep', 'x.py'), 'w').write('needle_during = 3\\n')\n"
-        )
-        subprocess.run([sys.executable, "-c", change, str(root)], check=True, timeout=60)
+            time.sleep(0.001)
+        other.stdin.write("go\n")
+        other.stdin.flush()
+        assert other.stdout.readline() == "done\n"
         during = indexed.index.status()["state"]
         _ready(indexed)
         got = _same(indexed, plain, "grep", pattern="needle_during")
@@ -412,6 +424,8 @@ def test_changes_made_while_the_index_is_built_are_in_it_once_ready(tmp_path):
         assert _same(indexed, plain, "grep", pattern="value_1 =").value["source"] == "index"
         assert during == "building"  # the changes came while the files were read
     finally:
+        other.kill()
+        other.wait(timeout=60)
         indexed.close()
         plain.close()
 
