@@ -59,6 +59,9 @@ __all__ = [
 BATCH_BYTES = 1 << 17  # of rg's list at a time: a few thousand paths
 _VCS_NAMES = tuple(VCS_DIRS)  # a batch holding none of these names holds no VCS folder
 _VCS_BYTES = tuple(v.encode() for v in VCS_DIRS)
+# every VCS folder's name starts with a dot, and in rg's "./"-led list each name follows a "/":
+# a batch without "/." holds none (one scan for a pair of bytes that few paths hold, where each
+# of the names took a scan of its own through every extension's dot: 0.2 s of a million files)
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _NOT_BENEATH = (errno.ELOOP, errno.ENOTDIR, errno.EXDEV)  # a symlink (or a file) where a folder was
 
@@ -151,7 +154,7 @@ def in_batches(out: bytes, excluded: list[str], size: int = BATCH_BYTES) -> Iter
             and piece.startswith(b"./")
             and piece.endswith(b"\0")
             and piece.count(b"\0./") == (count := piece.count(b"\0")) - 1
-            and not any(v in piece for v in _VCS_BYTES)
+            and (b"/." not in piece or not any(v in piece for v in _VCS_BYTES))
         ):
             yield Paths(piece[2:-1].replace(b"\0./", b"\0"), count)  # cut in C, left as bytes
             continue
@@ -370,10 +373,12 @@ def read_batch_for_writer(
     """``read_batch`` for a build whose rows C writes (``native.Writer``): the compiled reader's
     ``Read``, whose ``TEXT`` rows the writer takes from its arrays, and the rows and texts of the
     rest, read in Python."""
-    got = gatherer.read(reader.root_fd, reader.beneath, rels, first, reader.max_bytes)
-    if got.kinds.count(native.TEXT) == len(rels):
+    got = gatherer.read(reader.root_fd, reader.beneath, rels, first, reader.max_bytes, lists=False)
+    assert got.raw is not None
+    kinds = got.raw[1]
+    if int((kinds == native.TEXT).sum()) == len(rels):
         return got, [], []
-    rows, texts = _python_rows(reader, rels, first, got.kinds, [None] * len(rels))
+    rows, texts = _python_rows(reader, rels, first, kinds.tolist(), [None] * len(rels))
     return got, rows, texts
 
 

@@ -29,6 +29,7 @@ from dsh_jupyter.core.tools.indexing.files import (
     listed,
     read_batch,
 )
+from dsh_jupyter.core.tools.search.flags import VCS_DIRS
 from dsh_jupyter.core.tools.search.root import excluded_below, open_search_root
 
 
@@ -63,6 +64,7 @@ def test_batches_with_nothing_to_drop_stay_rgs_bytes_and_read_as_the_same_files(
     """With no exclusion, a batch that names no VCS folder is handed on as rg's bytes (``Paths``:
     the compiled reader takes them as they are), one that does as the list of the paths kept; both
     give the same paths, and the reader the same rows, as the paths given one by one."""
+    assert all(v.startswith(".") for v in VCS_DIRS)  # a batch without "/." names none of them
     whole = [p[2:] for p in printed.decode("utf-8", "surrogateescape").split("\0") if p]
     want = [p for p in whole if not p.startswith(".git/")]
     got = list(in_batches(printed, [], size))
