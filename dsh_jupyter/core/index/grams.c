@@ -725,10 +725,65 @@ typedef int (*sql_exec_fn)(void *, const char *, void *, void *, char **);
 typedef int (*sql_reset_fn)(void *);
 
 #define SQL_OPEN_READWRITE 0x2
+#define SQL_OPEN_CREATE 0x4
 
 /* Rows one statement inserts: a step runs the statement's program once, and its start (the
  * transaction check, the table and index cursors opened) cost as much as a row's insert itself. */
 #define WRITER_ROWS 64
+
+/* Rows of the time order gathered in memory (see the time order's comment, further down). */
+struct timed {
+    int64_t mtime;
+    uint32_t id, len;
+    uint64_t at; /* where the path lies in the arena */
+};
+
+struct timed_rows {
+    struct timed *rows;
+    long n, cap;
+    uint8_t *arena;
+    uint64_t arena_len, arena_cap;
+    int64_t max_id;
+};
+
+/* 0, -2 when memory ran out, -3 when `id` does not fit in 32 bits (ids start at 1). */
+static int timed_add(struct timed_rows *t, int64_t id, int64_t mtime, const void *path, long len)
+{
+    if (id < 1 || id > 0xFFFFFFFFll || len < 0 || len > 0x7FFFFFFF)
+        return -3;
+    if (t->n == t->cap) {
+        long cap = t->cap ? t->cap * 2 : 65536;
+        struct timed *rows = realloc(t->rows, (size_t)cap * sizeof *rows);
+        if (rows == NULL)
+            return -2;
+        t->rows = rows;
+        t->cap = cap;
+    }
+    if (t->arena_len + (uint64_t)len > t->arena_cap) {
+        uint64_t cap = t->arena_cap ? t->arena_cap : (1u << 22);
+        while (t->arena_len + (uint64_t)len > cap)
+            cap *= 2;
+        uint8_t *arena = realloc(t->arena, (size_t)cap);
+        if (arena == NULL)
+            return -2;
+        t->arena = arena;
+        t->arena_cap = cap;
+    }
+    if (len)
+        memcpy(t->arena + t->arena_len, path, (size_t)len);
+    t->rows[t->n++] = (struct timed){mtime, (uint32_t)id, (uint32_t)len, t->arena_len};
+    t->arena_len += (uint64_t)len;
+    if (id > t->max_id)
+        t->max_id = id;
+    return 0;
+}
+
+static void timed_free(struct timed_rows *t)
+{
+    free(t->rows);
+    free(t->arena);
+    memset(t, 0, sizeof *t);
+}
 
 struct dsh_writer {
     void *const *api;
@@ -741,6 +796,8 @@ struct dsh_writer {
     void *insert;      /* one row */
     void *insert_many; /* WRITER_ROWS rows */
     void *posting;     /* one posting list */
+    struct timed_rows timed; /* the rows inserted, for the build's time order */
+    int timed_failed;        /* why they could not be kept (timed_add's answer), or 0 */
 };
 
 static int run(struct dsh_writer *w, const char *sql)
@@ -773,8 +830,8 @@ struct dsh_writer *dsh_grams_writer_open(void *const *api, const char *db_path)
     }
     many[at] = 0;
     if (((sql_open_fn)api[0])(db_path, &w->db, SQL_OPEN_READWRITE | SQL_OPEN_NOMUTEX, NULL) != 0 ||
-        run(w, "PRAGMA journal_mode=MEMORY") != 0 || run(w, "PRAGMA synchronous=OFF") != 0 ||
-        run(w, "PRAGMA cache_size=-16384") != 0 ||
+        run(w, "PRAGMA busy_timeout=30000") != 0 || run(w, "PRAGMA journal_mode=MEMORY") != 0 ||
+        run(w, "PRAGMA synchronous=OFF") != 0 || run(w, "PRAGMA cache_size=-16384") != 0 ||
         ((sql_prepare_fn)api[2])(w->db,
                                  "INSERT INTO files(id, path, size, mtime_ns, kind, nul, ext) "
                                  "VALUES (?, ?, ?, ?, 0, ?, ?)",
@@ -803,6 +860,7 @@ void dsh_grams_writer_close(struct dsh_writer *w)
     ((sql_finalize_fn)w->api[8])(w->insert_many);
     ((sql_finalize_fn)w->api[8])(w->insert);
     ((sql_close_fn)w->api[1])(w->db);
+    timed_free(&w->timed);
     free(w);
 }
 
@@ -840,6 +898,8 @@ long dsh_grams_writer_insert(struct dsh_writer *w, const char *paths, long len, 
             w->bind_int64(stmt, p + 3, sizes[i]) != 0 || w->bind_int64(stmt, p + 4, mtimes[i]) != 0 ||
             w->bind_int64(stmt, p + 5, nuls[i]) != 0 || w->bind_blob(stmt, p + 6, ext, (int)elen, NULL) != 0)
             goto failed;
+        if (!w->timed_failed) /* a batch that fails fails the build: its rows kept here go with it */
+            w->timed_failed = timed_add(&w->timed, first_id + i, mtimes[i], path, (long)plen);
         slot++;
         left--;
         if (slot == (stmt == w->insert_many ? WRITER_ROWS : 1)) {
@@ -907,10 +967,12 @@ failed:
  * extension's. As SQLite indexes on (time, path) and (extension, time, path) the two took 2.1 s
  * of a million-file build's 3.1 s after the reading, and 3.4 s of its CPU: SQLite's sorter
  * compares whole records wherever the first field ties, and an extension ties for nearly every
- * pair. Sorted here the same million rows take 0.1 s, and a pass over the entries that keeps one
- * extension's reads 27 MB of memory, not a million rows. Changes since the blocks were made are
- * merged in as they are read (dsh_grams_join_times); the keeper makes the blocks again once the
- * changes pass a bound.
+ * pair. Sorted here the same million rows take a tenth of that, and a pass over the entries that
+ * keeps one extension's reads 27 MB of memory, not a million rows. Changes since the blocks were
+ * made are merged in as they are read (dsh_grams_join_times); the keeper makes the blocks again
+ * once the changes pass a bound. A build's rows are gathered by the writer as it inserts them
+ * (dsh_grams_writer_times); the blocks made again later read the rows from the file
+ * (dsh_grams_times_make).
  *
  * An entry: the time (int64), the row id (uint32), the path's length (uint32), all in the
  * machine's order, then the path's bytes.
@@ -919,43 +981,38 @@ typedef int64_t (*sql_column_int64_fn)(void *, int);
 
 #define TIMES_HEAD 16
 
-struct timed {
-    int64_t mtime;
-    uint32_t id, len;
-    uint64_t at; /* where the path lies in the arena */
-};
-
-static int timed_order(const void *a, const void *b, void *arena)
+/* A row's time order in memory: its paths lie in the rows' arena. */
+static int timed_order(const void *a, const void *b, void *rows_)
 {
-    const struct timed *x = a, *y = b;
+    const struct timed_rows *t = rows_;
+    const struct timed *x = &t->rows[*(const uint32_t *)a], *y = &t->rows[*(const uint32_t *)b];
     if (x->mtime != y->mtime)
         return x->mtime < y->mtime ? -1 : 1;
-    int c = memcmp((const char *)arena + x->at, (const char *)arena + y->at, x->len < y->len ? x->len : y->len);
+    int c = memcmp(t->arena + x->at, t->arena + y->at, x->len < y->len ? x->len : y->len);
     if (c != 0)
         return c;
     return (x->len > y->len) - (x->len < y->len);
 }
 
-/* `rows` sorted by time and then by path: by time in four passes of a radix sort over 16-bit
- * digits (glibc's qsort, a merge sort through a callback, took 0.25 s of a million rows), then
- * each run of equal times by path. 0, or -2: memory ran out. */
-static int sort_timed(struct timed *rows, long n, const uint8_t *arena)
+/* The rows' order, by time and then by path, as row numbers (malloc'd; NULL: memory ran out): by
+ * time in four passes of a radix sort over 16-bit digits (glibc's qsort, a merge sort through a
+ * callback, took 0.25 s of a million rows), then each run of equal times by path. */
+static uint32_t *sort_timed(const struct timed_rows *t)
 {
+    long n = t->n;
     struct keyed {
         uint64_t key; /* the time with its sign bit flipped: unsigned order is the signed order */
-        uint64_t row;
-    } *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+        uint32_t row;
+    } *a = malloc((size_t)(n ? n : 1) * sizeof *a), *b = malloc((size_t)(n ? n : 1) * sizeof *b);
     uint32_t *count = malloc(65536 * sizeof *count);
-    struct timed *sorted = malloc((size_t)n * sizeof *sorted);
-    if (a == NULL || b == NULL || count == NULL || sorted == NULL) {
-        free(a);
-        free(b);
-        free(count);
-        free(sorted);
-        return -2;
+    uint32_t *order = malloc((size_t)(n ? n : 1) * sizeof *order);
+    if (a == NULL || b == NULL || count == NULL || order == NULL) {
+        free(order);
+        order = NULL;
+        goto done;
     }
     for (long i = 0; i < n; i++)
-        a[i] = (struct keyed){(uint64_t)rows[i].mtime ^ (1ull << 63), (uint64_t)i};
+        a[i] = (struct keyed){(uint64_t)t->rows[i].mtime ^ (1ull << 63), (uint32_t)i};
     for (int shift = 0; shift < 64; shift += 16) {
         memset(count, 0, 65536 * sizeof *count);
         for (long i = 0; i < n; i++)
@@ -968,26 +1025,25 @@ static int sort_timed(struct timed *rows, long n, const uint8_t *arena)
         }
         for (long i = 0; i < n; i++)
             b[count[(a[i].key >> shift) & 0xFFFF]++] = a[i];
-        struct keyed *t = a;
+        struct keyed *swap = a;
         a = b;
-        b = t;
+        b = swap;
     }
     for (long i = 0; i < n; i++)
-        sorted[i] = rows[a[i].row];
-    memcpy(rows, sorted, (size_t)n * sizeof *rows);
+        order[i] = a[i].row;
     for (long i = 0; i < n;) { /* equal times: by path */
         long j = i + 1;
-        while (j < n && rows[j].mtime == rows[i].mtime)
+        while (j < n && a[j].key == a[i].key)
             j++;
         if (j - i > 1)
-            qsort_r(rows + i, (size_t)(j - i), sizeof *rows, timed_order, (void *)arena);
+            qsort_r(order + i, (size_t)(j - i), sizeof *order, timed_order, (void *)t);
         i = j;
     }
+done:
     free(a);
     free(b);
     free(count);
-    free(sorted);
-    return 0;
+    return order;
 }
 
 /* One block into `times` (`insert` bound and stepped); 0, or -1. */
@@ -1001,36 +1057,147 @@ static int put_block(void *const *api, void *insert, int64_t seq, const uint8_t 
 }
 
 /*
- * Makes the time order of the index file `db_path` again, on a connection of its own: every row
- * of `files` read (one read transaction) and sorted, then in one write transaction, once the
- * rows are found the same (their count and largest id), `times` replaced by blocks of about
- * `block_bytes`, `gone` emptied, and meta's `times_max` set to the largest id read (a row with a
- * larger id came later: the reader merges it in). Returns the entries written, -1 when SQLite
- * failed or the rows changed between (nothing changed), -2 when memory ran out, -3 when an id
- * does not fit in 32 bits.
+ * The rows `t` holds sorted and written as the time order. First, on the index's connection `db`
+ * (no transaction open), a read finds the table holds the same rows (their count and largest
+ * id); then the blocks go into the file `times_path` (a database of its own, made if missing:
+ * written while a writer on the index file, the build's path index, works), `times` replaced by
+ * blocks of about `block_bytes` and `info`'s `times_max` set to the largest id, in one
+ * transaction; last, on `db`, in one transaction once the largest id is found unchanged, `gone`
+ * emptied and meta's `times_max` set to it (a row with a larger id came later: the reader merges
+ * it in; a reader trusts the blocks only while the two `times_max` agree). Returns the entries
+ * written, -1 when SQLite failed or the rows are not the table's, -2 when memory ran out.
  */
-long dsh_grams_times_make(void *const *api, const char *db_path, long block_bytes)
+static long times_write(void *const *api, void *db, const char *times_path, struct timed_rows *t, long block_bytes)
 {
     sql_prepare_fn prepare = (sql_prepare_fn)api[2];
     sql_step_fn step = (sql_step_fn)api[5];
-    sql_column_blob_fn column_blob = (sql_column_blob_fn)api[6];
-    sql_column_bytes_fn column_bytes = (sql_column_bytes_fn)api[7];
     sql_finalize_fn finalize = (sql_finalize_fn)api[8];
     sql_exec_fn exec = (sql_exec_fn)api[9];
     sql_column_int64_fn column_int64 = (sql_column_int64_fn)api[11];
-    void *db = NULL, *select = NULL, *insert = NULL, *meta = NULL;
-    struct timed *rows = NULL;
-    uint8_t *arena = NULL, *block = NULL;
-    long n = 0, cap = 0, result = -1, block_cap = block_bytes;
-    uint64_t arena_len = 0, arena_cap = 0;
-    int64_t max_id = 0;
-    int begun = 0;
-    if (((sql_open_fn)api[0])(db_path, &db, SQL_OPEN_READWRITE | SQL_OPEN_NOMUTEX, NULL) != 0 ||
-        exec(db, "PRAGMA synchronous=OFF", NULL, NULL, NULL) != 0 ||
-        exec(db, "PRAGMA busy_timeout=30000", NULL, NULL, NULL) != 0 || exec(db, "BEGIN", NULL, NULL, NULL) != 0)
+    void *check = NULL, *insert = NULL, *meta = NULL, *tdb = NULL;
+    uint8_t *block = NULL;
+    long result = -2, block_cap = block_bytes, n = t->n;
+    int begun = 0, t_begun = 0;
+    uint32_t *order = sort_timed(t); /* before any lock: another writer may work meanwhile */
+    block = malloc((size_t)block_cap);
+    if (order == NULL || block == NULL)
+        goto done;
+    result = -1;
+    if (exec(db, "BEGIN", NULL, NULL, NULL) != 0)
         goto done;
     begun = 1;
-    if (prepare(db, "SELECT id, mtime_ns, path FROM files", -1, &select, NULL) != 0)
+    if (prepare(db, "SELECT count(*), coalesce(max(id), 0) FROM files", -1, &check, NULL) != 0 ||
+        step(check) != SQL_ROW || column_int64(check, 0) != n || column_int64(check, 1) != t->max_id)
+        goto done;
+    finalize(check);
+    check = NULL;
+    if (exec(db, "COMMIT", NULL, NULL, NULL) != 0)
+        goto done;
+    begun = 0;
+    if (((sql_open_fn)api[0])(times_path, &tdb, SQL_OPEN_READWRITE | SQL_OPEN_CREATE | SQL_OPEN_NOMUTEX, NULL) != 0 ||
+        exec(tdb, "PRAGMA busy_timeout=30000", NULL, NULL, NULL) != 0 ||
+        exec(tdb, "PRAGMA journal_mode=MEMORY", NULL, NULL, NULL) != 0 ||
+        exec(tdb, "PRAGMA synchronous=OFF", NULL, NULL, NULL) != 0 ||
+        exec(tdb,
+             "CREATE TABLE IF NOT EXISTS times(seq INTEGER PRIMARY KEY, block BLOB NOT NULL);"
+             "CREATE TABLE IF NOT EXISTS info(key TEXT PRIMARY KEY, value)",
+             NULL, NULL, NULL) != 0 ||
+        exec(tdb, "BEGIN IMMEDIATE", NULL, NULL, NULL) != 0)
+        goto done;
+    t_begun = 1;
+    if (exec(tdb, "DELETE FROM times", NULL, NULL, NULL) != 0 ||
+        prepare(tdb, "INSERT INTO times(seq, block) VALUES (?, ?)", -1, &insert, NULL) != 0 ||
+        prepare(tdb, "INSERT OR REPLACE INTO info(key, value) VALUES ('times_max', ?)", -1, &meta, NULL) != 0)
+        goto done;
+    long used = 0;
+    int64_t seq = 0;
+    for (long i = 0; i < n; i++) {
+        const struct timed *r = &t->rows[order[i]];
+        long need = TIMES_HEAD + (long)r->len;
+        if (used && used + need > block_cap) {
+            if (put_block(api, insert, seq++, block, used) != 0)
+                goto done;
+            used = 0;
+        }
+        if (need > block_cap) { /* a path longer than a block: a block of its own */
+            uint8_t *grown = realloc(block, (size_t)need);
+            if (grown == NULL) {
+                result = -2;
+                goto done;
+            }
+            block = grown;
+            block_cap = need;
+        }
+        memcpy(block + used, &r->mtime, 8);
+        memcpy(block + used + 8, &r->id, 4);
+        memcpy(block + used + 12, &r->len, 4);
+        if (r->len)
+            memcpy(block + used + TIMES_HEAD, t->arena + r->at, r->len);
+        used += need;
+    }
+    if (used && put_block(api, insert, seq, block, used) != 0)
+        goto done;
+    if (((sql_bind_int64_fn)api[4])(meta, 1, t->max_id) != 0 || step(meta) != SQL_DONE ||
+        exec(tdb, "COMMIT", NULL, NULL, NULL) != 0)
+        goto done;
+    t_begun = 0;
+    finalize(meta);
+    meta = NULL;
+    if (exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != 0)
+        goto done;
+    begun = 1;
+    if (prepare(db, "SELECT coalesce(max(id), 0) FROM files", -1, &check, NULL) != 0 || step(check) != SQL_ROW ||
+        column_int64(check, 0) != t->max_id ||
+        prepare(db, "INSERT OR REPLACE INTO meta(key, value) VALUES ('times_max', ?)", -1, &meta, NULL) != 0 ||
+        exec(db, "DELETE FROM gone", NULL, NULL, NULL) != 0 ||
+        ((sql_bind_int64_fn)api[4])(meta, 1, t->max_id) != 0 || step(meta) != SQL_DONE)
+        goto done;
+    finalize(check);
+    check = NULL;
+    if (exec(db, "COMMIT", NULL, NULL, NULL) != 0)
+        goto done;
+    begun = 0;
+    result = n;
+done:
+    if (check != NULL)
+        finalize(check);
+    if (insert != NULL)
+        finalize(insert);
+    if (meta != NULL)
+        finalize(meta);
+    if (t_begun)
+        exec(tdb, "ROLLBACK", NULL, NULL, NULL);
+    if (tdb != NULL)
+        ((sql_close_fn)api[1])(tdb);
+    if (begun)
+        exec(db, "ROLLBACK", NULL, NULL, NULL);
+    free(order);
+    free(block);
+    return result;
+}
+
+/*
+ * Makes the time order of the index file `db_path` again, into `times_path`, on connections of
+ * its own: every row of `files` read (one read transaction), then sorted and written
+ * (times_write). Returns the entries written, -1 when SQLite failed or the rows changed between,
+ * -2 when memory ran out, -3 when an id does not fit in 32 bits.
+ */
+long dsh_grams_times_make(void *const *api, const char *db_path, const char *times_path, long block_bytes)
+{
+    sql_step_fn step = (sql_step_fn)api[5];
+    sql_column_int64_fn column_int64 = (sql_column_int64_fn)api[11];
+    sql_exec_fn exec = (sql_exec_fn)api[9];
+    void *db = NULL, *select = NULL;
+    struct timed_rows t = {0};
+    long result = -1;
+    int begun = 0;
+    /* the busy timeout first: any other statement reads the schema, which waits for a writer */
+    if (((sql_open_fn)api[0])(db_path, &db, SQL_OPEN_READWRITE | SQL_OPEN_NOMUTEX, NULL) != 0 ||
+        exec(db, "PRAGMA busy_timeout=30000", NULL, NULL, NULL) != 0 ||
+        exec(db, "PRAGMA synchronous=OFF", NULL, NULL, NULL) != 0 || exec(db, "BEGIN", NULL, NULL, NULL) != 0)
+        goto done;
+    begun = 1;
+    if (((sql_prepare_fn)api[2])(db, "SELECT id, mtime_ns, path FROM files", -1, &select, NULL) != 0)
         goto done;
     for (;;) {
         int rc = step(select);
@@ -1038,117 +1205,60 @@ long dsh_grams_times_make(void *const *api, const char *db_path, long block_byte
             break;
         if (rc != SQL_ROW)
             goto done;
-        int64_t id = column_int64(select, 0);
-        if (id < 1 || id > 0xFFFFFFFFll) {
-            result = -3;
+        int rc2 = timed_add(&t, column_int64(select, 0), column_int64(select, 1),
+                            ((sql_column_blob_fn)api[6])(select, 2), ((sql_column_bytes_fn)api[7])(select, 2));
+        if (rc2 != 0) {
+            result = rc2;
             goto done;
         }
-        const uint8_t *path = column_blob(select, 2);
-        long plen = column_bytes(select, 2);
-        if (n == cap || arena_len + (uint64_t)plen > arena_cap) {
-            long new_cap = n == cap ? (cap ? cap * 2 : 65536) : cap;
-            uint64_t new_arena = arena_cap;
-            while (arena_len + (uint64_t)plen > new_arena)
-                new_arena = new_arena ? new_arena * 2 : (1u << 22);
-            struct timed *r = realloc(rows, (size_t)new_cap * sizeof *rows);
-            if (r == NULL) {
-                result = -2;
-                goto done;
-            }
-            rows = r;
-            cap = new_cap;
-            uint8_t *a = realloc(arena, (size_t)new_arena);
-            if (a == NULL) {
-                result = -2;
-                goto done;
-            }
-            arena = a;
-            arena_cap = new_arena;
-        }
-        if (plen)
-            memcpy(arena + arena_len, path, (size_t)plen);
-        rows[n] = (struct timed){column_int64(select, 1), (uint32_t)id, (uint32_t)plen, arena_len};
-        arena_len += (uint64_t)plen;
-        max_id = id > max_id ? id : max_id;
-        n++;
     }
-    finalize(select);
+    ((sql_finalize_fn)api[8])(select);
     select = NULL;
-    /* The rows are read: the read ends, so that a writer on another connection (the build's
-     * path index, made meanwhile) may commit while they are sorted; the writing below waits for
-     * it, and finds the same rows or gives up. */
+    /* the read ends, so that a writer on another connection (the build's path index, made
+     * meanwhile) may commit while the rows are sorted; times_write waits for it */
     if (exec(db, "COMMIT", NULL, NULL, NULL) != 0)
         goto done;
     begun = 0;
-    if (n && sort_timed(rows, n, arena) != 0) {
-        result = -2;
-        goto done;
-    }
-    if (exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != 0)
-        goto done;
-    begun = 1;
-    if (prepare(db, "SELECT count(*), coalesce(max(id), 0) FROM files", -1, &select, NULL) != 0 ||
-        step(select) != SQL_ROW || column_int64(select, 0) != n || column_int64(select, 1) != max_id)
-        goto done;
-    finalize(select);
-    select = NULL;
-    if (exec(db, "DELETE FROM times", NULL, NULL, NULL) != 0 || exec(db, "DELETE FROM gone", NULL, NULL, NULL) != 0 ||
-        prepare(db, "INSERT INTO times(seq, block) VALUES (?, ?)", -1, &insert, NULL) != 0 ||
-        prepare(db, "INSERT OR REPLACE INTO meta(key, value) VALUES ('times_max', ?)", -1, &meta, NULL) != 0)
-        goto done;
-    block = malloc((size_t)block_cap);
-    if (block == NULL) {
-        result = -2;
-        goto done;
-    }
-    long used = 0;
-    int64_t seq = 0;
-    for (long i = 0; i < n; i++) {
-        long need = TIMES_HEAD + (long)rows[i].len;
-        if (used && used + need > block_cap) {
-            if (put_block(api, insert, seq++, block, used) != 0)
-                goto done;
-            used = 0;
-        }
-        if (need > block_cap) { /* a path longer than a block: a block of its own */
-            uint8_t *b = realloc(block, (size_t)need);
-            if (b == NULL) {
-                result = -2;
-                goto done;
-            }
-            block = b;
-            block_cap = need;
-        }
-        memcpy(block + used, &rows[i].mtime, 8);
-        memcpy(block + used + 8, &rows[i].id, 4);
-        memcpy(block + used + 12, &rows[i].len, 4);
-        if (rows[i].len)
-            memcpy(block + used + TIMES_HEAD, arena + rows[i].at, rows[i].len);
-        used += need;
-    }
-    if (used && put_block(api, insert, seq, block, used) != 0)
-        goto done;
-    if (((sql_bind_int64_fn)api[4])(meta, 1, max_id) != 0 || step(meta) != SQL_DONE)
-        goto done;
-    if (exec(db, "COMMIT", NULL, NULL, NULL) != 0)
-        goto done;
-    begun = 0;
-    result = n;
+    result = times_write(api, db, times_path, &t, block_bytes);
 done:
     if (select != NULL)
-        finalize(select);
-    if (insert != NULL)
-        finalize(insert);
-    if (meta != NULL)
-        finalize(meta);
+        ((sql_finalize_fn)api[8])(select);
     if (begun)
         exec(db, "ROLLBACK", NULL, NULL, NULL);
     if (db != NULL)
         ((sql_close_fn)api[1])(db);
-    free(rows);
-    free(arena);
-    free(block);
+    timed_free(&t);
     return result;
+}
+
+/*
+ * The time order of a build, from the rows this writer inserted and `extra` (`extra_len` bytes
+ * of entries in the time order's form: the rows the keeper's connection inserted), sorted and
+ * written into `times_path` (times_write, on the writer's connection: it finds the table holds
+ * exactly these rows, or writes nothing). Returns as times_write does; -3 when an id does not
+ * fit in 32 bits.
+ */
+long dsh_grams_writer_times(struct dsh_writer *w, const char *times_path, const uint8_t *extra, long extra_len,
+                            long block_bytes)
+{
+    if (w->timed_failed)
+        return w->timed_failed;
+    for (long at = 0; at < extra_len;) {
+        int64_t mtime;
+        uint32_t id, len;
+        if (extra_len - at < TIMES_HEAD)
+            return -1;
+        memcpy(&mtime, extra + at, 8);
+        memcpy(&id, extra + at + 8, 4);
+        memcpy(&len, extra + at + 12, 4);
+        if ((uint64_t)len > (uint64_t)(extra_len - at - TIMES_HEAD))
+            return -1;
+        int rc = timed_add(&w->timed, id, mtime, extra + at + TIMES_HEAD, (long)len);
+        if (rc != 0)
+            return rc;
+        at += TIMES_HEAD + (long)len;
+    }
+    return times_write(w->api, w->db, times_path, &w->timed, block_bytes);
 }
 
 /* An entry of a block, or of the changes merged in: 1 and its fields, 0 at the end, -1 when
@@ -1196,13 +1306,15 @@ static int wanted(const uint8_t *path, uint32_t len, const uint8_t *prefix, long
  * The files below `prefix` (`prefix_len` bytes, ending in "/", or none) ending in one of the
  * `nends` endings (their bytes one after another in `ends`, their lengths in `end_lens`; none:
  * every file), oldest first and equal times by path, joined as dsh_grams_join joins a query's
- * rows (each from byte `prefix_len` on): the entries of `times` on the index file `db_path`
- * (read-only) but those whose id is set in the bitmap `gone` (`gone_bytes`; bit i of byte i/8:
+ * rows (each from byte `prefix_len` on): the entries of `times` in the file `times_path`
+ * (read-only; only when its `times_max` is the index's, `times_max`) but those whose id is set
+ * in the bitmap `gone` (`gone_bytes`; bit i of byte i/8:
  * the id i), merged with the entries of `added` (`added_len` bytes, in the same form and
  * order: the rows since, their ids not read). Returns the number of rows, -1 when SQLite failed
  * or an entry runs past its block, -2 when memory ran out.
  */
-long dsh_grams_join_times(void *const *api, const char *db_path, const uint8_t *prefix, long prefix_len,
+long dsh_grams_join_times(void *const *api, const char *times_path, int64_t times_max, const uint8_t *prefix,
+                          long prefix_len,
                           const uint8_t *ends, const long *end_lens, int nends, const uint8_t *gone, long gone_bytes,
                           const uint8_t *added, long added_len, int sep, char **out, long *out_len, int *flags,
                           char *keys, long keys_cap, int64_t *counts, int8_t *dirs, long max_keys, long *nkeys)
@@ -1219,8 +1331,13 @@ long dsh_grams_join_times(void *const *api, const char *db_path, const uint8_t *
     if (result != 0)
         goto done;
     result = -1;
-    if (((sql_open_fn)api[0])(db_path, &db, SQL_OPEN_READONLY | SQL_OPEN_NOMUTEX, NULL) != 0 ||
-        ((sql_prepare_fn)api[2])(db, "SELECT block FROM times ORDER BY seq", -1, &stmt, NULL) != 0)
+    if (((sql_open_fn)api[0])(times_path, &db, SQL_OPEN_READONLY | SQL_OPEN_NOMUTEX, NULL) != 0 ||
+        ((sql_prepare_fn)api[2])(db, "SELECT value FROM info WHERE key = 'times_max'", -1, &stmt, NULL) != 0 ||
+        step(stmt) != SQL_ROW || ((sql_column_int64_fn)api[11])(stmt, 0) != times_max)
+        goto done; /* no blocks, or blocks of another time than the index's */
+    ((sql_finalize_fn)api[8])(stmt);
+    stmt = NULL;
+    if (((sql_prepare_fn)api[2])(db, "SELECT block FROM times ORDER BY seq", -1, &stmt, NULL) != 0)
         goto done;
     const uint8_t *block = NULL, *a_path = NULL, *b_path = NULL;
     long block_len = 0, block_at = 0, added_at = 0;

@@ -125,11 +125,13 @@ def _load_once() -> None:
     ]
     library.dsh_grams_join_times.restype = long
     library.dsh_grams_join_times.argtypes = [
-        p, ctypes.c_char_p, ctypes.c_char_p, long, ctypes.c_char_p, p, i64, ctypes.c_char_p, long,
+        p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_char_p, long, ctypes.c_char_p, p, i64, ctypes.c_char_p, long,
         ctypes.c_char_p, long, i64, p, p, p, p, long, p, p, long, p,
     ]  # fmt: skip
     library.dsh_grams_times_make.restype = long
-    library.dsh_grams_times_make.argtypes = [p, ctypes.c_char_p, long]
+    library.dsh_grams_times_make.argtypes = [p, ctypes.c_char_p, ctypes.c_char_p, long]
+    library.dsh_grams_writer_times.restype = long
+    library.dsh_grams_writer_times.argtypes = [p, ctypes.c_char_p, ctypes.c_char_p, long, long]
     library.dsh_grams_release.restype, library.dsh_grams_release.argtypes = None, [p]
     library.dsh_grams_writer_open.restype, library.dsh_grams_writer_open.argtypes = p, [p, ctypes.c_char_p]
     library.dsh_grams_writer_close.restype, library.dsh_grams_writer_close.argtypes = None, [p]
@@ -434,16 +436,17 @@ def _listed(library, most: int, call) -> Listed | None:
 TIMES_HEAD = struct.Struct("=qII")  # an entry of the time order: its time, row id and path length
 
 
-def make_times(db_path: str, block_bytes: int) -> int | None:
+def make_times(db_path: str, times_path: str, block_bytes: int) -> int | None:
     """The index file's time order made again (``dsh_grams_times_make``: every row of ``files``
-    read and sorted in C, written as blocks of about ``block_bytes`` in one transaction of a
-    connection of its own, ``gone`` emptied, ``times_max`` set); how many files it holds. None
-    where the library or SQLite's functions are not here, or it could not (nothing changed then)."""
+    read and sorted in C, written as blocks of about ``block_bytes`` into the file ``times_path``,
+    then ``gone`` emptied and ``times_max`` set, on connections of its own); how many files it
+    holds. None where the library or SQLite's functions are not here, or it could not (the
+    index's ``times_max`` is left as it was then)."""
     library = _load()
     api = _sql_functions() if library is not None else None
     if library is None or api is None:
         return None
-    made = library.dsh_grams_times_make(api, os.fsencode(db_path), block_bytes)
+    made = library.dsh_grams_times_make(api, os.fsencode(db_path), os.fsencode(times_path), block_bytes)
     if made == -2:
         raise MemoryError("the index's time order outgrew the memory")
     if made < 0:
@@ -453,13 +456,22 @@ def make_times(db_path: str, block_bytes: int) -> int | None:
 
 
 def join_times(
-    db_path: str, prefix: bytes, endings: list[bytes], gone: bytes, added: bytes, most: int, sep: bytes = b"\n"
+    times_path: str,
+    times_max: int,
+    prefix: bytes,
+    endings: list[bytes],
+    gone: bytes,
+    added: bytes,
+    most: int,
+    sep: bytes = b"\n",
 ) -> Listed | None:
     """What ``join`` gives of the files below ``prefix`` (bytes ending in "/", or empty) ending in
     one of ``endings`` (none: all), oldest first and equal times by path, read from the index's
-    time order (``dsh_grams_join_times``): its entries but those whose id is set in the bitmap
-    ``gone``, merged with ``added`` (entries of the rows since, in the same form and order). None
-    where the library is not here or the blocks cannot be read (the caller asks SQLite)."""
+    time order in ``times_path`` (``dsh_grams_join_times``), made when the index's largest id was
+    ``times_max``: its entries but those whose id is set in the bitmap ``gone``, merged with
+    ``added`` (entries of the rows since, in the same form and order). None where the library is
+    not here, or the blocks are missing, of another ``times_max`` or cannot be read (the caller
+    asks SQLite)."""
     library = _load()
     api = _sql_functions() if library is not None else None
     if library is None or api is None:
@@ -468,7 +480,7 @@ def join_times(
     end_lens = (ctypes.c_long * max(len(endings), 1))(*map(len, endings))
     return _listed(
         library, most, lambda out: library.dsh_grams_join_times(
-            api, os.fsencode(db_path), prefix, len(prefix), ends, end_lens, len(endings), gone, len(gone),
+            api, os.fsencode(times_path), times_max, prefix, len(prefix), ends, end_lens, len(endings), gone, len(gone),
             added, len(added), sep[0], *out
         )
     )  # fmt: skip
@@ -486,6 +498,7 @@ class Writer:
     def __init__(self, library, handle: int) -> None:
         self._library = library
         self._handle: int | None = handle
+        self._noted: list[bytes] = []  # entries of the rows the keeper's connection wrote
 
     @classmethod
     def open(cls, db_path: str) -> Writer | None:
@@ -522,6 +535,29 @@ class Writer:
         if done < 0:
             raise RuntimeError("the index's posting lists could not be written from C")
         return done
+
+    def note(self, rows: list[tuple]) -> None:
+        """Rows the keeper's connection wrote during the build (``IndexStore.add``'s tuples), for
+        ``times``: the few files the compiled reader left to Python."""
+        head = TIMES_HEAD.pack
+        self._noted.append(b"".join(head(r[3], r[0], len(r[1])) + r[1] for r in rows))
+
+    def times(self, times_path: str, block_bytes: int) -> int | None:
+        """The build's time order (``IndexStore.built`` says what it is) from the rows this writer
+        inserted and those ``note`` was given, sorted in C and written into ``times_path`` once
+        the table holds exactly those rows (``make_times`` says how); how many. None where it
+        could not (the caller reads the rows from the file instead)."""
+        assert self._handle is not None
+        extra = b"".join(self._noted)
+        made = self._library.dsh_grams_writer_times(
+            self._handle, os.fsencode(times_path), extra, len(extra), block_bytes
+        )
+        if made == -2:
+            raise MemoryError("the index's time order outgrew the memory")
+        if made < 0:
+            log.info("dsh_jupyter: the build's time order could not be made from its rows (%d)", made)
+            return None
+        return made
 
     def close(self) -> None:
         if self._handle:

@@ -483,3 +483,79 @@ def test_a_flush_the_writer_cannot_read_whole_leaves_no_list_of_it(tmp_path):
 def test_no_writer_without_the_library():
     with native.python_only():
         assert native.Writer.open("/nonexistent/index.sqlite") is None
+
+
+def _writer_build(tmp_path, note: bool):
+    """A store built as the keeper builds one: text files written by ``Writer`` from the reader's
+    arrays, the files left to Python (over the size setting, UTF-16, a FIFO) by the store's
+    connection, and (``note``) those rows noted to the writer for the time order. Equal times
+    for half the files: the path decides between them."""
+    from dsh_jupyter.core.tools.indexing.files import read_batch_for_writer
+
+    root = tmp_path / "t"
+    (root / "d").mkdir(parents=True)
+    rels = []
+    for i in range(300):
+        rel = f"d/f{i:03}.{'py' if i % 3 else 'txt'}"
+        (root / rel).write_text(f"text {i}\n")
+        os.utime(root / rel, ns=(0, 10**18 if i % 2 else 10**18 + (i * 7919) % 1000))
+        rels.append(rel)
+    (root / "big.txt").write_bytes(b"z" * (MAX + 1))
+    (root / "wide.txt").write_bytes("\ufeffhi".encode("utf-16"))
+    os.mkfifo(root / "pipe")
+    rels[100:100] = ["big.txt", "wide.txt", "pipe"]
+    store = IndexStore(str(tmp_path / "i.sqlite"), building=True)
+    writer = native.Writer.open(store.path)
+    assert writer is not None
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with FileReader(fd, MAX, True) as reader, native.Gatherer() as g:
+            for at in range(0, len(rels), 64):
+                batch = rels[at : at + 64]
+                first = store.reserve(len(batch))
+                got, rows, texts = read_batch_for_writer(reader, g, batch, first)
+                writer.insert(got, first)
+                store.begin()
+                store.add(rows, texts)
+                store.commit()
+                if note and rows:
+                    writer.note(rows)
+    finally:
+        os.close(fd)
+    return store, writer
+
+
+@pytest.mark.parametrize("note", [True, False], ids=["noted", "not-noted"])
+def test_the_builds_time_order_is_made_from_the_rows_the_writer_kept(tmp_path, monkeypatch, note):
+    """``Writer.times`` sorts the rows it inserted and those noted to it, and writes the time
+    order (into a file of its own) once the table holds exactly those rows: glob's list is then
+    every file, by time and then by path. A row the store's connection wrote and nobody noted
+    leaves the table with a row the writer did not keep: it writes nothing, and ``built`` makes
+    the order from the rows in the file instead, the same list."""
+    store, writer = _writer_build(tmp_path, note)
+    made_from_file = []
+    real = native.make_times
+    monkeypatch.setattr(native, "make_times", lambda *a: made_from_file.append(a) or real(*a))
+    kept = []
+
+    def order(times_path: str, block_bytes: int) -> int | None:
+        try:
+            got = writer.times(times_path, block_bytes)
+            kept.append(got)
+            return got
+        finally:
+            writer.close()
+
+    try:
+        store.built(order)
+        assert kept == [303 if note else None]
+        assert bool(made_from_file) == (not note)
+        rows = sorted(store.db.execute("SELECT mtime_ns, path FROM files"))
+        assert len(rows) == 303
+        listed = store.listed_by_time("", ("",), 100)
+        assert listed is not None and listed.joined == b"\n".join(p for _, p in rows)
+        assert store.get("times_max") == store.db.execute("SELECT max(id) FROM files").fetchone()[0]
+        assert store.disk_bytes() > os.path.getsize(store.times_path) > 303 * 16
+    finally:
+        writer.close()
+        store.close()

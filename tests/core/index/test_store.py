@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import sqlite3
 
@@ -61,7 +62,8 @@ def test_the_time_order_and_the_indexes_read_every_row_as_a_sort_in_python(tmp_p
     assert {"by_path", "by_gram"} <= names
     if compiled:
         assert not names & {"by_time", "by_ext"}
-        assert store.db.execute("SELECT count(*) FROM times").fetchone()[0] >= 8
+        with sqlite3.connect(store.times_path) as db:  # a file of its own
+            assert db.execute("SELECT count(*) FROM times").fetchone()[0] >= 8
         assert store.get("times_max") == 120_000
     else:
         assert {"by_time", "by_ext"} <= names and store.get("times_max") is None
@@ -83,8 +85,10 @@ def test_the_time_order_and_the_indexes_read_every_row_as_a_sort_in_python(tmp_p
     store.close()
     with sqlite3.connect(tmp_path / "i.sqlite") as db:  # what was made is in the file, not in memory
         assert db.execute("SELECT count(*) FROM files INDEXED BY by_path").fetchone() == (120_000,)
-        if compiled:
+    if compiled:
+        with sqlite3.connect(tmp_path / "i.sqlite.times") as db:
             assert db.execute("SELECT sum(length(block)) FROM times").fetchone()[0] == sum(16 + len(r[1]) for r in rows)
+            assert db.execute("SELECT value FROM info WHERE key = 'times_max'").fetchone() == (120_000,)
 
 
 def _change(store: IndexStore, rng: random.Random, count: int) -> None:
@@ -162,15 +166,27 @@ def test_the_time_order_is_made_again_once_its_changes_pass_the_bound(tmp_path, 
         store.close()
 
 
-def test_a_time_order_that_does_not_read_whole_is_left_for_sqlites_rows(tmp_path):
-    """A block cut short (not what the library wrote): the pass over it fails, and glob's list
-    comes from SQLite's rows in time order, the same list."""
+@pytest.mark.parametrize("damage", ["cut", "other-time", "removed"])
+def test_a_time_order_that_does_not_read_whole_is_left_for_sqlites_rows(tmp_path, damage):
+    """The time order's file with a block cut short (not what the library wrote), made for another
+    state of the index (its ``times_max`` is not the index's), or removed: the pass over it
+    fails, and glob's list comes from SQLite's rows in time order, the same list."""
     store = _built(tmp_path, _many_rows(2_000))
     try:
         want = _in_time_order(store, "", (".py",))
-        store.db.execute("UPDATE times SET block = substr(block, 1, 100) WHERE seq = 0")
-        assert native.join_times(store.path, b"", [b".py"], b"", b"", 10) is None
+        top = store.get("times_max")
+        assert native.join_times(store.times_path, top, b"", [b".py"], b"", b"", 10) is not None
+        if damage == "removed":
+            os.unlink(store.times_path)
+        else:
+            with sqlite3.connect(store.times_path) as db:
+                if damage == "cut":
+                    db.execute("UPDATE times SET block = substr(block, 1, 100) WHERE seq = 0")
+                else:
+                    db.execute("UPDATE info SET value = value - 1 WHERE key = 'times_max'")
+        assert native.join_times(store.times_path, top, b"", [b".py"], b"", b"", 10) is None
         listed = store.listed_by_time("", (".py",), 400)
         assert listed is not None and listed.joined == b"\n".join(want)
+        assert store.paths("", (".py",), by_time=True) == [p.decode() for p in want]
     finally:
         store.close()

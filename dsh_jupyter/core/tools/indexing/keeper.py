@@ -39,7 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ...index import native
-from ...index.store import IndexStore
+from ...index.store import COMPANIONS, IndexStore
 from ...index.watch import (
     BELOW_REMOTE,
     INSTANCE_LIMIT,
@@ -248,18 +248,24 @@ class IndexKeeper:
                         self._let_go_of_lock()  # no index here: another process may keep one
                     return
                 os.makedirs(self.folder, mode=0o700, exist_ok=True)
-                for suffix in ("", "-wal", "-shm"):
+                for suffix in ("", *COMPANIONS):
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(self.path + suffix)
                 self.listed = rg_list.listed
                 store = IndexStore(self.path, building=True)
+                # the rows the compiled reader made are written by C, on a connection of its own
+                writer = native.Writer.open(store.path) if native.available() else None
                 try:
-                    ended = self._fill(ctx, root, store, rg_list.batches(self._stop), started, rg_list)
+                    ended = self._fill(ctx, root, store, rg_list.batches(self._stop), started, rg_list, writer)
                 except BaseException:
+                    if writer is not None:
+                        writer.close()
                     store.close()
                     raise
             finally:
                 rg_list.close()  # before the root's descriptor can close: its rg runs in that folder
+            if writer is not None and (ended is not None or rg_list.unreadable):
+                writer.close()
             if ended is None and rg_list.unreadable:
                 store.close()
                 self._finish(
@@ -270,7 +276,11 @@ class IndexKeeper:
                 store.close()
                 self._finish(*ended)
                 return
-            store.built()
+            try:
+                store.built(_time_order_of(writer))
+            finally:
+                if writer is not None:
+                    writer.close()  # (the time order closed it already, before the write-ahead log)
             native.give_back()  # what the reading threads' lists and SQLite's sorting freed
             files = store.count()
             with self._lock:
@@ -304,9 +314,12 @@ class IndexKeeper:
         batches: Iterator[Sequence[str]],
         started: float,
         rg_list: StreamedListing | None = None,
+        writer: native.Writer | None = None,
     ) -> tuple[str, str | None] | None:
         """Read every listed file into ``store``, one transaction a batch; None when all are in,
-        else the state and note the build ends with (cancelled, or over a bound).
+        else the state and note the build ends with (cancelled, or over a bound). ``writer``
+        (the caller's, open on ``store``'s file) writes the rows the compiled reader made, from
+        C, and keeps every row for the time order (``IndexStore.built``).
 
         ``READERS`` threads read the next batches while this one writes (the compiled reader,
         ``os.read`` and SQLite's inserts all let go of the GIL); they are done before this
@@ -319,8 +332,6 @@ class IndexKeeper:
         local = threading.local()
         gatherers: list[native.Gatherer] = []
         made = threading.Lock()
-        # the rows the compiled reader made are written by C, on a connection of its own
-        writer = native.Writer.open(store.path) if compiled else None
 
         def read(batch: Sequence[str], first: int) -> tuple[int, native.Read | None, list, list, bytearray | None]:
             gatherer = getattr(local, "gatherer", None)
@@ -358,6 +369,8 @@ class IndexKeeper:
                     if flushed and writer is None:
                         store.add_postings(flushed)
                     store.commit()
+                    if writer is not None and rows:
+                        writer.note(rows)  # the rows this connection wrote, for the time order
                     self.read += written + len(rows)
                     if rg_list is not None:
                         self.listed = rg_list.listed
@@ -385,8 +398,6 @@ class IndexKeeper:
                         store.add_postings(gatherer.flush())
                     store.commit()
         finally:
-            if writer is not None:
-                writer.close()  # before the file is switched to its write-ahead log
             for gatherer in gatherers:
                 gatherer.close()
         return ended
@@ -564,6 +575,22 @@ _LASTING = tuple(
     reason.partition("{")[0]
     for reason in (KERNEL_WATCH_LIMIT, MAX_WATCHES, ROOT_REMOTE, BELOW_REMOTE, UNWATCHABLE, INSTANCE_LIMIT, UNAVAILABLE)
 )
+
+
+def _time_order_of(writer: native.Writer | None) -> Callable[[str, int], int | None] | None:
+    """``IndexStore.built``'s ``order``: the time order from the rows ``writer`` kept, on its own
+    connection, which is closed once it is written (the file is then switched to its write-ahead
+    log, which wants no other connection writing)."""
+    if writer is None:
+        return None
+
+    def order(times_path: str, block_bytes: int) -> int | None:
+        try:
+            return writer.times(times_path, block_bytes)
+        finally:
+            writer.close()
+
+    return order
 
 
 def _passes(reason: str) -> bool:

@@ -386,7 +386,7 @@ def test_glob_and_find_from_the_index_order_and_pick_as_rg_does(pair):
 def test_changes_made_while_the_index_is_built_are_in_it_once_ready(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
-    _tree(root, files=20_000, folders=40)
+    _tree(root, files=60_000, folders=40)  # a build long enough to be changed during it
     indexed = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1)
     plain = Workspace(root, state_path=tmp_path / "b" / "s.sqlite", index_min_files=0)
     # the other process is started first and waits for a line: once told, its changes take a
@@ -458,3 +458,29 @@ def test_a_changed_file_gone_between_its_look_and_its_read_loses_its_row_before_
     finally:
         db.close()
     assert rows == [] and others == 39
+
+
+def test_globs_time_order_is_made_again_once_its_changes_pass_the_bound(pair, monkeypatch):
+    """After the build, glob's time order merges each change in as it is read; once the changes
+    pass the bound (here 10), the keeper makes the order again as it takes them in, and glob
+    answers as the walk does both before and after, oldest first."""
+    from dsh_jupyter.core.index import store as store_module
+
+    root, indexed, plain = pair
+    _ready(indexed)
+    monkeypatch.setattr(store_module, "TIMES_REMAKE_MIN", 10)
+    store = indexed.index._store
+    assert store is not None and store.changed_since_times() == 0
+    stamp = time.time_ns() // 10**9 * 10**9
+    for i in range(6):  # 12 changes: each file's old row gone and its new row added
+        path = root / f"d{i % 4}" / f"f{i}.py"
+        path.write_text(f"changed_{i} = True\n")
+        os.utime(path, ns=(stamp, stamp + (5 - i)))  # the newest first: the order moves
+    indexed.index.catch_up()
+    assert store.changed_since_times() == 0  # made again: nothing left to merge
+    assert _same(indexed, plain, "glob", pattern="*.py").value["source"] == "index"
+    (root / "d1" / "late.py").write_text("late = True\n")
+    indexed.index.catch_up()
+    assert store.changed_since_times() == 1  # under the bound: merged in as it is read
+    got = _same(indexed, plain, "glob", pattern="*.py")
+    assert got.value["source"] == "index" and got.value["paths"][-1] == "d1/late.py"
