@@ -29,8 +29,9 @@
  * What it must never do: read through a symlink, leave out an ASCII trigram of a file it calls
  * DSH_TEXT, or write past an output it was given.
  *
- * Below the reader, dsh_grams_join reads glob's and find's lists from the index in one pass (its
- * own comment says why).
+ * Below the reader, dsh_grams_join reads glob's and find's lists from the index in one pass, the
+ * writer writes a build's rows and posting lists from C, and the time order keeps glob's files
+ * sorted by time outside SQLite's indexes (each one's own comment says why).
  *
  * Built into libgrams.so.N when the package is built (hatch_build.py), loaded by
  * core/index/native.py; where it is missing, the index reads and indexes every file in Python

@@ -12,7 +12,8 @@ are read in Python and indexed by FTS5 as before, and so is every file changed a
 ``join`` serves glob of endings alone (``tools/glob/indexed.py``): the rows of one query of the
 index joined by newlines, each top-level entry counted and the lines checked for what may need
 quoting, in one pass, where SQLite's ``group_concat`` and a second counting pass took twice as
-long on a million files.
+long on a million files. ``join_times`` does the same from glob's time order, which
+``make_times`` and ``Writer.times`` make (``store.py`` says why it is not an SQLite index).
 
 Where the library is missing (no compiler when the package was built, another platform) or cannot
 be loaded, ``available()`` is False and the build reads every file in Python, and glob joins its
