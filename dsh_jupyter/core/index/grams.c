@@ -507,9 +507,13 @@ struct joiner {
     long *nkeys;
 };
 
-/* 0, or -2: memory ran out */
-static int joiner_start(struct joiner *j, int sep, char *keys, long keys_cap, long max_keys, long *nkeys)
+/* 0, or -2: memory ran out. The outputs say "nothing" until joiner_end fills them. */
+static int joiner_start(struct joiner *j, int sep, char *keys, long keys_cap, long max_keys, long *nkeys, char **out,
+                        long *out_len, int *flags)
 {
+    *out = NULL;
+    *out_len = 0;
+    *flags = 0;
     if (!__atomic_load_n(&look_ready, __ATOMIC_ACQUIRE))
         make_look_table(); /* the same bytes whichever thread makes it first */
     memset(j, 0, sizeof *j);
@@ -631,6 +635,16 @@ static void joiner_free(struct joiner *j)
     j->slots = NULL;
 }
 
+/* joiner_start, and the file `path` opened read-only into *db (a connection of the call's own:
+ * no lock taken per step); 0, -1 when SQLite failed, -2 when memory ran out. */
+static long join_open(void *const *api, const char *path, void **db, struct joiner *j, int sep, char *keys,
+                      long keys_cap, long max_keys, long *nkeys, char **out, long *out_len, int *flags)
+{
+    if (joiner_start(j, sep, keys, keys_cap, max_keys, nkeys, out, out_len, flags) != 0)
+        return -2;
+    return ((sql_open_fn)api[0])(path, db, SQL_OPEN_READONLY | SQL_OPEN_NOMUTEX, NULL) != 0 ? -1 : 0;
+}
+
 /*
  * Runs `sql` on the index file `db_path` (read-only): one column, a path as a BLOB; `n`
  * parameters, each a blob (`kinds[i]` 0: `blobs[i]`, `lens[i]` bytes) or an integer (1:
@@ -646,7 +660,6 @@ long dsh_grams_join(void *const *api, const char *db_path, const char *sql, int 
                     long *out_len, int *flags, char *keys, long keys_cap, int64_t *counts, int8_t *dirs,
                     long max_keys, long *nkeys)
 {
-    sql_open_fn open_ = (sql_open_fn)api[0];
     sql_close_fn close_ = (sql_close_fn)api[1];
     sql_prepare_fn prepare = (sql_prepare_fn)api[2];
     sql_bind_blob_fn bind_blob = (sql_bind_blob_fn)api[3];
@@ -655,17 +668,13 @@ long dsh_grams_join(void *const *api, const char *db_path, const char *sql, int 
     sql_column_blob_fn column_blob = (sql_column_blob_fn)api[6];
     sql_column_bytes_fn column_bytes = (sql_column_bytes_fn)api[7];
     sql_finalize_fn finalize = (sql_finalize_fn)api[8];
-
-    *out = NULL;
-    *out_len = 0;
-    *flags = 0;
     struct joiner j;
     void *db = NULL, *stmt = NULL;
-    long result = joiner_start(&j, sep, keys, keys_cap, max_keys, nkeys);
+    long result = join_open(api, db_path, &db, &j, sep, keys, keys_cap, max_keys, nkeys, out, out_len, flags);
     if (result != 0)
         goto done;
     result = -1;
-    if (open_(db_path, &db, SQL_OPEN_READONLY | SQL_OPEN_NOMUTEX, NULL) != 0 || prepare(db, sql, -1, &stmt, NULL) != 0)
+    if (prepare(db, sql, -1, &stmt, NULL) != 0)
         goto done;
     for (int i = 0; i < n; i++) {
         int rc = kinds[i] == 0 ? bind_blob(stmt, i + 1, blobs[i], lens[i], SQL_TRANSIENT)
@@ -1323,17 +1332,13 @@ long dsh_grams_join_times(void *const *api, const char *times_path, int64_t time
     sql_step_fn step = (sql_step_fn)api[5];
     sql_column_blob_fn column_blob = (sql_column_blob_fn)api[6];
     sql_column_bytes_fn column_bytes = (sql_column_bytes_fn)api[7];
-    *out = NULL;
-    *out_len = 0;
-    *flags = 0;
     struct joiner j;
     void *db = NULL, *stmt = NULL;
-    long result = joiner_start(&j, sep, keys, keys_cap, max_keys, nkeys);
+    long result = join_open(api, times_path, &db, &j, sep, keys, keys_cap, max_keys, nkeys, out, out_len, flags);
     if (result != 0)
         goto done;
     result = -1;
-    if (((sql_open_fn)api[0])(times_path, &db, SQL_OPEN_READONLY | SQL_OPEN_NOMUTEX, NULL) != 0 ||
-        ((sql_prepare_fn)api[2])(db, "SELECT value FROM info WHERE key = 'times_max'", -1, &stmt, NULL) != 0 ||
+    if (((sql_prepare_fn)api[2])(db, "SELECT value FROM info WHERE key = 'times_max'", -1, &stmt, NULL) != 0 ||
         step(stmt) != SQL_ROW || ((sql_column_int64_fn)api[11])(stmt, 0) != times_max)
         goto done; /* no blocks, or blocks of another time than the index's */
     ((sql_finalize_fn)api[8])(stmt);

@@ -448,10 +448,16 @@ def make_times(db_path: str, times_path: str, block_bytes: int) -> int | None:
     if library is None or api is None:
         return None
     made = library.dsh_grams_times_make(api, os.fsencode(db_path), os.fsencode(times_path), block_bytes)
+    return _time_order_made(made, "the index's time order could not be made (%d); glob sorts in SQLite")
+
+
+def _time_order_made(made: int, failed: str) -> int | None:
+    """The entries a time order was made with, or None (``failed`` logged with the code); raises
+    where memory ran out."""
     if made == -2:
         raise MemoryError("the index's time order outgrew the memory")
     if made < 0:
-        log.info("dsh_jupyter: the index's time order could not be made (%d); glob sorts in SQLite", made)
+        log.info("dsh_jupyter: " + failed, made)
         return None
     return made
 
@@ -553,12 +559,7 @@ class Writer:
         made = self._library.dsh_grams_writer_times(
             self._handle, os.fsencode(times_path), extra, len(extra), block_bytes
         )
-        if made == -2:
-            raise MemoryError("the index's time order outgrew the memory")
-        if made < 0:
-            log.info("dsh_jupyter: the build's time order could not be made from its rows (%d)", made)
-            return None
-        return made
+        return _time_order_made(made, "the build's time order could not be made from its rows (%d)")
 
     def close(self) -> None:
         if self._handle:

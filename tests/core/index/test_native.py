@@ -371,6 +371,14 @@ def test_rows_written_from_c_are_the_rows_python_writes(tmp_path, count):
     assert tables["c"] == tables["python"]
 
 
+def _building_with_writer(tmp_path, root) -> tuple[IndexStore, native.Writer, int]:
+    """A new index file being built, a ``Writer`` on it, and a descriptor of ``root``."""
+    store = IndexStore(str(tmp_path / "i.sqlite"), building=True)
+    writer = native.Writer.open(store.path)
+    assert writer is not None
+    return store, writer, os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+
+
 def test_a_batch_the_writer_cannot_write_leaves_no_row_of_it(tmp_path):
     """A statement that fails part way (here the same ids written again) rolls the whole batch
     back: none of its rows stays, whether it failed in a statement of 64 rows or of one."""
@@ -381,10 +389,7 @@ def test_a_batch_the_writer_cannot_write_leaves_no_row_of_it(tmp_path):
     rels = [f"f{i}.txt" for i in range(70)]
     for rel in rels:
         (root / rel).write_text(rel)
-    store = IndexStore(str(tmp_path / "i.sqlite"), building=True)
-    writer = native.Writer.open(store.path)
-    assert writer is not None
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    store, writer, fd = _building_with_writer(tmp_path, root)
     try:
         with FileReader(fd, MAX, True) as reader, native.Gatherer() as g:
             got, _, _ = read_batch_for_writer(reader, g, rels, 1)
@@ -504,10 +509,7 @@ def _writer_build(tmp_path, note: bool):
     (root / "wide.txt").write_bytes("\ufeffhi".encode("utf-16"))
     os.mkfifo(root / "pipe")
     rels[100:100] = ["big.txt", "wide.txt", "pipe"]
-    store = IndexStore(str(tmp_path / "i.sqlite"), building=True)
-    writer = native.Writer.open(store.path)
-    assert writer is not None
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    store, writer, fd = _building_with_writer(tmp_path, root)
     try:
         with FileReader(fd, MAX, True) as reader, native.Gatherer() as g:
             for at in range(0, len(rels), 64):
