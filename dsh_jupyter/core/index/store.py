@@ -16,10 +16,11 @@ A substring is asked as the AND of its trigrams in both, which is what ``plan`` 
 of the files that hold it); the plan asks only for ASCII trigrams, the ones ``postings`` keeps.
 
 glob lists its files oldest first, equal times by path. Where the compiled library is here that
-order is ``times``: every file as blocks of entries the library sorted (``native.make_times``),
-with ``gone`` (the ids of rows deleted or replaced since, kept by a trigger) and the rows added
-since (ids past ``times_max``) merged in as it is read; the keeper makes it again once the
-changes pass ``TIMES_REMAKE``. Why not SQLite indexes on (time, path) and (extension, time, path):
+order is the time order: every file as blocks of entries the library sorted, in a file of its
+own beside this one (``times_path``; ``native.make_times``, ``native.Writer.times``), with
+``gone`` (the ids of rows deleted or replaced since, kept by a trigger) and the rows added since
+(ids past ``times_max``) merged in as it is read; the keeper makes it again once the changes pass
+a ``TIMES_REMAKE``th of the files. Why not SQLite indexes on (time, path) and (extension, time, path):
 on a million files they took 2.1 s of the build's 3.1 s after the reading (SQLite's sorter
 compares whole records where the first field ties, as an extension does for nearly every pair),
 where the library sorts the rows in 0.1 s and a pass over the blocks keeps one extension's files
@@ -218,10 +219,10 @@ class IndexStore:
         blocks are written while SQLite makes the path index, where in the index file they waited
         for it (on a million files 0.2 s after the index's 0.8 s).
 
-        The indexes are sorted on two threads (``PRAGMA threads=1``: one helper beside this one)
-        in runs of 4 MiB: once the files are read the other core is idle, and on a million files
-        the path, time and extension indexes took 3.2 s where one thread took 4.9 s (16 MiB runs
-        on two threads: 3.7 s). Both settings go back once the indexes are made."""
+        SQLite sorts its indexes on two threads (``PRAGMA threads=1``: one helper beside this one)
+        in runs of 4 MiB: on a million files the path, time and extension indexes took 3.2 s where
+        one thread took 4.9 s (16 MiB runs on two threads: 3.7 s). Both settings go back once the
+        indexes are made."""
         made: list[int | BaseException | None] = []
 
         def make() -> None:
@@ -233,8 +234,8 @@ class IndexStore:
             except BaseException as exc:  # raised below, on the caller's thread
                 made.append(exc)
 
-        # the time order is read and sorted while SQLite sorts the path index (both let go of
-        # the interpreter; the order's writing waits for the index's commit)
+        # the time order is sorted and written while SQLite makes the path index (both let go of
+        # the interpreter; only its last step, in this file, waits for the index's commit)
         timer = threading.Thread(target=make, name="dsh-index-times", daemon=True) if native.available() else None
         self.db.execute(f"PRAGMA threads={_SORT_HELPERS}")
         self.db.execute(f"PRAGMA cache_size={_SORT_CACHE}")
