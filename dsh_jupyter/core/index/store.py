@@ -37,6 +37,7 @@ reachable (its ``files`` row is replaced before the call that changed it answers
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sqlite3
@@ -48,6 +49,8 @@ from operator import itemgetter
 
 from . import native
 from .plan import Query
+
+log = logging.getLogger(__name__)
 
 __all__ = ["BIG", "TEXT", "UNREAD", "FileRow", "IndexStore", "TooMany", "file_row", "fts_query", "posted_ids"]
 
@@ -280,7 +283,10 @@ class IndexStore:
         (a fraction of the files, and at least ``TIMES_REMAKE_MIN``): each read sorts them in Python."""
         changed = self.changed_since_times()
         if changed is not None and changed > max(TIMES_REMAKE_MIN, self.count() // TIMES_REMAKE):
-            self.make_times()
+            try:
+                self.make_times()
+            except MemoryError:  # the order stays as it was, its changes merged in as before
+                log.warning("dsh_jupyter: the index's time order could not be made again (out of memory)")
 
     def begin(self) -> None:
         self.db.execute("BEGIN")
