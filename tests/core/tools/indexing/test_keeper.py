@@ -17,6 +17,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -383,49 +384,48 @@ def test_glob_and_find_from_the_index_order_and_pick_as_rg_does(pair):
     assert _same(indexed, plain, "find", query="t py").value["source"] == "index"  # the same test as the walk's
 
 
-def test_changes_made_while_the_index_is_built_are_in_it_once_ready(tmp_path):
+def test_changes_made_while_the_index_is_built_are_in_it_once_ready(tmp_path, monkeypatch):
+    """Another process creates, appends to, removes and adds a folder while the build reads: once
+    ready, the index holds every change. The build is held after its first batch until the other
+    process has made its changes (a gate on the keeper's own step between batches), so they land
+    while it reads however quick the build or slow the machine; nothing else of it changes."""
     root = tmp_path / "root"
     root.mkdir()
-    _tree(root, files=60_000, folders=40)  # a build long enough to be changed during it
+    _tree(root, files=20_000, folders=40)
     indexed = Workspace(root, state_path=tmp_path / "a" / "s.sqlite", index_min_files=1)
     plain = Workspace(root, state_path=tmp_path / "b" / "s.sqlite", index_min_files=0)
-    # the other process is started first and waits for a line: once told, its changes take a
-    # millisecond, not an interpreter's start-up (a build of 20,000 files can end within that)
+    reached, gate = threading.Event(), threading.Event()
+    drain = keeper.IndexKeeper._drain_while_building
+
+    def held(self):
+        if not reached.is_set():  # after the first batch is written
+            reached.set()
+            assert gate.wait(60)
+        return drain(self)
+
+    monkeypatch.setattr(keeper.IndexKeeper, "_drain_while_building", held)
     change = (
         "import os, sys\n"
         "top = sys.argv[1]\n"
-        "print('ready', flush=True)\n"
-        "sys.stdin.readline()\n"
         "open(os.path.join(top, 'd7', 'during.py'), 'w').write('needle_during = 1\\n')\n"
         "open(os.path.join(top, 'd39', 'f39.py'), 'a').write('needle_during = 2\\n')\n"
         "os.unlink(os.path.join(top, 'd1', 'f1.py'))\n"
         "os.makedirs(os.path.join(top, 'fresh', 'deep'))\n"
         "open(os.path.join(top, 'fresh', 'deep', 'x.py'), 'w').write('needle_during = 3\\n')\n"
-        "print('done', flush=True)\n"
-    )
-    other = subprocess.Popen(
-        [sys.executable, "-c", change, str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
     try:
-        assert other.stdout is not None and other.stdin is not None
-        assert other.stdout.readline() == "ready\n"
         indexed.run("grep", pattern="start")
-        deadline = time.monotonic() + 60
-        while indexed.index.status()["state"] != "building" or not indexed.index.read:
-            assert time.monotonic() < deadline, indexed.index.status()
-            time.sleep(0.001)
-        other.stdin.write("go\n")
-        other.stdin.flush()
-        assert other.stdout.readline() == "done\n"
-        during = indexed.index.status()["state"]
+        assert reached.wait(60), indexed.index.status()
+        assert indexed.index.status()["state"] == "building" and 0 < indexed.index.read < 20_000
+        subprocess.run([sys.executable, "-c", change, str(root)], check=True, timeout=60)
+        assert indexed.index.status()["state"] == "building"  # the changes came while it read
+        gate.set()
         _ready(indexed)
         got = _same(indexed, plain, "grep", pattern="needle_during")
         assert (got.value["source"], got.value["files"]) == ("index", 3)
         assert _same(indexed, plain, "grep", pattern="value_1 =").value["source"] == "index"
-        assert during == "building"  # the changes came while the files were read
     finally:
-        other.kill()
-        other.wait(timeout=60)
+        gate.set()
         indexed.close()
         plain.close()
 
